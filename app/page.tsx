@@ -1,0 +1,5 @@
+import { Storefront } from "./_components/storefront";
+
+export default function HomePage() {
+  return <Storefront />;
+}

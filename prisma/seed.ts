@@ -1,0 +1,63 @@
+import { writeFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { env } from "../server/env";
+import { createServices } from "../server/services";
+import { createSale, createShoppers } from "../server/seed";
+import { warmUpSale } from "../server/seckill/warmup";
+
+/**
+ * npm run seed -- --users N --stock S [--limit L] [--starts-in SEC] [--duration SEC] --json FILE
+ * Creates N shoppers and one warmed-up sale of S units; writes ids and session tokens as JSON.
+ */
+const USAGE = "usage: npm run seed -- --users N --stock S [--limit L] [--starts-in SEC] [--duration SEC] --json FILE";
+
+function positiveInt(name: string, raw: string | undefined, fallback?: number, min = 1): number {
+  if (raw === undefined && fallback !== undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    console.error(`--${name} must be a whole number >= ${min}\n${USAGE}`);
+    process.exit(2);
+  }
+  return value;
+}
+
+const { values } = parseArgs({
+  options: {
+    users: { type: "string" },
+    stock: { type: "string" },
+    limit: { type: "string" },
+    "starts-in": { type: "string" },
+    duration: { type: "string" },
+    json: { type: "string" },
+  },
+});
+if (!values.json) {
+  console.error(`--json FILE is required\n${USAGE}`);
+  process.exit(2);
+}
+const users = positiveInt("users", values.users);
+const stock = positiveInt("stock", values.stock);
+const limit = positiveInt("limit", values.limit, 1);
+const startsIn = positiveInt("starts-in", values["starts-in"], 0, 0);
+const duration = positiveInt("duration", values.duration, 3600);
+
+const services = await createServices(env());
+try {
+  const startsAt = new Date(Date.now() + startsIn * 1000);
+  const { saleId, productId } = await createSale(services, {
+    productName: `Seeded item (${stock} units)`,
+    description: "Created by npm run seed.",
+    priceCents: 9900,
+    originalPriceCents: 19900,
+    stock,
+    perUserLimit: limit,
+    startsAt,
+    endsAt: new Date(startsAt.getTime() + duration * 1000),
+  });
+  const shoppers = await createShoppers(services, users);
+  await warmUpSale(services, saleId);
+  writeFileSync(values.json, JSON.stringify({ saleId, productId, users: shoppers.map(({ id, token }) => ({ id, token })) }));
+  console.log(`sale ${saleId} (${stock} units, starts ${startsAt.toISOString()}), ${shoppers.length} shoppers -> ${values.json}`);
+} finally {
+  await services.close();
+}

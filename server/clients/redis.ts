@@ -1,0 +1,37 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { Redis, type RedisOptions } from "ioredis";
+
+/**
+ * Lua scripts live as files beside the code that calls them (server/seckill/*.lua), named
+ * `<command>-<numKeys>.lua` like BullMQ's. They are registered once per connection with
+ * `defineCommand`, so ioredis sends EVALSHA and falls back to EVAL after a script flush.
+ */
+const SCRIPTS = { reserve: "reserve-4.lua" } as const;
+
+export interface SeckillCommands {
+  reserve(
+    stockKey: string,
+    metaKey: string,
+    usersKey: string,
+    pendingKey: string,
+    userId: string,
+    reservationId: string,
+  ): Promise<[number, number]>;
+}
+
+export type AppRedis = Redis & SeckillCommands;
+
+function scriptPath(file: string): string {
+  // Resolved from the project root: web, worker, scripts and tests all run from there.
+  return path.join(process.cwd(), "server", "seckill", file);
+}
+
+export function createRedis(url: string, options: RedisOptions = {}): AppRedis {
+  const redis = new Redis(url, { enableAutoPipelining: true, ...options }) as AppRedis;
+  for (const [name, file] of Object.entries(SCRIPTS)) {
+    const numberOfKeys = Number(/-(\d+)\.lua$/.exec(file)?.[1]);
+    redis.defineCommand(name, { numberOfKeys, lua: readFileSync(scriptPath(file), "utf8") });
+  }
+  return redis;
+}

@@ -1,0 +1,20 @@
+import { describe, expect, it } from "vitest";
+import { readEnv } from "./env";
+
+describe("readEnv", () => {
+  it("fills defaults", () => {
+    const env = readEnv({});
+    expect(env.PORT).toBe(3000);
+    expect(env.ORDER_PAY_TIMEOUT_SECONDS).toBe(1800);
+    expect(env.DATABASE_URL).toMatch(/^mysql:\/\//);
+  });
+  it("explains what is wrong", () => {
+    const bad = () => readEnv({ PORT: "abc", REDIS_URL: "localhost:6379" });
+    expect(bad).toThrow(/REDIS_URL: REDIS_URL must look like redis:\/\/host:6379\/0/);
+    expect(bad).toThrow(/PORT: /);
+  });
+  it("demands a real session secret in production", () => {
+    expect(() => readEnv({ NODE_ENV: "production" })).toThrow(/SESSION_SECRET/);
+    expect(readEnv({ NODE_ENV: "production", SESSION_SECRET: "x".repeat(40) }).NODE_ENV).toBe("production");
+  });
+});

@@ -1,0 +1,75 @@
+import { existsSync } from "node:fs";
+import { z } from "zod";
+
+/**
+ * The one place configuration is read. Web, worker, scripts and tests all go through `readEnv`,
+ * so every process agrees on names, defaults and validation.
+ */
+
+const DEV_SESSION_SECRET = "dev-only-session-secret-change-me-in-production-0123456789";
+
+const intFrom = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
+
+const envSchema = z
+  .object({
+    NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+    DATABASE_URL: z
+      .string()
+      .regex(/^(mysql|mariadb):\/\//, "DATABASE_URL must look like mysql://user:pass@host:3306/db")
+      .default("mysql://root@127.0.0.1:3306/flashsale"),
+    REDIS_URL: z
+      .string()
+      .regex(/^rediss?:\/\//, "REDIS_URL must look like redis://host:6379/0")
+      .default("redis://127.0.0.1:6379/0"),
+    /** Prefix of every Redis key this deployment owns (seckill keys and BullMQ queues). */
+    REDIS_NAMESPACE: z.string().regex(/^[A-Za-z0-9_-]+$/).default("fs"),
+    PORT: intFrom(3000, 1),
+    SESSION_SECRET: z.string().min(32, "SESSION_SECRET must be at least 32 characters").default(DEV_SESSION_SECRET),
+    SESSION_TTL_SECONDS: intFrom(7 * 24 * 3600, 60),
+    ORDER_PAY_TIMEOUT_SECONDS: intFrom(1800, 1),
+    /** Group commit: most reservations written in one MySQL transaction, and how long to wait to fill it. */
+    ORDER_BATCH_SIZE: intFrom(200, 1),
+    ORDER_BATCH_WAIT_MS: intFrom(5, 0),
+    /** Jobs one worker process holds at once; must be >= ORDER_BATCH_SIZE for batches to fill. */
+    WORKER_CONCURRENCY: intFrom(400, 1),
+    /** How long a job may be held by a dead worker before BullMQ hands it to another one. */
+    WORKER_LOCK_MS: intFrom(30_000, 1000),
+    WORKER_STALLED_INTERVAL_MS: intFrom(30_000, 500),
+    DB_POOL_SIZE: intFrom(10, 1),
+    LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    /** Test-only fault hooks (chaos and crash tests); ignored unless NODE_ENV is not production. */
+    FAULT_CRASH_AFTER_COMMIT: z.enum(["0", "1"]).default("0"),
+  })
+  .superRefine((value, ctx) => {
+    if (value.NODE_ENV === "production" && value.SESSION_SECRET === DEV_SESSION_SECRET) {
+      ctx.addIssue({ code: "custom", path: ["SESSION_SECRET"], message: "set SESSION_SECRET in production" });
+    }
+  });
+
+export type Env = z.infer<typeof envSchema>;
+
+let loadedDotEnv = false;
+function loadDotEnvOnce() {
+  // Next.js loads .env itself; the worker and scripts run under plain Node, so load it here too.
+  // Variables already set in the environment win.
+  if (loadedDotEnv) return;
+  loadedDotEnv = true;
+  if (existsSync(".env")) process.loadEnvFile(".env");
+}
+
+export function readEnv(source: Record<string, string | undefined> = process.env): Env {
+  if (source === process.env) loadDotEnvOnce();
+  const parsed = envSchema.safeParse(source);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`).join("\n");
+    throw new Error(`Invalid environment:\n${problems}`);
+  }
+  return parsed.data;
+}
+
+let cached: Env | undefined;
+/** The process's own configuration, read once. */
+export function env(): Env {
+  cached ??= readEnv();
+  return cached;
+}

@@ -1,0 +1,50 @@
+import bcrypt from "bcryptjs";
+import type { Services } from "../services";
+import { AppError } from "../errors";
+import { Prisma } from "../generated/prisma/client";
+import { signSession, type Role } from "./session";
+
+/** Accounts: sign-up and sign-in with bcrypt-hashed passwords; both answer a session credential. */
+
+const BCRYPT_COST = 10;
+
+export interface SignedIn {
+  token: string;
+  user: { id: number; email: string; role: Role };
+}
+
+export function hashPassword(password: string): Promise<string> {
+  return bcrypt.hash(password, BCRYPT_COST);
+}
+
+async function issue(services: Services, user: { id: number; email: string; role: Role }): Promise<SignedIn> {
+  const token = await signSession(user, services.env.SESSION_SECRET, services.env.SESSION_TTL_SECONDS);
+  return { token, user };
+}
+
+export async function signUp(services: Services, input: { email: string; password: string }): Promise<SignedIn> {
+  const passwordHash = await hashPassword(input.password);
+  try {
+    const user = await services.db.user.create({
+      data: { email: input.email.toLowerCase(), passwordHash },
+      select: { id: true, email: true, role: true },
+    });
+    return issue(services, user);
+  } catch (error) {
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
+      throw new AppError("CONFLICT", "An account with this email already exists. Sign in instead.");
+    }
+    throw error;
+  }
+}
+
+export async function signIn(services: Services, input: { email: string; password: string }): Promise<SignedIn> {
+  const user = await services.db.user.findUnique({
+    where: { email: input.email.toLowerCase() },
+    select: { id: true, email: true, role: true, passwordHash: true },
+  });
+  // Compare even when the account is missing, so timing does not reveal which emails exist.
+  const ok = await bcrypt.compare(input.password, user?.passwordHash ?? "$2b$10$invalidinvalidinvalidinvalidinvalidinvalidinvalidinva");
+  if (!user || !ok) throw new AppError("UNAUTHORIZED", "Email or password is wrong.");
+  return issue(services, { id: user.id, email: user.email, role: user.role });
+}

@@ -1,0 +1,33 @@
+import type { Services } from "./services";
+
+export interface HealthReport {
+  ok: boolean;
+  checks: Record<"mysql" | "redis" | "queue", { ok: boolean; error?: string }>;
+}
+
+async function probe(check: () => Promise<unknown>, timeoutMs: number): Promise<{ ok: boolean; error?: string }> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      check(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      }),
+    ]);
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** MySQL, Redis and the order queue each asked one cheap question, in parallel. */
+export async function checkHealth(services: Services, timeoutMs = 2000): Promise<HealthReport> {
+  const [mysql, redis, queue] = await Promise.all([
+    probe(() => services.db.$queryRaw`SELECT 1`, timeoutMs),
+    probe(() => services.redis.ping(), timeoutMs),
+    probe(() => services.queues.createOrder.getJobCounts("waiting"), timeoutMs),
+  ]);
+  return { ok: mysql.ok && redis.ok && queue.ok, checks: { mysql, redis, queue } };
+}

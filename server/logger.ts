@@ -1,0 +1,7 @@
+import pino from "pino";
+import { env } from "./env";
+
+/** Structured JSON logs, one logger per process role. */
+export function createLogger(role: "web" | "worker" | "script") {
+  return pino({ name: role, level: env().LOG_LEVEL });
+}

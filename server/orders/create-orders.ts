@@ -1,0 +1,136 @@
+import type { Services } from "../services";
+import type { Db } from "../clients/db";
+import { Prisma } from "../generated/prisma/client";
+import { changeStock, prismaStockStore } from "../stock/ledger";
+import { saleKeys } from "../seckill/keys";
+
+export interface ReservationToOrder {
+  reservationId: string;
+  saleId: number;
+  userId: number;
+}
+
+/**
+ * Pure: which reservations of a batch still need an order. Duplicates within the batch (a job
+ * delivered twice) and reservations that already have an order (a redelivery after a crash)
+ * are dropped, so at-least-once delivery never means two orders or two decrements.
+ */
+export function planBatch<R extends ReservationToOrder>(
+  batch: readonly R[],
+  alreadyOrdered: ReadonlySet<string>,
+): R[] {
+  const seen = new Set<string>();
+  return batch.filter((r) => {
+    if (alreadyOrdered.has(r.reservationId) || seen.has(r.reservationId)) return false;
+    seen.add(r.reservationId);
+    return true;
+  });
+}
+
+/** Pure: reservations grouped by sale, since each sale's stock row is one versioned update. */
+export function groupBySale<R extends ReservationToOrder>(batch: readonly R[]): Map<number, R[]> {
+  const groups = new Map<number, R[]>();
+  for (const r of batch) {
+    const group = groups.get(r.saleId);
+    if (group) group.push(r);
+    else groups.set(r.saleId, [r]);
+  }
+  return groups;
+}
+
+export interface BatchStats {
+  created: number;
+  duplicates: number;
+  stockAttempts: number;
+}
+
+const UNIQUE_RETRIES = 3;
+
+/**
+ * Group commit: per sale, ONE transaction inserts the batch's orders (WAIT_PAY) and deducts the
+ * stock row by their number with ONE versioned update. Returns reservationId -> orderId for
+ * every reservation of the batch (new or already ordered).
+ */
+export async function createOrders(
+  db: Db,
+  batch: readonly ReservationToOrder[],
+  options: { payTimeoutSeconds: number; now?: Date },
+): Promise<{ orderIds: Map<string, number>; stats: BatchStats }> {
+  const orderIds = new Map<string, number>();
+  const stats: BatchStats = { created: 0, duplicates: 0, stockAttempts: 0 };
+  const now = options.now ?? new Date();
+  const payDeadline = new Date(now.getTime() + options.payTimeoutSeconds * 1000);
+
+  for (const [saleId, reservations] of groupBySale(batch)) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await commitSaleBatch(db, saleId, reservations, payDeadline, orderIds, stats);
+        break;
+      } catch (error) {
+        // Another worker committed one of these reservations at the same moment: our transaction
+        // rolled back whole (orders and decrement), so retrying simply finds its order.
+        const raced = error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
+        if (!raced || attempt >= UNIQUE_RETRIES) throw error;
+      }
+    }
+  }
+  stats.duplicates = batch.length - stats.created;
+  return { orderIds, stats };
+}
+
+async function commitSaleBatch(
+  db: Db,
+  saleId: number,
+  reservations: readonly ReservationToOrder[],
+  payDeadline: Date,
+  orderIds: Map<string, number>,
+  stats: BatchStats,
+): Promise<void> {
+  const ids = reservations.map((r) => r.reservationId);
+  const committed = await db.$transaction(
+    async (tx) => {
+      const existing = await tx.order.findMany({ where: { reservationId: { in: ids } }, select: { reservationId: true } });
+      const toCreate = planBatch(reservations, new Set(existing.map((o) => o.reservationId)));
+      let attempts = 0;
+      if (toCreate.length) {
+        const sale = await tx.sale.findUniqueOrThrow({ where: { id: saleId }, select: { priceCents: true, productId: true } });
+        ({ attempts } = await changeStock(prismaStockStore(tx), saleId, -toCreate.length));
+        await tx.order.createMany({
+          data: toCreate.map((r) => ({
+            reservationId: r.reservationId,
+            userId: r.userId,
+            saleId,
+            productId: sale.productId,
+            amountCents: sale.priceCents,
+            status: "WAIT_PAY" as const,
+            payDeadline,
+          })),
+        });
+      }
+      const rows = await tx.order.findMany({ where: { reservationId: { in: ids } }, select: { id: true, reservationId: true } });
+      return { rows, created: toCreate.length, attempts };
+    },
+    { isolationLevel: Prisma.TransactionIsolationLevel.ReadCommitted, maxWait: 10_000, timeout: 30_000 },
+  );
+  for (const row of committed.rows) orderIds.set(row.reservationId, row.id);
+  stats.created += committed.created;
+  stats.stockAttempts += committed.attempts;
+}
+
+/**
+ * After the commit: make each order visible to `seckill.result` and retire its pending
+ * reservation, in one MULTI per sale (order id first, so a reader never sees neither).
+ */
+export async function settleReservations(services: Services, orderIds: ReadonlyMap<string, number>, batch: readonly ReservationToOrder[]) {
+  const redis = services.redis;
+  for (const [saleId, reservations] of groupBySale(batch)) {
+    const keys = saleKeys(services.env.REDIS_NAMESPACE, saleId);
+    const settled = reservations.filter((r) => orderIds.has(r.reservationId));
+    if (!settled.length) continue;
+    await redis
+      .multi()
+      .hset(keys.orders, Object.fromEntries(settled.map((r) => [r.reservationId, orderIds.get(r.reservationId)!])))
+      .zrem(keys.pending, ...settled.map((r) => r.reservationId))
+      .exec();
+  }
+}

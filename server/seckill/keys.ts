@@ -1,0 +1,36 @@
+/**
+ * Redis key builders. Every key of one sale carries the hash tag `{sale:<id>}` so that all keys a
+ * Lua script touches live in one Redis Cluster slot.
+ */
+export interface SaleKeys {
+  /** units left to reserve */
+  stock: string;
+  /** sale window and per-user limit */
+  meta: string;
+  /** userId -> units held */
+  users: string;
+  /** reservations not yet in MySQL, scored by reserved-at */
+  pending: string;
+  /** reservationId -> orderId, for the buyer's result query */
+  orders: string;
+}
+
+export function saleKeys(namespace: string, saleId: number): SaleKeys {
+  const base = `${namespace}:seckill:{sale:${saleId}}`;
+  return {
+    stock: `${base}:stock`,
+    meta: `${base}:meta`,
+    users: `${base}:users`,
+    pending: `${base}:pending`,
+    orders: `${base}:orders`,
+  };
+}
+
+export function soldOutChannel(namespace: string): string {
+  return `${namespace}:seckill:sold-out`;
+}
+
+/** BullMQ prefix; hash-tagged so a queue's keys stay in one Cluster slot. */
+export function queuePrefix(namespace: string): string {
+  return `${namespace}:{bull}`;
+}

@@ -1,0 +1,93 @@
+import type { Services } from "../services";
+import { AppError } from "../errors";
+import { saleKeys } from "./keys";
+import { broadcastSoldOut } from "./sold-out";
+import { ACTIVE_ORDER_STATUSES } from "../orders/statuses";
+import { parseReservationId } from "./reservation";
+
+export interface WarmUpSummary {
+  saleId: number;
+  stock: number;
+  pendingReservations: number;
+  shoppersHolding: number;
+  startsAt: Date;
+  endsAt: Date;
+  perUserLimit: number;
+}
+
+/** Redis stock and per-user holdings derived from MySQL truth plus reservations not yet in MySQL. */
+export function computeWarmState(input: {
+  dbStock: number;
+  orderCountsByUser: ReadonlyMap<number, number>;
+  pendingNotInDb: readonly string[];
+}): { stock: number; holdings: Map<number, number> } {
+  const holdings = new Map(input.orderCountsByUser);
+  for (const reservationId of input.pendingNotInDb) {
+    const ref = parseReservationId(reservationId);
+    if (ref) holdings.set(ref.userId, (holdings.get(ref.userId) ?? 0) + 1);
+  }
+  return { stock: Math.max(0, input.dbStock - input.pendingNotInDb.length), holdings };
+}
+
+const HSET_CHUNK = 1000;
+
+/**
+ * Loads a sale into Redis (stock, window, per-user limit, who holds what) from MySQL, keeping
+ * reservations still on their way to MySQL, and resets every instance's sold-out flag.
+ * Safe to repeat at a quiet moment; re-warming under live traffic is the admin console's job.
+ */
+export async function warmUpSale(services: Services, saleId: number): Promise<WarmUpSummary> {
+  const { db, redis, env } = services;
+  const sale = await db.sale.findUnique({
+    where: { id: saleId },
+    select: { id: true, startsAt: true, endsAt: true, perUserLimit: true, stock: { select: { count: true } } },
+  });
+  if (!sale) throw new AppError("NOT_FOUND", `Sale ${saleId} does not exist.`);
+  if (!sale.stock) throw new AppError("PRECONDITION_FAILED", `Sale ${saleId} has no stock row.`);
+
+  const keys = saleKeys(env.REDIS_NAMESPACE, saleId);
+  const pending = await redis.zrange(keys.pending, 0, -1);
+  const alreadyOrdered = pending.length
+    ? await db.order.findMany({ where: { reservationId: { in: pending } }, select: { reservationId: true } })
+    : [];
+  const orderedIds = new Set(alreadyOrdered.map((o) => o.reservationId));
+  const pendingNotInDb = pending.filter((id) => !orderedIds.has(id));
+
+  const grouped = await db.order.groupBy({
+    by: ["userId"],
+    where: { saleId, status: { in: [...ACTIVE_ORDER_STATUSES] } },
+    _count: { _all: true },
+  });
+  const { stock, holdings } = computeWarmState({
+    dbStock: sale.stock.count,
+    orderCountsByUser: new Map(grouped.map((g) => [g.userId, g._count._all])),
+    pendingNotInDb,
+  });
+
+  const tx = redis.multi();
+  tx.set(keys.stock, stock);
+  tx.del(keys.meta);
+  tx.hset(keys.meta, {
+    startsAt: sale.startsAt.getTime(),
+    endsAt: sale.endsAt.getTime(),
+    limit: sale.perUserLimit,
+  });
+  tx.del(keys.users);
+  const entries = [...holdings.entries()];
+  for (let i = 0; i < entries.length; i += HSET_CHUNK) {
+    tx.hset(keys.users, Object.fromEntries(entries.slice(i, i + HSET_CHUNK)));
+  }
+  if (orderedIds.size) tx.zrem(keys.pending, ...orderedIds);
+  await tx.exec();
+
+  await broadcastSoldOut(redis, env.REDIS_NAMESPACE, services.soldOut, { saleId, soldOut: stock <= 0 });
+  return {
+    saleId,
+    stock,
+    pendingReservations: pendingNotInDb.length,
+    shoppersHolding: holdings.size,
+    startsAt: sale.startsAt,
+    endsAt: sale.endsAt,
+    perUserLimit: sale.perUserLimit,
+  };
+}

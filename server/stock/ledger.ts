@@ -1,0 +1,89 @@
+import type { Prisma } from "../generated/prisma/client";
+
+/**
+ * The only code that writes the `stock` table. Every write is an optimistic, versioned update:
+ *   UPDATE stock SET count = count - n, version = version + 1
+ *   WHERE sale_id = ? AND version = ? AND count >= n
+ * and a lost race (version moved on) re-reads and tries again.
+ */
+
+export interface StockRow {
+  count: number;
+  version: number;
+}
+
+/** The two operations the versioned update needs; Prisma below, fakes in unit tests. */
+export interface StockStore {
+  read(saleId: number): Promise<StockRow | null>;
+  /** Applies `delta` if the row is still at `expectedVersion` and stays >= 0; true if it did. */
+  compareAndAdd(saleId: number, expectedVersion: number, delta: number): Promise<boolean>;
+}
+
+export class StockShortageError extends Error {
+  constructor(
+    readonly saleId: number,
+    readonly available: number,
+    readonly requested: number,
+  ) {
+    super(`Sale ${saleId}: ${requested} unit(s) requested, ${available} in stock`);
+    this.name = "StockShortageError";
+  }
+}
+
+export class StockConflictError extends Error {
+  constructor(readonly saleId: number, readonly attempts: number) {
+    super(`Sale ${saleId}: stock version kept moving, gave up after ${attempts} attempts`);
+    this.name = "StockConflictError";
+  }
+}
+
+export interface StockChange {
+  count: number;
+  version: number;
+  /** 1 when the first try won; more when concurrent writers forced re-reads. */
+  attempts: number;
+}
+
+/** Adds `delta` (negative to deduct) to a sale's stock with versioned retries. */
+export async function changeStock(
+  store: StockStore,
+  saleId: number,
+  delta: number,
+  maxAttempts = 50,
+): Promise<StockChange> {
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    const row = await store.read(saleId);
+    if (!row) throw new Error(`Sale ${saleId} has no stock row`);
+    if (row.count + delta < 0) throw new StockShortageError(saleId, row.count, -delta);
+    if (await store.compareAndAdd(saleId, row.version, delta)) {
+      return { count: row.count + delta, version: row.version + 1, attempts: attempt };
+    }
+  }
+  throw new StockConflictError(saleId, maxAttempts);
+}
+
+/**
+ * A StockStore inside a Prisma transaction. The transaction must run at READ COMMITTED so that a
+ * re-read after a lost race sees the winner's committed version (a REPEATABLE READ snapshot would
+ * show the old one forever).
+ */
+export function prismaStockStore(tx: Prisma.TransactionClient): StockStore {
+  return {
+    read: (saleId) => tx.stock.findUnique({ where: { saleId }, select: { count: true, version: true } }),
+    async compareAndAdd(saleId, expectedVersion, delta) {
+      const { count } = await tx.stock.updateMany({
+        where: { saleId, version: expectedVersion, count: { gte: Math.max(0, -delta) } },
+        data: { count: { increment: delta }, version: { increment: 1 } },
+      });
+      return count === 1;
+    },
+  };
+}
+
+/** The stock row a new sale starts with (version 0). */
+export async function createStockRow(
+  tx: Prisma.TransactionClient,
+  row: { saleId: number; productId: number; count: number },
+): Promise<void> {
+  await tx.stock.create({ data: { ...row, version: 0 } });
+}

@@ -1,0 +1,116 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import mariadb from "mariadb";
+import { Redis } from "ioredis";
+import { readEnv, type Env } from "../env";
+import { parseDatabaseUrl } from "../clients/db";
+import { migrate } from "../../prisma/migrate";
+import { createServices, type Services } from "../services";
+
+/**
+ * Integration-test plumbing: every test file gets its own freshly migrated MariaDB database and
+ * its own Redis key namespace, so files run in parallel against the one local Redis and MariaDB.
+ */
+
+const BASE_DATABASE_URL = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? "mysql://root@127.0.0.1:3306/test";
+
+export interface TestEnvironment {
+  env: Env;
+  /** Variables to hand a child process (worker, web) so it uses the same database and namespace. */
+  childEnv: Record<string, string>;
+  services: Services;
+  cleanup(): Promise<void>;
+}
+
+export async function createTestEnvironment(name: string, overrides: Record<string, string> = {}): Promise<TestEnvironment> {
+  const suffix = randomBytes(3).toString("hex");
+  const database = `fs_t_${name.replace(/\W/g, "_")}`;
+  const url = new URL(BASE_DATABASE_URL);
+  url.pathname = `/${database}`;
+  const target = parseDatabaseUrl(url.toString());
+  const admin = await mariadb.createConnection({ host: target.host, port: target.port, user: target.user, password: target.password });
+  await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
+  await admin.end();
+  await migrate(url.toString());
+
+  const childEnv: Record<string, string> = {
+    NODE_ENV: "test",
+    DATABASE_URL: url.toString(),
+    REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379/0",
+    REDIS_NAMESPACE: `t_${name.replace(/\W/g, "_")}_${suffix}`,
+    LOG_LEVEL: "warn",
+    ...overrides,
+  };
+  const env = readEnv({ ...childEnv });
+  const services = await createServices(env);
+  return {
+    env,
+    childEnv,
+    services,
+    async cleanup() {
+      await deleteNamespace(env.REDIS_URL, env.REDIS_NAMESPACE);
+      await services.close();
+    },
+  };
+}
+
+async function deleteNamespace(redisUrl: string, namespace: string) {
+  const redis = new Redis(redisUrl);
+  try {
+    let cursor = "0";
+    do {
+      const [next, keys] = await redis.scan(cursor, "MATCH", `${namespace}:*`, "COUNT", 1000);
+      cursor = next;
+      if (keys.length) await redis.unlink(...keys);
+    } while (cursor !== "0");
+  } finally {
+    redis.disconnect();
+  }
+}
+
+export interface ChildHandle {
+  process: ChildProcess;
+  /** Resolves with the exit code or signal once the process is gone. */
+  exited: Promise<number | string | null>;
+  output(): string;
+  stop(signal?: NodeJS.Signals): Promise<number | string | null>;
+}
+
+/** Starts `npm run worker`'s process (worker/main.ts) and resolves once it takes jobs. */
+export async function startWorker(childEnv: Record<string, string>, extra: Record<string, string> = {}): Promise<ChildHandle> {
+  const child = spawn(path.join(process.cwd(), "node_modules", ".bin", "tsx"), ["worker/main.ts"], {
+    env: { ...process.env, ...childEnv, LOG_LEVEL: "info", ...extra },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const exited = new Promise<number | string | null>((resolve) => child.on("exit", (code, signal) => resolve(signal ?? code)));
+  const ready = new Promise<void>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      output += `${line}\n`;
+      if (line.includes('"worker ready"')) resolve();
+    });
+    child.stderr!.on("data", (chunk) => (output += String(chunk)));
+    void exited.then((how) => reject(new Error(`worker exited (${how}) before it was ready:\n${output}`)));
+  });
+  await ready;
+  return {
+    process: child,
+    exited,
+    output: () => output,
+    async stop(signal = "SIGTERM") {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Polls `check` until it returns true, or fails after `timeoutMs`. */
+export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

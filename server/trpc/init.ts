@@ -1,0 +1,68 @@
+/**
+ * tRPC wiring, in order: 1. context  2. init with the error formatter  3. procedures.
+ * Routers (./routers) stay thin: validate input, call one domain function, map the result.
+ */
+import { initTRPC, TRPCError } from "@trpc/server";
+import superjson from "superjson";
+import { z, ZodError } from "zod";
+import type { Services } from "../services";
+import { AppError } from "../errors";
+import { credentialFrom, verifySession, type Session } from "../gateway/session";
+
+// 1. Context ------------------------------------------------------------------------------------
+export interface Context {
+  services: Services;
+  session: Session | null;
+  /** Response headers the procedure may set (the session cookie). */
+  resHeaders: Headers;
+}
+
+/** The inner context: what tests pass to `createCaller` directly. */
+export async function createContext(services: Services, reqHeaders: Headers, resHeaders = new Headers()): Promise<Context> {
+  const credential = credentialFrom(reqHeaders);
+  const session = credential ? await verifySession(credential, services.env.SESSION_SECRET) : null;
+  return { services, session, resHeaders };
+}
+
+// 2. Init -----------------------------------------------------------------------------------------
+const t = initTRPC.context<Context>().create({
+  transformer: superjson,
+  errorFormatter({ shape, error }) {
+    const cause = error.cause;
+    return {
+      ...shape,
+      message: cause instanceof ZodError ? `Invalid input: ${z.prettifyError(cause)}` : shape.message,
+      data: {
+        ...shape.data,
+        // Field-by-field reasons for bad input, so a form can point at the field.
+        fieldErrors: cause instanceof ZodError ? z.flattenError(cause).fieldErrors : null,
+      },
+    };
+  },
+});
+
+/** Domain errors become tRPC errors here, in one place; anything else stays a 500. */
+const mapAppErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof AppError) {
+    const cause = result.error.cause;
+    throw new TRPCError({ code: cause.code, message: cause.message, cause });
+  }
+  return result;
+});
+
+// 3. Procedures -----------------------------------------------------------------------------------
+export const createTRPCRouter = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+export const publicProcedure = t.procedure.use(mapAppErrors);
+
+export const shopperProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (!ctx.session) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to continue." });
+  return next({ ctx: { ...ctx, session: ctx.session } });
+});
+
+export const adminProcedure = shopperProcedure.use(({ ctx, next }) => {
+  if (ctx.session.role !== "ADMIN") throw new TRPCError({ code: "FORBIDDEN", message: "Admins only." });
+  return next();
+});

@@ -1,0 +1,13 @@
+import { createCallerFactory, createTRPCRouter } from "./init";
+import { authRouter } from "./routers/auth";
+import { saleRouter } from "./routers/sale";
+import { seckillRouter } from "./routers/seckill";
+
+export const appRouter = createTRPCRouter({
+  auth: authRouter,
+  sale: saleRouter,
+  seckill: seckillRouter,
+});
+
+export type AppRouter = typeof appRouter;
+export const createCaller = createCallerFactory(appRouter);

@@ -1,0 +1,21 @@
+import { createTRPCRouter, publicProcedure } from "../init";
+import { credentialsInput } from "../schemas";
+import { signIn, signUp, type SignedIn } from "../../gateway/accounts";
+import { sessionCookie } from "../../gateway/session";
+import type { Context } from "../init";
+
+function withCookie(ctx: Context, signedIn: SignedIn) {
+  const { env } = ctx.services;
+  ctx.resHeaders.append("set-cookie", sessionCookie(signedIn.token, env.SESSION_TTL_SECONDS, env.NODE_ENV === "production"));
+  return signedIn;
+}
+
+export const authRouter = createTRPCRouter({
+  signUp: publicProcedure.input(credentialsInput).mutation(async ({ ctx, input }) => withCookie(ctx, await signUp(ctx.services, input))),
+  signIn: publicProcedure.input(credentialsInput).mutation(async ({ ctx, input }) => withCookie(ctx, await signIn(ctx.services, input))),
+  signOut: publicProcedure.mutation(({ ctx }) => {
+    ctx.resHeaders.append("set-cookie", sessionCookie("", 0, ctx.services.env.NODE_ENV === "production"));
+    return { ok: true as const };
+  }),
+  me: publicProcedure.query(({ ctx }) => (ctx.session ? { userId: ctx.session.userId, role: ctx.session.role } : null)),
+});

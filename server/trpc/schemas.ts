@@ -1,0 +1,16 @@
+import { z } from "zod";
+import { RESERVATION_ID_PATTERN } from "../seckill/reservation";
+
+/** Input shapes shared by several procedures. */
+export const saleIdInput = z.object({
+  saleId: z.number({ error: "saleId must be a number" }).int().positive().max(2_147_483_647),
+});
+
+export const reservationIdInput = z.object({
+  reservationId: z.string().regex(RESERVATION_ID_PATTERN, "reservationId is malformed"),
+});
+
+export const credentialsInput = z.object({
+  email: z.email("Enter a valid email address").max(191),
+  password: z.string().min(8, "Use at least 8 characters").max(200),
+});

@@ -1,0 +1,26 @@
+import { defineConfig } from "vitest/config";
+import path from "node:path";
+
+export default defineConfig({
+  resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: { name: "unit", include: ["server/**/*.test.ts", "worker/**/*.test.ts"], exclude: ["**/*.int.test.ts", "**/node_modules/**"] },
+      },
+      {
+        extends: true,
+        test: {
+          name: "integration",
+          include: ["server/**/*.int.test.ts", "worker/**/*.int.test.ts", "prisma/**/*.int.test.ts"],
+          // Each file owns a database and a Redis namespace, so files may run side by side;
+          // two at a time suits a 2-core machine.
+          maxWorkers: 2,
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
+  },
+});
