@@ -81,7 +81,7 @@ const run = (name: string, command: string, args: string[]) => {
 };
 const bin = (name: string) => path.join(root, "node_modules", ".bin", name);
 if (only !== "worker") run("web", bin("next"), ["start", "-p", String(config.PORT)]);
-if (only !== "web") run("worker", bin("tsx"), ["worker/main.ts"]);
+if (only !== "web") run("worker", process.execPath, ["--import", "tsx", "worker/main.ts"]);
 log(`web on http://127.0.0.1:${config.PORT}  (health: /api/health)`);
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

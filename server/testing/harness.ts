@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import path from "node:path";
 import { createInterface } from "node:readline";
 import mariadb from "mariadb";
 import { Redis } from "ioredis";
@@ -80,7 +79,8 @@ export interface ChildHandle {
 
 /** Starts `npm run worker`'s process (worker/main.ts) and resolves once it takes jobs. */
 export async function startWorker(childEnv: Record<string, string>, extra: Record<string, string> = {}): Promise<ChildHandle> {
-  const child = spawn(path.join(process.cwd(), "node_modules", ".bin", "tsx"), ["worker/main.ts"], {
+  // Node itself runs the worker (tsx as a loader, not a wrapper), so signals reach it directly.
+  const child = spawn(process.execPath, ["--import", "tsx", "worker/main.ts"], {
     env: { ...process.env, ...childEnv, LOG_LEVEL: "info", ...extra },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -1,0 +1,52 @@
+/**
+ * The one description of the e2e environment, shared by playwright.config.ts, the reset script
+ * that runs before `npm start`, the global setup and the spec. Everything here is derived from
+ * process.env, which the config fills in (E2E_PORT) before any of these run, and which Playwright
+ * hands on to the web server command and to its worker processes.
+ */
+
+/** A fixed, test-only secret: the web server, the worker and any code signing tokens agree on it. */
+export const E2E_SESSION_SECRET = "e2e-only-session-secret-not-for-production-0123456789abcdef";
+
+export const E2E_REDIS_NAMESPACE = "e2e";
+
+/** The sale the smoke test buys from. The demo sale `npm start` creates may be listed too. */
+export const E2E_SALE = {
+  productName: "E2E smoke-test lantern",
+  description: "Created by e2e/global-setup.ts for the Playwright smoke test.",
+  priceCents: 9900,
+  originalPriceCents: 29900,
+  stock: 5,
+  perUserLimit: 1,
+} as const;
+
+export function e2eDatabaseUrl(): string {
+  return process.env.E2E_DATABASE_URL ?? "mysql://root@127.0.0.1:3306/fs_e2e";
+}
+
+export function e2eRedisUrl(): string {
+  return process.env.E2E_REDIS_URL ?? "redis://127.0.0.1:6379/0";
+}
+
+export function e2ePort(): number {
+  const port = Number(process.env.E2E_PORT);
+  if (!Number.isInteger(port) || port <= 0) throw new Error(`E2E_PORT is not set to a port (got ${process.env.E2E_PORT})`);
+  return port;
+}
+
+export function e2eBaseUrl(): string {
+  return `http://127.0.0.1:${e2ePort()}`;
+}
+
+/** What the web server, the worker and the setup code all run with. */
+export function e2eAppEnv(): Record<string, string> {
+  return {
+    PORT: String(e2ePort()),
+    DATABASE_URL: e2eDatabaseUrl(),
+    REDIS_URL: e2eRedisUrl(),
+    REDIS_NAMESPACE: E2E_REDIS_NAMESPACE,
+    SESSION_SECRET: E2E_SESSION_SECRET,
+    NEXT_TELEMETRY_DISABLED: "1",
+    LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? "warn",
+  };
+}

@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Prisma } from "../generated/prisma/client";
+import { createTestEnvironment, startWorker, waitFor, type TestEnvironment } from "../testing/harness";
+import { createSale, createShoppers } from "../seed";
+import { warmUpSale } from "../seckill/warmup";
+import { purchase } from "../seckill/purchase";
+import { saleKeys } from "../seckill/keys";
+import { invariantViolations, readSaleLedger } from "../seckill/invariants";
+import { changeStock, prismaStockStore, type StockStore } from "../stock/ledger";
+import { createOrders } from "./create-orders";
+
+/** At-least-once delivery never becomes two orders or two decrements, against real MariaDB. */
+
+let t: TestEnvironment;
+beforeAll(async () => {
+  t = await createTestEnvironment("create_orders", { WORKER_LOCK_MS: "2000", WORKER_STALLED_INTERVAL_MS: "1000" });
+});
+afterAll(() => t?.cleanup());
+
+async function newSale(stock: number) {
+  return createSale(t.services, {
+    productName: "Batch test",
+    priceCents: 1234,
+    originalPriceCents: 2000,
+    stock,
+    perUserLimit: 1,
+    startsAt: new Date(Date.now() - 1000),
+    endsAt: new Date(Date.now() + 3600_000),
+  });
+}
+
+describe("createOrders (group commit)", () => {
+  it("a job delivered twice, in one batch and again later, makes one order and one decrement", async () => {
+    const { saleId } = await newSale(10);
+    const [buyer] = await createShoppers(t.services, 1, { emailPrefix: "twice" });
+    const job = { reservationId: `${saleId}-${buyer!.id}-00000000000000aa`, saleId, userId: buyer!.id };
+
+    const first = await createOrders(t.services.db, [job, job], { payTimeoutSeconds: 60 });
+    const again = await createOrders(t.services.db, [job], { payTimeoutSeconds: 60 });
+    expect(first.stats).toMatchObject({ created: 1, duplicates: 1 });
+    expect(again.stats).toMatchObject({ created: 0, duplicates: 1 });
+    expect(again.orderIds.get(job.reservationId)).toBe(first.orderIds.get(job.reservationId));
+
+    const orders = await t.services.db.order.findMany({ where: { saleId } });
+    expect(orders).toHaveLength(1);
+    expect(orders[0]).toMatchObject({ status: "WAIT_PAY", amountCents: 1234, userId: buyer!.id });
+    expect(await t.services.db.stock.findUniqueOrThrow({ where: { saleId } })).toMatchObject({ count: 9, version: 1 });
+  });
+
+  it("the same job processed by two workers at the same moment still makes one order", async () => {
+    const { saleId } = await newSale(10);
+    const [buyer] = await createShoppers(t.services, 1, { emailPrefix: "raced" });
+    const job = { reservationId: `${saleId}-${buyer!.id}-00000000000000bb`, saleId, userId: buyer!.id };
+    const results = await Promise.all(Array.from({ length: 4 }, () => createOrders(t.services.db, [job], { payTimeoutSeconds: 60 })));
+    expect(new Set(results.map((r) => r.orderIds.get(job.reservationId))).size).toBe(1);
+    expect(await t.services.db.order.count({ where: { saleId } })).toBe(1);
+    expect((await t.services.db.stock.findUniqueOrThrow({ where: { saleId } })).count).toBe(9);
+  });
+
+  it("concurrent batches on one sale all land, each with one versioned update", async () => {
+    const { saleId } = await newSale(300);
+    const buyers = await createShoppers(t.services, 300, { emailPrefix: "batches" });
+    const jobs = buyers.map((b, i) => ({ reservationId: `${saleId}-${b.id}-${i.toString(16).padStart(16, "0")}`, saleId, userId: b.id }));
+    const batches = Array.from({ length: 6 }, (_, i) => jobs.slice(i * 50, i * 50 + 50));
+    await Promise.all(batches.map((batch) => createOrders(t.services.db, batch, { payTimeoutSeconds: 60 })));
+    expect(await t.services.db.order.count({ where: { saleId } })).toBe(300);
+    expect(await t.services.db.stock.findUniqueOrThrow({ where: { saleId } })).toMatchObject({ count: 0, version: 6 });
+  });
+});
+
+describe("the versioned stock update on MariaDB", () => {
+  it("re-reads the winner's version after a forced conflict (READ COMMITTED) and deducts once", async () => {
+    const { saleId } = await newSale(10);
+    const { db } = t.services;
+    let raced = false;
+    const change = await db.$transaction(
+      async (tx) => {
+        const store = prismaStockStore(tx);
+        const racing: StockStore = {
+          read: store.read,
+          async compareAndAdd(id, version, delta) {
+            if (!raced) {
+              raced = true;
+              // Another writer commits between our read and our update.
+              await changeStock(prismaStockStore(db), id, -1);
+            }
+            return store.compareAndAdd(id, version, delta);
+          },
+        };
+        return changeStock(racing, saleId, -3);
+      },
+      { isolationLevel: Prisma.TransactionIsolationLevel.ReadCommitted },
+    );
+    expect(change.attempts).toBe(2);
+    expect(await db.stock.findUniqueOrThrow({ where: { saleId } })).toMatchObject({ count: 6, version: 2 });
+  });
+});
+
+describe("worker killed after the commit, before acknowledging", () => {
+  it("redelivers the jobs and ends with one order and one decrement each", async () => {
+    const { services } = t;
+    const { saleId } = await newSale(10);
+    const buyers = await createShoppers(services, 3, { emailPrefix: "crash" });
+    await warmUpSale(services, saleId);
+
+    const doomed = await startWorker(t.childEnv, { FAULT_CRASH_AFTER_COMMIT: "1" });
+    const answers = await Promise.all(buyers.map((b) => purchase(services, { userId: b.id, saleId })));
+    expect(answers.every((a) => a.status === "QUEUED")).toBe(true);
+    expect(await doomed.exited).toBe("SIGKILL");
+
+    // Committed in MySQL, but never acknowledged nor settled in Redis.
+    expect(await services.db.order.count({ where: { saleId } })).toBe(3);
+    const pendingKey = saleKeys(services.env.REDIS_NAMESPACE, saleId).pending;
+    expect(await services.redis.zcard(pendingKey)).toBe(3);
+
+    const survivor = await startWorker(t.childEnv);
+    try {
+      await waitFor(async () => (await services.redis.zcard(pendingKey)) === 0, 30_000, "the redelivered jobs to settle");
+      await waitFor(async () => ((await services.queues.createOrder.getJobCounts("completed")).completed ?? 0) >= 3, 10_000, "jobs to complete");
+    } finally {
+      await survivor.stop();
+    }
+    expect(await services.db.order.count({ where: { saleId } })).toBe(3);
+    expect(await services.db.stock.findUniqueOrThrow({ where: { saleId } })).toMatchObject({ count: 7, version: 1 });
+    expect(invariantViolations(await readSaleLedger(services, saleId))).toEqual([]);
+  });
+});
