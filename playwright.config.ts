@@ -1,0 +1,75 @@
+import { createServer } from "node:net";
+import { defineConfig } from "@playwright/test";
+import { E2E_SALE, e2eAppEnv, e2eBaseUrl } from "./e2e/e2e-env";
+
+/**
+ * End-to-end smoke test against the real system: `npm start` (migrate, build if needed, `next
+ * start` + the worker) on its own port, database (fs_e2e) and Redis namespace (e2e:).
+ *
+ * Order of events in Playwright: config load → webServer (plugin setup) → globalSetup → tests.
+ * The webServer starts BEFORE globalSetup, so the wipe of the database and Redis namespace is the
+ * first step of the webServer command (e2e/reset.ts) and globalSetup only adds the sale.
+ */
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+// Chosen once, in the runner process; the worker processes load this config again and inherit
+// the variable, so they agree on the port.
+process.env.E2E_PORT ??= String(await freePort());
+const baseURL = e2eBaseUrl();
+
+export default defineConfig({
+  testDir: "./e2e",
+  testMatch: "**/*.spec.ts",
+  outputDir: "test-results",
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  forbidOnly: !!process.env.CI,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  reporter: [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
+  globalSetup: "./e2e/global-setup.ts",
+  metadata: { sale: E2E_SALE.productName },
+  use: {
+    baseURL,
+    browserName: "chromium",
+    headless: true,
+    screenshot: "on",
+    trace: "retain-on-failure",
+    launchOptions: {
+      executablePath: "/usr/bin/chromium",
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
+    },
+  },
+  webServer: {
+    // Wipe first (see e2e/reset.ts), then the real thing.
+    command: "node_modules/.bin/tsx e2e/reset.ts && npm start",
+    url: `${baseURL}/api/health`,
+    env: e2eAppEnv(),
+    timeout: 180_000,
+    reuseExistingServer: false,
+    stdout: process.env.E2E_SERVER_LOGS ? "pipe" : "ignore",
+    stderr: "pipe",
+    // SIGTERM lets start.ts stop `next start` and the worker cleanly; SIGKILL after 10 s.
+    gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
+  },
+});

@@ -1,0 +1,68 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import path from "node:path";
+
+/**
+ * npm test: type check, unit tests, integration tests (real Redis + MariaDB + worker processes),
+ * then Playwright in Chromium. Every suite runs even if an earlier one failed; the last line
+ * sums them up as "N passed, N failed".
+ */
+const reports = path.join(process.cwd(), "test-results", "summaries");
+rmSync(reports, { recursive: true, force: true });
+mkdirSync(reports, { recursive: true });
+
+interface Tally {
+  suite: string;
+  passed: number;
+  failed: number;
+  skipped: number;
+}
+
+function run(command: string, args: string[], env: Record<string, string> = {}): number {
+  console.log(`\n$ ${command} ${args.join(" ")}`);
+  const result = spawnSync(command, args, { stdio: "inherit", env: { ...process.env, ...env } });
+  return result.status ?? 1;
+}
+
+function readJson<T>(file: string): T | null {
+  return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as T) : null;
+}
+
+const bin = (name: string) => path.join("node_modules", ".bin", name);
+const tallies: Tally[] = [];
+
+const typecheck = run(bin("tsc"), ["--noEmit", "-p", "."]);
+tallies.push({ suite: "typecheck", passed: typecheck === 0 ? 1 : 0, failed: typecheck === 0 ? 0 : 1, skipped: 0 });
+
+for (const project of ["unit", "integration"]) {
+  const file = path.join(reports, `${project}.json`);
+  const status = run(bin("vitest"), ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${file}`]);
+  const json = readJson<{ numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number }>(file);
+  tallies.push({
+    suite: project,
+    passed: json?.numPassedTests ?? 0,
+    // A crash before any report still counts as a failure.
+    failed: json ? json.numFailedTests + (status !== 0 && json.numFailedTests === 0 ? 1 : 0) : 1,
+    skipped: (json?.numPendingTests ?? 0) + (json?.numTodoTests ?? 0),
+  });
+}
+
+{
+  const file = path.join(reports, "e2e.json");
+  const status = run(bin("playwright"), ["test", "--reporter=list,json"], { PLAYWRIGHT_JSON_OUTPUT_NAME: file });
+  const json = readJson<{ stats: { expected: number; unexpected: number; flaky: number; skipped: number } }>(file);
+  tallies.push({
+    suite: "e2e",
+    passed: (json?.stats.expected ?? 0) + (json?.stats.flaky ?? 0),
+    failed: json ? json.stats.unexpected + (status !== 0 && json.stats.unexpected === 0 ? 1 : 0) : 1,
+    skipped: json?.stats.skipped ?? 0,
+  });
+}
+
+console.log("\nsummary:");
+for (const t of tallies) console.log(`  ${t.suite.padEnd(12)} ${t.passed} passed, ${t.failed} failed${t.skipped ? `, ${t.skipped} skipped` : ""}`);
+const passed = tallies.reduce((n, t) => n + t.passed, 0);
+const failed = tallies.reduce((n, t) => n + t.failed, 0);
+const skipped = tallies.reduce((n, t) => n + t.skipped, 0);
+console.log(`\ntests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
+process.exit(failed === 0 ? 0 : 1);
