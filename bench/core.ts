@@ -1,0 +1,1096 @@
+/**
+ * Core pipeline benchmark: a crowd of shoppers hits `seckill.purchase` over HTTP against the real
+ * system (`npm start`: next start + worker), then the worker drains the reservations into MySQL.
+ *
+ *   npm run bench:core -- [--users U] [--stock S] [--port P] [--connections C] [--repeat-ratio R] [--json FILE]
+ *
+ * Owns the database `fs_bench` and the Redis namespace `bench` (both wiped at the start), writes
+ * bench/reports/core-<stamp>.{json,md} and bench/reports/core-latest.{json,md}, and exits 1 if the
+ * sale's invariants do not hold afterwards. See bench/README.md.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
+import { parseArgs } from "node:util";
+import autocannon, { type Request as AutocannonRequest, type Result as AutocannonResult } from "autocannon";
+import { Redis } from "ioredis";
+import mariadb, { type Connection as MariadbConnection } from "mariadb";
+import { migrate } from "../prisma/migrate";
+import { readEnv, type Env } from "../server/env";
+import { createServices } from "../server/services";
+import { invariantViolations, readSaleLedger, type SaleLedger } from "../server/seckill/invariants";
+import { saleKeys } from "../server/seckill/keys";
+
+// ---------------------------------------------------------------------------------------------
+// Parameters
+// ---------------------------------------------------------------------------------------------
+
+const ROOT = process.cwd();
+const BENCH_DIR = path.join(ROOT, "bench");
+const TMP_DIR = path.join(BENCH_DIR, "tmp");
+const REPORTS_DIR = path.join(BENCH_DIR, "reports");
+const DATABASE = "fs_bench";
+const DATABASE_URL = `mysql://root@127.0.0.1:3306/${DATABASE}`;
+const REDIS_URL = "redis://127.0.0.1:6379/0";
+const REDIS_NAMESPACE = "bench";
+/** Fixed, so seeded tokens stay valid for the server; only ever used against the bench database. */
+const SESSION_SECRET = "bench-only-session-secret-not-for-production-0123456789abcdef";
+const PURCHASE_PATH = "/api/trpc/seckill.purchase";
+const PLAN_SEED = 0x5eed;
+
+const USAGE =
+  "usage: npm run bench:core -- [--users U] [--stock S] [--port P] [--connections C] [--repeat-ratio R] [--json FILE]";
+
+const { values: args } = parseArgs({
+  options: {
+    users: { type: "string", default: "20000" },
+    stock: { type: "string", default: "2000" },
+    port: { type: "string" },
+    connections: { type: "string", default: "100" },
+    "repeat-ratio": { type: "string", default: "0.1" },
+    json: { type: "string" },
+    help: { type: "boolean", short: "h" },
+  },
+});
+if (args.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+
+function wholeNumber(name: string, raw: string | undefined, min: number): number {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    console.error(`--${name} must be a whole number >= ${min}\n${USAGE}`);
+    process.exit(2);
+  }
+  return value;
+}
+
+const USERS = wholeNumber("users", args.users, 1);
+const STOCK = wholeNumber("stock", args.stock, 1);
+const CONNECTIONS = wholeNumber("connections", args.connections, 1);
+const REPEAT_RATIO = Number(args["repeat-ratio"]);
+if (!Number.isFinite(REPEAT_RATIO) || REPEAT_RATIO < 0 || REPEAT_RATIO > 1) {
+  console.error(`--repeat-ratio must be a number between 0 and 1\n${USAGE}`);
+  process.exit(2);
+}
+const FIXED_PORT = args.port === undefined ? undefined : wholeNumber("port", args.port, 1);
+const COMMAND = ["npm", "run", "bench:core", ...(process.argv.length > 2 ? ["--", ...process.argv.slice(2)] : [])].join(" ");
+
+const HEALTH_TIMEOUT_MS = 10 * 60_000; // covers a `next build` on a cold checkout
+const DRAIN_TIMEOUT_MS = 120_000; // after the last HTTP answer
+const SETTLE_TIMEOUT_MS = 15_000; // pending reservations cleared after the last commit
+const POLL_MS = 50;
+
+const log = (line: string) => console.log(`[bench] ${line}`);
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+// ---------------------------------------------------------------------------------------------
+
+const round = (n: number, digits = 1) => (Number.isFinite(n) ? Math.round(n * 10 ** digits) / 10 ** digits : null);
+
+/** Percentile (nearest rank) of an already sorted array. */
+function percentile(sorted: ArrayLike<number>, p: number): number {
+  if (!sorted.length) return NaN;
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank] as number;
+}
+
+function latencySummary(values: number[]) {
+  const sorted = Float64Array.from(values).sort();
+  const mean = values.reduce((a, b) => a + b, 0) / (values.length || 1);
+  return {
+    count: values.length,
+    mean: round(mean, 2),
+    p50: round(percentile(sorted, 50), 2),
+    p90: round(percentile(sorted, 90), 2),
+    p99: round(percentile(sorted, 99), 2),
+    max: round(sorted.length ? (sorted[sorted.length - 1] as number) : NaN, 2),
+  };
+}
+
+/** Deterministic PRNG (mulberry32), so the same parameters replay the same request order. */
+function prng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+function git(...gitArgs: string[]): string {
+  const result = spawnSync("git", gitArgs, { encoding: "utf8" });
+  return result.status === 0 ? result.stdout.trim() : "";
+}
+
+function tail(file: string, lines = 40): string {
+  if (!existsSync(file)) return "";
+  return readFileSync(file, "utf8").split("\n").slice(-lines).join("\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Processes (/proc): process groups and CPU accounting
+// ---------------------------------------------------------------------------------------------
+
+interface ProcStat {
+  pid: number;
+  pgrp: number;
+  comm: string;
+  cpuTicks: number;
+}
+
+function readProcStat(pid: number): ProcStat | null {
+  try {
+    const raw = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // comm may contain spaces and parentheses: it runs from the first "(" to the last ")".
+    const open = raw.indexOf("(");
+    const close = raw.lastIndexOf(")");
+    const comm = raw.slice(open + 1, close);
+    const fields = raw.slice(close + 2).split(" "); // fields[0] is field 3 (state)
+    return { pid, comm, pgrp: Number(fields[2]), cpuTicks: Number(fields[11]) + Number(fields[12]) };
+  } catch {
+    return null;
+  }
+}
+
+function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").trim();
+  } catch {
+    return "";
+  }
+}
+
+function allPids(): number[] {
+  return readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number);
+}
+
+function groupMembers(pgid: number): ProcStat[] {
+  return allPids()
+    .map(readProcStat)
+    .filter((s): s is ProcStat => s !== null && s.pgrp === pgid);
+}
+
+const CLK_TCK = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
+
+/** Which part of the system a process is, for the CPU table. */
+function roleOf(stat: ProcStat, serverPgid: number | undefined): string | null {
+  if (stat.comm === "mariadbd" || stat.comm === "mysqld") return "MariaDB";
+  if (stat.comm.startsWith("redis-server")) return "Redis";
+  if (serverPgid === undefined || stat.pgrp !== serverPgid) return null;
+  const cmd = cmdline(stat.pid);
+  if (cmd.includes("worker/main.ts")) return "worker";
+  if (stat.comm.startsWith("next-server") || /\bnext\b.*\bstart\b/.test(cmd)) return "web (next start)";
+  return "npm start launcher";
+}
+
+interface CpuSnapshot {
+  at: number;
+  byRole: Map<string, number>; // seconds
+  bench: number; // seconds, this process (load generator, poller)
+  machineBusy: number; // seconds, all cores, from /proc/stat
+  machineTotal: number;
+}
+
+function machineCpu(): { busy: number; total: number } {
+  const line = readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "";
+  const ticks = line.trim().split(/\s+/).slice(1).map(Number);
+  const total = ticks.reduce((a, b) => a + b, 0);
+  const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0);
+  return { busy: (total - idle) / CLK_TCK, total: total / CLK_TCK };
+}
+
+function cpuSnapshot(serverPgid: number | undefined): CpuSnapshot {
+  const byRole = new Map<string, number>();
+  for (const pid of allPids()) {
+    const stat = readProcStat(pid);
+    if (!stat) continue;
+    const role = roleOf(stat, serverPgid);
+    if (role) byRole.set(role, (byRole.get(role) ?? 0) + stat.cpuTicks / CLK_TCK);
+  }
+  const usage = process.cpuUsage();
+  const machine = machineCpu();
+  return {
+    at: performance.now(),
+    byRole,
+    bench: (usage.user + usage.system) / 1e6,
+    machineBusy: machine.busy,
+    machineTotal: machine.total,
+  };
+}
+
+function cpuBetween(before: CpuSnapshot, after: CpuSnapshot) {
+  const wall = (after.at - before.at) / 1000;
+  const rows: { component: string; cpuSeconds: number; coresBusy: number }[] = [];
+  const roles = new Set([...before.byRole.keys(), ...after.byRole.keys()]);
+  let accounted = 0;
+  for (const role of [...roles].sort()) {
+    // A process that exited between the snapshots would make this negative; clamp.
+    const seconds = Math.max(0, (after.byRole.get(role) ?? 0) - (before.byRole.get(role) ?? 0));
+    accounted += seconds;
+    rows.push({ component: role, cpuSeconds: round(seconds, 2)!, coresBusy: round(seconds / wall, 2)! });
+  }
+  const bench = after.bench - before.bench;
+  accounted += bench;
+  rows.push({ component: "load generator + poller (this process)", cpuSeconds: round(bench, 2)!, coresBusy: round(bench / wall, 2)! });
+  const machineBusy = after.machineBusy - before.machineBusy;
+  const other = Math.max(0, machineBusy - accounted);
+  rows.push({ component: "everything else on the machine", cpuSeconds: round(other, 2)!, coresBusy: round(other / wall, 2)! });
+  return {
+    wallSeconds: round(wall, 2),
+    machineBusyCores: round(machineBusy / wall, 2),
+    machineUtilisationPct: round((100 * machineBusy) / (after.machineTotal - before.machineTotal), 1),
+    rows,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The system under test
+// ---------------------------------------------------------------------------------------------
+
+function benchEnv(port: number): Record<string, string | undefined> {
+  // Each process picks its own mode (next start: production; worker and seed: the default).
+  const { NODE_ENV: _ignored, ...inherited } = process.env;
+  return {
+    ...inherited,
+    PORT: String(port),
+    DATABASE_URL,
+    REDIS_URL,
+    REDIS_NAMESPACE,
+    SESSION_SECRET,
+    NEXT_TELEMETRY_DISABLED: "1",
+    LOG_LEVEL: "warn",
+  };
+}
+
+/** The app's settings as the bench's processes see them (defaults plus the bench overrides). */
+function appConfig(port: number): Env {
+  const source = benchEnv(port);
+  return readEnv(source);
+}
+
+async function resetDatabase() {
+  const conn = await mariadb.createConnection({ host: "127.0.0.1", port: 3306, user: "root" });
+  try {
+    await conn.query(`DROP DATABASE IF EXISTS \`${DATABASE}\``);
+  } finally {
+    await conn.end();
+  }
+  await migrate(DATABASE_URL);
+}
+
+async function resetRedisNamespace(): Promise<number> {
+  const redis = new Redis(REDIS_URL);
+  let deleted = 0;
+  try {
+    let cursor = "0";
+    do {
+      const [next, keys] = await redis.scan(cursor, "MATCH", `${REDIS_NAMESPACE}:*`, "COUNT", 1000);
+      cursor = next;
+      if (keys.length) deleted += await redis.del(...keys);
+    } while (cursor !== "0");
+  } finally {
+    await redis.quit();
+  }
+  return deleted;
+}
+
+/** Runs a command to completion with its output in `logFile`; rejects on a non-zero exit. */
+async function runLogged(command: string, commandArgs: string[], childEnv: Record<string, string | undefined>, logFile: string) {
+  const fd = openSync(logFile, "w");
+  try {
+    const child = spawn(command, commandArgs, { env: childEnv as NodeJS.ProcessEnv, stdio: ["ignore", fd, fd] });
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.on("error", reject);
+      child.on("exit", (c) => resolve(c));
+    });
+    if (code !== 0) throw new Error(`${command} ${commandArgs.join(" ")} exited with ${code}; log:\n${tail(logFile)}`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const PGID_FILE = path.join(TMP_DIR, "server.pgid");
+
+/** A previous run that died without cleaning up leaves its `npm start` group behind: end it. */
+async function killLeftoverServer() {
+  if (!existsSync(PGID_FILE)) return;
+  const pgid = Number(readFileSync(PGID_FILE, "utf8"));
+  rmSync(PGID_FILE);
+  if (!Number.isInteger(pgid) || pgid <= 1) return;
+  const members = groupMembers(pgid).filter((m) => {
+    try {
+      return readFileSync(`/proc/${m.pid}/environ`, "utf8").includes(`REDIS_NAMESPACE=${REDIS_NAMESPACE}\0`);
+    } catch {
+      return false;
+    }
+  });
+  if (!members.length) return;
+  log(`ending ${members.length} process(es) left over from an earlier bench run (group ${pgid})`);
+  await stopGroup(pgid, 15_000);
+}
+
+/** SIGTERM the group, wait for it to empty, SIGKILL whatever is left. Returns how many had to be killed. */
+async function stopGroup(pgid: number, graceMs: number): Promise<{ graceful: boolean; killed: number; seconds: number }> {
+  const started = performance.now();
+  try {
+    process.kill(-pgid, "SIGTERM");
+  } catch {
+    return { graceful: true, killed: 0, seconds: 0 }; // already gone
+  }
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline) {
+    if (!groupMembers(pgid).length) return { graceful: true, killed: 0, seconds: round((performance.now() - started) / 1000, 2)! };
+    await sleep(100);
+  }
+  const left = groupMembers(pgid);
+  try {
+    process.kill(-pgid, "SIGKILL");
+  } catch {
+    // gone in between
+  }
+  await sleep(300);
+  return { graceful: false, killed: left.length, seconds: round((performance.now() - started) / 1000, 2)! };
+}
+
+let server: ChildProcess | undefined;
+let serverExited = false;
+
+async function startServer(childEnv: Record<string, string | undefined>, port: number, logFile: string) {
+  const fd = openSync(logFile, "w");
+  server = spawn("npm", ["start"], { env: childEnv as NodeJS.ProcessEnv, stdio: ["ignore", fd, fd], detached: true });
+  closeSync(fd);
+  writeFileSync(PGID_FILE, String(server.pid));
+  server.on("exit", () => {
+    serverExited = true;
+  });
+  const deadline = Date.now() + HEALTH_TIMEOUT_MS;
+  const url = `http://127.0.0.1:${port}/api/health`;
+  while (Date.now() < deadline) {
+    if (serverExited) throw new Error(`npm start exited before becoming healthy; log:\n${tail(logFile)}`);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(3000) });
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(500);
+  }
+  throw new Error(`GET /api/health did not answer 200 within ${HEALTH_TIMEOUT_MS / 1000} s; log:\n${tail(logFile)}`);
+}
+
+async function shutdownServer() {
+  if (!server?.pid) return null;
+  const pgid = server.pid;
+  server = undefined;
+  const result = await stopGroup(pgid, 20_000);
+  const orphans = groupMembers(pgid).length;
+  if (existsSync(PGID_FILE)) rmSync(PGID_FILE);
+  return { ...result, orphansLeft: orphans };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Phase A: the crowd
+// ---------------------------------------------------------------------------------------------
+
+const OUTCOMES = ["QUEUED", "SOLD_OUT", "ALREADY_PURCHASED", "NOT_STARTED", "ENDED"] as const;
+
+interface Plan {
+  /** slot -> shopper index (into the seeded users array) */
+  shopperOf: Int32Array;
+  repeat: Uint8Array;
+}
+
+/**
+ * Every shopper once, in seed order, with a repeat attempt by an earlier shopper after roughly
+ * every 1/ratio slots: before the sell-out those meet the per-user limit (ALREADY_PURCHASED),
+ * afterwards the sold-out flag.
+ */
+function buildPlan(users: number, ratio: number): Plan {
+  const repeats = Math.floor(users * ratio);
+  const total = users + repeats;
+  const shopperOf = new Int32Array(total);
+  const repeat = new Uint8Array(total);
+  const random = prng(PLAN_SEED);
+  let nextShopper = 0;
+  let placed = 0;
+  for (let slot = 0; slot < total; slot++) {
+    // A repeat is due whenever the repeats placed so far fall behind the ratio.
+    const due = Math.floor(((slot + 1) * repeats) / total) > placed;
+    if ((due && nextShopper > 0) || nextShopper >= users) {
+      shopperOf[slot] = Math.floor(random() * nextShopper);
+      repeat[slot] = 1;
+      placed++;
+    } else {
+      shopperOf[slot] = nextShopper++;
+    }
+  }
+  return { shopperOf, repeat };
+}
+
+interface PhaseA {
+  startedAt: number; // performance.now() when the first request was built
+  sentAt: Float64Array;
+  doneAt: Float64Array;
+  httpStatus: Int16Array;
+  outcome: string[];
+  reservationIds: (string | undefined)[];
+  result: AutocannonResult;
+}
+
+function outcomeOf(status: number, body: string): { outcome: string; reservationId?: string } {
+  try {
+    const parsed = JSON.parse(body) as {
+      result?: { data?: { json?: { status?: string; reservationId?: string } } };
+      error?: { json?: { data?: { code?: string; httpStatus?: number }; message?: string } };
+    };
+    const data = parsed.result?.data?.json;
+    if (data?.status) return { outcome: data.status, reservationId: data.reservationId };
+    const code = parsed.error?.json?.data?.code;
+    if (code) return { outcome: `error ${code}` };
+  } catch {
+    // not JSON (a proxy page, a crash): fall through
+  }
+  return { outcome: `error HTTP ${status}` };
+}
+
+async function runPhaseA(port: number, saleId: number, tokens: string[], plan: Plan): Promise<PhaseA> {
+  const total = plan.shopperOf.length;
+  const sentAt = new Float64Array(total).fill(NaN);
+  const doneAt = new Float64Array(total).fill(NaN);
+  const httpStatus = new Int16Array(total);
+  const outcome: string[] = new Array<string>(total).fill("no answer (timeout or connection error)");
+  const reservationIds: (string | undefined)[] = new Array(total);
+  const body = JSON.stringify({ json: { saleId } });
+  let nextSlot = 0;
+  let startedAt = NaN;
+
+  const request: AutocannonRequest = {
+    method: "POST",
+    path: PURCHASE_PATH,
+    setupRequest(req, context) {
+      const slot = nextSlot++;
+      if (slot === 0) startedAt = performance.now();
+      // autocannon builds exactly `amount` requests; the modulo only guards against surprises.
+      const shopper = plan.shopperOf[slot % total] as number;
+      context.slot = slot;
+      if (slot < total) sentAt[slot] = performance.now();
+      req.headers = { ...req.headers, authorization: `Bearer ${tokens[shopper]}` };
+      return req;
+    },
+    onResponse(status, responseBody, context) {
+      const slot = context.slot as number;
+      if (slot >= total) return;
+      doneAt[slot] = performance.now();
+      httpStatus[slot] = status;
+      const answer = outcomeOf(status, responseBody);
+      outcome[slot] = answer.outcome;
+      reservationIds[slot] = answer.reservationId;
+    },
+  };
+
+  const result = await new Promise<AutocannonResult>((resolve, reject) => {
+    autocannon(
+      {
+        url: `http://127.0.0.1:${port}`,
+        connections: Math.min(CONNECTIONS, total),
+        amount: total,
+        timeout: 30,
+        headers: { "content-type": "application/json" },
+        body,
+        requests: [request],
+      },
+      (error, res) => (error ? reject(error) : resolve(res)),
+    );
+  });
+  return { startedAt, sentAt, doneAt, httpStatus, outcome, reservationIds, result };
+}
+
+/** A handful of unauthenticated calls, so the route is loaded before the clock starts. */
+async function warmRoute(port: number, saleId: number) {
+  for (let i = 0; i < 20; i++) {
+    await fetch(`http://127.0.0.1:${port}${PURCHASE_PATH}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ json: { saleId } }),
+      signal: AbortSignal.timeout(10_000),
+    }).then((r) => r.arrayBuffer());
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Phase B: the drain, watched from the outside
+// ---------------------------------------------------------------------------------------------
+
+interface Sample {
+  at: number;
+  orders: number;
+  pending: number;
+  redisStock: number | null;
+}
+
+class DrainWatcher {
+  samples: Sample[] = [];
+  allInDbAt: number | undefined;
+  private stopped = false;
+  private loop: Promise<void> | undefined;
+
+  constructor(
+    private readonly conn: MariadbConnection,
+    private readonly redis: Redis,
+    private readonly saleId: number,
+    private readonly target: number,
+  ) {}
+
+  start() {
+    const keys = saleKeys(REDIS_NAMESPACE, this.saleId);
+    this.loop = (async () => {
+      while (!this.stopped) {
+        const [rows, pending, stock] = await Promise.all([
+          this.conn.query("SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?", [this.saleId]) as Promise<{ n: bigint | number }[]>,
+          this.redis.zcard(keys.pending),
+          this.redis.get(keys.stock),
+        ]);
+        const sample = {
+          at: performance.now(),
+          orders: Number(rows[0]?.n ?? 0),
+          pending,
+          redisStock: stock === null ? null : Number(stock),
+        };
+        this.samples.push(sample);
+        if (this.allInDbAt === undefined && sample.orders >= this.target) this.allInDbAt = sample.at;
+        await sleep(POLL_MS);
+      }
+    })();
+  }
+
+  async waitUntilDrained(timeoutMs: number): Promise<boolean> {
+    const deadline = performance.now() + timeoutMs;
+    while (this.allInDbAt === undefined && performance.now() < deadline) await sleep(POLL_MS);
+    return this.allInDbAt !== undefined;
+  }
+
+  async waitUntilSettled(timeoutMs: number): Promise<boolean> {
+    const deadline = performance.now() + timeoutMs;
+    while (performance.now() < deadline) {
+      const last = this.samples.at(-1);
+      if (last && last.at > (this.allInDbAt ?? Infinity) && last.pending === 0) return true;
+      await sleep(POLL_MS);
+    }
+    return false;
+  }
+
+  async stop() {
+    this.stopped = true;
+    await this.loop;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Invariants
+// ---------------------------------------------------------------------------------------------
+
+interface Check {
+  name: string;
+  expected: string | number;
+  actual: string | number | null;
+  ok: boolean;
+}
+
+async function checkInvariants(port: number, saleId: number, queuedIds: string[], queuedShoppers: number[]) {
+  const services = await createServices(appConfig(port));
+  try {
+    const ledger: SaleLedger = await readSaleLedger(services, saleId);
+    const violations = invariantViolations(ledger);
+    const orders = await services.db.order.findMany({ where: { saleId }, select: { reservationId: true, userId: true } });
+    const orderIds = new Set(orders.map((o) => o.reservationId));
+    const queued = new Set(queuedIds);
+    const queuedWithoutOrder = [...queued].filter((id) => !orderIds.has(id)).length;
+    const ordersWithoutAnswer = [...orderIds].filter((id) => !queued.has(id)).length;
+    const shoppersQueuedTwice = queuedShoppers.length - new Set(queuedShoppers).size;
+    const checks: Check[] = [
+      { name: "ledger invariants (invariantViolations)", expected: "none", actual: violations.length ? violations.join("; ") : "none", ok: violations.length === 0 },
+      { name: "orders in MySQL", expected: STOCK, actual: orders.length, ok: orders.length === STOCK },
+      { name: "active orders", expected: STOCK, actual: ledger.activeOrders, ok: ledger.activeOrders === STOCK },
+      { name: "MySQL stock", expected: 0, actual: ledger.dbStock, ok: ledger.dbStock === 0 },
+      { name: "Redis stock", expected: 0, actual: ledger.redisStock, ok: ledger.redisStock === 0 },
+      { name: "pending reservations", expected: 0, actual: ledger.pendingReservations, ok: ledger.pendingReservations === 0 },
+      { name: "shoppers over the per-user limit", expected: 0, actual: ledger.shoppersOverLimit, ok: ledger.shoppersOverLimit === 0 },
+      { name: "QUEUED answers = orders", expected: orders.length, actual: queuedIds.length, ok: queuedIds.length === orders.length },
+      { name: "QUEUED answers without an order", expected: 0, actual: queuedWithoutOrder, ok: queuedWithoutOrder === 0 },
+      { name: "orders no shopper was told about", expected: 0, actual: ordersWithoutAnswer, ok: ordersWithoutAnswer === 0 },
+      { name: "shoppers answered QUEUED twice", expected: 0, actual: shoppersQueuedTwice, ok: shoppersQueuedTwice === 0 },
+    ];
+    return { ok: checks.every((c) => c.ok), checks, ledger };
+  } finally {
+    await services.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+// ---------------------------------------------------------------------------------------------
+
+function machineInfo() {
+  const cpus = os.cpus();
+  return {
+    os: `${os.type()} ${os.release()} (${os.platform()}/${os.arch()})`,
+    cpuModel: cpus[0]?.model?.trim() ?? "unknown",
+    cores: cpus.length,
+    memoryGiB: round(os.totalmem() / 1024 ** 3, 1),
+    node: process.version,
+    loadAverageAtStart: os.loadavg().map((n) => round(n, 2)),
+  };
+}
+
+async function serviceVersions() {
+  let mariadbVersion = "unknown";
+  let redisVersion = "unknown";
+  try {
+    const conn = await mariadb.createConnection({ host: "127.0.0.1", port: 3306, user: "root" });
+    mariadbVersion = String(((await conn.query("SELECT VERSION() AS v")) as { v: string }[])[0]?.v);
+    await conn.end();
+  } catch {
+    // leave unknown
+  }
+  try {
+    const redis = new Redis(REDIS_URL);
+    const info = await redis.info("server");
+    redisVersion = /redis_version:(\S+)/.exec(info)?.[1] ?? "unknown";
+    await redis.quit();
+  } catch {
+    // leave unknown
+  }
+  return { mariadb: mariadbVersion, redis: redisVersion };
+}
+
+function codeInfo() {
+  const status = git("status", "--porcelain", "--untracked-files=normal");
+  const dirtyFiles = status ? status.split("\n").map((l) => l.slice(3)) : [];
+  return {
+    commit: git("rev-parse", "--short", "HEAD") || "unknown",
+    subject: git("log", "-1", "--format=%s"),
+    dirty: dirtyFiles.length > 0,
+    dirtyFiles,
+  };
+}
+
+function stamp(date: Date): string {
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${date.getUTCFullYear()}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())}-${pad(date.getUTCHours())}${pad(date.getUTCMinutes())}${pad(date.getUTCSeconds())}`;
+}
+
+// A free-form record, written once as JSON.
+type Report = Record<string, any>;
+
+const fmt = (n: unknown, unit = "") => (n === null || n === undefined || (typeof n === "number" && !Number.isFinite(n)) ? "–" : `${typeof n === "number" ? n.toLocaleString("en-US") : String(n)}${unit}`);
+
+function markdown(r: Report): string {
+  const a = r.phaseA;
+  const b = r.phaseB;
+  const lines: string[] = [];
+  const table = (head: string[], rows: unknown[][]) => {
+    lines.push(`| ${head.join(" | ")} |`, `| ${head.map((h, i) => (i === 0 ? "---" : "---:")).join(" | ")} |`);
+    for (const row of rows) lines.push(`| ${row.map((c) => fmt(c)).join(" | ")} |`);
+    lines.push("");
+  };
+  lines.push(`# Core pipeline benchmark — ${r.startedAt.slice(0, 19).replace("T", " ")} UTC`, "");
+  lines.push(`**Result: ${r.status}**${r.status === "PASS" ? " — every invariant held." : ` — ${r.failure ?? "see the invariant checks below"}.`}`, "");
+  lines.push(
+    `${fmt(r.parameters.attempts)} purchase attempts (${fmt(r.parameters.users)} shoppers once each + ${fmt(r.parameters.repeatAttempts)} repeats) ` +
+      `for a sale of ${fmt(r.parameters.stock)} units, over ${r.parameters.connections} keep-alive connections, against \`npm start\` on one machine.`,
+    "",
+  );
+  lines.push("## Headline", "");
+  table(
+    ["metric", "value"],
+    [
+      ["HTTP purchase attempts answered per second (whole phase A)", a ? a.throughputPerSecond : null],
+      ["latency p50 / p90 / p99 / max (ms, autocannon)", a ? `${a.latencyMs.p50} / ${a.latencyMs.p90} / ${a.latencyMs.p99} / ${a.latencyMs.max}` : null],
+      ["time until sold out (first request → last QUEUED answer)", a ? `${a.soldOutAfterSeconds} s` : null],
+      ["reservations per second until sold out", a?.reservationsPerSecond],
+      ["orders drained into MySQL per second (first QUEUED → all orders in MySQL)", b?.ordersPerSecond],
+      ["drain lag after the last reservation", b?.lagAfterLastReservationSeconds != null ? `${b.lagAfterLastReservationSeconds} s` : null],
+      ["non-2xx answers / no answer", a ? `${a.non2xx} / ${a.noAnswer}` : null],
+      ["invariants", r.invariants ? (r.invariants.ok ? "all held" : "VIOLATED") : "not checked"],
+    ],
+  );
+
+  lines.push("## How to read this", "");
+  lines.push(
+    `- One ${r.machine.cores}-core machine runs everything: the web server (\`next start\`), the worker, MariaDB, Redis **and** the load generator (autocannon, in this process). They compete for the same cores, so the numbers are for comparing runs of this benchmark on this machine (before/after a change), not capacity claims for a deployment.`,
+    "- Phase A is mostly the sold-out fast path: after the sale sells out, each web process answers SOLD_OUT from an in-process flag without touching Redis. The per-outcome latency table separates the reservation path (QUEUED: JWT check + one Lua call + one BullMQ add) from the refusals.",
+    "- Phase B cannot be faster than reservations arrive: \"orders drained per second\" is measured from the first QUEUED answer, so while the sale is still selling it is bounded by the reservation rate. \"Drain lag\" (last reservation → last order in MySQL) shows whether the worker keeps up.",
+    "- Drain times come from polling MySQL every ~50 ms, so they are accurate to about ±0.05 s.",
+    `- \"Everything else on the machine\" in the CPU table is load from outside the benchmark (other jobs on a shared machine): if it is large, rerun. Load average when the run started: ${r.machine.loadAverageAtStart.join(", ")}.`,
+    "",
+  );
+
+  if (a) {
+    lines.push("## Phase A — purchases over HTTP", "");
+    lines.push(`\`POST ${PURCHASE_PATH}\` with \`{"json":{"saleId":${r.saleId}}}\` and \`Authorization: Bearer <session token>\`, one distinct shopper per attempt in seed order, repeats spread evenly.`, "");
+    table(
+      ["metric", "value"],
+      [
+        ["attempts sent / answered", `${fmt(a.sent)} / ${fmt(a.answered)}`],
+        ["wall time, first request → last answer (s)", a.wallSeconds],
+        ["answers per second (answered / wall time)", a.throughputPerSecond],
+        ["requests per second, autocannon (mean of 1-s samples)", a.autocannon.requestsPerSecondMean],
+        ["latency mean (ms, autocannon)", a.latencyMs.mean],
+        ["latency p50 / p90 / p99 / max (ms, autocannon)", `${a.latencyMs.p50} / ${a.latencyMs.p90} / ${a.latencyMs.p99} / ${a.latencyMs.max}`],
+        ["non-2xx answers", a.non2xx],
+        ["connection errors / timeouts (autocannon)", `${a.autocannon.errors} / ${a.autocannon.timeouts}`],
+        ["HTTP status codes", Object.entries(a.httpStatusCodes).map(([k, v]) => `${k}: ${v}`).join(", ")],
+        ["first QUEUED answer (s after start)", a.firstQueuedAtSeconds],
+        ["last QUEUED answer = sold out (s after start)", a.soldOutAfterSeconds],
+        ["first SOLD_OUT answer (s after start)", a.firstSoldOutAtSeconds],
+        ["attempts answered before the sell-out", a.answeredBeforeSoldOut],
+      ],
+    );
+    lines.push("### Answers by outcome", "");
+    table(
+      ["outcome", "answers", "of them repeats", "latency p50 (ms)", "p90", "p99", "max"],
+      a.outcomes.map((o: any) => [o.outcome, o.count, o.repeats, o.latencyMs.p50, o.latencyMs.p90, o.latencyMs.p99, o.latencyMs.max]),
+    );
+    lines.push("Per-outcome latencies are measured by the bench from request build to parsed answer (so they include a little load-generator time); the headline latencies are autocannon's.", "");
+  }
+
+  if (b) {
+    lines.push("## Phase B — drain into MySQL", "");
+    table(
+      ["metric", "value"],
+      [
+        ["all orders in MySQL", b.drained ? `yes, ${b.allInDbAtSeconds} s after start` : "NO (timed out)"],
+        ["drain time, first QUEUED → all orders in MySQL (s)", b.drainSeconds],
+        ["orders per second", b.ordersPerSecond],
+        ["lag after the last reservation (s)", b.lagAfterLastReservationSeconds],
+        ["most reservations waiting in Redis at once (sampled)", b.peakPending],
+        ["worker settings", `batch ${r.appConfig.ORDER_BATCH_SIZE}, wait ${r.appConfig.ORDER_BATCH_WAIT_MS} ms, concurrency ${r.appConfig.WORKER_CONCURRENCY}, DB pool ${r.appConfig.DB_POOL_SIZE}`],
+      ],
+    );
+    if (b.timeline?.length) {
+      lines.push("### Timeline", "");
+      table(
+        ["s after start", "answers", "QUEUED answers", "Redis stock", "pending in Redis", "orders in MySQL"],
+        b.timeline.map((t: any) => [t.atSeconds, t.answered, t.queued, t.redisStock, t.pending, t.orders]),
+      );
+    }
+  }
+
+  if (r.cpu) {
+    lines.push("## CPU during phases A + B", "");
+    lines.push(`Wall time ${r.cpu.wallSeconds} s; the machine was ${r.cpu.machineUtilisationPct}% busy (${r.cpu.machineBusyCores} of ${r.machine.cores} cores).`, "");
+    table(["component", "CPU seconds", "cores busy (avg)"], r.cpu.rows.map((row: any) => [row.component, row.cpuSeconds, row.coresBusy]));
+  }
+
+  if (r.invariants) {
+    lines.push("## Invariant checks", "");
+    table(
+      ["check", "expected", "actual", "ok"],
+      r.invariants.checks.map((c: Check) => [c.name, c.expected, c.actual, c.ok ? "yes" : "**NO**"]),
+    );
+    lines.push(`Orders by status: ${Object.entries(r.invariants.ledger.ordersByStatus).map(([k, v]) => `${k} ${v}`).join(", ") || "none"}.`, "");
+  }
+
+  lines.push("## Setup", "");
+  table(
+    ["step", "value"],
+    [
+      ["reset database + migrate (s)", r.setup.resetSeconds],
+      [`seed ${fmt(r.parameters.users)} shoppers + sale (\`npm run seed\`) (s)`, r.setup.seedSeconds],
+      ["`npm start` until /api/health = 200 (s)", r.setup.startSeconds],
+      ["`npm start` rebuilt the web app", r.setup.rebuilt === null ? "–" : r.setup.rebuilt ? "yes" : "no"],
+      ["shutdown", r.shutdown ? `${r.shutdown.graceful ? "graceful" : `forced (${r.shutdown.killed} killed)`} in ${r.shutdown.seconds} s, ${r.shutdown.orphansLeft} process(es) left` : "–"],
+    ],
+  );
+
+  lines.push("## Environment", "");
+  table(
+    ["", ""],
+    [
+      ["machine", `${r.machine.os}; ${r.machine.cpuModel}; ${r.machine.cores} cores; ${r.machine.memoryGiB} GiB`],
+      ["runtimes", `Node ${r.machine.node}, MariaDB ${r.versions.mariadb}, Redis ${r.versions.redis}`],
+      ["code", `${r.code.commit}${r.code.dirty ? ` + uncommitted changes (${r.code.dirtyFiles.length} file(s): ${r.code.dirtyFiles.slice(0, 8).join(", ")}${r.code.dirtyFiles.length > 8 ? ", …" : ""})` : " (clean tree)"} — ${r.code.subject}`],
+      ["command", `\`${r.command}\``],
+      ["parameters", `users ${r.parameters.users}, stock ${r.parameters.stock}, per-user limit 1, repeat ratio ${r.parameters.repeatRatio}, connections ${r.parameters.connections}, port ${r.parameters.port}`],
+      ["isolation", `database \`${DATABASE}\`, Redis namespace \`${REDIS_NAMESPACE}\` (both wiped first), fixed SESSION_SECRET, LOG_LEVEL=warn`],
+    ],
+  );
+  return lines.join("\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Main
+// ---------------------------------------------------------------------------------------------
+
+async function main(): Promise<number> {
+  const started = new Date();
+  const report: Report = { schema: 1, benchmark: "core", startedAt: started.toISOString(), command: COMMAND, status: "FAIL" };
+  mkdirSync(TMP_DIR, { recursive: true });
+  mkdirSync(REPORTS_DIR, { recursive: true });
+
+  const port = FIXED_PORT ?? (await freePort());
+  const plan = buildPlan(USERS, REPEAT_RATIO);
+  const attempts = plan.shopperOf.length;
+  report.parameters = {
+    users: USERS,
+    stock: STOCK,
+    perUserLimit: 1,
+    repeatRatio: REPEAT_RATIO,
+    repeatAttempts: attempts - USERS,
+    attempts,
+    connections: Math.min(CONNECTIONS, attempts),
+    port,
+    database: DATABASE,
+    redisNamespace: REDIS_NAMESPACE,
+  };
+  const config = appConfig(port);
+  report.appConfig = {
+    ORDER_BATCH_SIZE: config.ORDER_BATCH_SIZE,
+    ORDER_BATCH_WAIT_MS: config.ORDER_BATCH_WAIT_MS,
+    WORKER_CONCURRENCY: config.WORKER_CONCURRENCY,
+    DB_POOL_SIZE: config.DB_POOL_SIZE,
+    LOG_LEVEL: config.LOG_LEVEL,
+  };
+  report.machine = machineInfo();
+  report.versions = await serviceVersions();
+  report.code = codeInfo();
+  const setup: Record<string, number | boolean | null> = { rebuilt: null };
+  report.setup = setup;
+
+  const childEnv = benchEnv(port);
+  const serverLog = path.join(TMP_DIR, "server.log");
+  let pollConn: MariadbConnection | undefined;
+  let pollRedis: Redis | undefined;
+  let watcher: DrainWatcher | undefined;
+
+  try {
+    await killLeftoverServer();
+
+    // 1. A clean database and namespace.
+    let t = performance.now();
+    log(`resetting database ${DATABASE} and Redis namespace ${REDIS_NAMESPACE}:*`);
+    await resetDatabase();
+    const deletedKeys = await resetRedisNamespace();
+    setup.resetSeconds = round((performance.now() - t) / 1000, 2);
+    setup.redisKeysDeleted = deletedKeys;
+
+    // 2. Shoppers and the sale, through `npm run seed`.
+    t = performance.now();
+    const seedFile = path.join(TMP_DIR, "seed.json");
+    log(`seeding ${USERS} shoppers and a sale of ${STOCK} units (npm run seed)`);
+    await runLogged(
+      "npm",
+      ["run", "seed", "--", "--users", String(USERS), "--stock", String(STOCK), "--starts-in", "0", "--duration", "3600", "--json", seedFile],
+      childEnv,
+      path.join(TMP_DIR, "seed.log"),
+    );
+    setup.seedSeconds = round((performance.now() - t) / 1000, 2);
+    const seed = JSON.parse(readFileSync(seedFile, "utf8")) as { saleId: number; users: { id: number; token: string }[] };
+    if (seed.users.length !== USERS) throw new Error(`seed returned ${seed.users.length} shoppers, expected ${USERS}`);
+    const tokens = seed.users.map((u) => u.token);
+    report.saleId = seed.saleId;
+
+    // 3. The real system.
+    t = performance.now();
+    log(`starting the system (npm start) on port ${port}; log: ${path.relative(ROOT, serverLog)}`);
+    await startServer(childEnv, port, serverLog);
+    setup.startSeconds = round((performance.now() - t) / 1000, 2);
+    setup.rebuilt = readFileSync(serverLog, "utf8").includes("building the web app");
+    log(`healthy after ${setup.startSeconds} s${setup.rebuilt ? " (it rebuilt the web app first)" : ""}`);
+    await warmRoute(port, seed.saleId);
+    // Let the worker finish starting (it reports ready to the log only at info level).
+    await sleep(1000);
+
+    // 4 + 5. The crowd, with the drain watched alongside.
+    pollConn = await mariadb.createConnection({ host: "127.0.0.1", port: 3306, user: "root", database: DATABASE });
+    pollRedis = new Redis(REDIS_URL);
+    watcher = new DrainWatcher(pollConn, pollRedis, seed.saleId, STOCK);
+    const cpuBefore = cpuSnapshot(server?.pid);
+    watcher.start();
+    log(`phase A: ${attempts} purchase attempts over ${Math.min(CONNECTIONS, attempts)} connections`);
+    const a = await runPhaseA(port, seed.saleId, tokens, plan);
+    const t0 = a.startedAt;
+    const sec = (at: number) => round((at - t0) / 1000, 3);
+    log(`phase A done in ${round(a.result.duration, 2)} s (autocannon); waiting for the drain`);
+    const drained = await watcher.waitUntilDrained(DRAIN_TIMEOUT_MS);
+    const settled = drained ? await watcher.waitUntilSettled(SETTLE_TIMEOUT_MS) : false;
+    const cpuAfter = cpuSnapshot(server?.pid);
+    await watcher.stop();
+
+    // Phase A numbers.
+    const total = a.sentAt.length;
+    const answeredSlots: number[] = [];
+    for (let s = 0; s < total; s++) if (!Number.isNaN(a.doneAt[s]!)) answeredSlots.push(s);
+    const lastAnswer = Math.max(...answeredSlots.map((s) => a.doneAt[s]!));
+    const wall = (lastAnswer - t0) / 1000;
+    const queuedSlots = answeredSlots.filter((s) => a.outcome[s] === "QUEUED");
+    const queuedTimes = queuedSlots.map((s) => a.doneAt[s]!);
+    const firstQueued = queuedTimes.length ? Math.min(...queuedTimes) : NaN;
+    const lastQueued = queuedTimes.length ? Math.max(...queuedTimes) : NaN;
+    const soldOutTimes = answeredSlots.filter((s) => a.outcome[s] === "SOLD_OUT").map((s) => a.doneAt[s]!);
+    const firstSoldOut = soldOutTimes.length ? Math.min(...soldOutTimes) : NaN;
+    const byOutcome = new Map<string, number[]>();
+    for (let s = 0; s < total; s++) {
+      const key = a.outcome[s]!;
+      if (!byOutcome.has(key)) byOutcome.set(key, []);
+      byOutcome.get(key)!.push(s);
+    }
+    const order = (k: string) => {
+      const i = (OUTCOMES as readonly string[]).indexOf(k);
+      return i === -1 ? 100 : i;
+    };
+    const outcomes = [...byOutcome.entries()]
+      .sort(([x], [y]) => order(x) - order(y) || x.localeCompare(y))
+      .map(([outcome, slots]) => ({
+        outcome,
+        count: slots.length,
+        repeats: slots.filter((s) => plan.repeat[s]).length,
+        latencyMs: latencySummary(slots.filter((s) => !Number.isNaN(a.doneAt[s]!)).map((s) => a.doneAt[s]! - a.sentAt[s]!)),
+      }));
+    const statusCounts: Record<string, number> = {};
+    for (const [code, { count }] of Object.entries(a.result.statusCodeStats)) statusCounts[code] = Number(count);
+    const lat = a.result.latency;
+    report.phaseA = {
+      sent: total,
+      answered: answeredSlots.length,
+      noAnswer: total - answeredSlots.length,
+      wallSeconds: round(wall, 3),
+      throughputPerSecond: round(answeredSlots.length / wall, 0),
+      latencyMs: { mean: round(lat.mean, 2), p50: lat.p50, p90: lat.p90, p99: lat.p99, max: lat.max },
+      non2xx: a.result.non2xx,
+      httpStatusCodes: statusCounts,
+      autocannon: {
+        durationSeconds: a.result.duration,
+        requestsPerSecondMean: round(a.result.requests.mean, 0),
+        errors: a.result.errors,
+        timeouts: a.result.timeouts,
+        latencyMs: { mean: lat.mean, stddev: lat.stddev, p50: lat.p50, p90: lat.p90, p97_5: lat.p97_5, p99: lat.p99, max: lat.max },
+      },
+      outcomes,
+      answersByOutcome: Object.fromEntries(outcomes.map((o) => [o.outcome, o.count])),
+      firstQueuedAtSeconds: sec(firstQueued),
+      soldOutAfterSeconds: sec(lastQueued),
+      firstSoldOutAtSeconds: sec(firstSoldOut),
+      answeredBeforeSoldOut: answeredSlots.filter((s) => a.doneAt[s]! <= lastQueued).length,
+      reservationsPerSecond: round(queuedSlots.length / ((lastQueued - t0) / 1000), 0),
+    };
+
+    // Phase B numbers.
+    const allInDb = watcher.allInDbAt;
+    const peakPending = Math.max(0, ...watcher.samples.map((s) => s.pending));
+    const doneSorted = Float64Array.from(answeredSlots.map((s) => a.doneAt[s]!)).sort();
+    const queuedSorted = Float64Array.from(queuedTimes).sort();
+    const countUpTo = (sorted: Float64Array, at: number) => {
+      let lo = 0;
+      let hi = sorted.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (sorted[mid]! <= at) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    };
+    // About 25 rows: every sample while things change, thinned evenly.
+    const relevant = watcher.samples.filter((s) => s.at >= t0 && s.at <= (allInDb ?? lastAnswer) + 500);
+    const step = Math.max(1, Math.ceil(relevant.length / 25));
+    const timeline = relevant
+      .filter((_, i) => i % step === 0 || i === relevant.length - 1)
+      .map((s) => ({
+        atSeconds: sec(s.at),
+        answered: countUpTo(doneSorted, s.at),
+        queued: countUpTo(queuedSorted, s.at),
+        redisStock: s.redisStock,
+        pending: s.pending,
+        orders: s.orders,
+      }));
+    report.phaseB = {
+      drained,
+      settled,
+      allInDbAtSeconds: allInDb === undefined ? null : sec(allInDb),
+      drainSeconds: allInDb === undefined ? null : round((allInDb - firstQueued) / 1000, 3),
+      ordersPerSecond: allInDb === undefined ? null : round(STOCK / ((allInDb - firstQueued) / 1000), 0),
+      lagAfterLastReservationSeconds: allInDb === undefined ? null : round(Math.max(0, allInDb - lastQueued) / 1000, 3),
+      peakPending,
+      pollIntervalMs: POLL_MS,
+      timeline,
+      samples: watcher.samples.map((s) => [sec(s.at), s.orders, s.pending, s.redisStock]),
+    };
+    report.cpu = cpuBetween(cpuBefore, cpuAfter);
+    log(
+      `phase A: ${report.phaseA.throughputPerSecond} answers/s, p99 ${lat.p99} ms, sold out after ${sec(lastQueued)} s; ` +
+        `phase B: ${drained ? `all ${STOCK} orders in MySQL after ${report.phaseB.drainSeconds} s (${report.phaseB.ordersPerSecond}/s)` : "DID NOT DRAIN"}`,
+    );
+
+    // 6. Invariants.
+    const queuedIds = queuedSlots.map((s) => a.reservationIds[s]).filter((id): id is string => !!id);
+    const queuedShoppers = queuedSlots.map((s) => plan.shopperOf[s]!);
+    const invariants = await checkInvariants(port, seed.saleId, queuedIds, queuedShoppers);
+    report.invariants = invariants;
+    for (const c of invariants.checks) if (!c.ok) log(`INVARIANT FAILED: ${c.name}: expected ${c.expected}, got ${c.actual}`);
+    report.status = invariants.ok && drained ? "PASS" : "FAIL";
+    if (!drained) report.failure = `the orders did not all reach MySQL within ${DRAIN_TIMEOUT_MS / 1000} s`;
+  } catch (error) {
+    report.failure = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    console.error(error);
+  } finally {
+    if (watcher) await watcher.stop().catch(() => {});
+    await pollConn?.end().catch(() => {});
+    await pollRedis?.quit().catch(() => {});
+    log("stopping the system");
+    report.shutdown = await shutdownServer();
+    if (report.shutdown && (report.shutdown as { orphansLeft: number }).orphansLeft > 0) log("WARNING: processes survived the shutdown");
+  }
+
+  // 7. Reports.
+  report.finishedAt = new Date().toISOString();
+  const base = `core-${stamp(started)}`;
+  const json = JSON.stringify(report, null, 2) + "\n";
+  const md = markdown(report) + "\n";
+  for (const name of [base, "core-latest"]) {
+    writeFileSync(path.join(REPORTS_DIR, `${name}.json`), json);
+    writeFileSync(path.join(REPORTS_DIR, `${name}.md`), md);
+  }
+  if (args.json) writeFileSync(args.json, json);
+  log(`report: bench/reports/${base}.md (and core-latest.md/.json)${args.json ? `, ${args.json}` : ""}`);
+  log(`result: ${report.status}`);
+  return report.status === "PASS" ? 0 : 1;
+}
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    log(`${signal}: stopping the system and exiting`);
+    void shutdownServer().finally(() => process.exit(130));
+  });
+}
+
+main().then(
+  (code) => process.exit(code),
+  async (error: unknown) => {
+    console.error(error);
+    await shutdownServer().catch(() => {});
+    process.exit(1);
+  },
+);
