@@ -21,7 +21,9 @@ import { Redis } from "ioredis";
 import mariadb, { type Connection as MariadbConnection } from "mariadb";
 import { migrate } from "../prisma/migrate";
 import { readEnv, type Env } from "../server/env";
-import { createServices } from "../server/services";
+import { createServices, type Services } from "../server/services";
+import { createSale } from "../server/seed";
+import { warmUpSale } from "../server/seckill/warmup";
 import { invariantViolations, readSaleLedger, type SaleLedger } from "../server/seckill/invariants";
 import { saleKeys } from "../server/seckill/keys";
 
@@ -140,7 +142,7 @@ async function freePort(): Promise<number> {
 
 function git(...gitArgs: string[]): string {
   const result = spawnSync("git", gitArgs, { encoding: "utf8" });
-  return result.status === 0 ? result.stdout.trim() : "";
+  return result.status === 0 ? result.stdout.replace(/\s+$/, "") : "";
 }
 
 function tail(file: string, lines = 40): string {
@@ -528,16 +530,64 @@ async function runPhaseA(port: number, saleId: number, tokens: string[], plan: P
   return { startedAt, sentAt, doneAt, httpStatus, outcome, reservationIds, result };
 }
 
-/** A handful of unauthenticated calls, so the route is loaded before the clock starts. */
-async function warmRoute(port: number, saleId: number) {
-  for (let i = 0; i < 20; i++) {
-    await fetch(`http://127.0.0.1:${port}${PURCHASE_PATH}`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ json: { saleId } }),
-      signal: AbortSignal.timeout(10_000),
-    }).then((r) => r.arrayBuffer());
+const WARMUP_UNITS = 20;
+
+/** Waits until a worker process listens on the create-order queue (the health check covers only the web). */
+async function waitForWorker(services: Services, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if ((await services.queues.createOrder.getWorkersCount()) > 0) return;
+    if (serverExited) throw new Error("npm start exited while waiting for the worker");
+    await sleep(250);
   }
+  throw new Error(`no worker joined the create-order queue within ${timeoutMs / 1000} s`);
+}
+
+/**
+ * Before the clock starts: a separate small sale, bought out over HTTP and drained by the worker,
+ * so both processes have loaded their code, scripts and connections (a flash sale meets a
+ * running system, not a cold one). It leaves the benchmark sale untouched.
+ */
+async function warmUp(services: Services, port: number, tokens: string[]) {
+  const now = Date.now();
+  const { saleId } = await createSale(services, {
+    productName: "Bench warm-up item",
+    description: "Bought out by bench/core.ts before the measured run.",
+    priceCents: 100,
+    originalPriceCents: 200,
+    stock: WARMUP_UNITS,
+    perUserLimit: 1,
+    startsAt: new Date(now - 1000),
+    endsAt: new Date(now + 3600_000),
+  });
+  await warmUpSale(services, saleId);
+  const answers = await Promise.all(
+    tokens.slice(0, WARMUP_UNITS).map(async (token) => {
+      const res = await fetch(`http://127.0.0.1:${port}${PURCHASE_PATH}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+        body: JSON.stringify({ json: { saleId } }),
+        signal: AbortSignal.timeout(30_000),
+      });
+      return outcomeOf(res.status, await res.text()).outcome;
+    }),
+  );
+  const queued = answers.filter((o) => o === "QUEUED").length;
+  if (queued !== Math.min(WARMUP_UNITS, tokens.length)) throw new Error(`warm-up purchases answered ${answers.join(", ")}`);
+  const deadline = Date.now() + 60_000;
+  while ((await services.db.order.count({ where: { saleId } })) < queued) {
+    if (Date.now() > deadline) throw new Error("the warm-up sale's orders did not reach MySQL within 60 s");
+    await sleep(100);
+  }
+  return saleId;
+}
+
+/** How busy the machine is with the system idle: anything above ~0 is someone else's load. */
+async function idleLoad(sampleMs: number): Promise<number> {
+  const before = machineCpu();
+  await sleep(sampleMs);
+  const after = machineCpu();
+  return (after.busy - before.busy) / (sampleMs / 1000);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -619,9 +669,8 @@ interface Check {
   ok: boolean;
 }
 
-async function checkInvariants(port: number, saleId: number, queuedIds: string[], queuedShoppers: number[]) {
-  const services = await createServices(appConfig(port));
-  try {
+async function checkInvariants(services: Services, saleId: number, queuedIds: string[], queuedShoppers: number[]) {
+  {
     const ledger: SaleLedger = await readSaleLedger(services, saleId);
     const violations = invariantViolations(ledger);
     const orders = await services.db.order.findMany({ where: { saleId }, select: { reservationId: true, userId: true } });
@@ -644,8 +693,6 @@ async function checkInvariants(port: number, saleId: number, queuedIds: string[]
       { name: "shoppers answered QUEUED twice", expected: 0, actual: shoppersQueuedTwice, ok: shoppersQueuedTwice === 0 },
     ];
     return { ok: checks.every((c) => c.ok), checks, ledger };
-  } finally {
-    await services.close();
   }
 }
 
@@ -690,7 +737,7 @@ function codeInfo() {
   const status = git("status", "--porcelain", "--untracked-files=normal");
   const dirtyFiles = status ? status.split("\n").map((l) => l.slice(3)) : [];
   return {
-    commit: git("rev-parse", "--short", "HEAD") || "unknown",
+    commit: git("rev-parse", "--short", "HEAD").trim() || "unknown",
     subject: git("log", "-1", "--format=%s"),
     dirty: dirtyFiles.length > 0,
     dirtyFiles,
@@ -711,13 +758,22 @@ function markdown(r: Report): string {
   const a = r.phaseA;
   const b = r.phaseB;
   const lines: string[] = [];
-  const table = (head: string[], rows: unknown[][]) => {
-    lines.push(`| ${head.join(" | ")} |`, `| ${head.map((h, i) => (i === 0 ? "---" : "---:")).join(" | ")} |`);
+  /** Numbers right-aligned, text left-aligned. */
+  const table = (head: string[], rows: unknown[][], numeric = true) => {
+    lines.push(`| ${head.join(" | ")} |`, `| ${head.map((_, i) => (i === 0 || !numeric ? "---" : "---:")).join(" | ")} |`);
     for (const row of rows) lines.push(`| ${row.map((c) => fmt(c)).join(" | ")} |`);
     lines.push("");
   };
   lines.push(`# Core pipeline benchmark — ${r.startedAt.slice(0, 19).replace("T", " ")} UTC`, "");
   lines.push(`**Result: ${r.status}**${r.status === "PASS" ? " — every invariant held." : ` — ${r.failure ?? "see the invariant checks below"}.`}`, "");
+  const otherRow = r.cpu?.rows?.find((row: Report) => row.component === "everything else on the machine");
+  const otherBefore = r.setup?.otherLoadBeforeStartCores;
+  if ((otherRow && otherRow.coresBusy > 0.3) || (otherBefore ?? 0) > 0.3) {
+    lines.push(
+      `> **Noisy run:** other work on the machine used ${fmt(otherBefore)} cores just before the run and ${fmt(otherRow?.coresBusy)} cores on average during it (of ${r.machine.cores}). Compare with care, or rerun on a quiet machine.`,
+      "",
+    );
+  }
   lines.push(
     `${fmt(r.parameters.attempts)} purchase attempts (${fmt(r.parameters.users)} shoppers once each + ${fmt(r.parameters.repeatAttempts)} repeats) ` +
       `for a sale of ${fmt(r.parameters.stock)} units, over ${r.parameters.connections} keep-alive connections, against \`npm start\` on one machine.`,
@@ -822,8 +878,11 @@ function markdown(r: Report): string {
       [`seed ${fmt(r.parameters.users)} shoppers + sale (\`npm run seed\`) (s)`, r.setup.seedSeconds],
       ["`npm start` until /api/health = 200 (s)", r.setup.startSeconds],
       ["`npm start` rebuilt the web app", r.setup.rebuilt === null ? "–" : r.setup.rebuilt ? "yes" : "no"],
+      [`warm-up: worker joined, a separate ${WARMUP_UNITS}-unit sale bought out over HTTP and drained (s)`, r.setup.warmupSeconds],
+      ["other load on the machine just before phase A (cores busy, system idle)", r.setup.otherLoadBeforeStartCores],
       ["shutdown", r.shutdown ? `${r.shutdown.graceful ? "graceful" : `forced (${r.shutdown.killed} killed)`} in ${r.shutdown.seconds} s, ${r.shutdown.orphansLeft} process(es) left` : "–"],
     ],
+    false,
   );
 
   lines.push("## Environment", "");
@@ -837,6 +896,7 @@ function markdown(r: Report): string {
       ["parameters", `users ${r.parameters.users}, stock ${r.parameters.stock}, per-user limit 1, repeat ratio ${r.parameters.repeatRatio}, connections ${r.parameters.connections}, port ${r.parameters.port}`],
       ["isolation", `database \`${DATABASE}\`, Redis namespace \`${REDIS_NAMESPACE}\` (both wiped first), fixed SESSION_SECRET, LOG_LEVEL=warn`],
     ],
+    false,
   );
   return lines.join("\n");
 }
@@ -885,6 +945,7 @@ async function main(): Promise<number> {
   let pollConn: MariadbConnection | undefined;
   let pollRedis: Redis | undefined;
   let watcher: DrainWatcher | undefined;
+  let services: Services | undefined;
 
   try {
     await killLeftoverServer();
@@ -920,9 +981,18 @@ async function main(): Promise<number> {
     setup.startSeconds = round((performance.now() - t) / 1000, 2);
     setup.rebuilt = readFileSync(serverLog, "utf8").includes("building the web app");
     log(`healthy after ${setup.startSeconds} s${setup.rebuilt ? " (it rebuilt the web app first)" : ""}`);
-    await warmRoute(port, seed.saleId);
-    // Let the worker finish starting (it reports ready to the log only at info level).
-    await sleep(1000);
+    services = await createServices(config);
+    t = performance.now();
+    await waitForWorker(services, 60_000);
+    const warmupSaleId = await warmUp(services, port, tokens);
+    setup.warmupSeconds = round((performance.now() - t) / 1000, 2);
+    setup.warmupSaleId = warmupSaleId;
+    log(`worker up; warm-up sale ${warmupSaleId} bought out and drained in ${setup.warmupSeconds} s`);
+    const otherLoad = await idleLoad(3000);
+    setup.otherLoadBeforeStartCores = round(otherLoad, 2);
+    if (otherLoad > 0.3) {
+      log(`WARNING: the machine is already ${round(otherLoad, 2)} cores busy with the system idle; numbers will be noisy`);
+    }
 
     // 4 + 5. The crowd, with the drain watched alongside.
     pollConn = await mariadb.createConnection({ host: "127.0.0.1", port: 3306, user: "root", database: DATABASE });
@@ -1047,7 +1117,7 @@ async function main(): Promise<number> {
     // 6. Invariants.
     const queuedIds = queuedSlots.map((s) => a.reservationIds[s]).filter((id): id is string => !!id);
     const queuedShoppers = queuedSlots.map((s) => plan.shopperOf[s]!);
-    const invariants = await checkInvariants(port, seed.saleId, queuedIds, queuedShoppers);
+    const invariants = await checkInvariants(services, seed.saleId, queuedIds, queuedShoppers);
     report.invariants = invariants;
     for (const c of invariants.checks) if (!c.ok) log(`INVARIANT FAILED: ${c.name}: expected ${c.expected}, got ${c.actual}`);
     report.status = invariants.ok && drained ? "PASS" : "FAIL";
@@ -1059,6 +1129,7 @@ async function main(): Promise<number> {
     if (watcher) await watcher.stop().catch(() => {});
     await pollConn?.end().catch(() => {});
     await pollRedis?.quit().catch(() => {});
+    await services?.close().catch(() => {});
     log("stopping the system");
     report.shutdown = await shutdownServer();
     if (report.shutdown && (report.shutdown as { orphansLeft: number }).orphansLeft > 0) log("WARNING: processes survived the shutdown");

@@ -25,13 +25,12 @@ export interface TestEnvironment {
 
 export async function createTestEnvironment(name: string, overrides: Record<string, string> = {}): Promise<TestEnvironment> {
   const suffix = randomBytes(3).toString("hex");
-  const database = `fs_t_${name.replace(/\W/g, "_")}`;
+  // Random suffix: the same file may run at once in two checkouts sharing one MariaDB.
+  const database = `fs_t_${name.replace(/\W/g, "_")}_${suffix}`;
   const url = new URL(BASE_DATABASE_URL);
   url.pathname = `/${database}`;
   const target = parseDatabaseUrl(url.toString());
-  const admin = await mariadb.createConnection({ host: target.host, port: target.port, user: target.user, password: target.password });
-  await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
-  await admin.end();
+  const connectAdmin = () => mariadb.createConnection({ host: target.host, port: target.port, user: target.user, password: target.password });
   await migrate(url.toString());
 
   const childEnv: Record<string, string> = {
@@ -51,6 +50,9 @@ export async function createTestEnvironment(name: string, overrides: Record<stri
     async cleanup() {
       await deleteNamespace(env.REDIS_URL, env.REDIS_NAMESPACE);
       await services.close();
+      const admin = await connectAdmin();
+      await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
+      await admin.end();
     },
   };
 }
