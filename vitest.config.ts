@@ -7,7 +7,12 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "unit", include: ["server/**/*.test.ts", "worker/**/*.test.ts"], exclude: ["**/*.int.test.ts", "**/node_modules/**"] },
+        test: {
+          name: "unit",
+          include: ["server/**/*.test.ts", "worker/**/*.test.ts"],
+          exclude: ["**/*.int.test.ts", "**/node_modules/**"],
+          sequence: { groupOrder: 0 },
+        },
       },
       {
         extends: true,
@@ -17,6 +22,7 @@ export default defineConfig({
           // Each file owns a database and a Redis namespace, so files may run side by side;
           // two at a time suits a 2-core machine.
           maxWorkers: 2,
+          sequence: { groupOrder: 1 },
           testTimeout: 120_000,
           hookTimeout: 120_000,
         },

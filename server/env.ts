@@ -36,6 +36,18 @@ const envSchema = z
     WORKER_LOCK_MS: intFrom(30_000, 1000),
     WORKER_STALLED_INTERVAL_MS: intFrom(30_000, 500),
     DB_POOL_SIZE: intFrom(10, 1),
+    /** A Redis command not answered in this time fails, and the purchase path fails closed. */
+    REDIS_COMMAND_TIMEOUT_MS: intFrom(1000, 50),
+    /** Requests per second per client IP at the gateway (proxy.ts); 0 turns the limit off. */
+    RATE_LIMIT_PER_IP: intFrom(50, 0),
+    /** Purchase (and purchase-token) calls per second per shopper; 0 turns the limit off. */
+    RATE_LIMIT_PER_USER: intFrom(5, 0),
+    /** How many proxies in front of us append to X-Forwarded-For (0: clients talk to Next directly). */
+    TRUSTED_PROXY_HOPS: intFrom(0, 0),
+    /** Rate limits on Upstash's REST API instead of the local Redis, when both are set. */
+    UPSTASH_REDIS_REST_URL: z.url().optional(),
+    UPSTASH_REDIS_REST_TOKEN: z.string().min(1).optional(),
+    PURCHASE_TOKEN_TTL_SECONDS: intFrom(30, 1),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     /** Test-only fault hooks (chaos and crash tests); ignored unless NODE_ENV is not production. */
     FAULT_CRASH_AFTER_COMMIT: z.enum(["0", "1"]).default("0"),

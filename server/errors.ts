@@ -14,13 +14,17 @@ export type AppErrorCode =
   | "SERVICE_UNAVAILABLE";
 
 export class AppError extends Error {
+  /** For TOO_MANY_REQUESTS: sent as the Retry-After header. */
+  readonly retryAfterSeconds: number | undefined;
+
   constructor(
     readonly code: AppErrorCode,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryAfterSeconds?: number },
   ) {
-    super(message, options);
+    super(message, { cause: options?.cause });
     this.name = "AppError";
+    this.retryAfterSeconds = options?.retryAfterSeconds;
   }
 }
 

@@ -5,6 +5,9 @@ import { createDb, type Db } from "./clients/db";
 import { createRedis, type AppRedis } from "./clients/redis";
 import { createQueues, type Queues } from "./clients/queues";
 import { followSoldOutBroadcasts, SoldOutFlags } from "./seckill/sold-out";
+import { createMetrics, type Metrics } from "./metrics";
+import { RateLimiter } from "./gateway/rate-limit";
+import { createUpstashRedis } from "./gateway/upstash-redis";
 
 /**
  * Everything domain code needs from the outside world, built from one Env. Domain functions take
@@ -17,20 +20,36 @@ export interface Services {
   redis: AppRedis;
   queues: Queues;
   soldOut: SoldOutFlags;
+  metrics: Metrics;
+  rateLimits: { perIp: RateLimiter; perUser: RateLimiter };
   close(): Promise<void>;
 }
 
 export interface ServiceOptions {
   /** Follow sold-out broadcasts from other instances (web processes do). */
   followBroadcasts?: boolean;
+  /** Export Node's process metrics too (one set per process). */
+  processMetrics?: boolean;
 }
 
 export async function createServices(env: Env, options: ServiceOptions = {}): Promise<Services> {
   const db = createDb(env.DATABASE_URL, env.DB_POOL_SIZE);
-  const redis = createRedis(env.REDIS_URL);
-  const queueConnection = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
+  // Bounded waits: a Redis that is down or slow turns into an error the caller can report.
+  const bounded = { commandTimeout: env.REDIS_COMMAND_TIMEOUT_MS, maxRetriesPerRequest: 1 };
+  const redis = createRedis(env.REDIS_URL, bounded);
+  const queueConnection = new Redis(env.REDIS_URL, bounded);
   const queues = createQueues(queueConnection, env.REDIS_NAMESPACE);
   const soldOut = new SoldOutFlags();
+  const upstash = createUpstashRedis(
+    redis,
+    env.UPSTASH_REDIS_REST_URL && env.UPSTASH_REDIS_REST_TOKEN
+      ? { url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN }
+      : undefined,
+  );
+  const rateLimits = {
+    perIp: new RateLimiter(upstash, { prefix: `${env.REDIS_NAMESPACE}:ratelimit:ip`, perSecond: env.RATE_LIMIT_PER_IP }),
+    perUser: new RateLimiter(upstash, { prefix: `${env.REDIS_NAMESPACE}:ratelimit:user`, perSecond: env.RATE_LIMIT_PER_USER }),
+  };
   let subscriber: Redis | undefined;
   if (options.followBroadcasts) {
     subscriber = new Redis(env.REDIS_URL);
@@ -42,6 +61,8 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
     redis,
     queues,
     soldOut,
+    metrics: createMetrics({ processMetrics: options.processMetrics }),
+    rateLimits,
     async close() {
       await Promise.allSettled([queues.createOrder.close()]);
       await Promise.allSettled([db.$disconnect(), redis.quit(), queueConnection.quit(), subscriber?.quit()]);
@@ -53,6 +74,11 @@ const holder = globalThis as unknown as { __flashSaleServices?: Promise<Services
 
 /** The web process's services, created once (and kept across Next.js dev reloads). */
 export function getServices(): Promise<Services> {
-  holder.__flashSaleServices ??= createServices(processEnv(), { followBroadcasts: true });
+  holder.__flashSaleServices ??= createServices(processEnv(), { followBroadcasts: true, processMetrics: true }).catch(
+    (error: unknown) => {
+      holder.__flashSaleServices = undefined; // let the next request try again
+      throw error;
+    },
+  );
   return holder.__flashSaleServices;
 }

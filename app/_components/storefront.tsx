@@ -2,6 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "./trpc";
+import type { Refusal } from "@/server/seckill/outcome";
 
 const money = (cents: number) => `¥${(cents / 100).toFixed(2)}`;
 
@@ -44,16 +45,29 @@ export function Storefront() {
   );
 }
 
-const REFUSAL_TEXT = {
+const REFUSAL_TEXT: Record<Refusal, string> = {
   SOLD_OUT: "Sold out — every unit has been reserved.",
   ALREADY_PURCHASED: "You already bought this item (limit reached).",
   NOT_STARTED: "The sale has not started yet.",
   ENDED: "The sale has ended.",
-} as const;
+  BLACKLISTED: "This account cannot take part in flash sales. Contact support if you think this is wrong.",
+  REAL_NAME_REQUIRED: "This sale is for real-name verified accounts. Verify your identity to take part.",
+  MEMBER_LEVEL_TOO_LOW: "This sale is for members of a higher level.",
+  INVALID_TOKEN: "Your purchase link expired. Press Buy again.",
+};
 
 function BuyButton({ saleId, enabled }: { saleId: number; enabled: boolean }) {
   const trpc = useTRPC();
-  const buy = useMutation(trpc.seckill.purchase.mutationOptions());
+  const token = useMutation(trpc.seckill.token.mutationOptions());
+  const purchase = useMutation(trpc.seckill.purchase.mutationOptions());
+  // One press: fetch the single-use purchase token, then purchase with it.
+  const buy = useMutation({
+    mutationFn: async () => {
+      const issued = await token.mutateAsync({ saleId });
+      if (issued.status !== "ISSUED") return issued;
+      return purchase.mutateAsync({ saleId, token: issued.token });
+    },
+  });
   const reservationId = buy.data?.status === "QUEUED" ? buy.data.reservationId : null;
   const result = useQuery({
     ...trpc.seckill.result.queryOptions({ reservationId: reservationId ?? "" }),
@@ -78,7 +92,7 @@ function BuyButton({ saleId, enabled }: { saleId: number; enabled: boolean }) {
       <button
         type="button"
         disabled={!enabled || buy.isPending || reservationId !== null}
-        onClick={() => buy.mutate({ saleId })}
+        onClick={() => buy.mutate()}
       >
         {buy.isPending ? "Buying…" : "Buy now"}
       </button>

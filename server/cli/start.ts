@@ -34,20 +34,23 @@ const config = env();
 const root = process.cwd();
 const log = (line: string) => console.log(`[start] ${line}`);
 
-function newestMtime(dir: string): number {
+/** Newest modification time under `target` (a file or a folder). */
+function newestMtime(target: string): number {
+  if (!existsSync(target)) return 0;
+  if (!statSync(target).isDirectory()) return statSync(target).mtimeMs;
   let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+  for (const entry of readdirSync(target, { withFileTypes: true })) {
     // Tests never reach the build, so editing one does not call for a rebuild.
     if (entry.name === "node_modules" || entry.name.startsWith(".") || entry.name.endsWith(".test.ts")) continue;
-    const full = path.join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : statSync(full).mtimeMs);
+    newest = Math.max(newest, newestMtime(path.join(target, entry.name)));
   }
   return newest;
 }
 
 function buildIfNeeded() {
   const buildId = path.join(root, ".next", "BUILD_ID");
-  const sources = Math.max(...["app", "server", "public"].map((d) => newestMtime(path.join(root, d))));
+  const inputs = ["app", "server", "public", "proxy.ts", "next.config.ts", "package.json", "tsconfig.json", "prisma/schema.prisma"];
+  const sources = Math.max(...inputs.map((input) => newestMtime(path.join(root, input))));
   if (existsSync(buildId) && statSync(buildId).mtimeMs > sources) return;
   log("building the web app (sources changed since the last build)…");
   const result = spawnSync("npm", ["run", "build"], { stdio: "inherit" });

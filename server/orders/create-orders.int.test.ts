@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Prisma } from "../generated/prisma/client";
-import { createTestEnvironment, startWorker, waitFor, type TestEnvironment } from "../testing/harness";
+import { buyAsShopper, createTestEnvironment, startWorker, waitFor, type TestEnvironment } from "../testing/harness";
 import { createSale, createShoppers } from "../seed";
 import { warmUpSale } from "../seckill/warmup";
-import { purchase } from "../seckill/purchase";
 import { saleKeys } from "../seckill/keys";
 import { invariantViolations, readSaleLedger } from "../seckill/invariants";
 import { changeStock, prismaStockStore, type StockStore } from "../stock/ledger";
@@ -104,7 +103,7 @@ describe("worker killed after the commit, before acknowledging", () => {
     await warmUpSale(services, saleId);
 
     const doomed = await startWorker(t.childEnv, { FAULT_CRASH_AFTER_COMMIT: "1", ORDER_BATCH_WAIT_MS: "500" });
-    const answers = await Promise.all(buyers.map((b) => purchase(services, { userId: b.id, saleId })));
+    const answers = await Promise.all(buyers.map((b) => buyAsShopper(services, { userId: b.id, saleId })));
     expect(answers.every((a) => a.status === "QUEUED")).toBe(true);
     expect(await doomed.exited).toBe("SIGKILL");
 
@@ -135,7 +134,7 @@ describe("graceful shutdown", () => {
     await warmUpSale(services, saleId);
     // A long batch window keeps the jobs waiting in the worker's hands when SIGTERM arrives.
     const worker = await startWorker(t.childEnv, { ORDER_BATCH_WAIT_MS: "3000" });
-    await Promise.all(buyers.map((b) => purchase(services, { userId: b.id, saleId })));
+    await Promise.all(buyers.map((b) => buyAsShopper(services, { userId: b.id, saleId })));
     await waitFor(async () => ((await services.queues.createOrder.getJobCounts("active")).active ?? 0) === 4, 10_000, "the worker to take the jobs");
     expect(await services.db.order.count({ where: { saleId } })).toBe(0);
 

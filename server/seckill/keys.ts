@@ -13,6 +13,10 @@ export interface SaleKeys {
   pending: string;
   /** reservationId -> orderId, for the buyer's result query */
   orders: string;
+  /** userId -> eligibility code, for shoppers whose code differs from meta.eligibility */
+  eligibility: string;
+  /** one shopper's single-use purchase token */
+  token(userId: number): string;
 }
 
 export function saleKeys(namespace: string, saleId: number): SaleKeys {
@@ -23,6 +27,8 @@ export function saleKeys(namespace: string, saleId: number): SaleKeys {
     users: `${base}:users`,
     pending: `${base}:pending`,
     orders: `${base}:orders`,
+    eligibility: `${base}:eligibility`,
+    token: (userId) => `${base}:token:${userId}`,
   };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { interpretReserveReply } from "./outcome";
+import { interpretReserveReply, interpretTokenReply } from "./outcome";
 
 describe("interpretReserveReply", () => {
   it.each([
@@ -9,11 +9,25 @@ describe("interpretReserveReply", () => {
     [[-2, 5], { kind: "refused", outcome: { status: "ENDED" } }],
     [[-3, 5], { kind: "refused", outcome: { status: "ALREADY_PURCHASED" } }],
     [[-4, 0], { kind: "refused", outcome: { status: "SOLD_OUT" } }],
+    [[-5, 5], { kind: "refused", outcome: { status: "BLACKLISTED" } }],
+    [[-6, 5], { kind: "refused", outcome: { status: "REAL_NAME_REQUIRED" } }],
+    [[-7, 5], { kind: "refused", outcome: { status: "MEMBER_LEVEL_TOO_LOW" } }],
+    [[-8, 5], { kind: "refused", outcome: { status: "INVALID_TOKEN" } }],
   ] as const)("maps %j", (reply, verdict) => {
     expect(interpretReserveReply([reply[0], reply[1]])).toEqual(verdict);
   });
 
   it("refuses to guess at an unknown code", () => {
     expect(() => interpretReserveReply([7, 0])).toThrow(/unknown code 7/);
+  });
+});
+
+describe("interpretTokenReply", () => {
+  it("maps every code", () => {
+    expect(interpretTokenReply([1, 0], "t", 30_000)).toEqual({ status: "ISSUED", token: "t", expiresInMs: 30_000 });
+    expect(interpretTokenReply([0, 0], "t", 1)).toBeNull();
+    expect(interpretTokenReply([-1, 1_700_000_000_000], "t", 1)).toEqual({ status: "NOT_STARTED", startsAt: new Date(1_700_000_000_000) });
+    expect(interpretTokenReply([-2, 0], "t", 1)).toEqual({ status: "ENDED" });
+    expect(() => interpretTokenReply([3, 0], "t", 1)).toThrow(/unknown code 3/);
   });
 });

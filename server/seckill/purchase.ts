@@ -1,41 +1,30 @@
+import { randomBytes } from "node:crypto";
 import type { Services } from "../services";
 import { AppError } from "../errors";
+import { tooManyRequests } from "../gateway/rate-limit";
 import { createOrderJobId, newReservationId, parseReservationId } from "./reservation";
 import { saleKeys } from "./keys";
-import { interpretReserveReply, type PurchaseOutcome } from "./outcome";
+import { interpretReserveReply, interpretTokenReply, type PurchaseOutcome, type TokenOutcome } from "./outcome";
 import { broadcastSoldOut } from "./sold-out";
 
-/**
- * One purchase attempt: the in-process sold-out flag, then ONE Lua round trip that checks and
- * reserves, then the create-order job (peak shaving: MySQL sees the worker's pace, not the crowd's).
- */
-export async function purchase(
-  services: Services,
-  input: { userId: number; saleId: number },
-): Promise<PurchaseOutcome> {
-  const { redis, env, soldOut, queues } = services;
-  const { userId, saleId } = input;
-  if (soldOut.isSoldOut(saleId)) return { status: "SOLD_OUT" };
+const BUSY = "We are very busy right now. Please try again in a moment.";
 
-  const reservationId = newReservationId(saleId, userId);
-  const keys = saleKeys(env.REDIS_NAMESPACE, saleId);
-  const reply = await redis.reserve(keys.stock, keys.meta, keys.users, keys.pending, String(userId), reservationId);
-  const verdict = interpretReserveReply(reply);
-
-  if (verdict.kind === "not-warmed") throw await notPurchasable(services, saleId);
-  if (verdict.kind === "refused") {
-    if (verdict.outcome.status === "SOLD_OUT") {
-      await broadcastSoldOut(redis, env.REDIS_NAMESPACE, soldOut, { saleId, soldOut: true });
-    }
-    return verdict.outcome;
+/** Redis or the queue not answering becomes a clear "try again", never a guess (fail closed). */
+async function failClosed<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    throw new AppError("SERVICE_UNAVAILABLE", BUSY, { cause: error });
   }
+}
 
-  const job = { reservationId, saleId, userId, reservedAt: Date.now() };
-  await queues.createOrder.add("create-order", job, { jobId: createOrderJobId(reservationId) });
-  if (verdict.stockLeft <= 0) {
-    await broadcastSoldOut(redis, env.REDIS_NAMESPACE, soldOut, { saleId, soldOut: true });
+async function limitPerShopper(services: Services, scope: "purchase" | "token", userId: number) {
+  const verdict = await services.rateLimits.perUser.check(`${scope}:${userId}`);
+  if (!verdict.allowed) {
+    services.metrics.rateLimited.inc({ scope: "user" });
+    throw tooManyRequests(verdict.retryAfterSeconds);
   }
-  return { status: "QUEUED", reservationId };
 }
 
 /** The slow path, only when Redis knows nothing of the sale: explain why, from MySQL. */
@@ -43,6 +32,69 @@ async function notPurchasable(services: Services, saleId: number): Promise<AppEr
   const sale = await services.db.sale.findUnique({ where: { id: saleId }, select: { id: true } });
   if (!sale) return new AppError("NOT_FOUND", `Sale ${saleId} does not exist.`);
   return new AppError("PRECONDITION_FAILED", `Sale ${saleId} is not open for purchases yet; try again shortly.`);
+}
+
+/**
+ * The hidden purchase address: a short-lived, single-use token for one shopper and one sale,
+ * issued only once the sale has started by Redis's clock. A purchase must present it.
+ */
+export async function issuePurchaseToken(
+  services: Services,
+  input: { userId: number; saleId: number },
+): Promise<TokenOutcome> {
+  const { redis, env, soldOut } = services;
+  if (soldOut.isSoldOut(input.saleId)) return { status: "SOLD_OUT" };
+  await limitPerShopper(services, "token", input.userId);
+  const keys = saleKeys(env.REDIS_NAMESPACE, input.saleId);
+  const token = randomBytes(16).toString("base64url");
+  const ttlMs = env.PURCHASE_TOKEN_TTL_SECONDS * 1000;
+  const reply = await failClosed(redis.issueToken(keys.meta, keys.token(input.userId), token, ttlMs));
+  const outcome = interpretTokenReply(reply, token, ttlMs);
+  if (!outcome) throw await notPurchasable(services, input.saleId);
+  return outcome;
+}
+
+/**
+ * One purchase attempt: the in-process sold-out flag, the shopper's rate limit, then ONE Lua
+ * round trip that checks token, window, eligibility, limit and stock and reserves, then the
+ * create-order job (peak shaving: MySQL sees the worker's pace, not the crowd's).
+ */
+export async function purchase(
+  services: Services,
+  input: { userId: number; saleId: number; token: string },
+): Promise<PurchaseOutcome> {
+  const { redis, env, soldOut, queues, metrics } = services;
+  const { userId, saleId } = input;
+  if (soldOut.isSoldOut(saleId)) {
+    metrics.purchaseAnswers.inc({ status: "SOLD_OUT", source: "flag" });
+    return { status: "SOLD_OUT" };
+  }
+  await limitPerShopper(services, "purchase", userId);
+
+  const reservationId = newReservationId(saleId, userId);
+  const keys = saleKeys(env.REDIS_NAMESPACE, saleId);
+  metrics.reserveCalls.inc();
+  const reply = await failClosed(
+    redis.reserve(keys.stock, keys.meta, keys.users, keys.pending, keys.eligibility, keys.token(userId), String(userId), reservationId, input.token),
+  );
+  const verdict = interpretReserveReply(reply);
+
+  if (verdict.kind === "not-warmed") throw await notPurchasable(services, saleId);
+  if (verdict.kind === "refused") {
+    metrics.purchaseAnswers.inc({ status: verdict.outcome.status, source: "redis" });
+    if (verdict.outcome.status === "SOLD_OUT") {
+      await broadcastSoldOut(redis, env.REDIS_NAMESPACE, soldOut, { saleId, soldOut: true });
+    }
+    return verdict.outcome;
+  }
+
+  const job = { reservationId, saleId, userId, reservedAt: Date.now() };
+  await failClosed(queues.createOrder.add("create-order", job, { jobId: createOrderJobId(reservationId) }));
+  metrics.purchaseAnswers.inc({ status: "QUEUED", source: "redis" });
+  if (verdict.stockLeft <= 0) {
+    await broadcastSoldOut(redis, env.REDIS_NAMESPACE, soldOut, { saleId, soldOut: true });
+  }
+  return { status: "QUEUED", reservationId };
 }
 
 export type PurchaseResult =
@@ -60,12 +112,11 @@ export async function purchaseResult(
     throw new AppError("NOT_FOUND", "No such reservation for this account.");
   }
   const keys = saleKeys(services.env.REDIS_NAMESPACE, ref.saleId);
-  // The worker records the order id before it removes the pending entry (one MULTI), so reading
-  // the order first can never miss a reservation in between.
-  const [orderId, pendingSince] = await Promise.all([
-    services.redis.hget(keys.orders, input.reservationId),
-    services.redis.zscore(keys.pending, input.reservationId),
-  ]);
+  // The worker records the order id and drops the pending entry in one MULTI, after the MySQL
+  // commit; a read that falls between the two lookups finds the order in MySQL below.
+  const [orderId, pendingSince] = await failClosed(
+    Promise.all([services.redis.hget(keys.orders, input.reservationId), services.redis.zscore(keys.pending, input.reservationId)]),
+  );
   if (orderId) return { status: "ORDER_CREATED", orderId: Number(orderId) };
   if (pendingSince !== null) return { status: "QUEUED" };
   const order = await services.db.order.findUnique({

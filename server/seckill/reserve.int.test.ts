@@ -1,51 +1,70 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
 import { createRedis, type AppRedis } from "../clients/redis";
+import { ELIGIBILITY } from "../gateway/eligibility";
 import { saleKeys } from "./keys";
 
-/** reserve-4.lua against the real Redis: every return code and exactly what each one writes. */
+/** reserve-6.lua and issue-token-2.lua against the real Redis: every return code and what it writes. */
 
 const namespace = `t_lua_${randomBytes(3).toString("hex")}`;
 const keys = saleKeys(namespace, 1);
+const SHOPPER = 7;
+const TOKEN = "tok-7";
 let redis: AppRedis;
 
 const HOUR = 3600_000;
-async function arrange(options: { stock?: number; startsAt?: number; endsAt?: number; limit?: number; held?: number }) {
+interface Arrangement {
+  stock?: number;
+  startsAt?: number;
+  endsAt?: number;
+  limit?: number;
+  held?: number;
+  defaultEligibility?: number;
+  eligibility?: number;
+  token?: string | null;
+}
+async function arrange(options: Arrangement = {}) {
   const now = Date.now();
-  await redis.del(keys.stock, keys.meta, keys.users, keys.pending);
+  await redis.del(keys.stock, keys.meta, keys.users, keys.pending, keys.eligibility, keys.token(SHOPPER));
   await redis.set(keys.stock, options.stock ?? 5);
   await redis.hset(keys.meta, {
     startsAt: options.startsAt ?? now - HOUR,
     endsAt: options.endsAt ?? now + HOUR,
     limit: options.limit ?? 1,
+    eligibility: options.defaultEligibility ?? ELIGIBILITY.ELIGIBLE,
   });
-  if (options.held) await redis.hset(keys.users, "7", options.held);
+  if (options.held) await redis.hset(keys.users, String(SHOPPER), options.held);
+  if (options.eligibility !== undefined) await redis.hset(keys.eligibility, String(SHOPPER), options.eligibility);
+  if (options.token !== null) await redis.set(keys.token(SHOPPER), options.token ?? TOKEN);
 }
-const reserve = (reservationId = "1-7-0123456789abcdef") =>
-  redis.reserve(keys.stock, keys.meta, keys.users, keys.pending, "7", reservationId);
+const reserve = (reservationId = "1-7-0123456789abcdef", token = TOKEN, userId = SHOPPER) =>
+  redis.reserve(keys.stock, keys.meta, keys.users, keys.pending, keys.eligibility, keys.token(userId), String(userId), reservationId, token);
 const state = async () => ({
   stock: Number(await redis.get(keys.stock)),
-  held: Number((await redis.hget(keys.users, "7")) ?? 0),
+  held: Number((await redis.hget(keys.users, String(SHOPPER))) ?? 0),
   pending: await redis.zrange(keys.pending, 0, -1),
 });
+const untouched = { stock: 5, held: 0, pending: [] };
 
 beforeAll(() => {
   redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379/0");
 });
 afterAll(async () => {
-  await redis.del(keys.stock, keys.meta, keys.users, keys.pending);
+  const leftovers = await redis.keys(`${namespace}:*`);
+  if (leftovers.length) await redis.del(...leftovers);
   await redis.quit();
 });
-beforeEach(() => arrange({}));
+beforeEach(() => arrange());
 
-describe("reserve-4.lua", () => {
-  it("1 RESERVED: decrements stock, counts the shopper, records the pending reservation with its time", async () => {
+describe("reserve-6.lua", () => {
+  it("1 RESERVED: decrements stock, counts the shopper, records the pending reservation with its time, spends the token", async () => {
     const before = Date.now();
     expect(await reserve()).toEqual([1, 4]);
     expect(await state()).toEqual({ stock: 4, held: 1, pending: ["1-7-0123456789abcdef"] });
     const score = Number(await redis.zscore(keys.pending, "1-7-0123456789abcdef"));
     expect(score).toBeGreaterThanOrEqual(before - 1000);
     expect(score).toBeLessThanOrEqual(Date.now() + 1000);
+    expect(await redis.exists(keys.token(SHOPPER))).toBe(0);
   });
 
   it("0 NOT_WARMED: no sale state in Redis, nothing written", async () => {
@@ -62,13 +81,13 @@ describe("reserve-4.lua", () => {
   it("-1 NOT_STARTED before the window", async () => {
     await arrange({ startsAt: Date.now() + HOUR, endsAt: Date.now() + 2 * HOUR });
     expect(await reserve()).toEqual([-1, 5]);
-    expect(await state()).toEqual({ stock: 5, held: 0, pending: [] });
+    expect(await state()).toEqual(untouched);
   });
 
   it("-2 ENDED after the window", async () => {
     await arrange({ startsAt: Date.now() - 2 * HOUR, endsAt: Date.now() - HOUR });
     expect(await reserve()).toEqual([-2, 5]);
-    expect(await state()).toEqual({ stock: 5, held: 0, pending: [] });
+    expect(await state()).toEqual(untouched);
   });
 
   it("-3 LIMIT_REACHED when the shopper holds the per-user limit (no repeat purchase)", async () => {
@@ -80,7 +99,9 @@ describe("reserve-4.lua", () => {
   it("lets a shopper buy up to, and not past, a limit above one", async () => {
     await arrange({ limit: 2 });
     expect((await reserve("1-7-000000000000000a"))[0]).toBe(1);
+    await redis.set(keys.token(SHOPPER), TOKEN);
     expect((await reserve("1-7-000000000000000b"))[0]).toBe(1);
+    await redis.set(keys.token(SHOPPER), TOKEN);
     expect((await reserve("1-7-000000000000000c"))[0]).toBe(-3);
     expect((await state()).held).toBe(2);
   });
@@ -91,16 +112,88 @@ describe("reserve-4.lua", () => {
     expect(await state()).toEqual({ stock: 0, held: 0, pending: [] });
   });
 
+  it("-5 BLACKLISTED, -6 REAL_NAME_REQUIRED, -7 MEMBER_LEVEL_TOO_LOW from the shopper's entry, no stock consumed", async () => {
+    for (const [eligibility, code] of [
+      [ELIGIBILITY.BLACKLISTED, -5],
+      [ELIGIBILITY.REAL_NAME_REQUIRED, -6],
+      [ELIGIBILITY.MEMBER_LEVEL_TOO_LOW, -7],
+    ] as const) {
+      await arrange({ eligibility });
+      expect(await reserve()).toEqual([code, 5]);
+      expect(await state()).toEqual(untouched);
+    }
+  });
+
+  it("an unlisted shopper gets the sale's default code, a listed one overrides it", async () => {
+    await arrange({ defaultEligibility: ELIGIBILITY.REAL_NAME_REQUIRED });
+    expect((await reserve())[0]).toBe(-6);
+    await arrange({ defaultEligibility: ELIGIBILITY.REAL_NAME_REQUIRED, eligibility: ELIGIBILITY.ELIGIBLE });
+    expect((await reserve())[0]).toBe(1);
+  });
+
+  it("-8 INVALID_TOKEN for a missing, wrong, reused or other shopper's token; nothing reserved", async () => {
+    await arrange({ token: null });
+    expect(await reserve()).toEqual([-8, 5]);
+    await arrange();
+    expect(await reserve("1-7-0123456789abcdef", "forged")).toEqual([-8, 5]);
+    // Another shopper's token is stored under their key, never under ours.
+    await arrange({ token: null });
+    await redis.set(keys.token(8), TOKEN);
+    expect(await reserve()).toEqual([-8, 5]);
+    expect(await state()).toEqual(untouched);
+  });
+
+  it("a token is good once: a second attempt with it is refused", async () => {
+    await arrange({ limit: 5 });
+    expect((await reserve("1-7-000000000000000a"))[0]).toBe(1);
+    expect(await reserve("1-7-000000000000000b")).toEqual([-8, 4]);
+  });
+
   it("never oversells under real concurrency", async () => {
     await arrange({ stock: 50 });
+    const shoppers = Array.from({ length: 400 }, (_, i) => 1000 + i);
+    await Promise.all(shoppers.map((id) => redis.set(keys.token(id), `t${id}`)));
     const replies = await Promise.all(
-      Array.from({ length: 400 }, (_, i) =>
-        redis.reserve(keys.stock, keys.meta, keys.users, keys.pending, String(1000 + i), `1-${1000 + i}-0123456789abcdef`),
-      ),
+      shoppers.map((id) => reserve(`1-${id}-0123456789abcdef`, `t${id}`, id)),
     );
     expect(replies.filter(([code]) => code === 1)).toHaveLength(50);
     expect(replies.filter(([code]) => code === -4)).toHaveLength(350);
     expect(await redis.get(keys.stock)).toBe("0");
     expect(await redis.zcard(keys.pending)).toBe(50);
+  });
+});
+
+describe("issue-token-2.lua", () => {
+  const issue = (ttlMs = 30_000) => redis.issueToken(keys.meta, keys.token(SHOPPER), "fresh", ttlMs);
+
+  it("1 ISSUED during the sale, with the TTL asked for", async () => {
+    await arrange({ token: null });
+    expect((await issue())[0]).toBe(1);
+    expect(await redis.get(keys.token(SHOPPER))).toBe("fresh");
+    expect(await redis.pttl(keys.token(SHOPPER))).toBeGreaterThan(29_000);
+  });
+
+  it("-1 NOT_STARTED before the start, telling when; no token", async () => {
+    const startsAt = Date.now() + HOUR;
+    await arrange({ startsAt, endsAt: startsAt + HOUR, token: null });
+    expect(await issue()).toEqual([-1, startsAt]);
+    expect(await redis.exists(keys.token(SHOPPER))).toBe(0);
+  });
+
+  it("-2 ENDED after the end", async () => {
+    await arrange({ startsAt: Date.now() - 2 * HOUR, endsAt: Date.now() - HOUR, token: null });
+    expect((await issue())[0]).toBe(-2);
+  });
+
+  it("0 NOT_WARMED without sale state", async () => {
+    await redis.del(keys.meta);
+    expect((await issue())[0]).toBe(0);
+  });
+
+  it("an expired token no longer buys", async () => {
+    await arrange({ token: null });
+    await issue(50);
+    await new Promise((r) => setTimeout(r, 120));
+    expect(await reserve("1-7-0123456789abcdef", "fresh")).toEqual([-8, 5]);
   });
 });

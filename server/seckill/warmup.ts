@@ -1,9 +1,11 @@
+import type { ChainableCommander } from "ioredis";
 import type { Services } from "../services";
 import { AppError } from "../errors";
 import { saleKeys } from "./keys";
 import { broadcastSoldOut } from "./sold-out";
 import { ACTIVE_ORDER_STATUSES } from "../orders/statuses";
 import { parseReservationId } from "./reservation";
+import { eligibilityTable, NON_DEFAULT_STANDING } from "../gateway/eligibility";
 
 export interface WarmUpSummary {
   saleId: number;
@@ -13,6 +15,8 @@ export interface WarmUpSummary {
   startsAt: Date;
   endsAt: Date;
   perUserLimit: number;
+  /** Shoppers whose eligibility differs from a new account's (see gateway/eligibility.ts). */
+  eligibilityOverrides: number;
 }
 
 /** Redis stock and per-user holdings derived from MySQL truth plus reservations not yet in MySQL. */
@@ -31,6 +35,14 @@ export function computeWarmState(input: {
 
 const HSET_CHUNK = 1000;
 
+/** A large hash written as several HSETs, so no single command carries a million fields. */
+function hsetInChunks(tx: ChainableCommander, key: string, values: ReadonlyMap<number, number>) {
+  const entries = [...values.entries()];
+  for (let i = 0; i < entries.length; i += HSET_CHUNK) {
+    tx.hset(key, Object.fromEntries(entries.slice(i, i + HSET_CHUNK)));
+  }
+}
+
 /**
  * Loads a sale into Redis (stock, window, per-user limit, who holds what) from MySQL, keeping
  * reservations still on their way to MySQL, and resets every instance's sold-out flag.
@@ -40,7 +52,15 @@ export async function warmUpSale(services: Services, saleId: number): Promise<Wa
   const { db, redis, env } = services;
   const sale = await db.sale.findUnique({
     where: { id: saleId },
-    select: { id: true, startsAt: true, endsAt: true, perUserLimit: true, stock: { select: { count: true } } },
+    select: {
+      id: true,
+      startsAt: true,
+      endsAt: true,
+      perUserLimit: true,
+      requireRealName: true,
+      minMemberLevel: true,
+      stock: { select: { count: true } },
+    },
   });
   if (!sale) throw new AppError("NOT_FOUND", `Sale ${saleId} does not exist.`);
   if (!sale.stock) throw new AppError("PRECONDITION_FAILED", `Sale ${saleId} has no stock row.`);
@@ -64,6 +84,12 @@ export async function warmUpSale(services: Services, saleId: number): Promise<Wa
     pendingNotInDb,
   });
 
+  const standings = await db.user.findMany({
+    where: NON_DEFAULT_STANDING,
+    select: { id: true, memberLevel: true, realNameVerified: true, blacklisted: true },
+  });
+  const eligibility = eligibilityTable(standings, sale);
+
   const tx = redis.multi();
   tx.set(keys.stock, stock);
   tx.del(keys.meta);
@@ -71,12 +97,12 @@ export async function warmUpSale(services: Services, saleId: number): Promise<Wa
     startsAt: sale.startsAt.getTime(),
     endsAt: sale.endsAt.getTime(),
     limit: sale.perUserLimit,
+    eligibility: eligibility.defaultCode,
   });
   tx.del(keys.users);
-  const entries = [...holdings.entries()];
-  for (let i = 0; i < entries.length; i += HSET_CHUNK) {
-    tx.hset(keys.users, Object.fromEntries(entries.slice(i, i + HSET_CHUNK)));
-  }
+  hsetInChunks(tx, keys.users, holdings);
+  tx.del(keys.eligibility);
+  hsetInChunks(tx, keys.eligibility, eligibility.overrides);
   if (orderedIds.size) tx.zrem(keys.pending, ...orderedIds);
   await tx.exec();
 
@@ -89,5 +115,6 @@ export async function warmUpSale(services: Services, saleId: number): Promise<Wa
     startsAt: sale.startsAt,
     endsAt: sale.endsAt,
     perUserLimit: sale.perUserLimit,
+    eligibilityOverrides: eligibility.overrides.size,
   };
 }

@@ -7,6 +7,7 @@ import { readEnv, type Env } from "../env";
 import { parseDatabaseUrl } from "../clients/db";
 import { migrate } from "../../prisma/migrate";
 import { createServices, type Services } from "../services";
+import { issuePurchaseToken, purchase } from "../seckill/purchase";
 
 /**
  * Integration-test plumbing: every test file gets its own freshly migrated MariaDB database and
@@ -115,4 +116,11 @@ export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, 
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** What a shopper's client does on "Buy": fetch a purchase token, then purchase with it. */
+export async function buyAsShopper(services: Services, input: { userId: number; saleId: number }) {
+  const issued = await issuePurchaseToken(services, input);
+  if (issued.status !== "ISSUED") return issued;
+  return purchase(services, { ...input, token: issued.token });
 }

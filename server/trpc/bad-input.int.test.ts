@@ -50,19 +50,27 @@ async function nothingWritten() {
   expect(await queues.createOrder.count()).toBe(0);
 }
 
-describe("seckill.purchase refuses bad input", () => {
-  it("unknown sale → 404 NOT_FOUND", async () => {
-    const r = await call("seckill.purchase", { saleId: 999_999 }, alice.token);
+const WELL_FORMED_TOKEN = "A".repeat(22);
+
+describe("seckill.token and seckill.purchase refuse bad input", () => {
+  it.each(["seckill.token", "seckill.purchase"])("%s: unknown sale → 404 NOT_FOUND", async (path) => {
+    const r = await call(path, { saleId: 999_999, token: WELL_FORMED_TOKEN }, alice.token);
     expect(r).toMatchObject({ status: 404, error: { message: "Sale 999999 does not exist.", data: { code: "NOT_FOUND" } } });
   });
 
-  it("a sale that is not warmed up → 412 with a try-again message", async () => {
-    const r = await call("seckill.purchase", { saleId: coldSaleId }, alice.token);
+  it.each(["seckill.token", "seckill.purchase"])("%s: a sale that is not warmed up → 412 with a try-again message", async (path) => {
+    const r = await call(path, { saleId: coldSaleId, token: WELL_FORMED_TOKEN }, alice.token);
     expect(r.status).toBe(412);
     expect(r.error?.message).toMatch(/not open for purchases yet/);
   });
 
-  it.each([{ saleId: "abc" }, { saleId: -1 }, { saleId: 1.5 }, { saleId: 2 ** 40 }, {}, null])("malformed %j → 400 BAD_REQUEST", async (input) => {
+  it("a purchase without a purchase token → 400 saying where to get one", async () => {
+    const r = await call("seckill.purchase", { saleId }, alice.token);
+    expect(r.status).toBe(400);
+    expect(r.error?.data.fieldErrors).toMatchObject({ token: [expect.stringMatching(/seckill.token/)] });
+  });
+
+  it.each([{ saleId: "abc" }, { saleId: -1 }, { saleId: 1.5 }, { saleId: 2 ** 40 }, {}, null, { saleId: 1, token: "short" }])("malformed %j → 400 BAD_REQUEST", async (input) => {
     const r = await call("seckill.purchase", input, alice.token);
     expect(r.status).toBe(400);
     expect(r.error?.data.code).toBe("BAD_REQUEST");
@@ -70,21 +78,21 @@ describe("seckill.purchase refuses bad input", () => {
   });
 
   it("no credential → 401 UNAUTHORIZED", async () => {
-    const r = await call("seckill.purchase", { saleId });
+    const r = await call("seckill.purchase", { saleId, token: WELL_FORMED_TOKEN });
     expect(r).toMatchObject({ status: 401, error: { message: "Sign in to continue.", data: { code: "UNAUTHORIZED" } } });
   });
 
   it("a token signed with another key → 401", async () => {
     const forged = await signSession({ id: alice.id, role: "ADMIN" }, "attacker-secret-that-is-long-enough-xxxxx", 3600);
-    expect((await call("seckill.purchase", { saleId }, forged)).status).toBe(401);
+    expect((await call("seckill.purchase", { saleId, token: WELL_FORMED_TOKEN }, forged)).status).toBe(401);
   });
 
   it("a tampered token → 401", async () => {
     const [h, p, s] = alice.token.split(".");
     const payload = JSON.parse(Buffer.from(p!, "base64url").toString()) as Record<string, unknown>;
     const tampered = Buffer.from(JSON.stringify({ ...payload, sub: String(bob.id) })).toString("base64url");
-    expect((await call("seckill.purchase", { saleId }, `${h}.${tampered}.${s}`)).status).toBe(401);
-    expect((await call("seckill.purchase", { saleId }, "garbage")).status).toBe(401);
+    expect((await call("seckill.purchase", { saleId, token: WELL_FORMED_TOKEN }, `${h}.${tampered}.${s}`)).status).toBe(401);
+    expect((await call("seckill.purchase", { saleId, token: WELL_FORMED_TOKEN }, "garbage")).status).toBe(401);
   });
 
   it("left nothing behind", nothingWritten);

@@ -15,13 +15,16 @@ export interface Context {
   session: Session | null;
   /** Response headers the procedure may set (the session cookie). */
   resHeaders: Headers;
+  /** The browser reached us over HTTPS (directly or through a proxy that says so). */
+  https: boolean;
 }
 
 /** The inner context: what tests pass to `createCaller` directly. */
 export async function createContext(services: Services, reqHeaders: Headers, resHeaders = new Headers()): Promise<Context> {
   const credential = credentialFrom(reqHeaders);
   const session = credential ? await verifySession(credential, services.env.SESSION_SECRET) : null;
-  return { services, session, resHeaders };
+  const https = reqHeaders.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
+  return { services, session, resHeaders, https };
 }
 
 // 2. Init -----------------------------------------------------------------------------------------
@@ -42,10 +45,11 @@ const t = initTRPC.context<Context>().create({
 });
 
 /** Domain errors become tRPC errors here, in one place; anything else stays a 500. */
-const mapAppErrors = t.middleware(async ({ next }) => {
+const mapAppErrors = t.middleware(async ({ ctx, next }) => {
   const result = await next();
   if (!result.ok && result.error.cause instanceof AppError) {
     const cause = result.error.cause;
+    if (cause.retryAfterSeconds !== undefined) ctx.resHeaders.set("retry-after", String(cause.retryAfterSeconds));
     throw new TRPCError({ code: cause.code, message: cause.message, cause });
   }
   return result;

@@ -6,6 +6,10 @@ export const saleIdInput = z.object({
   saleId: z.number({ error: "saleId must be a number" }).int().positive().max(2_147_483_647),
 });
 
+export const purchaseInput = saleIdInput.extend({
+  token: z.string({ error: "token is required: get one from seckill.token once the sale starts" }).regex(/^[A-Za-z0-9_-]{22}$/, "token is malformed"),
+});
+
 export const reservationIdInput = z.object({
   reservationId: z.string().regex(RESERVATION_ID_PATTERN, "reservationId is malformed"),
 });

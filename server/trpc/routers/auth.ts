@@ -5,8 +5,7 @@ import { sessionCookie } from "../../gateway/session";
 import type { Context } from "../init";
 
 function withCookie(ctx: Context, signedIn: SignedIn) {
-  const { env } = ctx.services;
-  ctx.resHeaders.append("set-cookie", sessionCookie(signedIn.token, env.SESSION_TTL_SECONDS, env.NODE_ENV === "production"));
+  ctx.resHeaders.append("set-cookie", sessionCookie(signedIn.token, ctx.services.env.SESSION_TTL_SECONDS, ctx.https));
   return signedIn;
 }
 
@@ -14,7 +13,7 @@ export const authRouter = createTRPCRouter({
   signUp: publicProcedure.input(credentialsInput).mutation(async ({ ctx, input }) => withCookie(ctx, await signUp(ctx.services, input))),
   signIn: publicProcedure.input(credentialsInput).mutation(async ({ ctx, input }) => withCookie(ctx, await signIn(ctx.services, input))),
   signOut: publicProcedure.mutation(({ ctx }) => {
-    ctx.resHeaders.append("set-cookie", sessionCookie("", 0, ctx.services.env.NODE_ENV === "production"));
+    ctx.resHeaders.append("set-cookie", sessionCookie("", 0, ctx.https));
     return { ok: true as const };
   }),
   me: publicProcedure.query(({ ctx }) => (ctx.session ? { userId: ctx.session.userId, role: ctx.session.role } : null)),

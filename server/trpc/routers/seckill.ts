@@ -1,11 +1,15 @@
 import { createTRPCRouter, shopperProcedure } from "../init";
-import { reservationIdInput, saleIdInput } from "../schemas";
-import { purchase, purchaseResult } from "../../seckill/purchase";
+import { purchaseInput, reservationIdInput, saleIdInput } from "../schemas";
+import { issuePurchaseToken, purchase, purchaseResult } from "../../seckill/purchase";
 
 export const seckillRouter = createTRPCRouter({
-  purchase: shopperProcedure
+  token: shopperProcedure
     .input(saleIdInput)
-    .mutation(({ ctx, input }) => purchase(ctx.services, { userId: ctx.session.userId, saleId: input.saleId })),
+    .mutation(({ ctx, input }) => issuePurchaseToken(ctx.services, { userId: ctx.session.userId, saleId: input.saleId })),
+
+  purchase: shopperProcedure
+    .input(purchaseInput)
+    .mutation(({ ctx, input }) => purchase(ctx.services, { userId: ctx.session.userId, ...input })),
 
   result: shopperProcedure
     .input(reservationIdInput)

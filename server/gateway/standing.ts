@@ -1,0 +1,37 @@
+import type { Services } from "../services";
+import { AppError } from "../errors";
+import { saleKeys } from "../seckill/keys";
+import { eligibilityOf, type Standing } from "./eligibility";
+
+/**
+ * Changes a shopper's standing (blacklist, real-name verification, member level) in MySQL and at
+ * once in every open sale's eligibility table in Redis, so a blacklisting bites mid-sale.
+ */
+export async function updateStanding(
+  services: Services,
+  userId: number,
+  patch: Partial<Standing>,
+  now = new Date(),
+): Promise<Standing> {
+  const { db, redis, env } = services;
+  const exists = await db.user.findUnique({ where: { id: userId }, select: { id: true } });
+  if (!exists) throw new AppError("NOT_FOUND", `User ${userId} does not exist.`);
+  const standing = await db.user.update({
+    where: { id: userId },
+    data: patch,
+    select: { memberLevel: true, realNameVerified: true, blacklisted: true },
+  });
+  const openSales = await db.sale.findMany({
+    where: { state: "SCHEDULED", endsAt: { gt: now } },
+    select: { id: true, requireRealName: true, minMemberLevel: true },
+  });
+  for (const sale of openSales) {
+    const keys = saleKeys(env.REDIS_NAMESPACE, sale.id);
+    const defaultCode = await redis.hget(keys.meta, "eligibility");
+    if (defaultCode === null) continue; // not warmed: warm-up will read MySQL
+    const code = eligibilityOf(standing, sale);
+    if (String(code) === defaultCode) await redis.hdel(keys.eligibility, String(userId));
+    else await redis.hset(keys.eligibility, String(userId), code);
+  }
+  return standing;
+}

@@ -1,0 +1,72 @@
+import { createHash } from "node:crypto";
+import { Redis as UpstashRedis, type Requester, type UpstashRequest, type UpstashResponse } from "@upstash/redis";
+import type { Redis } from "ioredis";
+
+/**
+ * `@upstash/redis` over a local ioredis connection: the same commands Upstash's REST API would
+ * get, sent over the Redis protocol with no HTTP hop. Used by `@upstash/ratelimit`.
+ *
+ * Upstash's rate-limit scripts start with `#!lua flags=allow-key-locking`, a flag only Upstash
+ * understands; plain Redis refuses the script. The shebang line is dropped on the way, and
+ * EVALSHA of the original script is mapped to the SHA of the script actually loaded.
+ */
+const sha1 = (text: string) => createHash("sha1").update(text).digest("hex");
+const withoutShebang = (script: string) => (script.startsWith("#!") ? script.slice(script.indexOf("\n") + 1) : script);
+
+type Command = [string, ...unknown[]];
+
+export function ioredisRequester(redis: Redis): Requester {
+  const loaded = new Map<string, string>(); // SHA of the script as sent -> script as loaded
+
+  async function run(command: Command): Promise<unknown> {
+    const [name, ...args] = command;
+    const verb = name.toLowerCase();
+    const flat = args.map((a) => (a === null || a === undefined ? "" : typeof a === "object" ? JSON.stringify(a) : String(a)));
+    if (verb === "eval") {
+      const [script = "", ...rest] = flat;
+      const runnable = withoutShebang(script);
+      loaded.set(sha1(script), runnable);
+      return redis.call("eval", runnable, ...rest);
+    }
+    if (verb === "evalsha") {
+      const [sha = "", ...rest] = flat;
+      const runnable = loaded.get(sha);
+      if (!runnable) return redis.call("evalsha", sha, ...rest); // NOSCRIPT: the caller falls back to EVAL
+      try {
+        return await redis.call("evalsha", sha1(runnable), ...rest);
+      } catch (error) {
+        if (!String(error).includes("NOSCRIPT")) throw error;
+        return redis.call("eval", runnable, ...rest);
+      }
+    }
+    return redis.call(verb, ...flat);
+  }
+
+  async function settle(command: Command): Promise<UpstashResponse<unknown>> {
+    try {
+      return { result: await run(command) };
+    } catch (error) {
+      return { error: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  return {
+    async request<TResult>(req: UpstashRequest): Promise<UpstashResponse<TResult>> {
+      const path = req.path?.[0];
+      if (path === "pipeline" || path === "multi-exec") {
+        // Upstash answers a pipeline with one {result|error} per command, not wrapped.
+        const results = await Promise.all((req.body as Command[]).map(settle));
+        return results as unknown as UpstashResponse<TResult>;
+      }
+      const single = await settle(req.body as Command);
+      if (single.error !== undefined) throw new Error(single.error);
+      return single as UpstashResponse<TResult>;
+    },
+  };
+}
+
+/** Upstash's REST when configured, otherwise the local Redis through ioredis. */
+export function createUpstashRedis(local: Redis, rest?: { url: string; token: string }): UpstashRedis {
+  if (rest) return new UpstashRedis({ url: rest.url, token: rest.token, enableTelemetry: false });
+  return new UpstashRedis(ioredisRequester(local));
+}
