@@ -8,6 +8,7 @@ import { followSoldOutBroadcasts, SoldOutFlags } from "./seckill/sold-out";
 import { createMetrics, type Metrics } from "./metrics";
 import { RateLimiter } from "./gateway/rate-limit";
 import { createUpstashRedis } from "./gateway/upstash-redis";
+import { createLogger } from "./logger";
 
 /**
  * Everything domain code needs from the outside world, built from one Env. Domain functions take
@@ -38,6 +39,16 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
   const bounded = { commandTimeout: env.REDIS_COMMAND_TIMEOUT_MS, maxRetriesPerRequest: 1 };
   const redis = createRedis(env.REDIS_URL, bounded);
   const queueConnection = new Redis(env.REDIS_URL, bounded);
+  // Connection trouble surfaces as failed commands (and in /api/health); log it, once per burst.
+  const log = createLogger("services");
+  let lastReport = 0;
+  const reportRedisError = (error: Error) => {
+    if (Date.now() - lastReport < 5000) return;
+    lastReport = Date.now();
+    log.warn({ err: error }, "Redis connection problem");
+  };
+  redis.on("error", reportRedisError);
+  queueConnection.on("error", reportRedisError);
   const queues = createQueues(queueConnection, env.REDIS_NAMESPACE);
   const soldOut = new SoldOutFlags();
   const upstash = createUpstashRedis(
@@ -53,6 +64,7 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
   let subscriber: Redis | undefined;
   if (options.followBroadcasts) {
     subscriber = new Redis(env.REDIS_URL);
+    subscriber.on("error", reportRedisError);
     await followSoldOutBroadcasts(subscriber, env.REDIS_NAMESPACE, soldOut);
   }
   return {

@@ -1,9 +1,11 @@
 import { createCallerFactory, createTRPCRouter } from "./init";
+import { adminRouter } from "./routers/admin";
 import { authRouter } from "./routers/auth";
 import { saleRouter } from "./routers/sale";
 import { seckillRouter } from "./routers/seckill";
 
 export const appRouter = createTRPCRouter({
+  admin: adminRouter,
   auth: authRouter,
   sale: saleRouter,
   seckill: seckillRouter,
