@@ -1,12 +1,13 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { appendFileSync, existsSync, readdirSync, statSync } from "node:fs";
+import { appendFileSync, existsSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { env } from "../env";
 import { migrate } from "../../prisma/migrate";
 import { createServices } from "../services";
 import { ensureDemoSale, warmColdSales } from "../demo";
+import { buildIfNeeded } from "./build";
 
 /**
  * npm start            migrate, build if the sources changed, ensure a demo sale, run web + worker
@@ -34,29 +35,6 @@ const config = env();
 const root = process.cwd();
 const log = (line: string) => console.log(`[start] ${line}`);
 
-/** Newest modification time under `target` (a file or a folder). */
-function newestMtime(target: string): number {
-  if (!existsSync(target)) return 0;
-  if (!statSync(target).isDirectory()) return statSync(target).mtimeMs;
-  let newest = 0;
-  for (const entry of readdirSync(target, { withFileTypes: true })) {
-    // Tests never reach the build, so editing one does not call for a rebuild.
-    if (entry.name === "node_modules" || entry.name.startsWith(".") || entry.name.endsWith(".test.ts")) continue;
-    newest = Math.max(newest, newestMtime(path.join(target, entry.name)));
-  }
-  return newest;
-}
-
-function buildIfNeeded() {
-  const buildId = path.join(root, ".next", "BUILD_ID");
-  const inputs = ["app", "server", "public", "proxy.ts", "next.config.ts", "package.json", "tsconfig.json", "prisma/schema.prisma"];
-  const sources = Math.max(...inputs.map((input) => newestMtime(path.join(root, input))));
-  if (existsSync(buildId) && statSync(buildId).mtimeMs > sources) return;
-  log("building the web app (sources changed since the last build)…");
-  const result = spawnSync("npm", ["run", "build"], { stdio: "inherit" });
-  if (result.status !== 0) process.exit(result.status ?? 1);
-}
-
 const applied = await migrate(config.DATABASE_URL, log);
 log(applied.length ? `migrations applied: ${applied.join(", ")}` : "database schema is up to date");
 
@@ -70,7 +48,7 @@ try {
   await services.close();
 }
 
-if (only !== "worker") buildIfNeeded();
+if (only !== "worker" && !buildIfNeeded(log)) process.exit(1);
 
 const children: ChildProcess[] = [];
 const run = (name: string, command: string, args: string[]) => {

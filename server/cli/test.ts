@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
+import { buildIfNeeded } from "./build";
 
 /**
  * npm test: type check, unit tests, integration tests (real Redis + MariaDB + worker processes),
@@ -33,6 +34,10 @@ const tallies: Tally[] = [];
 
 const typecheck = run(bin("tsc"), ["--noEmit", "-p", "."]);
 tallies.push({ suite: "typecheck", passed: typecheck === 0 ? 1 : 0, failed: typecheck === 0 ? 0 : 1, skipped: 0 });
+
+// Integration tests start real `next start` instances, so the web app must be built first.
+const built = buildIfNeeded((line) => console.log(line));
+tallies.push({ suite: "build", passed: built ? 1 : 0, failed: built ? 0 : 1, skipped: 0 });
 
 for (const project of ["unit", "integration"]) {
   const file = path.join(reports, `${project}.json`);

@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import net from "node:net";
+import path from "node:path";
 import { createInterface } from "node:readline";
 import mariadb from "mariadb";
 import { Redis } from "ioredis";
@@ -8,6 +10,7 @@ import { parseDatabaseUrl } from "../clients/db";
 import { migrate } from "../../prisma/migrate";
 import { createServices, type Services } from "../services";
 import { issuePurchaseToken, purchase } from "../seckill/purchase";
+import { buildIsFresh } from "../cli/build";
 
 /**
  * Integration-test plumbing: every test file gets its own freshly migrated MariaDB database and
@@ -39,6 +42,8 @@ export async function createTestEnvironment(name: string, overrides: Record<stri
     DATABASE_URL: url.toString(),
     REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379/0",
     REDIS_NAMESPACE: `t_${name.replace(/\W/g, "_")}_${suffix}`,
+    // `next start` runs in production mode, which insists on a real secret.
+    SESSION_SECRET: randomBytes(24).toString("hex"),
     LOG_LEVEL: "warn",
     ...overrides,
   };
@@ -99,6 +104,51 @@ export async function startWorker(childEnv: Record<string, string>, extra: Recor
   });
   await ready;
   return {
+    process: child,
+    exited,
+    output: () => output,
+    async stop(signal = "SIGTERM") {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** A free TCP port on the loopback interface. */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/**
+ * Starts the built web app (`next start`) on a free port with the test's database and namespace;
+ * resolves once /api/health answers 200. Needs `npm run build` first (npm test does it).
+ */
+export async function startWeb(childEnv: Record<string, string>, extra: Record<string, string> = {}): Promise<ChildHandle & { url: string }> {
+  if (!buildIsFresh()) throw new Error("The web app is not built or is out of date: run `npm run build` first (npm test does).");
+  const port = await freePort();
+  const child = spawn(path.join("node_modules", ".bin", "next"), ["start", "-p", String(port), "-H", "127.0.0.1"], {
+    env: { ...process.env, ...childEnv, NEXT_TELEMETRY_DISABLED: "1", ...extra, NODE_ENV: "production" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout!.on("data", (chunk) => (output += String(chunk)));
+  child.stderr!.on("data", (chunk) => (output += String(chunk)));
+  const exited = new Promise<number | string | null>((resolve) => child.on("exit", (code, signal) => resolve(signal ?? code)));
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`next start exited early:\n${output}`);
+      return fetch(`${url}/api/health`).then((r) => r.ok, () => false);
+    },
+    60_000,
+    `the web app on ${url}`,
+  );
+  return {
+    url,
     process: child,
     exited,
     output: () => output,

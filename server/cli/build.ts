@@ -1,0 +1,32 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+
+/** What the Next.js build reads; a change to any of them calls for a new build. */
+const BUILD_INPUTS = ["app", "server", "public", "proxy.ts", "next.config.ts", "package.json", "tsconfig.json", "prisma/schema.prisma"];
+
+/** Newest modification time under `target` (a file or a folder). */
+function newestMtime(target: string): number {
+  if (!existsSync(target)) return 0;
+  if (!statSync(target).isDirectory()) return statSync(target).mtimeMs;
+  let newest = 0;
+  for (const entry of readdirSync(target, { withFileTypes: true })) {
+    // Tests never reach the build, so editing one does not call for a rebuild.
+    if (entry.name === "node_modules" || entry.name.startsWith(".") || entry.name.endsWith(".test.ts")) continue;
+    newest = Math.max(newest, newestMtime(path.join(target, entry.name)));
+  }
+  return newest;
+}
+
+export function buildIsFresh(root = process.cwd()): boolean {
+  const buildId = path.join(root, ".next", "BUILD_ID");
+  const sources = Math.max(...BUILD_INPUTS.map((input) => newestMtime(path.join(root, input))));
+  return existsSync(buildId) && statSync(buildId).mtimeMs > sources;
+}
+
+/** Runs `npm run build` unless the last build is newer than every input; false if it failed. */
+export function buildIfNeeded(log: (line: string) => void): boolean {
+  if (buildIsFresh()) return true;
+  log("building the web app (sources changed since the last build)…");
+  return spawnSync("npm", ["run", "build"], { stdio: "inherit" }).status === 0;
+}

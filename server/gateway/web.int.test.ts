@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestEnvironment, startWeb, waitFor, type TestEnvironment } from "../testing/harness";
+import { createSale, createShoppers } from "../seed";
+import { warmUpSale } from "../seckill/warmup";
+
+/**
+ * The gateway as a client meets it: real `next start` instances over HTTP, sharing one Redis and
+ * one database, as several web servers behind a load balancer would.
+ */
+let t: TestEnvironment;
+beforeAll(async () => {
+  t = await createTestEnvironment("web");
+});
+afterAll(() => t?.cleanup());
+
+async function post(base: string, path: string, input: unknown, bearer?: string) {
+  const response = await fetch(`${base}/api/trpc/${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) },
+    body: JSON.stringify({ json: input }),
+  });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as { result?: { data: { json: Record<string, unknown> } } } };
+}
+
+/** One counter's value from an instance's Prometheus text. */
+async function metric(base: string, name: string, labels = ""): Promise<number> {
+  const text = await (await fetch(`${base}/api/metrics`)).text();
+  const line = text.split("\n").find((l) => l.startsWith(`${name}${labels} `) || (labels === "" && l.startsWith(`${name} `)));
+  return line ? Number(line.split(" ").pop()) : 0;
+}
+
+describe("sold-out broadcast between web instances", () => {
+  it("after a sell-out through one instance, the other answers SOLD_OUT from its flag without calling Redis", async () => {
+    const [a, b] = await Promise.all([startWeb(t.childEnv, { RATE_LIMIT_PER_IP: "0" }), startWeb(t.childEnv, { RATE_LIMIT_PER_IP: "0" })]);
+    try {
+      const { saleId } = await createSale(t.services, {
+        productName: "Two instances",
+        priceCents: 100,
+        originalPriceCents: 200,
+        stock: 3,
+        startsAt: new Date(Date.now() - 1000),
+        endsAt: new Date(Date.now() + 3600_000),
+      });
+      await warmUpSale(t.services, saleId);
+      const shoppers = await createShoppers(t.services, 4, { emailPrefix: "two" });
+
+      const buyThrough = async (base: string, bearer: string) => {
+        const issued = await post(base, "seckill.token", { saleId }, bearer);
+        const token = issued.body.result?.data.json.token;
+        if (!token) return issued.body.result?.data.json.status;
+        return (await post(base, "seckill.purchase", { saleId, token }, bearer)).body.result?.data.json.status;
+      };
+      for (const s of shoppers.slice(0, 3)) expect(await buyThrough(a.url, s.token)).toBe("QUEUED");
+      expect(await buyThrough(a.url, shoppers[3]!.token)).toBe("SOLD_OUT");
+
+      // B heard the broadcast: its answers now come from the flag, and its reserve count stays put.
+      const reservesBefore = await metric(b.url, "seckill_reserve_calls_total");
+      await waitFor(async () => (await post(b.url, "seckill.purchase", { saleId, token: "A".repeat(22) }, shoppers[3]!.token)).body.result?.data.json.status === "SOLD_OUT", 5000, "instance B to know");
+      for (let i = 0; i < 50; i++) {
+        expect((await post(b.url, "seckill.purchase", { saleId, token: "A".repeat(22) }, shoppers[3]!.token)).body.result?.data.json.status).toBe("SOLD_OUT");
+      }
+      expect(await metric(b.url, "seckill_reserve_calls_total")).toBe(reservesBefore);
+      expect(await metric(b.url, "seckill_purchase_answers_total", '{status="SOLD_OUT",source="flag"}')).toBeGreaterThanOrEqual(50);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  });
+});
+
+describe("per-IP limit at the gateway", () => {
+  it("one address over the limit gets 429 with Retry-After before any application code; health stays reachable", async () => {
+    const web = await startWeb(t.childEnv, { RATE_LIMIT_PER_IP: "20" });
+    try {
+      const responses = await Promise.all(Array.from({ length: 200 }, () => fetch(`${web.url}/api/trpc/sale.list`)));
+      const limited = responses.filter((r) => r.status === 429);
+      expect(limited.length).toBeGreaterThanOrEqual(200 - 20 * 3);
+      expect(responses.filter((r) => r.status === 200).length).toBeGreaterThan(0);
+      expect(Number(limited[0]!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      expect(await limited[0]!.json()).toMatchObject({ error: { code: "TOO_MANY_REQUESTS", message: expect.stringMatching(/Try again in \d+ s/) } });
+      expect((await fetch(`${web.url}/api/health`)).status).toBe(200);
+      expect(await metric(web.url, "gateway_rate_limited_total", '{scope="ip"}')).toBe(limited.length);
+    } finally {
+      await web.stop();
+    }
+  });
+});
