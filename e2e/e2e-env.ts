@@ -8,7 +8,8 @@
 /** A fixed, test-only secret: the web server, the worker and any code signing tokens agree on it. */
 export const E2E_SESSION_SECRET = "e2e-only-session-secret-not-for-production-0123456789abcdef";
 
-export const E2E_REDIS_NAMESPACE = "e2e";
+/** Its own Redis namespace; set E2E_REDIS_NAMESPACE when two checkouts run e2e at once. */
+export const E2E_REDIS_NAMESPACE = process.env.E2E_REDIS_NAMESPACE ?? "e2e";
 
 /** The sale the smoke test buys from. The demo sale `npm start` creates may be listed too. */
 export const E2E_SALE = {
