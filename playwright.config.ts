@@ -1,6 +1,6 @@
-import { createServer } from "node:net";
 import { defineConfig } from "@playwright/test";
 import { E2E_SALE, e2eAppEnv, e2eBaseUrl } from "./e2e/e2e-env";
+import { freePort } from "./server/testing/resources";
 
 /**
  * End-to-end smoke test against the real system: `npm start` (migrate, build if needed, `next
@@ -11,17 +11,6 @@ import { E2E_SALE, e2eAppEnv, e2eBaseUrl } from "./e2e/e2e-env";
  * first step of the webServer command (e2e/reset.ts) and globalSetup only adds the sale.
  */
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
 
 // Chosen once, in the runner process; the worker processes load this config again and inherit
 // the variable, so they agree on the port.

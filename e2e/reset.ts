@@ -10,10 +10,9 @@
  */
 import { pathToFileURL } from "node:url";
 import path from "node:path";
-import mariadb from "mariadb";
-import { Redis } from "ioredis";
 import { migrate } from "../prisma/migrate";
 import { parseDatabaseUrl } from "../server/clients/db";
+import { deleteRedisNamespace, dropDatabase } from "../server/testing/resources";
 import { E2E_REDIS_NAMESPACE, e2eDatabaseUrl, e2eRedisUrl } from "./e2e-env";
 
 export async function resetDatabase(databaseUrl: string): Promise<string[]> {
@@ -22,36 +21,10 @@ export async function resetDatabase(databaseUrl: string): Promise<string[]> {
   if (!/e2e/i.test(target.database)) {
     throw new Error(`refusing to drop database "${target.database}": its name must contain "e2e"`);
   }
-  const admin = await mariadb.createConnection({
-    host: target.host,
-    port: target.port,
-    user: target.user,
-    password: target.password,
-  });
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS \`${target.database.replaceAll("`", "``")}\``);
-  } finally {
-    await admin.end();
-  }
+  await dropDatabase(databaseUrl);
   return migrate(databaseUrl); // creates the database again, then applies every migration
 }
 
-export async function deleteRedisNamespace(redisUrl: string, namespace: string): Promise<number> {
-  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
-  await redis.connect();
-  let deleted = 0;
-  try {
-    let cursor = "0";
-    do {
-      const [next, keys] = await redis.scan(cursor, "MATCH", `${namespace}:*`, "COUNT", 1000);
-      cursor = next;
-      if (keys.length) deleted += await redis.unlink(...keys);
-    } while (cursor !== "0");
-  } finally {
-    redis.disconnect();
-  }
-  return deleted;
-}
 
 export async function resetE2eState(): Promise<void> {
   const started = Date.now();

@@ -5,14 +5,16 @@ import path from "node:path";
 /** What the Next.js build reads; a change to any of them calls for a new build. */
 const BUILD_INPUTS = ["app", "server", "public", "proxy.ts", "next.config.ts", "package.json", "tsconfig.json", "prisma/schema.prisma"];
 
+const SKIPPED = new Set(["node_modules", "testing", "cli"]);
+
 /** Newest modification time under `target` (a file or a folder). */
 function newestMtime(target: string): number {
   if (!existsSync(target)) return 0;
   if (!statSync(target).isDirectory()) return statSync(target).mtimeMs;
   let newest = 0;
   for (const entry of readdirSync(target, { withFileTypes: true })) {
-    // Tests never reach the build, so editing one does not call for a rebuild.
-    if (entry.name === "node_modules" || entry.name.startsWith(".") || entry.name.endsWith(".test.ts")) continue;
+    // Tests, test helpers and command-line scripts never reach the web bundle.
+    if (SKIPPED.has(entry.name) || entry.name.startsWith(".") || entry.name.endsWith(".test.ts")) continue;
     newest = Math.max(newest, newestMtime(path.join(target, entry.name)));
   }
   return newest;

@@ -1,16 +1,13 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import net from "node:net";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import mariadb from "mariadb";
-import { Redis } from "ioredis";
 import { readEnv, type Env } from "../env";
-import { parseDatabaseUrl } from "../clients/db";
 import { migrate } from "../../prisma/migrate";
 import { createServices, type Services } from "../services";
 import { issuePurchaseToken, purchase } from "../seckill/purchase";
 import { buildIsFresh } from "../cli/build";
+import { deleteRedisNamespace, dropDatabase, freePort } from "./resources";
 
 /**
  * Integration-test plumbing: every test file gets its own freshly migrated MariaDB database and
@@ -33,8 +30,6 @@ export async function createTestEnvironment(name: string, overrides: Record<stri
   const database = `fs_t_${name.replace(/\W/g, "_")}_${suffix}`;
   const url = new URL(BASE_DATABASE_URL);
   url.pathname = `/${database}`;
-  const target = parseDatabaseUrl(url.toString());
-  const connectAdmin = () => mariadb.createConnection({ host: target.host, port: target.port, user: target.user, password: target.password });
   await migrate(url.toString());
 
   const childEnv: Record<string, string> = {
@@ -54,27 +49,11 @@ export async function createTestEnvironment(name: string, overrides: Record<stri
     childEnv,
     services,
     async cleanup() {
-      await deleteNamespace(env.REDIS_URL, env.REDIS_NAMESPACE);
+      await deleteRedisNamespace(env.REDIS_URL, env.REDIS_NAMESPACE);
       await services.close();
-      const admin = await connectAdmin();
-      await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
-      await admin.end();
+      await dropDatabase(env.DATABASE_URL);
     },
   };
-}
-
-async function deleteNamespace(redisUrl: string, namespace: string) {
-  const redis = new Redis(redisUrl);
-  try {
-    let cursor = "0";
-    do {
-      const [next, keys] = await redis.scan(cursor, "MATCH", `${namespace}:*`, "COUNT", 1000);
-      cursor = next;
-      if (keys.length) await redis.unlink(...keys);
-    } while (cursor !== "0");
-  } finally {
-    redis.disconnect();
-  }
 }
 
 export interface ChildHandle {
@@ -85,24 +64,13 @@ export interface ChildHandle {
   stop(signal?: NodeJS.Signals): Promise<number | string | null>;
 }
 
-/** Starts `npm run worker`'s process (worker/main.ts) and resolves once it takes jobs. */
-export async function startWorker(childEnv: Record<string, string>, extra: Record<string, string> = {}): Promise<ChildHandle> {
-  // Node itself runs the worker (tsx as a loader, not a wrapper), so signals reach it directly.
-  const child = spawn(process.execPath, ["--import", "tsx", "worker/main.ts"], {
-    env: { ...process.env, ...childEnv, LOG_LEVEL: "info", ...extra },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+/** A child process whose output is kept for error messages. */
+function spawnChild(command: string, args: string[], env: NodeJS.ProcessEnv): ChildHandle {
+  const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
+  createInterface({ input: child.stdout! }).on("line", (line) => (output += `${line}\n`));
+  child.stderr!.on("data", (chunk) => (output += String(chunk)));
   const exited = new Promise<number | string | null>((resolve) => child.on("exit", (code, signal) => resolve(signal ?? code)));
-  const ready = new Promise<void>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on("line", (line) => {
-      output += `${line}\n`;
-      if (line.includes('"worker ready"')) resolve();
-    });
-    child.stderr!.on("data", (chunk) => (output += String(chunk)));
-    void exited.then((how) => reject(new Error(`worker exited (${how}) before it was ready:\n${output}`)));
-  });
-  await ready;
   return {
     process: child,
     exited,
@@ -114,13 +82,21 @@ export async function startWorker(childEnv: Record<string, string>, extra: Recor
   };
 }
 
-/** A free TCP port on the loopback interface. */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+/** Starts `npm run worker`'s process (worker/main.ts) and resolves once it takes jobs. */
+export async function startWorker(childEnv: Record<string, string>, extra: Record<string, string> = {}): Promise<ChildHandle> {
+  // Node itself runs the worker (tsx as a loader, not a wrapper), so signals reach it directly.
+  const worker = spawnChild(process.execPath, ["--import", "tsx", "worker/main.ts"], { ...process.env, ...childEnv, LOG_LEVEL: "info", ...extra });
+  await waitFor(
+    async () => {
+      if (worker.process.exitCode !== null || worker.process.signalCode !== null) {
+        throw new Error(`worker exited before it was ready:\n${worker.output()}`);
+      }
+      return worker.output().includes('"worker ready"');
+    },
+    60_000,
+    "the worker to be ready",
+  );
+  return worker;
 }
 
 /**
@@ -130,33 +106,23 @@ export async function freePort(): Promise<number> {
 export async function startWeb(childEnv: Record<string, string>, extra: Record<string, string> = {}): Promise<ChildHandle & { url: string }> {
   if (!buildIsFresh()) throw new Error("The web app is not built or is out of date: run `npm run build` first (npm test does).");
   const port = await freePort();
-  const child = spawn(path.join("node_modules", ".bin", "next"), ["start", "-p", String(port), "-H", "127.0.0.1"], {
-    env: { ...process.env, ...childEnv, NEXT_TELEMETRY_DISABLED: "1", ...extra, NODE_ENV: "production" },
-    stdio: ["ignore", "pipe", "pipe"],
+  const web = spawnChild(path.join("node_modules", ".bin", "next"), ["start", "-p", String(port), "-H", "127.0.0.1"], {
+    ...process.env,
+    ...childEnv,
+    NEXT_TELEMETRY_DISABLED: "1",
+    ...extra,
+    NODE_ENV: "production",
   });
-  let output = "";
-  child.stdout!.on("data", (chunk) => (output += String(chunk)));
-  child.stderr!.on("data", (chunk) => (output += String(chunk)));
-  const exited = new Promise<number | string | null>((resolve) => child.on("exit", (code, signal) => resolve(signal ?? code)));
   const url = `http://127.0.0.1:${port}`;
   await waitFor(
     async () => {
-      if (child.exitCode !== null) throw new Error(`next start exited early:\n${output}`);
+      if (web.process.exitCode !== null) throw new Error(`next start exited early:\n${web.output()}`);
       return fetch(`${url}/api/health`).then((r) => r.ok, () => false);
     },
     60_000,
     `the web app on ${url}`,
   );
-  return {
-    url,
-    process: child,
-    exited,
-    output: () => output,
-    async stop(signal = "SIGTERM") {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
-    },
-  };
+  return { ...web, url };
 }
 
 /** Polls `check` until it returns true, or fails after `timeoutMs`. */
