@@ -71,10 +71,15 @@ describe("per-IP limit at the gateway", () => {
   it("one address over the limit gets 429 with Retry-After before any application code; health stays reachable", async () => {
     const web = await startWeb(t.childEnv, { RATE_LIMIT_PER_IP: "20" });
     try {
+      const started = Date.now();
       const responses = await Promise.all(Array.from({ length: 200 }, () => fetch(`${web.url}/api/trpc/sale.list`)));
+      // 20 per second: a loaded machine that takes several seconds to answer rightly lets more through.
+      const allowed = 20 * Math.max(1, Math.ceil((Date.now() - started) / 1000));
       const limited = responses.filter((r) => r.status === 429);
-      expect(limited.length).toBeGreaterThanOrEqual(200 - 20 * 3);
-      expect(responses.filter((r) => r.status === 200).length).toBeGreaterThan(0);
+      const passed = responses.filter((r) => r.status === 200);
+      expect(passed.length).toBeGreaterThan(0);
+      expect(passed.length).toBeLessThanOrEqual(allowed);
+      expect(limited.length).toBe(200 - passed.length);
       expect(Number(limited[0]!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
       expect(await limited[0]!.json()).toMatchObject({ error: { code: "TOO_MANY_REQUESTS", message: expect.stringMatching(/Try again in \d+ s/) } });
       expect((await fetch(`${web.url}/api/health`)).status).toBe(200);
