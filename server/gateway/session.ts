@@ -1,3 +1,4 @@
+import { createSecretKey, type KeyObject } from "node:crypto";
 import { SignJWT, jwtVerify, errors as joseErrors } from "jose";
 
 /**
@@ -16,8 +17,15 @@ export interface Session {
 export const SESSION_COOKIE = "fs_session";
 const ISSUER = "flash-sale";
 
-function keyOf(secret: string): Uint8Array {
-  return new TextEncoder().encode(secret);
+// One KeyObject per secret: importing the key on every verification costs more than the HMAC.
+const keys = new Map<string, KeyObject>();
+function keyOf(secret: string): KeyObject {
+  let key = keys.get(secret);
+  if (!key) {
+    key = createSecretKey(Buffer.from(secret, "utf8"));
+    keys.set(secret, key);
+  }
+  return key;
 }
 
 export async function signSession(

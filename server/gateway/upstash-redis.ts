@@ -16,7 +16,8 @@ const withoutShebang = (script: string) => (script.startsWith("#!") ? script.sli
 type Command = [string, ...unknown[]];
 
 export function ioredisRequester(redis: Redis): Requester {
-  const loaded = new Map<string, string>(); // SHA of the script as sent -> script as loaded
+  // SHA of the script as sent -> the script as loaded, and its own SHA
+  const loaded = new Map<string, { script: string; sha: string }>();
 
   async function run(command: Command): Promise<unknown> {
     const [name, ...args] = command;
@@ -25,7 +26,7 @@ export function ioredisRequester(redis: Redis): Requester {
     if (verb === "eval") {
       const [script = "", ...rest] = flat;
       const runnable = withoutShebang(script);
-      loaded.set(sha1(script), runnable);
+      loaded.set(sha1(script), { script: runnable, sha: sha1(runnable) });
       return redis.call("eval", runnable, ...rest);
     }
     if (verb === "evalsha") {
@@ -33,10 +34,10 @@ export function ioredisRequester(redis: Redis): Requester {
       const runnable = loaded.get(sha);
       if (!runnable) return redis.call("evalsha", sha, ...rest); // NOSCRIPT: the caller falls back to EVAL
       try {
-        return await redis.call("evalsha", sha1(runnable), ...rest);
+        return await redis.call("evalsha", runnable.sha, ...rest);
       } catch (error) {
         if (!String(error).includes("NOSCRIPT")) throw error;
-        return redis.call("eval", runnable, ...rest);
+        return redis.call("eval", runnable.script, ...rest);
       }
     }
     return redis.call(verb, ...flat);
