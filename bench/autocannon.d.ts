@@ -43,6 +43,14 @@ declare module "autocannon" {
     onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string>) => void;
   }
 
+  /** One connection. `reqsMade` and `responseMax` are internals bench/core.ts relies on (8.0.0). */
+  export interface Client extends EventEmitter {
+    reqsMade: number;
+    responseMax?: number;
+    setRequests(requests: Request[]): void;
+    destroy(): void;
+  }
+
   export interface Options {
     url: string;
     connections?: number;
@@ -54,7 +62,7 @@ declare module "autocannon" {
     headers?: Record<string, string>;
     body?: string | Buffer;
     requests?: Request[];
-    setupClient?: (client: EventEmitter) => void;
+    setupClient?: (client: Client) => void;
     initialContext?: Record<string, unknown>;
     title?: string;
   }
