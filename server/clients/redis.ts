@@ -7,22 +7,19 @@ import { Redis, type RedisOptions } from "ioredis";
  * `<command>-<numKeys>.lua` like BullMQ's. They are registered once per connection with
  * `defineCommand`, so ioredis sends EVALSHA and falls back to EVAL after a script flush.
  */
-const SCRIPTS = { reserve: "reserve-6.lua", issueToken: "issue-token-2.lua" } as const;
+const SCRIPTS = { seckill: "seckill-6.lua" } as const;
 
 /** The scripts as ioredis commands; argument order is each script's KEYS then ARGV. */
 export interface SeckillCommands {
-  reserve(
+  seckill(
     stockKey: string,
     metaKey: string,
     usersKey: string,
     pendingKey: string,
     eligibilityKey: string,
     tokenKey: string,
-    userId: string,
-    reservationId: string,
-    purchaseToken: string,
-  ): Promise<[number, number]>;
-  issueToken(metaKey: string, tokenKey: string, token: string, ttlMs: number): Promise<[number, number]>;
+    ...argv: ["token", userId: string, freshToken: string, ttlMs: number] | ["reserve", userId: string, reservationId: string, token: string]
+  ): Promise<[number, number, string?, number?]>;
 }
 
 export type AppRedis = Redis & SeckillCommands;

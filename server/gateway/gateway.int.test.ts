@@ -22,12 +22,13 @@ beforeAll(async () => {
 afterAll(() => t?.cleanup());
 
 const HOUR = 3600_000;
-async function liveSale(stock: number, rules: { requireRealName?: boolean; minMemberLevel?: number } = {}) {
+async function liveSale(stock: number, rules: { requireRealName?: boolean; minMemberLevel?: number } = {}, perUserLimit = 1) {
   const { saleId } = await createSale(t.services, {
     productName: "Gateway test",
     priceCents: 100,
     originalPriceCents: 200,
     stock,
+    perUserLimit,
     startsAt: new Date(Date.now() - 1000),
     endsAt: new Date(Date.now() + HOUR),
   });
@@ -134,7 +135,8 @@ describe("purchase tokens", () => {
   });
 
   it("are refused when reused, expired or another shopper's", async () => {
-    const saleId = await liveSale(10);
+    // A limit of 2, so a reused token is refused for itself, not for the limit.
+    const saleId = await liveSale(10, {}, 2);
     await warmUpSale(t.services, saleId);
     const [alice, bob, carol] = (await createShoppers(t.services, 3, { emailPrefix: "tokens" })) as SeededShopper[];
     const a = await callerFor(alice!.token);

@@ -24,10 +24,18 @@ describe("interpretReserveReply", () => {
 
 describe("interpretTokenReply", () => {
   it("maps every code", () => {
-    expect(interpretTokenReply([1, 0], "t", 30_000)).toEqual({ status: "ISSUED", token: "t", expiresInMs: 30_000 });
-    expect(interpretTokenReply([0, 0], "t", 1)).toBeNull();
-    expect(interpretTokenReply([-1, 1_700_000_000_000], "t", 1)).toEqual({ status: "NOT_STARTED", startsAt: new Date(1_700_000_000_000) });
-    expect(interpretTokenReply([-2, 0], "t", 1)).toEqual({ status: "ENDED" });
-    expect(() => interpretTokenReply([3, 0], "t", 1)).toThrow(/unknown code 3/);
+    expect(interpretTokenReply([1, 0, "t", 30_000])).toEqual({ status: "ISSUED", token: "t", expiresInMs: 30_000 });
+    expect(interpretTokenReply([0, -1])).toBeNull();
+    expect(interpretTokenReply([-1, 1_700_000_000_000])).toEqual({ status: "NOT_STARTED", startsAt: new Date(1_700_000_000_000) });
+    expect(interpretTokenReply([-2, 0])).toEqual({ status: "ENDED" });
+    expect(interpretTokenReply([-3, 0])).toEqual({ status: "ALREADY_PURCHASED" });
+    expect(interpretTokenReply([-4, 0])).toEqual({ status: "SOLD_OUT" });
+    expect(interpretTokenReply([-5, 0])).toEqual({ status: "BLACKLISTED" });
+    expect(interpretTokenReply([-6, 0])).toEqual({ status: "REAL_NAME_REQUIRED" });
+    expect(interpretTokenReply([-7, 0])).toEqual({ status: "MEMBER_LEVEL_TOO_LOW" });
+  });
+  it("refuses codes that cannot come from token mode", () => {
+    expect(() => interpretTokenReply([-8, 0])).toThrow(/unexpected token-mode code -8/);
+    expect(() => interpretTokenReply([3, 0])).toThrow(/unexpected/);
   });
 });

@@ -29,7 +29,7 @@ const REFUSAL_BY_CODE: Record<number, Refusal> = {
   [-8]: "INVALID_TOKEN",
 };
 
-/** Maps reserve-6.lua's return codes (see its header) to a verdict. */
+/** Maps seckill-6.lua's answers in "reserve" mode (see its header) to a verdict. */
 export function interpretReserveReply(reply: [number, number]): ReserveVerdict {
   const [code, stockLeft] = reply;
   if (code === 1) return { kind: "reserved", stockLeft };
@@ -42,22 +42,14 @@ export function interpretReserveReply(reply: [number, number]): ReserveVerdict {
 export type TokenOutcome =
   | { status: "ISSUED"; token: string; expiresInMs: number }
   | { status: "NOT_STARTED"; startsAt: Date }
-  | { status: "ENDED" }
-  | { status: "SOLD_OUT" };
+  | { status: Exclude<Refusal, "NOT_STARTED" | "INVALID_TOKEN"> };
 
-/** Maps issue-token-2.lua's return codes; null means the sale is not warmed up. */
-export function interpretTokenReply(reply: [number, number], token: string, ttlMs: number): TokenOutcome | null {
-  const [code, startsAt] = reply;
-  switch (code) {
-    case 1:
-      return { status: "ISSUED", token, expiresInMs: ttlMs };
-    case 0:
-      return null;
-    case -1:
-      return { status: "NOT_STARTED", startsAt: new Date(startsAt) };
-    case -2:
-      return { status: "ENDED" };
-    default:
-      throw new Error(`issue-token script returned an unknown code ${code}`);
-  }
+/** Maps seckill-6.lua's answers in "token" mode; null means the sale is not warmed up. */
+export function interpretTokenReply(reply: [number, number, string?, number?]): TokenOutcome | null {
+  const [code, startsAt, token, msLeft] = reply;
+  if (code === 1 && token !== undefined && msLeft !== undefined) return { status: "ISSUED", token, expiresInMs: msLeft };
+  if (code === 0) return null;
+  const status = REFUSAL_BY_CODE[code];
+  if (!status || status === "INVALID_TOKEN") throw new Error(`seckill script returned an unexpected token-mode code ${code}`);
+  return status === "NOT_STARTED" ? { status, startsAt: new Date(startsAt) } : { status };
 }

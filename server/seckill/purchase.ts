@@ -27,6 +27,12 @@ async function limitPerShopper(services: Services, scope: "purchase" | "token", 
   }
 }
 
+/** KEYS of seckill-6.lua, in its order. */
+function saleKeyList(namespace: string, saleId: number, userId: number) {
+  const keys = saleKeys(namespace, saleId);
+  return [keys.stock, keys.meta, keys.users, keys.pending, keys.eligibility, keys.token(userId)] as const;
+}
+
 /** The slow path, only when Redis knows nothing of the sale: explain why, from MySQL. */
 async function notPurchasable(services: Services, saleId: number): Promise<AppError> {
   const sale = await services.db.sale.findUnique({ where: { id: saleId }, select: { id: true } });
@@ -36,7 +42,8 @@ async function notPurchasable(services: Services, saleId: number): Promise<AppEr
 
 /**
  * The hidden purchase address: a short-lived, single-use token for one shopper and one sale,
- * issued only once the sale has started by Redis's clock. A purchase must present it.
+ * issued only once the sale has started by Redis's clock, and only to a shopper the purchase
+ * would not refuse anyway (so a refusal costs one request, not two). A purchase must present it.
  */
 export async function issuePurchaseToken(
   services: Services,
@@ -45,18 +52,19 @@ export async function issuePurchaseToken(
   const { redis, env, soldOut } = services;
   if (soldOut.isSoldOut(input.saleId)) return { status: "SOLD_OUT" };
   await limitPerShopper(services, "token", input.userId);
-  const keys = saleKeys(env.REDIS_NAMESPACE, input.saleId);
-  const token = randomBytes(16).toString("base64url");
-  const ttlMs = env.PURCHASE_TOKEN_TTL_SECONDS * 1000;
-  const reply = await failClosed(redis.issueToken(keys.meta, keys.token(input.userId), token, ttlMs));
-  const outcome = interpretTokenReply(reply, token, ttlMs);
+  const fresh = randomBytes(16).toString("base64url");
+  const reply = await failClosed(
+    redis.seckill(...saleKeyList(env.REDIS_NAMESPACE, input.saleId, input.userId), "token", String(input.userId), fresh, env.PURCHASE_TOKEN_TTL_SECONDS * 1000),
+  );
+  const outcome = interpretTokenReply(reply);
   if (!outcome) throw await notPurchasable(services, input.saleId);
+  if (outcome.status === "SOLD_OUT") await broadcastSoldOut(redis, env.REDIS_NAMESPACE, soldOut, { saleId: input.saleId, soldOut: true });
   return outcome;
 }
 
 /**
  * One purchase attempt: the in-process sold-out flag, the shopper's rate limit, then ONE Lua
- * round trip that checks token, window, eligibility, limit and stock and reserves, then the
+ * round trip that checks window, eligibility, limit, stock and token and reserves, then the
  * create-order job (peak shaving: MySQL sees the worker's pace, not the crowd's).
  */
 export async function purchase(
@@ -72,12 +80,11 @@ export async function purchase(
   await limitPerShopper(services, "purchase", userId);
 
   const reservationId = newReservationId(saleId, userId);
-  const keys = saleKeys(env.REDIS_NAMESPACE, saleId);
   metrics.reserveCalls.inc();
   const reply = await failClosed(
-    redis.reserve(keys.stock, keys.meta, keys.users, keys.pending, keys.eligibility, keys.token(userId), String(userId), reservationId, input.token),
+    redis.seckill(...saleKeyList(env.REDIS_NAMESPACE, saleId, userId), "reserve", String(userId), reservationId, input.token),
   );
-  const verdict = interpretReserveReply(reply);
+  const verdict = interpretReserveReply([reply[0], reply[1]]);
 
   if (verdict.kind === "not-warmed") throw await notPurchasable(services, saleId);
   if (verdict.kind === "refused") {

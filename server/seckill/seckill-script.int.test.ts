@@ -4,7 +4,7 @@ import { createRedis, type AppRedis } from "../clients/redis";
 import { ELIGIBILITY } from "../gateway/eligibility";
 import { saleKeys } from "./keys";
 
-/** reserve-6.lua and issue-token-2.lua against the real Redis: every return code and what it writes. */
+/** seckill-6.lua against the real Redis, in both modes: every return code and what it writes. */
 
 const namespace = `t_lua_${randomBytes(3).toString("hex")}`;
 const keys = saleKeys(namespace, 1);
@@ -37,8 +37,10 @@ async function arrange(options: Arrangement = {}) {
   if (options.eligibility !== undefined) await redis.hset(keys.eligibility, String(SHOPPER), options.eligibility);
   if (options.token !== null) await redis.set(keys.token(SHOPPER), options.token ?? TOKEN);
 }
+const keyList = (userId: number) => [keys.stock, keys.meta, keys.users, keys.pending, keys.eligibility, keys.token(userId)] as const;
 const reserve = (reservationId = "1-7-0123456789abcdef", token = TOKEN, userId = SHOPPER) =>
-  redis.reserve(keys.stock, keys.meta, keys.users, keys.pending, keys.eligibility, keys.token(userId), String(userId), reservationId, token);
+  redis.seckill(...keyList(userId), "reserve", String(userId), reservationId, token);
+const issue = (ttlMs = 30_000) => redis.seckill(...keyList(SHOPPER), "token", String(SHOPPER), "fresh", ttlMs);
 const state = async () => ({
   stock: Number(await redis.get(keys.stock)),
   held: Number((await redis.hget(keys.users, String(SHOPPER))) ?? 0),
@@ -56,7 +58,7 @@ afterAll(async () => {
 });
 beforeEach(() => arrange());
 
-describe("reserve-6.lua", () => {
+describe('seckill-6.lua, mode "reserve"', () => {
   it("1 RESERVED: decrements stock, counts the shopper, records the pending reservation with its time, spends the token", async () => {
     const before = Date.now();
     expect(await reserve()).toEqual([1, 4]);
@@ -158,19 +160,42 @@ describe("reserve-6.lua", () => {
     );
     expect(replies.filter(([code]) => code === 1)).toHaveLength(50);
     expect(replies.filter(([code]) => code === -4)).toHaveLength(350);
+    expect(await redis.hlen(keys.users)).toBe(50);
     expect(await redis.get(keys.stock)).toBe("0");
     expect(await redis.zcard(keys.pending)).toBe(50);
   });
 });
 
-describe("issue-token-2.lua", () => {
-  const issue = (ttlMs = 30_000) => redis.issueToken(keys.meta, keys.token(SHOPPER), "fresh", ttlMs);
-
+describe('seckill-6.lua, mode "token"', () => {
   it("1 ISSUED during the sale, with the TTL asked for", async () => {
     await arrange({ token: null });
-    expect((await issue())[0]).toBe(1);
+    const [code, , token, msLeft] = await issue();
+    expect([code, token]).toEqual([1, "fresh"]);
+    expect(msLeft).toBe(30_000);
     expect(await redis.get(keys.token(SHOPPER))).toBe("fresh");
     expect(await redis.pttl(keys.token(SHOPPER))).toBeGreaterThan(29_000);
+  });
+
+  it("hands out the same unspent token again, with the time it has left", async () => {
+    await arrange({ token: "earlier" });
+    await redis.pexpire(keys.token(SHOPPER), 10_000);
+    const [code, , token, msLeft] = await issue();
+    expect([code, token]).toEqual([1, "earlier"]);
+    expect(msLeft).toBeLessThanOrEqual(10_000);
+  });
+
+  it("refuses, with no token, whoever the purchase would refuse", async () => {
+    for (const [arrangement, code] of [
+      [{ eligibility: ELIGIBILITY.BLACKLISTED }, -5],
+      [{ defaultEligibility: ELIGIBILITY.REAL_NAME_REQUIRED }, -6],
+      [{ eligibility: ELIGIBILITY.MEMBER_LEVEL_TOO_LOW }, -7],
+      [{ held: 1 }, -3],
+      [{ stock: 0 }, -4],
+    ] as const) {
+      await arrange({ ...arrangement, token: null });
+      expect((await issue())[0]).toBe(code);
+      expect(await redis.exists(keys.token(SHOPPER))).toBe(0);
+    }
   });
 
   it("-1 NOT_STARTED before the start, telling when; no token", async () => {
