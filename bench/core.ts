@@ -11,7 +11,6 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -28,6 +27,9 @@ import mariadb, { type Connection as MariadbConnection } from "mariadb";
 import type { Env } from "../server/env";
 import type { Services } from "../server/services";
 import type { SaleLedger } from "../server/seckill/invariants";
+import { freePort } from "../server/testing/resources";
+import { codeInfo, git, machineInfo, serviceVersions } from "./lib/context";
+import { latencySummary, percentile, round } from "./lib/stats";
 
 /**
  * The app's own code, loaded only when this process runs the benchmark: with --ref the parent
@@ -138,28 +140,6 @@ const log = (line: string) => console.log(`[bench] ${line}`);
 // Small helpers
 // ---------------------------------------------------------------------------------------------
 
-const round = (n: number, digits = 1) => (Number.isFinite(n) ? Math.round(n * 10 ** digits) / 10 ** digits : null);
-
-/** Percentile (nearest rank) of an already sorted array. */
-function percentile(sorted: ArrayLike<number>, p: number): number {
-  if (!sorted.length) return NaN;
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[rank] as number;
-}
-
-function latencySummary(values: number[]) {
-  const sorted = Float64Array.from(values).sort();
-  const mean = values.reduce((a, b) => a + b, 0) / (values.length || 1);
-  return {
-    count: values.length,
-    mean: round(mean, 2),
-    p50: round(percentile(sorted, 50), 2),
-    p90: round(percentile(sorted, 90), 2),
-    p99: round(percentile(sorted, 99), 2),
-    max: round(sorted.length ? (sorted[sorted.length - 1] as number) : NaN, 2),
-  };
-}
-
 /** Deterministic PRNG (mulberry32), so the same parameters replay the same request order. */
 function prng(seed: number) {
   let a = seed >>> 0;
@@ -170,23 +150,6 @@ function prng(seed: number) {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
-
-function git(...gitArgs: string[]): string {
-  const result = spawnSync("git", gitArgs, { encoding: "utf8" });
-  return result.status === 0 ? result.stdout.replace(/\s+$/, "") : "";
 }
 
 function tail(file: string, lines = 40): string {
@@ -970,53 +933,6 @@ async function checkInvariants(services: Services, saleId: number, queuedIds: st
 // Report
 // ---------------------------------------------------------------------------------------------
 
-function machineInfo() {
-  const cpus = os.cpus();
-  return {
-    os: `${os.type()} ${os.release()} (${os.platform()}/${os.arch()})`,
-    cpuModel: cpus[0]?.model?.trim() ?? "unknown",
-    cores: cpus.length,
-    memoryGiB: round(os.totalmem() / 1024 ** 3, 1),
-    node: process.version,
-    loadAverageAtStart: os.loadavg().map((n) => round(n, 2)),
-  };
-}
-
-async function serviceVersions() {
-  let mariadbVersion = "unknown";
-  let redisVersion = "unknown";
-  try {
-    const conn = await mariadb.createConnection({ host: "127.0.0.1", port: 3306, user: "root" });
-    mariadbVersion = String(((await conn.query("SELECT VERSION() AS v")) as { v: string }[])[0]?.v);
-    await conn.end();
-  } catch {
-    // leave unknown
-  }
-  try {
-    const redis = new Redis(REDIS_URL);
-    const info = await redis.info("server");
-    redisVersion = /redis_version:(\S+)/.exec(info)?.[1] ?? "unknown";
-    await redis.quit();
-  } catch {
-    // leave unknown
-  }
-  return { mariadb: mariadbVersion, redis: redisVersion };
-}
-
-/** What code ran: HEAD plus uncommitted changes outside bench/ (a --ref run passes its own). */
-function codeInfo() {
-  if (process.env.BENCH_CODE) return JSON.parse(process.env.BENCH_CODE) as Record<string, unknown>;
-  const status = git("status", "--porcelain", "--untracked-files=normal");
-  const dirtyFiles = (status ? status.split("\n").map((l) => l.slice(3)) : []).filter((f) => !f.startsWith("bench/"));
-  return {
-    source: "working tree",
-    commit: git("rev-parse", "--short", "HEAD").trim() || "unknown",
-    subject: git("log", "-1", "--format=%s"),
-    dirty: dirtyFiles.length > 0,
-    dirtyFiles,
-  };
-}
-
 // ---------------------------------------------------------------------------------------------
 // --ref: benchmark a committed revision instead of the working tree
 // ---------------------------------------------------------------------------------------------
@@ -1359,7 +1275,7 @@ async function main(): Promise<number> {
     settings.filter((k) => k in config).map((k) => [k, (config as unknown as Record<string, unknown>)[k]]),
   );
   report.machine = machineInfo();
-  report.versions = await serviceVersions();
+  report.versions = await serviceVersions(REDIS_URL);
   report.code = codeInfo();
   const setup: Record<string, number | boolean | null> = { rebuilt: null };
   report.setup = setup;

@@ -1,0 +1,59 @@
+import { spawnSync } from "node:child_process";
+import os from "node:os";
+import mariadb from "mariadb";
+import { Redis } from "ioredis";
+import { round } from "./stats";
+
+/** What every benchmark report says about where and on what code it ran. */
+
+export function git(...gitArgs: string[]): string {
+  const result = spawnSync("git", gitArgs, { encoding: "utf8" });
+  return result.status === 0 ? result.stdout.replace(/\s+$/, "") : "";
+}
+
+export function machineInfo() {
+  const cpus = os.cpus();
+  return {
+    os: `${os.type()} ${os.release()} (${os.platform()}/${os.arch()})`,
+    cpuModel: cpus[0]?.model?.trim() ?? "unknown",
+    cores: cpus.length,
+    memoryGiB: round(os.totalmem() / 1024 ** 3, 1),
+    node: process.version,
+    loadAverageAtStart: os.loadavg().map((n) => round(n, 2)),
+  };
+}
+
+export async function serviceVersions(redisUrl: string) {
+  let mariadbVersion = "unknown";
+  let redisVersion = "unknown";
+  try {
+    const conn = await mariadb.createConnection({ host: "127.0.0.1", port: 3306, user: "root" });
+    mariadbVersion = String(((await conn.query("SELECT VERSION() AS v")) as { v: string }[])[0]?.v);
+    await conn.end();
+  } catch {
+    // leave unknown
+  }
+  try {
+    const redis = new Redis(redisUrl);
+    const info = await redis.info("server");
+    redisVersion = /redis_version:(\S+)/.exec(info)?.[1] ?? "unknown";
+    await redis.quit();
+  } catch {
+    // leave unknown
+  }
+  return { mariadb: mariadbVersion, redis: redisVersion };
+}
+
+/** What code ran: HEAD plus uncommitted changes outside bench/ (a --ref run passes its own). */
+export function codeInfo() {
+  if (process.env.BENCH_CODE) return JSON.parse(process.env.BENCH_CODE) as Record<string, unknown>;
+  const status = git("status", "--porcelain", "--untracked-files=normal");
+  const dirtyFiles = (status ? status.split("\n").map((l) => l.slice(3)) : []).filter((f) => !f.startsWith("bench/"));
+  return {
+    source: "working tree",
+    commit: git("rev-parse", "--short", "HEAD").trim() || "unknown",
+    subject: git("log", "-1", "--format=%s"),
+    dirty: dirtyFiles.length > 0,
+    dirtyFiles,
+  };
+}
