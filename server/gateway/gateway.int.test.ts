@@ -222,3 +222,34 @@ describe("when Redis is unreachable", () => {
     }
   });
 });
+
+describe("browser sessions", () => {
+  const post = (path: string, input: unknown, headers: Record<string, string> = {}) =>
+    handleTrpcRequest(
+      new Request(`http://test/api/trpc/${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify({ json: input }),
+      }),
+      t.services,
+    );
+  const me = async (cookie: string) =>
+    ((await (await handleTrpcRequest(new Request("http://test/api/trpc/auth.me", { headers: { cookie } }), t.services)).json()) as {
+      result: { data: { json: { userId: number } | null } };
+    }).result.data.json;
+
+  it("sign-up sets an httpOnly session cookie that signs the browser in; sign-out clears it", async () => {
+    const signedUp = await post("auth.signUp", { email: "cookie@example.test", password: "long-enough-pw" });
+    const cookie = signedUp.headers.get("set-cookie") ?? "";
+    expect(cookie).toMatch(/^fs_session=[^;]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+/);
+    expect(cookie).not.toContain("Secure"); // plain http here; behind HTTPS the proxy's X-Forwarded-Proto adds it
+    const session = cookie.split(";")[0]!;
+    expect(await me(session)).toMatchObject({ userId: expect.any(Number) });
+
+    const signedOut = await post("auth.signOut", null, { cookie: session });
+    expect(signedOut.headers.get("set-cookie")).toMatch(/^fs_session=; .*Max-Age=0/);
+
+    const secure = await post("auth.signIn", { email: "cookie@example.test", password: "long-enough-pw" }, { "x-forwarded-proto": "https" });
+    expect(secure.headers.get("set-cookie")).toContain("; Secure");
+  });
+});
