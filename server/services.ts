@@ -50,6 +50,7 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
   redis.on("error", reportRedisError);
   queueConnection.on("error", reportRedisError);
   const queues = createQueues(queueConnection, env.REDIS_NAMESPACE);
+  for (const queue of Object.values(queues)) queue.on("error", reportRedisError);
   const soldOut = new SoldOutFlags();
   const upstash = createUpstashRedis(
     redis,
