@@ -76,7 +76,7 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
     metrics: createMetrics({ processMetrics: options.processMetrics }),
     rateLimits,
     async close() {
-      await Promise.allSettled([queues.createOrder.close()]);
+      await Promise.allSettled(Object.values(queues).map((queue) => queue.close()));
       await Promise.allSettled([db.$disconnect(), redis.quit(), queueConnection.quit(), subscriber?.quit()]);
     },
   };

@@ -7,7 +7,7 @@ import { Redis, type RedisOptions } from "ioredis";
  * `<command>-<numKeys>.lua` like BullMQ's. They are registered once per connection with
  * `defineCommand`, so ioredis sends EVALSHA and falls back to EVAL after a script flush.
  */
-const SCRIPTS = { reserve: "reserve-6.lua", issueToken: "issue-token-2.lua" } as const;
+const SCRIPTS = { reserve: "reserve-6.lua", issueToken: "issue-token-2.lua", release: "release-3.lua" } as const;
 
 /** The scripts as ioredis commands; argument order is each script's KEYS then ARGV. */
 export interface SeckillCommands {
@@ -23,6 +23,7 @@ export interface SeckillCommands {
     purchaseToken: string,
   ): Promise<[number, number]>;
   issueToken(metaKey: string, tokenKey: string, token: string, ttlMs: number): Promise<[number, number]>;
+  release(stockKey: string, usersKey: string, releasedKey: string, orderId: string, userId: string): Promise<[number, number]>;
 }
 
 export type AppRedis = Redis & SeckillCommands;
