@@ -8,13 +8,15 @@ import { queuePrefix } from "../server/seckill/keys";
 import { createOrderProcessor } from "./processors/create-order";
 import { processCancelOrder } from "./processors/cancel-order";
 import { processSweepOrders } from "./processors/sweep-orders";
+import { processPaymentNotify } from "./processors/payment-notify";
 
 /** Jobs of the order lifecycle (timers, notifications) one worker handles at once. */
 const LIFECYCLE_CONCURRENCY = 20;
 
 /**
  * The worker process: drains create-order jobs into MySQL, runs the pay-deadline timers and the
- * sweep behind them. Runs apart from the web server.
+ * sweep behind them, and delivers the sandbox payment provider's notifications. Runs apart from
+ * the web server.
  */
 async function main() {
   const config = env();
@@ -51,6 +53,7 @@ async function main() {
     start(QUEUE.createOrder, (job) => orderProcessor.process(job), config.WORKER_CONCURRENCY),
     start(QUEUE.cancelOrder, (job, token) => processCancelOrder(services, job, token), LIFECYCLE_CONCURRENCY),
     start(QUEUE.sweepOrders, () => processSweepOrders(services), 1),
+    start(QUEUE.paymentNotify, (job) => processPaymentNotify(services, job), LIFECYCLE_CONCURRENCY),
   ];
   await Promise.all(workers.map((worker) => worker.waitUntilReady()));
   // Upsert: every worker process declares the same scheduler, and there stays one.

@@ -2,7 +2,7 @@ import type { Services } from "../services";
 import type { Queues } from "../clients/queues";
 import { cancelOrderJobId } from "../clients/queues";
 import { AppError } from "../errors";
-import { Prisma } from "../generated/prisma/client";
+import { READ_COMMITTED_TRANSACTION } from "../clients/db";
 import type { CancelReason, OrderStatus } from "../generated/prisma/enums";
 import { releaseUnit, type ReleaseOutcome } from "../seckill/release";
 import { changeStock, prismaStockStore } from "../stock/ledger";
@@ -54,8 +54,7 @@ export async function cancelOrder(services: Services, orderId: number, request: 
       if (cancelled && order) await changeStock(prismaStockStore(tx), order.saleId, +1);
       return { cancelled, order };
     },
-    // READ COMMITTED: the ledger's re-read after a lost version race must see the winner.
-    { isolationLevel: Prisma.TransactionIsolationLevel.ReadCommitted, maxWait: 10_000, timeout: 30_000 },
+    READ_COMMITTED_TRANSACTION,
   );
 
   if (!order || (request.userId !== undefined && order.userId !== request.userId)) return { outcome: "NOT_FOUND" };

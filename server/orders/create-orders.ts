@@ -1,6 +1,5 @@
 import type { Services } from "../services";
-import type { Db } from "../clients/db";
-import { Prisma } from "../generated/prisma/client";
+import { isUniqueViolation, READ_COMMITTED_TRANSACTION, type Db } from "../clients/db";
 import { changeStock, prismaStockStore } from "../stock/ledger";
 import { saleKeys } from "../seckill/keys";
 
@@ -75,7 +74,7 @@ export async function createOrders(
       } catch (error) {
         // Another worker committed one of these reservations at the same moment: our transaction
         // rolled back whole (orders and decrement), so retrying simply finds its order.
-        const raced = error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
+        const raced = isUniqueViolation(error);
         if (!raced || attempt >= UNIQUE_RETRIES) throw error;
       }
     }
@@ -118,7 +117,7 @@ async function commitSaleBatch(
       });
       return { rows, created: toCreate.length, attempts };
     },
-    { isolationLevel: Prisma.TransactionIsolationLevel.ReadCommitted, maxWait: 10_000, timeout: 30_000 },
+    READ_COMMITTED_TRANSACTION,
   );
   for (const row of committed.rows) {
     into.orderIds.set(row.reservationId, row.id);
