@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { money } from "../app/_components/money";
 import { E2E_PAY_SALE, E2E_PAY_TIMEOUT_SECONDS, E2E_TIMEOUT_SALE } from "./e2e-env";
 import { buy, saleCard, signUpNewShopper, snap } from "./shop";
 
@@ -9,7 +10,6 @@ import { buy, saleCard, signUpNewShopper, snap } from "./shop";
  * (e2e/global-setup.ts), and the e2e environment sets ORDER_PAY_TIMEOUT_SECONDS
  * (e2e/e2e-env.ts) so the second can be waited out.
  */
-const money = (cents: number) => `¥${(cents / 100).toFixed(2)}`;
 
 test("a shopper buys, pays in the sandbox provider, and the order shows PAID", async ({ page }) => {
   await page.goto("/");

@@ -1,4 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
+import { money } from "../app/_components/money";
 import { E2E_SALE } from "./e2e-env";
 import { saleCard as cardOf, signUpNewShopper, snap } from "./shop";
 
@@ -8,7 +9,6 @@ import { saleCard as cardOf, signUpNewShopper, snap } from "./shop";
  * The sale was created by e2e/global-setup.ts (LIVE, 5 units, limit 1 per shopper).
  */
 
-const money = (cents: number) => `¥${(cents / 100).toFixed(2)}`;
 const saleCard = (page: Page) => cardOf(page, E2E_SALE.productName);
 
 test.beforeAll(() => {

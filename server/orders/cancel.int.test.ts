@@ -208,6 +208,22 @@ describe("a shopper cancelling their own unpaid order", () => {
   });
 });
 
+describe("a timer that is lost", () => {
+  it("is made up for by the worker's periodic sweep", async () => {
+    const saleId = await liveSale(2);
+    const [order] = await placeOrders(t.services, saleId, await shoppers(1));
+    await (await cancelJob(order!.orderId)).remove(); // e.g. Redis lost it
+    const worker = await startWorker(t.childEnv, { ORDER_SWEEP_INTERVAL_SECONDS: "1" });
+    try {
+      await waitFor(async () => (await saleState(saleId)).redisStock === 2, 20_000, "the sweep to cancel the order");
+    } finally {
+      await worker.stop();
+    }
+    expect(await saleState(saleId)).toEqual({ dbStock: 2, redisStock: 2, holders: {}, released: [order!.orderId], statuses: ["CANCELLED"] });
+    await expectInvariants(saleId);
+  });
+});
+
 describe(`with ORDER_PAY_TIMEOUT_SECONDS=${PAY_TIMEOUT_SECONDS} and a worker process`, () => {
   it("a sold-out sale whose orders go unpaid is buyable again after the timeout, and a second buyer gets the unit", async () => {
     const worker = await startWorker(t.childEnv);
