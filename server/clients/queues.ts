@@ -28,8 +28,7 @@ export function cancelOrderJobId(orderId: number): string {
 }
 
 /** The periodic sweep (a BullMQ job scheduler); it carries no data. */
-export const sweepOrdersJob = z.object({});
-export type SweepOrdersJob = z.infer<typeof sweepOrdersJob>;
+export type SweepOrdersJob = Record<string, never>;
 export const SWEEP_SCHEDULER_ID = "sweep-overdue-orders";
 
 /**

@@ -6,12 +6,8 @@ import type { PaymentNotification } from "../payments/provider";
 import { allows } from "./state-machine";
 import { applyOrderEvent } from "./transition";
 
-export const NOTIFY_PATH = "/api/payments/notify";
-
-/** Where the buyer comes back to after paying: their orders, this one highlighted. */
-export function returnPathFor(orderId: number): string {
-  return `/orders?order=${orderId}`;
-}
+/** Served by app/api/payments/notify/route.ts. */
+const NOTIFY_PATH = "/api/payments/notify";
 
 /**
  * order.pay: the order's payment (one per order, created on the first call and reused after)
@@ -39,7 +35,8 @@ export async function startPayment(
     amountCents: payment.amountCents,
     subject: order.product.name,
     notifyUrl: `${env.PUBLIC_BASE_URL}${NOTIFY_PATH}`,
-    returnUrl: returnPathFor(order.id),
+    // Back to their orders, this one highlighted, where the page waits for the notify.
+    returnUrl: `/orders?order=${order.id}`,
     expiresAt: order.payDeadline,
   });
   return { paymentId: payment.id, payUrl };

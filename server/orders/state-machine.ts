@@ -26,11 +26,6 @@ export function allows(status: OrderStatus, event: OrderEvent): boolean {
   return TRANSITIONS[event].from === status;
 }
 
-/** The status `event` leads to from `status`, or null when it does not apply. */
-export function nextStatus(status: OrderStatus, event: OrderEvent): OrderStatus | null {
-  return allows(status, event) ? TRANSITIONS[event].to : null;
-}
-
 /** Whether an order in `status` holds a unit of its sale's stock. */
 export function holdsStock(status: OrderStatus): boolean {
   return (ACTIVE_ORDER_STATUSES as readonly OrderStatus[]).includes(status);

@@ -9,8 +9,8 @@ import { signed, verifySigned } from "./signature";
  * payments with a signed, form-encoded notify that we answer `success` or `fail`. The
  * provider's own side (its page, its notify deliveries) is sandbox-gateway.ts.
  */
-export const SANDBOX_PROVIDER = "sandbox";
-export const SANDBOX_CASHIER_PATH = "/pay/sandbox";
+const SANDBOX_PROVIDER = "sandbox";
+const SANDBOX_CASHIER_PATH = "/pay/sandbox";
 export const TRADE_SUCCESS = "TRADE_SUCCESS";
 
 const NOTIFY_ID = /^[A-Za-z0-9_-]{8,64}$/;
