@@ -137,7 +137,9 @@ function PaymentProgress({ orderId }: { orderId: number }) {
   const queryClient = useQueryClient();
   const status = useQuery({
     ...trpc.order.paymentStatus.queryOptions({ orderId }),
-    refetchInterval: (query) => (query.state.data?.orderStatus === "WAIT_PAY" ? 1000 : false),
+    // Usually there within a second; a declined payment never comes, so back off to 5 s.
+    refetchInterval: (query) =>
+      query.state.data?.orderStatus === "WAIT_PAY" ? Math.min(5000, 500 * 2 ** query.state.dataUpdateCount) : false,
     retry: false,
   });
   const orderStatus = status.data?.orderStatus;
