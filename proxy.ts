@@ -26,6 +26,8 @@ export async function proxy(request: NextRequest) {
   }
 }
 
+// Payment notifications come from a provider's few servers in bursts (every sale's payments)
+// and prove themselves by signature, so a per-IP limit would only delay money already taken.
 export const config = {
-  matcher: ["/((?!api/health|api/metrics|_next/static|_next/image|favicon.ico).*)"],
+  matcher: ["/((?!api/health|api/metrics|api/payments/notify|_next/static|_next/image|favicon.ico).*)"],
 };

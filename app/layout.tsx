@@ -17,6 +17,9 @@ export default function RootLayout({ children }: { children: ReactNode }) {
         <Providers>
           <header className="topbar">
             <a href="/" className="brand">⚡ Flash Sale</a>
+            <nav aria-label="Account">
+              <a href="/orders">My orders</a>
+            </nav>
           </header>
           <main className="page">{children}</main>
         </Providers>

@@ -21,6 +21,32 @@ export const E2E_SALE = {
   perUserLimit: 1,
 } as const;
 
+/** The sale the lifecycle spec's pay test buys from (its own, so the smoke test's counts hold). */
+export const E2E_PAY_SALE = {
+  productName: "E2E pay-test kettle",
+  description: "Created by e2e/global-setup.ts: bought and paid by the lifecycle spec.",
+  priceCents: 15900,
+  originalPriceCents: 25900,
+  stock: 3,
+  perUserLimit: 1,
+} as const;
+
+/** The sale the timeout test buys from: one unit, so "back on sale" is 0 → 1 left. */
+export const E2E_TIMEOUT_SALE = {
+  productName: "E2E timeout-test teapot",
+  description: "Created by e2e/global-setup.ts: bought and left unpaid by the lifecycle spec.",
+  priceCents: 4900,
+  originalPriceCents: 12900,
+  stock: 1,
+  perUserLimit: 1,
+} as const;
+
+/**
+ * Short enough for the timeout test to wait out, long enough for the pay test to buy, go to the
+ * sandbox and confirm in time on a slow machine.
+ */
+export const E2E_PAY_TIMEOUT_SECONDS = 20;
+
 export function e2eDatabaseUrl(): string {
   return process.env.E2E_DATABASE_URL ?? "mysql://root@127.0.0.1:3306/fs_e2e";
 }
@@ -47,6 +73,7 @@ export function e2eAppEnv(): Record<string, string> {
     REDIS_URL: e2eRedisUrl(),
     REDIS_NAMESPACE: E2E_REDIS_NAMESPACE,
     SESSION_SECRET: E2E_SESSION_SECRET,
+    ORDER_PAY_TIMEOUT_SECONDS: String(E2E_PAY_TIMEOUT_SECONDS),
     NEXT_TELEMETRY_DISABLED: "1",
     LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? "warn",
   };

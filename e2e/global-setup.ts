@@ -3,16 +3,17 @@
  * database and Redis namespace were already wiped by e2e/reset.ts (the first step of the webServer
  * command) and `npm start` has migrated them and started the web server and the worker.
  *
- * Here we add the sale the smoke test buys from: LIVE since a few seconds ago, open for an hour,
- * warmed into Redis, the way an admin would add a sale to a running system. Its id is handed to
- * the test workers through process.env (they are spawned after global setup).
+ * Here we add the sales the specs buy from (the smoke test's, and the lifecycle spec's two): LIVE
+ * since a few seconds ago, open for an hour, warmed into Redis, the way an admin would add a sale
+ * to a running system. The smoke sale's id is handed to the test workers through process.env
+ * (they are spawned after global setup).
  */
 import type { FullConfig } from "@playwright/test";
 import { readEnv } from "../server/env";
 import { createServices } from "../server/services";
-import { createSale } from "../server/seed";
+import { createSale, type NewSale } from "../server/seed";
 import { warmUpSale } from "../server/seckill/warmup";
-import { E2E_SALE, e2eAppEnv } from "./e2e-env";
+import { E2E_PAY_SALE, E2E_SALE, E2E_TIMEOUT_SALE, e2eAppEnv } from "./e2e-env";
 
 export default async function globalSetup(_config: FullConfig): Promise<void> {
   const services = await createServices(readEnv({ ...e2eAppEnv() }));
@@ -25,14 +26,16 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
     }
 
     const now = Date.now();
-    const { saleId } = await createSale(services, {
-      ...E2E_SALE,
-      startsAt: new Date(now - 5_000),
-      endsAt: new Date(now + 3600_000),
-    });
-    const warm = await warmUpSale(services, saleId);
-    if (warm.stock !== E2E_SALE.stock) throw new Error(`sale ${saleId} warmed with ${warm.stock} units, expected ${E2E_SALE.stock}`);
+    const liveSale = async (sale: Omit<NewSale, "startsAt" | "endsAt">) => {
+      const { saleId } = await createSale(services, { ...sale, startsAt: new Date(now - 5_000), endsAt: new Date(now + 3600_000) });
+      const warm = await warmUpSale(services, saleId);
+      if (warm.stock !== sale.stock) throw new Error(`sale ${saleId} warmed with ${warm.stock} units, expected ${sale.stock}`);
+      return saleId;
+    };
+    const saleId = await liveSale(E2E_SALE);
     process.env.E2E_SALE_ID = String(saleId);
+    // The lifecycle spec's own sales; it finds them by name.
+    const lifecycleSales = [await liveSale(E2E_PAY_SALE), await liveSale(E2E_TIMEOUT_SALE)];
 
     // /api/health only proves the web process is up; the worker starts alongside it. Wait until it
     // has registered with the order queue, so a slow worker start shows up here and not as a
@@ -42,7 +45,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
       if (Date.now() > deadline) throw new Error("no worker registered with the create-order queue within 60 s");
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    console.log(`[e2e setup] live sale ${saleId} "${E2E_SALE.productName}" with ${warm.stock} units; worker ready`);
+    console.log(`[e2e setup] live sales ${[saleId, ...lifecycleSales].join(", ")}; worker ready`);
   } finally {
     await services.close();
   }

@@ -1,6 +1,7 @@
-import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
+import { money } from "../app/_components/money";
 import { E2E_SALE } from "./e2e-env";
+import { saleCard as cardOf, signUpNewShopper, snap } from "./shop";
 
 /**
  * Smoke test of the whole pipeline through a real browser: storefront → sign up → Buy now →
@@ -8,17 +9,7 @@ import { E2E_SALE } from "./e2e-env";
  * The sale was created by e2e/global-setup.ts (LIVE, 5 units, limit 1 per shopper).
  */
 
-const money = (cents: number) => `¥${(cents / 100).toFixed(2)}`;
-
-/** Named screenshots kept under e2e/artifacts/ (gitignored), besides Playwright's own. */
-async function snap(page: Page, name: string) {
-  await page.screenshot({ path: path.join(test.info().project.testDir, "artifacts", `${name}.png`), fullPage: true });
-}
-
-/** The card of the e2e sale, found by its product name (the demo sale may be listed too). */
-function saleCard(page: Page) {
-  return page.getByRole("article").filter({ has: page.getByRole("heading", { name: E2E_SALE.productName, exact: true }) });
-}
+const saleCard = (page: Page) => cardOf(page, E2E_SALE.productName);
 
 test.beforeAll(() => {
   expect(process.env.E2E_SALE_ID, "global setup hands over the sale id").toMatch(/^\d+$/);
@@ -37,9 +28,6 @@ test("an anonymous visitor sees the live sale but cannot buy", async ({ page }) 
 });
 
 test("a shopper signs up, buys, and gets an order", async ({ page }) => {
-  const email = `e2e-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}@example.test`;
-  const password = "correct-horse-battery";
-
   await page.goto("/");
   const card = saleCard(page);
   await expect(card).toBeVisible();
@@ -49,13 +37,7 @@ test("a shopper signs up, buys, and gets an order", async ({ page }) => {
   await expect(card.getByTestId("stock-left")).toContainText(`limit ${E2E_SALE.perUserLimit} per shopper`);
   await snap(page, "home");
 
-  const account = page.getByRole("region", { name: "Account" });
-  await account.getByLabel("Email").fill(email);
-  await account.getByLabel("Password").fill(password);
-  await account.getByRole("button", { name: "Sign up" }).click();
-  // Signed in: the form goes away and "Sign out" appears.
-  await expect(page.getByRole("button", { name: "Sign out" })).toBeVisible();
-  await expect(account).toBeHidden();
+  await signUpNewShopper(page);
 
   const buy = card.getByRole("button", { name: "Buy now" });
   await expect(buy).toBeEnabled();
@@ -65,7 +47,7 @@ test("a shopper signs up, buys, and gets an order", async ({ page }) => {
   // state may already be gone by the time we look: accept either, then wait for the order.
   const status = card.getByTestId("purchase-status");
   await expect(status).toHaveText(/You are in the queue|Order #\d+ created/);
-  await expect(status).toHaveText(/^Order #\d+ created — pay within 30 minutes\.$/, { timeout: 20_000 });
+  await expect(status).toHaveText(/^Order #\d+ created — pay for it in My orders\.$/, { timeout: 20_000 });
   await expect(card.getByRole("button", { name: "Buy now" })).toBeDisabled();
   // The list refetches every 2 s; the unit we reserved is gone from the stock.
   await expect(card.getByTestId("stock-left")).toContainText(`${E2E_SALE.stock - 1} of ${E2E_SALE.stock} left`);

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import mariadb from "mariadb";
@@ -6,11 +6,13 @@ import { listMigrations, migrate } from "./migrate";
 
 /** The migrator records migrations exactly as `prisma migrate deploy` would, and is idempotent. */
 const base = new URL(process.env.TEST_DATABASE_URL ?? "mysql://root@127.0.0.1:3306/test");
-base.pathname = "/fs_t_migrate";
+// Random suffix, like the harness's databases: two checkouts may run this file at once.
+const database = `fs_t_migrate_${randomBytes(3).toString("hex")}`;
+base.pathname = `/${database}`;
 const url = base.toString();
 
 async function query<T>(sql: string): Promise<T> {
-  const conn = await mariadb.createConnection({ host: base.hostname, port: Number(base.port || 3306), user: "root", database: "fs_t_migrate" });
+  const conn = await mariadb.createConnection({ host: base.hostname, port: Number(base.port || 3306), user: "root", database });
   try {
     return (await conn.query(sql)) as T;
   } finally {
@@ -19,13 +21,13 @@ async function query<T>(sql: string): Promise<T> {
 }
 
 afterAll(async () => {
-  await query("DROP DATABASE IF EXISTS fs_t_migrate");
+  await query(`DROP DATABASE IF EXISTS \`${database}\``);
 });
 
 describe("migrate", () => {
   it("creates the database, applies every migration once and records it like Prisma", async () => {
     const admin = await mariadb.createConnection({ host: base.hostname, port: Number(base.port || 3306), user: "root" });
-    await admin.query("DROP DATABASE IF EXISTS fs_t_migrate");
+    await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
     await admin.end();
 
     const names = listMigrations().map((m) => m.name);
@@ -43,6 +45,6 @@ describe("migrate", () => {
       expect(row.finished_at).not.toBeNull();
     }
     const tables = await query<Record<string, string>[]>("SHOW TABLES");
-    expect(tables.map((t) => Object.values(t)[0]).sort()).toEqual(["_prisma_migrations", "orders", "products", "sales", "stock", "users"]);
+    expect(tables.map((t) => Object.values(t)[0]).sort()).toEqual(["_prisma_migrations", "orders", "payment_notifications", "payments", "products", "sales", "stock", "users"]);
   });
 });

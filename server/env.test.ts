@@ -7,6 +7,12 @@ describe("readEnv", () => {
     expect(env.PORT).toBe(3000);
     expect(env.ORDER_PAY_TIMEOUT_SECONDS).toBe(1800);
     expect(env.DATABASE_URL).toMatch(/^mysql:\/\//);
+    expect(env.PAYMENT_NOTIFY_MAX_AGE_SECONDS).toBe(300);
+  });
+  it("derives the public base URL from the port unless it is given", () => {
+    expect(readEnv({ PORT: "4100" }).PUBLIC_BASE_URL).toBe("http://127.0.0.1:4100");
+    expect(readEnv({ PUBLIC_BASE_URL: "https://shop.example.com/" }).PUBLIC_BASE_URL).toBe("https://shop.example.com");
+    expect(() => readEnv({ PUBLIC_BASE_URL: "not a url" })).toThrow(/PUBLIC_BASE_URL/);
   });
   it("explains what is wrong", () => {
     const bad = () => readEnv({ PORT: "abc", REDIS_URL: "localhost:6379" });

@@ -7,6 +7,7 @@ import { z } from "zod";
  */
 
 const DEV_SESSION_SECRET = "dev-only-session-secret-change-me-in-production-0123456789";
+const DEV_SANDBOX_PAY_KEY = "dev-only-sandbox-pay-key-0123456789abcdef";
 
 const intFrom = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
 
@@ -27,6 +28,18 @@ const envSchema = z
     SESSION_SECRET: z.string().min(32, "SESSION_SECRET must be at least 32 characters").default(DEV_SESSION_SECRET),
     SESSION_TTL_SECONDS: intFrom(7 * 24 * 3600, 60),
     ORDER_PAY_TIMEOUT_SECONDS: intFrom(1800, 1),
+    /** How often the worker sweeps for unpaid orders past their deadline (the backstop for lost timers). */
+    ORDER_SWEEP_INTERVAL_SECONDS: intFrom(60, 1),
+    /** Where payment providers reach this app (their notify callbacks); default http://127.0.0.1:PORT. */
+    PUBLIC_BASE_URL: z.url().optional(),
+    /**
+     * The built-in sandbox payment provider: its merchant app id and HMAC-SHA256 key. It is a demo
+     * (anyone may "pay" on its page), so the dev key is fine wherever the sandbox is fine.
+     */
+    SANDBOX_PAY_APP_ID: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/).default("sandbox-flash-sale"),
+    SANDBOX_PAY_KEY: z.string().min(32, "SANDBOX_PAY_KEY must be at least 32 characters").default(DEV_SANDBOX_PAY_KEY),
+    /** A payment notification whose own timestamp is further than this from now is refused as stale. */
+    PAYMENT_NOTIFY_MAX_AGE_SECONDS: intFrom(300, 1),
     /** Group commit: most reservations written in one MySQL transaction, and how long to wait to fill it. */
     ORDER_BATCH_SIZE: intFrom(200, 1),
     ORDER_BATCH_WAIT_MS: intFrom(5, 0),
@@ -56,7 +69,11 @@ const envSchema = z
     if (value.NODE_ENV === "production" && value.SESSION_SECRET === DEV_SESSION_SECRET) {
       ctx.addIssue({ code: "custom", path: ["SESSION_SECRET"], message: "set SESSION_SECRET in production" });
     }
-  });
+  })
+  .transform((value) => ({
+    ...value,
+    PUBLIC_BASE_URL: (value.PUBLIC_BASE_URL ?? `http://127.0.0.1:${value.PORT}`).replace(/\/+$/, ""),
+  }));
 
 export type Env = z.infer<typeof envSchema>;
 

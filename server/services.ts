@@ -9,6 +9,8 @@ import { createMetrics, type Metrics } from "./metrics";
 import { RateLimiter } from "./gateway/rate-limit";
 import { createUpstashRedis } from "./gateway/upstash-redis";
 import { createLogger } from "./logger";
+import type { PaymentProvider } from "./payments/provider";
+import { sandboxProvider } from "./payments/sandbox";
 
 /**
  * Everything domain code needs from the outside world, built from one Env. Domain functions take
@@ -23,6 +25,8 @@ export interface Services {
   soldOut: SoldOutFlags;
   metrics: Metrics;
   rateLimits: { perIp: RateLimiter; perUser: RateLimiter };
+  /** The payment provider orders are paid with (the built-in sandbox until a real adapter exists). */
+  payments: PaymentProvider;
   close(): Promise<void>;
 }
 
@@ -76,8 +80,9 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
     soldOut,
     metrics: createMetrics({ processMetrics: options.processMetrics }),
     rateLimits,
+    payments: sandboxProvider(env),
     async close() {
-      await Promise.allSettled([queues.createOrder.close()]);
+      await Promise.allSettled(Object.values(queues).map((queue) => queue.close()));
       await Promise.allSettled([db.$disconnect(), redis.quit(), queueConnection.quit(), subscriber?.quit()]);
     },
   };

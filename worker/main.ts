@@ -1,20 +1,30 @@
-import { Worker } from "bullmq";
+import { Worker, type Processor } from "bullmq";
 import { Redis } from "ioredis";
 import { env } from "../server/env";
 import { createLogger } from "../server/logger";
 import { createServices } from "../server/services";
-import { QUEUE, type CreateOrderJob } from "../server/clients/queues";
+import { QUEUE, SWEEP_SCHEDULER_ID } from "../server/clients/queues";
 import { queuePrefix } from "../server/seckill/keys";
 import { createOrderProcessor } from "./processors/create-order";
+import { processCancelOrder } from "./processors/cancel-order";
+import { processSweepOrders } from "./processors/sweep-orders";
+import { processPaymentNotify } from "./processors/payment-notify";
 
-/** The worker process: drains create-order jobs into MySQL. Runs apart from the web server. */
+/** Jobs of the order lifecycle (timers, notifications) one worker handles at once. */
+const LIFECYCLE_CONCURRENCY = 20;
+
+/**
+ * The worker process: drains create-order jobs into MySQL, runs the pay-deadline timers and the
+ * sweep behind them, and delivers the sandbox payment provider's notifications. Runs apart from
+ * the web server.
+ */
 async function main() {
   const config = env();
   const log = createLogger("worker");
   const services = await createServices(config);
   const crashAfterCommit = config.NODE_ENV !== "production" && config.FAULT_CRASH_AFTER_COMMIT === "1";
 
-  const processor = createOrderProcessor(services, {
+  const orderProcessor = createOrderProcessor(services, {
     afterCommit: crashAfterCommit
       ? () => {
           log.warn("fault hook: dying after the MySQL commit, before acknowledging the jobs");
@@ -24,18 +34,30 @@ async function main() {
     onBatch: (stats) => log.debug(stats, "order batch committed"),
   });
 
+  // Workers share one connection for commands; each opens its own blocking one.
   const connection = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
-  const worker = new Worker<CreateOrderJob>(QUEUE.createOrder, (job) => processor.process(job), {
+  const common = {
     connection,
     prefix: queuePrefix(config.REDIS_NAMESPACE),
-    concurrency: config.WORKER_CONCURRENCY,
     lockDuration: config.WORKER_LOCK_MS,
     stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
     maxStalledCount: 10,
-  });
-  worker.on("failed", (job, error) => log.error({ jobId: job?.id, err: error }, "create-order job failed"));
-  worker.on("error", (error) => log.error({ err: error }, "worker error"));
-  await worker.waitUntilReady();
+  };
+  const start = (queue: string, processor: Processor, concurrency: number) => {
+    const worker = new Worker(queue, processor, { ...common, concurrency });
+    worker.on("failed", (job, error) => log.error({ queue, jobId: job?.id, err: error }, "job failed"));
+    worker.on("error", (error) => log.error({ queue, err: error }, "worker error"));
+    return worker;
+  };
+  const workers = [
+    start(QUEUE.createOrder, (job) => orderProcessor.process(job), config.WORKER_CONCURRENCY),
+    start(QUEUE.cancelOrder, (job, token) => processCancelOrder(services, job, token), LIFECYCLE_CONCURRENCY),
+    start(QUEUE.sweepOrders, () => processSweepOrders(services), 1),
+    start(QUEUE.paymentNotify, (job) => processPaymentNotify(services, job), LIFECYCLE_CONCURRENCY),
+  ];
+  await Promise.all(workers.map((worker) => worker.waitUntilReady()));
+  // Upsert: every worker process declares the same scheduler, and there stays one.
+  await services.queues.sweepOrders.upsertJobScheduler(SWEEP_SCHEDULER_ID, { every: config.ORDER_SWEEP_INTERVAL_SECONDS * 1000 }, { name: "sweep" });
   log.info({ concurrency: config.WORKER_CONCURRENCY, batch: config.ORDER_BATCH_SIZE }, "worker ready");
 
   let stopping = false;
@@ -44,7 +66,7 @@ async function main() {
     stopping = true;
     log.info({ signal }, "worker shutting down: finishing jobs in hand");
     // close() stops taking jobs and waits for those in progress, whose batches drain() flushes.
-    await Promise.all([worker.close(), processor.drain()]);
+    await Promise.all([...workers.map((worker) => worker.close()), orderProcessor.drain()]);
     await services.close();
     await connection.quit();
     log.info("worker stopped");

@@ -1,10 +1,9 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { useState, type FormEvent, type ReactNode } from "react";
 import { useTRPC } from "./trpc";
 import type { Refusal } from "@/server/seckill/outcome";
-
-const money = (cents: number) => `¥${(cents / 100).toFixed(2)}`;
+import { money } from "./money";
 
 export function Storefront() {
   const trpc = useTRPC();
@@ -79,11 +78,11 @@ function BuyButton({ saleId, enabled }: { saleId: number; enabled: boolean }) {
         : false,
   });
 
-  let status: { tone: string; text: string } | null = null;
+  let status: { tone: string; text: ReactNode } | null = null;
   if (buy.isError) status = { tone: "bad", text: buy.error.message };
   else if (buy.data && buy.data.status !== "QUEUED") status = { tone: "bad", text: REFUSAL_TEXT[buy.data.status] };
   else if (result.data?.status === "ORDER_CREATED") {
-    status = { tone: "ok", text: `Order #${result.data.orderId} created — pay within 30 minutes.` };
+    status = { tone: "ok", text: <>Order #{result.data.orderId} created — pay for it in <a href="/orders">My orders</a>.</> };
   } else if (result.data?.status === "FAILED") status = { tone: "bad", text: "Sorry, your reservation could not be turned into an order." };
   else if (reservationId) status = { tone: "wait", text: "You are in the queue… creating your order." };
 

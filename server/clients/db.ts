@@ -1,5 +1,5 @@
 import { PrismaMariaDb } from "@prisma/adapter-mariadb";
-import { PrismaClient } from "../generated/prisma/client";
+import { Prisma, PrismaClient } from "../generated/prisma/client";
 
 export type Db = PrismaClient;
 
@@ -30,3 +30,19 @@ export function createDb(databaseUrl: string, poolSize: number): Db {
   const adapter = new PrismaMariaDb({ ...target, connectionLimit: poolSize, acquireTimeout: 10_000 });
   return new PrismaClient({ adapter });
 }
+
+/** A write refused by a UNIQUE key: someone else got there first (or it is a repeat). */
+export function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
+}
+
+/**
+ * Options for transactions that write stock or order status: READ COMMITTED, so that a re-read
+ * after a lost race (the ledger's versioned update, a conditional transition) sees the winner's
+ * commit; and generous waits, since a burst queues many transactions for the pool.
+ */
+export const READ_COMMITTED_TRANSACTION = {
+  isolationLevel: Prisma.TransactionIsolationLevel.ReadCommitted,
+  maxWait: 10_000,
+  timeout: 30_000,
+} as const;

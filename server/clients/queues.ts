@@ -3,7 +3,12 @@ import { z } from "zod";
 import { queuePrefix } from "../seckill/keys";
 
 /** Queue names and job payloads: the contract between the web and the worker processes. */
-export const QUEUE = { createOrder: "create-order" } as const;
+export const QUEUE = {
+  createOrder: "create-order",
+  cancelOrder: "cancel-order",
+  sweepOrders: "sweep-orders",
+  paymentNotify: "payment-notify",
+} as const;
 
 export const createOrderJob = z.object({
   reservationId: z.string().min(1).max(64),
@@ -13,8 +18,41 @@ export const createOrderJob = z.object({
 });
 export type CreateOrderJob = z.infer<typeof createOrderJob>;
 
+/** Cancel an order that is still unpaid at its pay deadline (a delayed job, due at the deadline). */
+export const cancelOrderJob = z.object({ orderId: z.number().int().positive() });
+export type CancelOrderJob = z.infer<typeof cancelOrderJob>;
+
+/** Job id `cancel-<orderId>`: one timer per order (orders.id is its unique key). */
+export function cancelOrderJobId(orderId: number): string {
+  return `cancel-${orderId}`;
+}
+
+/** The periodic sweep (a BullMQ job scheduler); it carries no data. */
+export type SweepOrdersJob = Record<string, never>;
+export const SWEEP_SCHEDULER_ID = "sweep-overdue-orders";
+
+/**
+ * The sandbox provider's notification of a confirmed payment, delivered (and re-delivered until
+ * answered `success`) by the worker, as a real provider's servers would.
+ */
+export const paymentNotifyJob = z.object({
+  notifyUrl: z.url(),
+  outTradeNo: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
+  tradeNo: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
+  totalAmount: z.string().regex(/^\d{1,10}\.\d{2}$/),
+});
+export type PaymentNotifyJob = z.infer<typeof paymentNotifyJob>;
+
+/** Job id `notify-<outTradeNo>`: one notification per trade however often the buyer confirms. */
+export function paymentNotifyJobId(outTradeNo: string): string {
+  return `notify-${outTradeNo}`;
+}
+
 export interface Queues {
   createOrder: Queue<CreateOrderJob>;
+  cancelOrder: Queue<CancelOrderJob>;
+  sweepOrders: Queue<SweepOrdersJob>;
+  paymentNotify: Queue<PaymentNotifyJob>;
 }
 
 export const CREATE_ORDER_JOB_OPTIONS = {
@@ -26,13 +64,31 @@ export const CREATE_ORDER_JOB_OPTIONS = {
   removeOnFail: false,
 } as const;
 
+const CANCEL_ORDER_JOB_OPTIONS = {
+  // A unit must come back even through a MySQL or Redis outage; the sweeper is the backstop.
+  attempts: 20,
+  backoff: { type: "exponential", delay: 1000 },
+  removeOnComplete: { age: 3600, count: 50_000 },
+  removeOnFail: false,
+} as const;
+
+const SWEEP_ORDERS_JOB_OPTIONS = { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } } as const;
+
+const PAYMENT_NOTIFY_JOB_OPTIONS = {
+  // Like Alipay and WeChat Pay: keep notifying, further and further apart, until answered
+  // `success` (1 s, 2 s, 4 s … about 17 minutes in all).
+  attempts: 10,
+  backoff: { type: "exponential", delay: 1000 },
+  removeOnComplete: { age: 24 * 3600 },
+  removeOnFail: false,
+} as const;
+
 export function createQueues(connection: ConnectionOptions, namespace: string): Queues {
   const prefix = queuePrefix(namespace);
   return {
-    createOrder: new Queue<CreateOrderJob>(QUEUE.createOrder, {
-      connection,
-      prefix,
-      defaultJobOptions: CREATE_ORDER_JOB_OPTIONS,
-    }),
+    createOrder: new Queue<CreateOrderJob>(QUEUE.createOrder, { connection, prefix, defaultJobOptions: CREATE_ORDER_JOB_OPTIONS }),
+    cancelOrder: new Queue<CancelOrderJob>(QUEUE.cancelOrder, { connection, prefix, defaultJobOptions: CANCEL_ORDER_JOB_OPTIONS }),
+    sweepOrders: new Queue<SweepOrdersJob>(QUEUE.sweepOrders, { connection, prefix, defaultJobOptions: SWEEP_ORDERS_JOB_OPTIONS }),
+    paymentNotify: new Queue<PaymentNotifyJob>(QUEUE.paymentNotify, { connection, prefix, defaultJobOptions: PAYMENT_NOTIFY_JOB_OPTIONS }),
   };
 }

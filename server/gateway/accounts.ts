@@ -1,7 +1,7 @@
 import bcrypt from "bcryptjs";
 import type { Services } from "../services";
 import { AppError } from "../errors";
-import { Prisma } from "../generated/prisma/client";
+import { isUniqueViolation } from "../clients/db";
 import { signSession, type Role } from "./session";
 
 /** Accounts: sign-up and sign-in with bcrypt-hashed passwords; both answer a session credential. */
@@ -31,7 +31,7 @@ export async function signUp(services: Services, input: { email: string; passwor
     });
     return issue(services, user);
   } catch (error) {
-    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
+    if (isUniqueViolation(error)) {
       throw new AppError("CONFLICT", "An account with this email already exists. Sign in instead.");
     }
     throw error;

@@ -1,6 +1,5 @@
 import type { Services } from "../services";
-import type { Db } from "../clients/db";
-import { Prisma } from "../generated/prisma/client";
+import { isUniqueViolation, READ_COMMITTED_TRANSACTION, type Db } from "../clients/db";
 import { changeStock, prismaStockStore } from "../stock/ledger";
 import { saleKeys } from "../seckill/keys";
 
@@ -46,17 +45,23 @@ export interface BatchStats {
 
 const UNIQUE_RETRIES = 3;
 
+export interface BatchOrder {
+  id: number;
+  payDeadline: Date;
+}
+
 /**
  * Group commit: per sale, ONE transaction inserts the batch's orders (WAIT_PAY) and deducts the
- * stock row by their number with ONE versioned update. Returns reservationId -> orderId for
- * every reservation of the batch (new or already ordered).
+ * stock row by their number with ONE versioned update. Returns reservationId -> orderId, and
+ * each order's pay deadline, for every reservation of the batch (new or already ordered).
  */
 export async function createOrders(
   db: Db,
   batch: readonly ReservationToOrder[],
   options: { payTimeoutSeconds: number; now?: Date },
-): Promise<{ orderIds: Map<string, number>; stats: BatchStats }> {
+): Promise<{ orderIds: Map<string, number>; orders: BatchOrder[]; stats: BatchStats }> {
   const orderIds = new Map<string, number>();
+  const orders: BatchOrder[] = [];
   const stats: BatchStats = { created: 0, duplicates: 0, stockAttempts: 0 };
   const now = options.now ?? new Date();
   const payDeadline = new Date(now.getTime() + options.payTimeoutSeconds * 1000);
@@ -64,18 +69,18 @@ export async function createOrders(
   for (const [saleId, reservations] of groupBySale(batch)) {
     for (let attempt = 1; ; attempt++) {
       try {
-        await commitSaleBatch(db, saleId, reservations, payDeadline, orderIds, stats);
+        await commitSaleBatch(db, saleId, reservations, payDeadline, { orderIds, orders, stats });
         break;
       } catch (error) {
         // Another worker committed one of these reservations at the same moment: our transaction
         // rolled back whole (orders and decrement), so retrying simply finds its order.
-        const raced = error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
+        const raced = isUniqueViolation(error);
         if (!raced || attempt >= UNIQUE_RETRIES) throw error;
       }
     }
   }
   stats.duplicates = batch.length - stats.created;
-  return { orderIds, stats };
+  return { orderIds, orders, stats };
 }
 
 async function commitSaleBatch(
@@ -83,8 +88,7 @@ async function commitSaleBatch(
   saleId: number,
   reservations: readonly ReservationToOrder[],
   payDeadline: Date,
-  orderIds: Map<string, number>,
-  stats: BatchStats,
+  into: { orderIds: Map<string, number>; orders: BatchOrder[]; stats: BatchStats },
 ): Promise<void> {
   const ids = reservations.map((r) => r.reservationId);
   const committed = await db.$transaction(
@@ -107,14 +111,20 @@ async function commitSaleBatch(
           })),
         });
       }
-      const rows = await tx.order.findMany({ where: { reservationId: { in: ids } }, select: { id: true, reservationId: true } });
+      const rows = await tx.order.findMany({
+        where: { reservationId: { in: ids } },
+        select: { id: true, reservationId: true, payDeadline: true },
+      });
       return { rows, created: toCreate.length, attempts };
     },
-    { isolationLevel: Prisma.TransactionIsolationLevel.ReadCommitted, maxWait: 10_000, timeout: 30_000 },
+    READ_COMMITTED_TRANSACTION,
   );
-  for (const row of committed.rows) orderIds.set(row.reservationId, row.id);
-  stats.created += committed.created;
-  stats.stockAttempts += committed.attempts;
+  for (const row of committed.rows) {
+    into.orderIds.set(row.reservationId, row.id);
+    into.orders.push({ id: row.id, payDeadline: row.payDeadline });
+  }
+  into.stats.created += committed.created;
+  into.stats.stockAttempts += committed.attempts;
 }
 
 /**

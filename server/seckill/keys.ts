@@ -13,6 +13,8 @@ export interface SaleKeys {
   pending: string;
   /** reservationId -> orderId, for the buyer's result query */
   orders: string;
+  /** ids of cancelled orders whose unit is back in `stock` (so a re-run never gives it back twice) */
+  released: string;
   /** userId -> eligibility code, for shoppers whose code differs from meta.eligibility */
   eligibility: string;
   /** one shopper's single-use purchase token */
@@ -27,6 +29,7 @@ export function saleKeys(namespace: string, saleId: number): SaleKeys {
     users: `${base}:users`,
     pending: `${base}:pending`,
     orders: `${base}:orders`,
+    released: `${base}:released`,
     eligibility: `${base}:eligibility`,
     token: (userId) => `${base}:token:${userId}`,
   };

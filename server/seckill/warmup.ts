@@ -3,7 +3,7 @@ import type { Services } from "../services";
 import { AppError } from "../errors";
 import { saleKeys } from "./keys";
 import { broadcastSoldOut } from "./sold-out";
-import { ACTIVE_ORDER_STATUSES } from "../orders/statuses";
+import { ACTIVE_ORDER_STATUSES, RELEASED_ORDER_STATUSES } from "../orders/statuses";
 import { parseReservationId } from "./reservation";
 import { eligibilityTable, NON_DEFAULT_STANDING } from "../gateway/eligibility";
 
@@ -33,14 +33,19 @@ export function computeWarmState(input: {
   return { stock: Math.max(0, input.dbStock - input.pendingNotInDb.length), holdings };
 }
 
-const HSET_CHUNK = 1000;
+const CHUNK = 1000;
 
 /** A large hash written as several HSETs, so no single command carries a million fields. */
 function hsetInChunks(tx: ChainableCommander, key: string, values: ReadonlyMap<number, number>) {
   const entries = [...values.entries()];
-  for (let i = 0; i < entries.length; i += HSET_CHUNK) {
-    tx.hset(key, Object.fromEntries(entries.slice(i, i + HSET_CHUNK)));
+  for (let i = 0; i < entries.length; i += CHUNK) {
+    tx.hset(key, Object.fromEntries(entries.slice(i, i + CHUNK)));
   }
+}
+
+/** A large set written as several SADDs, for the same reason. */
+function saddInChunks(tx: ChainableCommander, key: string, members: readonly number[]) {
+  for (let i = 0; i < members.length; i += CHUNK) tx.sadd(key, ...members.slice(i, i + CHUNK));
 }
 
 /**
@@ -73,6 +78,13 @@ export async function warmUpSale(services: Services, saleId: number): Promise<Wa
   const orderedIds = new Set(alreadyOrdered.map((o) => o.reservationId));
   const pendingNotInDb = pending.filter((id) => !orderedIds.has(id));
 
+  // MySQL's stock already counts these orders' units as given back: a late release-3.lua run
+  // (a timer retried after this warm-up) must find them released, or it would add them again.
+  const released = await db.order.findMany({
+    where: { saleId, status: { in: [...RELEASED_ORDER_STATUSES] } },
+    select: { id: true },
+  });
+
   const grouped = await db.order.groupBy({
     by: ["userId"],
     where: { saleId, status: { in: [...ACTIVE_ORDER_STATUSES] } },
@@ -103,6 +115,8 @@ export async function warmUpSale(services: Services, saleId: number): Promise<Wa
   hsetInChunks(tx, keys.users, holdings);
   tx.del(keys.eligibility);
   hsetInChunks(tx, keys.eligibility, eligibility.overrides);
+  tx.del(keys.released);
+  saddInChunks(tx, keys.released, released.map((o) => o.id));
   if (orderedIds.size) tx.zrem(keys.pending, ...orderedIds);
   await tx.exec();
 

@@ -2,12 +2,17 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { createInterface } from "node:readline";
+import { Redis } from "ioredis";
+import { Worker } from "bullmq";
 import { readEnv, type Env } from "../env";
 import { migrate } from "../../prisma/migrate";
 import { createServices, type Services } from "../services";
 import { issuePurchaseToken, purchase } from "../seckill/purchase";
 import { buildIsFresh } from "../cli/build";
 import { deleteRedisNamespace, dropDatabase, freePort } from "./resources";
+import { QUEUE } from "../clients/queues";
+import { queuePrefix } from "../seckill/keys";
+import { createOrderProcessor } from "../../worker/processors/create-order";
 
 /**
  * Integration-test plumbing: every test file gets its own freshly migrated MariaDB database and
@@ -139,4 +144,41 @@ export async function buyAsShopper(services: Services, input: { userId: number; 
   const issued = await issuePurchaseToken(services, input);
   if (issued.status !== "ISSUED") return issued;
   return purchase(services, { ...input, token: issued.token });
+}
+
+export interface PlacedOrder {
+  orderId: number;
+  userId: number;
+  reservationId: string;
+}
+
+/**
+ * Each shopper buys one unit (real token, real reservation, real create-order job), and the
+ * worker's own create-order processor turns the jobs into orders, here in the test's process
+ * (a BullMQ Worker on the real queue: quicker to start than a worker process). As in the worker,
+ * each order gets its delayed cancel job, due at ORDER_PAY_TIMEOUT_SECONDS.
+ */
+export async function placeOrders(services: Services, saleId: number, userIds: readonly number[]): Promise<PlacedOrder[]> {
+  const answers = await Promise.all(userIds.map((userId) => buyAsShopper(services, { userId, saleId })));
+  const reservations = answers.map((answer, i) => {
+    if (answer.status !== "QUEUED") throw new Error(`shopper ${userIds[i]} could not buy: ${answer.status}`);
+    return { userId: userIds[i]!, reservationId: answer.reservationId };
+  });
+  const processor = createOrderProcessor(services);
+  const connection = new Redis(services.env.REDIS_URL, { maxRetriesPerRequest: null });
+  const worker = new Worker(QUEUE.createOrder, (job) => processor.process(job), {
+    connection,
+    prefix: queuePrefix(services.env.REDIS_NAMESPACE),
+    concurrency: Math.max(1, userIds.length),
+  });
+  const ids = reservations.map((r) => r.reservationId);
+  try {
+    await waitFor(async () => (await services.db.order.count({ where: { reservationId: { in: ids } } })) === ids.length, 30_000, "the orders");
+  } finally {
+    await worker.close();
+    await connection.quit();
+  }
+  const orders = await services.db.order.findMany({ where: { reservationId: { in: ids } }, select: { id: true, reservationId: true } });
+  const byReservation = new Map(orders.map((o) => [o.reservationId, o.id]));
+  return reservations.map((r) => ({ ...r, orderId: byReservation.get(r.reservationId)! }));
 }

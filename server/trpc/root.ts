@@ -1,12 +1,14 @@
 import { createCallerFactory, createTRPCRouter } from "./init";
 import { adminRouter } from "./routers/admin";
 import { authRouter } from "./routers/auth";
+import { orderRouter } from "./routers/order";
 import { saleRouter } from "./routers/sale";
 import { seckillRouter } from "./routers/seckill";
 
 export const appRouter = createTRPCRouter({
   admin: adminRouter,
   auth: authRouter,
+  order: orderRouter,
   sale: saleRouter,
   seckill: seckillRouter,
 });

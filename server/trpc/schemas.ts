@@ -14,6 +14,10 @@ export const reservationIdInput = z.object({
   reservationId: z.string().regex(RESERVATION_ID_PATTERN, "reservationId is malformed"),
 });
 
+export const orderIdInput = z.object({
+  orderId: z.number({ error: "orderId must be a number" }).int().positive().max(2_147_483_647),
+});
+
 export const credentialsInput = z.object({
   email: z.email("Enter a valid email address").max(191),
   password: z.string().min(8, "Use at least 8 characters").max(200),

@@ -1,11 +1,14 @@
 import { z } from "zod";
 import { adminProcedure, createTRPCRouter } from "../init";
-import { saleIdInput } from "../schemas";
+import { orderIdInput, saleIdInput } from "../schemas";
 import { warmUpSale } from "../../seckill/warmup";
 import { updateStanding } from "../../gateway/standing";
+import { shipOrder } from "../../orders/ship";
 
 export const adminRouter = createTRPCRouter({
   warmUp: adminProcedure.input(saleIdInput).mutation(({ ctx, input }) => warmUpSale(ctx.services, input.saleId)),
+
+  ship: adminProcedure.input(orderIdInput).mutation(({ ctx, input }) => shipOrder(ctx.services, input.orderId)),
 
   updateStanding: adminProcedure
     .input(

@@ -1,0 +1,123 @@
+import type { Services } from "../services";
+import type { Queues } from "../clients/queues";
+import { cancelOrderJobId } from "../clients/queues";
+import { AppError } from "../errors";
+import { READ_COMMITTED_TRANSACTION } from "../clients/db";
+import type { CancelReason, OrderStatus } from "../generated/prisma/enums";
+import { releaseUnit, type ReleaseOutcome } from "../seckill/release";
+import { changeStock, prismaStockStore } from "../stock/ledger";
+import { holdsStock } from "./state-machine";
+import { applyOrderEvent } from "./transition";
+
+export type CancelOutcome =
+  /** This call cancelled the order: its unit is back in MySQL and (see `release`) in Redis. */
+  | { outcome: "CANCELLED"; status: OrderStatus; release: ReleaseOutcome }
+  /** Cancelled before (by a racing or earlier run); its Redis release was made sure of again. */
+  | { outcome: "ALREADY_CANCELLED"; status: OrderStatus; release: ReleaseOutcome }
+  /** A timeout that came early: the order may still be paid until `payDeadline`. */
+  | { outcome: "NOT_DUE"; payDeadline: Date }
+  /** Paid (or shipped) first: it keeps its unit. */
+  | { outcome: "NOT_CANCELLABLE"; status: OrderStatus }
+  | { outcome: "NOT_FOUND" };
+
+export interface CancelRequest {
+  reason: CancelReason;
+  /** Cancel only if the order is this shopper's (a shopper cancelling their own). */
+  userId?: number;
+  /** "Now" for a TIMEOUT, which cancels only an order past its deadline. */
+  now?: Date;
+}
+
+/**
+ * The one way an order is cancelled, for the timer, the sweeper and the shopper alike:
+ *  1. ONE MySQL transaction: WAIT_PAY → CANCELLED (conditional, so a racing payment or a second
+ *     run finds nothing to do) and, only if that moved the order, stock +1 via the ledger;
+ *  2. then the unit goes back in Redis (idempotent) and the sold-out flags are cleared.
+ * Step 2 runs whenever the order ends up cancelled, not only when this call cancelled it, so a
+ * run that died between the two steps is completed by the next one (job retry, sweeper).
+ */
+export async function cancelOrder(services: Services, orderId: number, request: CancelRequest): Promise<CancelOutcome> {
+  const now = request.now ?? new Date();
+  const { cancelled, order } = await services.db.$transaction(
+    async (tx) => {
+      const cancelled = await applyOrderEvent(tx, orderId, "CANCEL", {
+        where: {
+          ...(request.userId !== undefined ? { userId: request.userId } : {}),
+          ...(request.reason === "TIMEOUT" ? { payDeadline: { lte: now } } : {}),
+        },
+        data: { cancelReason: request.reason },
+      });
+      const order = await tx.order.findUnique({
+        where: { id: orderId },
+        select: { id: true, saleId: true, userId: true, status: true, payDeadline: true },
+      });
+      if (cancelled && order) await changeStock(prismaStockStore(tx), order.saleId, +1);
+      return { cancelled, order };
+    },
+    READ_COMMITTED_TRANSACTION,
+  );
+
+  if (!order || (request.userId !== undefined && order.userId !== request.userId)) return { outcome: "NOT_FOUND" };
+  if (order.status === "WAIT_PAY") return { outcome: "NOT_DUE", payDeadline: order.payDeadline };
+  if (holdsStock(order.status)) return { outcome: "NOT_CANCELLABLE", status: order.status };
+  const release = await releaseUnit(services, order);
+  return { outcome: cancelled ? "CANCELLED" : "ALREADY_CANCELLED", status: order.status, release };
+}
+
+/** A shopper cancels their own unpaid order. Someone else's order is NOT_FOUND, as if absent. */
+export async function cancelOwnOrder(services: Services, input: { userId: number; orderId: number }) {
+  const result = await cancelOrder(services, input.orderId, { reason: "USER", userId: input.userId });
+  switch (result.outcome) {
+    case "CANCELLED":
+    case "ALREADY_CANCELLED":
+      return { orderId: input.orderId, status: result.status };
+    case "NOT_CANCELLABLE":
+      throw new AppError("CONFLICT", `Order #${input.orderId} is ${result.status.toLowerCase()}; it can no longer be cancelled.`);
+    case "NOT_FOUND":
+    case "NOT_DUE": // cannot happen for a shopper's own cancel, which has no deadline condition
+      throw new AppError("NOT_FOUND", `No order #${input.orderId} for this account.`);
+  }
+}
+
+export interface SweepReport {
+  overdue: number;
+  /** Ids of the orders this sweep cancelled (others were paid or cancelled in the meantime). */
+  cancelled: number[];
+}
+
+/**
+ * The backstop for timers that fire late or never (a lost delayed job): cancels, through the
+ * same cancelOrder, unpaid orders past their deadline, oldest first, up to `limit` per run.
+ */
+export async function sweepOverdueOrders(services: Services, options: { now?: Date; limit?: number } = {}): Promise<SweepReport> {
+  const now = options.now ?? new Date();
+  const overdue = await services.db.order.findMany({
+    where: { status: "WAIT_PAY", payDeadline: { lte: now } },
+    select: { id: true },
+    orderBy: { payDeadline: "asc" },
+    take: options.limit ?? 500,
+  });
+  const cancelled: number[] = [];
+  const failures: unknown[] = [];
+  for (const { id } of overdue) {
+    try {
+      if ((await cancelOrder(services, id, { reason: "TIMEOUT", now })).outcome === "CANCELLED") cancelled.push(id);
+    } catch (error) {
+      failures.push(error); // one bad order must not hold up the others
+    }
+  }
+  if (failures.length) throw new AggregateError(failures, `sweep: ${failures.length} of ${overdue.length} overdue orders could not be cancelled`);
+  return { overdue: overdue.length, cancelled };
+}
+
+/** The pay-deadline timers: one delayed `cancel-<orderId>` job per order, due at its deadline. */
+export async function scheduleCancellations(queues: Queues, orders: readonly { id: number; payDeadline: Date }[], now = Date.now()) {
+  if (!orders.length) return;
+  await queues.cancelOrder.addBulk(
+    orders.map((order) => ({
+      name: "cancel-order",
+      data: { orderId: order.id },
+      opts: { jobId: cancelOrderJobId(order.id), delay: Math.max(0, order.payDeadline.getTime() - now) },
+    })),
+  );
+}

@@ -1,0 +1,92 @@
+import type { Services } from "../services";
+import { AppError } from "../errors";
+import type { CancelReason, OrderStatus, PaymentStatus } from "../generated/prisma/enums";
+import { allows } from "./state-machine";
+
+/** An order as its shopper sees it ("My orders"). */
+export interface OrderView {
+  id: number;
+  saleId: number;
+  productName: string;
+  amountCents: number;
+  status: OrderStatus;
+  cancelReason: CancelReason | null;
+  payDeadline: Date;
+  /** Milliseconds left to pay when this was read; 0 unless the order can still be paid. */
+  payRemainingMs: number;
+  createdAt: Date;
+  paymentStatus: PaymentStatus | null;
+  /** What the shopper may do now, from the state machine and the deadline. */
+  canPay: boolean;
+  canCancel: boolean;
+}
+
+const orderSelect = {
+  id: true,
+  saleId: true,
+  amountCents: true,
+  status: true,
+  cancelReason: true,
+  payDeadline: true,
+  createdAt: true,
+  product: { select: { name: true } },
+  payment: { select: { status: true } },
+} as const;
+
+export interface OrderRow {
+  id: number;
+  saleId: number;
+  amountCents: number;
+  status: OrderStatus;
+  cancelReason: CancelReason | null;
+  payDeadline: Date;
+  createdAt: Date;
+  product: { name: string };
+  payment: { status: PaymentStatus } | null;
+}
+
+export function toOrderView(row: OrderRow, now: Date): OrderView {
+  const payRemainingMs = allows(row.status, "PAY") ? Math.max(0, row.payDeadline.getTime() - now.getTime()) : 0;
+  return {
+    id: row.id,
+    saleId: row.saleId,
+    productName: row.product.name,
+    amountCents: row.amountCents,
+    status: row.status,
+    cancelReason: row.cancelReason,
+    payDeadline: row.payDeadline,
+    payRemainingMs,
+    createdAt: row.createdAt,
+    paymentStatus: row.payment?.status ?? null,
+    canPay: payRemainingMs > 0,
+    canCancel: allows(row.status, "CANCEL"),
+  };
+}
+
+const notFound = (orderId: number) => new AppError("NOT_FOUND", `No order #${orderId} for this account.`);
+
+/** The shopper's own orders, newest first. */
+export async function listOrders(services: Services, userId: number, now = new Date()): Promise<OrderView[]> {
+  const rows = await services.db.order.findMany({ where: { userId }, select: orderSelect, orderBy: { id: "desc" }, take: 50 });
+  return rows.map((row) => toOrderView(row, now));
+}
+
+/** One of the shopper's own orders; anyone else's is NOT_FOUND, as if it did not exist. */
+export async function getOrder(services: Services, input: { userId: number; orderId: number }, now = new Date()): Promise<OrderView> {
+  const row = await services.db.order.findFirst({ where: { id: input.orderId, userId: input.userId }, select: orderSelect });
+  if (!row) throw notFound(input.orderId);
+  return toOrderView(row, now);
+}
+
+/** What the order page polls after the buyer comes back from the provider. */
+export async function paymentStatus(
+  services: Services,
+  input: { userId: number; orderId: number },
+): Promise<{ orderId: number; orderStatus: OrderStatus; paymentStatus: PaymentStatus | null }> {
+  const row = await services.db.order.findFirst({
+    where: { id: input.orderId, userId: input.userId },
+    select: { id: true, status: true, payment: { select: { status: true } } },
+  });
+  if (!row) throw notFound(input.orderId);
+  return { orderId: row.id, orderStatus: row.status, paymentStatus: row.payment?.status ?? null };
+}

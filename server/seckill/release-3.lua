@@ -1,0 +1,32 @@
+--[[
+  Give a cancelled order's unit back to the sale, once: stock +1 and the shopper's count -1.
+  Idempotent: the order id is recorded in KEYS[3], so a re-run (a job delivered twice, the
+  sweeper and the timer both firing, a retry after a crash) finds it there and changes nothing.
+
+  Input:
+    KEYS[1] stock      string: units left to reserve
+    KEYS[2] users      hash: userId -> units this shopper holds
+    KEYS[3] released   set: ids of orders whose unit is already back in KEYS[1]
+    ARGV[1] orderId
+    ARGV[2] userId     the order's shopper
+
+  Output: { code, stockLeft }
+     1  RELEASED           stock incremented, shopper's count decremented, order recorded
+     0  ALREADY_RELEASED   nothing changed
+    -1  NOT_WARMED         no sale state in Redis: nothing changed; a warm-up derives stock from
+                           MySQL, where the unit is already back
+
+  All keys share the sale's hash tag, so the script runs unchanged on Redis Cluster.
+]]
+local stock = tonumber(redis.call('GET', KEYS[1]))
+if not stock then return { -1, 0 } end
+if redis.call('SADD', KEYS[3], ARGV[1]) == 0 then return { 0, stock } end
+
+stock = redis.call('INCR', KEYS[1])
+local held = tonumber(redis.call('HGET', KEYS[2], ARGV[2]) or '0')
+if held > 1 then
+  redis.call('HINCRBY', KEYS[2], ARGV[2], -1)
+elseif held == 1 then
+  redis.call('HDEL', KEYS[2], ARGV[2])
+end
+return { 1, stock }
