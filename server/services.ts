@@ -55,7 +55,7 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
   queueConnection.on("error", reportRedisError);
   const queues = createQueues(queueConnection, env.REDIS_NAMESPACE);
   for (const queue of Object.values(queues)) queue.on("error", reportRedisError);
-  const soldOut = new SoldOutFlags();
+  const soldOut = new SoldOutFlags(env.SOLD_OUT_FLAG_TTL_MS);
   const upstash = createUpstashRedis(
     redis,
     env.UPSTASH_REDIS_REST_URL && env.UPSTASH_REDIS_REST_TOKEN

@@ -1,5 +1,6 @@
 import type { Services } from "../services";
 import { ACTIVE_ORDER_STATUSES } from "../orders/statuses";
+import { Prisma } from "../generated/prisma/client";
 import { saleKeys } from "./keys";
 
 /**
@@ -50,7 +51,7 @@ export async function readSaleLedger(services: Services, saleId: number): Promis
   const overLimit = await db.$queryRaw<{ n: bigint }[]>`
     SELECT COUNT(*) AS n FROM (
       SELECT user_id FROM orders
-      WHERE sale_id = ${saleId} AND status IN ('WAIT_PAY', 'PAID', 'SHIPPED')
+      WHERE sale_id = ${saleId} AND status IN (${Prisma.join([...ACTIVE_ORDER_STATUSES])})
       GROUP BY user_id HAVING COUNT(*) > ${sale.perUserLimit}
     ) AS over_limit`;
   return {

@@ -4,18 +4,30 @@ import { soldOutChannel } from "./keys";
 /**
  * The in-process sold-out flag: once a sale is known to be sold out, this process answers
  * SOLD_OUT without touching Redis. Flags travel between instances over Redis pub/sub, so a
- * sell-out seen by one instance (or a warm-up that resets them) reaches all of them.
+ * sell-out seen by one instance (or a warm-up or a released unit that clears them) reaches all
+ * of them. A flag also lapses after `ttlMs`: pub/sub does not order messages from different
+ * publishers, so a late "sold out" may land after the "buyable again" that followed it; a lapse
+ * lets the next request ask Redis, which sets the flag again if the sale really is sold out.
  */
 export class SoldOutFlags {
-  private readonly soldOut = new Set<number>();
+  private readonly soldOutSince = new Map<number, number>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   isSoldOut(saleId: number): boolean {
-    return this.soldOut.has(saleId);
+    const since = this.soldOutSince.get(saleId);
+    if (since === undefined) return false;
+    if (this.now() - since < this.ttlMs) return true;
+    this.soldOutSince.delete(saleId);
+    return false;
   }
 
   apply(message: SoldOutMessage): void {
-    if (message.soldOut) this.soldOut.add(message.saleId);
-    else this.soldOut.delete(message.saleId);
+    if (message.soldOut) this.soldOutSince.set(message.saleId, this.now());
+    else this.soldOutSince.delete(message.saleId);
   }
 }
 
