@@ -8,17 +8,33 @@ import { migrate } from "../../prisma/migrate";
 import { createServices } from "../services";
 import { ensureDemoSale, warmColdSales } from "../demo";
 import { buildIfNeeded } from "./build";
+import { startBalancer, type Balancer } from "./balancer";
 
 /**
- * npm start            migrate, build if the sources changed, ensure a demo sale, run web + worker
- * npm run web|worker   the same preparation, then only that process
+ * npm start                          migrate, build if the sources changed, ensure a demo sale,
+ *                                    run web + worker
+ * npm start -- --web N --workers M   N web instances behind a round-robin balancer on PORT, and
+ *                                    M workers
+ * npm run web|worker                 the same preparation, then only that kind of process
  */
-const { values } = parseArgs({ options: { only: { type: "string" } } });
+const { values } = parseArgs({
+  options: { only: { type: "string" }, web: { type: "string", default: "1" }, workers: { type: "string", default: "1" } },
+});
 const only = values.only;
 if (only !== undefined && only !== "web" && only !== "worker") {
   console.error("--only takes web or worker");
   process.exit(2);
 }
+const count = (name: string, raw: string) => {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 32) {
+    console.error(`--${name} takes a whole number from 1 to 32`);
+    process.exit(2);
+  }
+  return n;
+};
+const webCount = only === "worker" ? 0 : count("web", values.web);
+const workerCount = only === "web" ? 0 : count("workers", values.workers);
 
 // `next start` runs in production mode, which refuses the development session secret. A demo
 // on a fresh machine gets a random one, kept in .env so restarts keep sessions valid.
@@ -48,25 +64,37 @@ try {
   await services.close();
 }
 
-if (only !== "worker" && !buildIfNeeded(log)) process.exit(1);
+if (webCount > 0 && !buildIfNeeded(log)) process.exit(1);
 
 const children: ChildProcess[] = [];
-const run = (name: string, command: string, args: string[]) => {
-  const child = spawn(command, args, { stdio: "inherit", env: process.env });
+let balancer: Balancer | undefined;
+const run = (name: string, command: string, args: string[], extraEnv: Record<string, string> = {}) => {
+  const child = spawn(command, args, { stdio: "inherit", env: { ...process.env, ...extraEnv } });
   child.on("exit", (code, signal) => {
     log(`${name} exited (${signal ?? code})`);
     for (const other of children) if (other !== child && other.exitCode === null) other.kill("SIGTERM");
+    void balancer?.close();
     process.exitCode = code ?? 1;
   });
   children.push(child);
 };
-const bin = (name: string) => path.join(root, "node_modules", ".bin", name);
-if (only !== "worker") run("web", bin("next"), ["start", "-p", String(config.PORT)]);
-if (only !== "web") run("worker", process.execPath, ["--import", "tsx", "worker/main.ts"]);
-log(`web on http://127.0.0.1:${config.PORT}  (health: /api/health)`);
+const next = path.join(root, "node_modules", ".bin", "next");
+if (webCount === 1) {
+  run("web", next, ["start", "-p", String(config.PORT)]);
+} else if (webCount > 1) {
+  // Instances on the ports after PORT, the balancer on PORT; the instances trust its one hop.
+  const ports = Array.from({ length: webCount }, (_, i) => config.PORT + 1 + i);
+  const hops = String(config.TRUSTED_PROXY_HOPS + 1);
+  for (const port of ports) run(`web:${port}`, next, ["start", "-p", String(port)], { TRUSTED_PROXY_HOPS: hops });
+  balancer = await startBalancer(config.PORT, ports);
+  log(`balancing ${config.PORT} over web instances on ${ports.join(", ")}`);
+}
+for (let i = 1; i <= workerCount; i++) run(workerCount > 1 ? `worker ${i}` : "worker", process.execPath, ["--import", "tsx", "worker/main.ts"]);
+if (webCount) log(`web on http://127.0.0.1:${config.PORT}  (health: /api/health)`);
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
+    void balancer?.close();
     for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
   });
 }

@@ -182,3 +182,20 @@ export async function placeOrders(services: Services, saleId: number, userIds: r
   const byReservation = new Map(orders.map((o) => [o.reservationId, o.id]));
   return reservations.map((r) => ({ ...r, orderId: byReservation.get(r.reservationId)! }));
 }
+
+/**
+ * `fn` over `items` with at most `limit` in flight: real concurrency, but no more open sockets than
+ * a server's accept backlog takes (thousands of simultaneous connects get reset).
+ */
+export async function mapConcurrently<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index]!, index);
+    }
+  });
+  await Promise.all(lanes);
+  return results;
+}
