@@ -56,7 +56,7 @@ log(applied.length ? `migrations applied: ${applied.join(", ")}` : "database sch
 
 const services = await createServices(config);
 try {
-  const demo = await ensureDemoSale(services);
+  const demo = config.DEMO_SALE === "1" ? await ensureDemoSale(services) : null;
   if (demo) log(`created demo sale ${demo}; it opens in 15 seconds`);
   const warmed = await warmColdSales(services);
   if (warmed.length) log(`warmed up sale(s) ${warmed.join(", ")}`);

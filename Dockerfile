@@ -1,0 +1,18 @@
+# The app image: web (next start) and worker come from the same build, started with different
+# commands (see docker-compose.yml). Not built on the development machine (no Docker engine there).
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+ENV NEXT_TELEMETRY_DISABLED=1 CHECKPOINT_DISABLE=1
+COPY package.json package-lock.json ./
+COPY prisma ./prisma
+COPY prisma.config.ts ./
+RUN npm ci --no-audit --no-fund
+COPY . .
+RUN npm run build
+
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 CHECKPOINT_DISABLE=1
+COPY --from=build /app /app
+EXPOSE 3000
+CMD ["npm", "run", "web"]
