@@ -63,6 +63,9 @@ const envSchema = z
     PURCHASE_TOKEN_TTL_SECONDS: intFrom(30, 1),
     /** How long an in-process sold-out flag answers before Redis is asked again (one call per lapse). */
     SOLD_OUT_FLAG_TTL_MS: intFrom(2000, 0),
+    /** An admin account `npm start` ensures (created or its password reset), when both are set. */
+    ADMIN_EMAIL: z.email().optional(),
+    ADMIN_PASSWORD: z.string().min(8, "ADMIN_PASSWORD must be at least 8 characters").optional(),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     /** Test-only fault hooks (chaos and crash tests); ignored unless NODE_ENV is not production. */
     FAULT_CRASH_AFTER_COMMIT: z.enum(["0", "1"]).default("0"),

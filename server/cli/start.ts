@@ -8,11 +8,14 @@ import { migrate } from "../../prisma/migrate";
 import { createServices } from "../services";
 import { ensureDemoSale, warmColdSales } from "../demo";
 import { buildIfNeeded } from "./build";
+import { ensureAdmin } from "../gateway/accounts";
 
 /**
  * npm start            migrate, build if the sources changed, ensure a demo sale, run web + worker
  * npm run web|worker   the same preparation, then only that process
  */
+const DEMO_ADMIN = { email: "admin@flash-sale.test", password: "flash-sale-admin" };
+
 const { values } = parseArgs({ options: { only: { type: "string" } } });
 const only = values.only;
 if (only !== undefined && only !== "web" && only !== "worker") {
@@ -42,6 +45,15 @@ const services = await createServices(config);
 try {
   const demo = await ensureDemoSale(services);
   if (demo) log(`created demo sale ${demo}; it opens in 15 seconds`);
+  // The demo admin's well-known password is for a development machine only.
+  const admin =
+    config.ADMIN_EMAIL && config.ADMIN_PASSWORD
+      ? { email: config.ADMIN_EMAIL, password: config.ADMIN_PASSWORD }
+      : config.NODE_ENV === "production" ? null : DEMO_ADMIN;
+  if (admin) {
+    await ensureAdmin(services, admin);
+    log(`admin ${admin.email} can sign in at /admin`);
+  }
   const warmed = await warmColdSales(services);
   if (warmed.length) log(`warmed up sale(s) ${warmed.join(", ")}`);
 } finally {
