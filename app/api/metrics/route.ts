@@ -4,8 +4,6 @@ import { createLogger } from "@/server/logger";
 
 export const dynamic = "force-dynamic";
 
-const log = createLogger("web");
-
 /** Prometheus text format: this instance's counters, and the shared sale numbers read now. */
 export async function GET() {
   const services = await getServices();
@@ -13,7 +11,7 @@ export async function GET() {
     await refreshSaleGauges(services);
   } catch (error) {
     // The counters are still worth scraping when MySQL or Redis is not answering.
-    log.error({ err: error }, "could not read sale numbers for /api/metrics");
+    createLogger("web").error({ err: error }, "could not read sale numbers for /api/metrics");
   }
   return new Response(await services.metrics.registry.metrics(), {
     headers: { "content-type": services.metrics.registry.contentType, "cache-control": "no-store" },
