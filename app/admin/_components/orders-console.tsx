@@ -71,6 +71,7 @@ export function OrdersConsole() {
               {shipMany.data.refused.length ? `; not shipped: ${shipMany.data.refused.map((r) => r.reason).join(" ")}` : ""}
             </span>
           ) : null}
+          {ship.data ? <span className="status ok" role="status" data-testid="ship-result">Order #{ship.data.orderId} shipped.</span> : null}
           {ship.error ? <span className="status bad" role="alert">{ship.error.message}</span> : null}
         </div>
         {orders.isError ? <p className="status bad" role="alert">{orders.error.message}</p> : null}
