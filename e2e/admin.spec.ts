@@ -143,10 +143,13 @@ test("an admin creates and warms a sale, watches a load on the live dashboard, a
   const shoppers = await createShoppers(services, LOAD_SHOPPERS + 1, { emailPrefix: `e2e-admin-load-${Date.now().toString(36)}` });
   const payer = shoppers.pop()!;
 
-  // The scripted load: one shopper every 150 ms (under the per-IP limit), while we watch.
+  // The scripted load: one shopper every 150 ms (under the per-IP limit), while we watch. The
+  // first few first try a forged purchase token, for the rejections chart.
+  const FORGED = 5;
   const load = (async () => {
     const answers: string[] = [];
-    for (const shopper of shoppers) {
+    for (const [i, shopper] of shoppers.entries()) {
+      if (i < FORGED) expect((await call("seckill.purchase", shopper.token, { saleId, token: "forged-token-012345678" })).status).toBe("INVALID_TOKEN");
       answers.push(await buyOverHttp(shopper, saleId));
       await new Promise((r) => setTimeout(r, 150));
     }
@@ -165,6 +168,7 @@ test("an admin creates and warms a sale, watches a load on the live dashboard, a
   await expect(page.getByTestId("invariant")).toHaveAttribute("data-ok", "true");
   await expect(page.getByTestId("invariant")).toContainText("Invariant holds");
   await expect(page.getByTestId("chart-rates").getByRole("application")).toBeVisible();
+  await expect(page.getByTestId("chart-rejections")).toContainText("INVALID_TOKEN");
   await snap(page, "admin-dashboard-after-load");
 
   // Lowering below what is sold is refused with the numbers; the stock is unchanged.
