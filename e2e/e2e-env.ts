@@ -47,6 +47,9 @@ export const E2E_TIMEOUT_SALE = {
  */
 export const E2E_PAY_TIMEOUT_SECONDS = 20;
 
+/** The admin `npm start` ensures (ADMIN_EMAIL / ADMIN_PASSWORD), who drives the admin spec. */
+export const E2E_ADMIN = { email: "e2e-admin@example.test", password: "e2e-admin-password" } as const;
+
 export function e2eDatabaseUrl(): string {
   return process.env.E2E_DATABASE_URL ?? "mysql://root@127.0.0.1:3306/fs_e2e";
 }
@@ -76,5 +79,7 @@ export function e2eAppEnv(): Record<string, string> {
     ORDER_PAY_TIMEOUT_SECONDS: String(E2E_PAY_TIMEOUT_SECONDS),
     NEXT_TELEMETRY_DISABLED: "1",
     LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? "warn",
+    ADMIN_EMAIL: E2E_ADMIN.email,
+    ADMIN_PASSWORD: E2E_ADMIN.password,
   };
 }

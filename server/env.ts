@@ -65,6 +65,9 @@ const envSchema = z
     SOLD_OUT_FLAG_TTL_MS: intFrom(2000, 0),
     /** `npm start` on a database with no open sale creates a demo sale; set 0 in production. */
     DEMO_SALE: z.enum(["0", "1"]).default("1"),
+    /** An admin account `npm start` ensures (created or its password reset), when both are set. */
+    ADMIN_EMAIL: z.email().optional(),
+    ADMIN_PASSWORD: z.string().min(8, "ADMIN_PASSWORD must be at least 8 characters").optional(),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     /** Test-only fault hooks (chaos and crash tests); ignored unless NODE_ENV is not production. */
     FAULT_CRASH_AFTER_COMMIT: z.enum(["0", "1"]).default("0"),

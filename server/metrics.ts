@@ -1,4 +1,4 @@
-import { Counter, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
 
 /** Prometheus metrics of one process (served by GET /api/metrics). */
 export interface Metrics {
@@ -8,6 +8,13 @@ export interface Metrics {
   /** Calls of seckill-6.lua in reserve mode: what the sold-out flag and the rate limits exist to keep down. */
   reserveCalls: Counter;
   rateLimited: Counter<"scope">;
+  /** Sale numbers, set from Redis and MySQL at scrape time (server/admin/sale-gauges.ts). */
+  sale: {
+    stock: Gauge<"sale_id" | "store">;
+    pending: Gauge<"sale_id">;
+    orders: Gauge<"sale_id" | "status">;
+    invariantOk: Gauge<"sale_id">;
+  };
 }
 
 export function createMetrics(options: { processMetrics?: boolean } = {}): Metrics {
@@ -32,5 +39,31 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
       labelNames: ["scope"],
       registers: [registry],
     }),
+    sale: {
+      stock: new Gauge({
+        name: "seckill_sale_stock",
+        help: "Units left per sale: store=redis (reservable now) or mysql (the stock row)",
+        labelNames: ["sale_id", "store"],
+        registers: [registry],
+      }),
+      pending: new Gauge({
+        name: "seckill_sale_pending_reservations",
+        help: "Reservations in Redis not yet written to MySQL as orders",
+        labelNames: ["sale_id"],
+        registers: [registry],
+      }),
+      orders: new Gauge({
+        name: "seckill_sale_orders",
+        help: "Orders per sale and status, from MySQL",
+        labelNames: ["sale_id", "status"],
+        registers: [registry],
+      }),
+      invariantOk: new Gauge({
+        name: "seckill_sale_invariant_ok",
+        help: "1 when the sale's stock invariants hold (docs/architecture.md), 0 when not",
+        labelNames: ["sale_id"],
+        registers: [registry],
+      }),
+    },
   };
 }

@@ -46,6 +46,8 @@ export interface NewSale {
   originalPriceCents: number;
   stock: number;
   perUserLimit?: number;
+  requireRealName?: boolean;
+  minMemberLevel?: number;
   startsAt: Date;
   endsAt: Date;
 }
@@ -63,6 +65,8 @@ export async function createSale(services: Services, input: NewSale): Promise<{ 
         priceCents: input.priceCents,
         totalStock: input.stock,
         perUserLimit: input.perUserLimit ?? 1,
+        requireRealName: input.requireRealName ?? false,
+        minMemberLevel: input.minMemberLevel ?? 0,
         startsAt: input.startsAt,
         endsAt: input.endsAt,
       },

@@ -11,6 +11,7 @@ import { createUpstashRedis } from "./gateway/upstash-redis";
 import { createLogger } from "./logger";
 import type { PaymentProvider } from "./payments/provider";
 import { sandboxProvider } from "./payments/sandbox";
+import { PurchaseStats } from "./seckill/sale-stats";
 
 /**
  * Everything domain code needs from the outside world, built from one Env. Domain functions take
@@ -24,6 +25,8 @@ export interface Services {
   queues: Queues;
   soldOut: SoldOutFlags;
   metrics: Metrics;
+  /** Per-second purchase answers for the admin dashboard, flushed to Redis once a second. */
+  purchaseStats: PurchaseStats;
   rateLimits: { perIp: RateLimiter; perUser: RateLimiter };
   /** The payment provider orders are paid with (the built-in sandbox until a real adapter exists). */
   payments: PaymentProvider;
@@ -72,6 +75,10 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
     subscriber.on("error", reportRedisError);
     await followSoldOutBroadcasts(subscriber, env.REDIS_NAMESPACE, soldOut);
   }
+  const purchaseStats = new PurchaseStats();
+  const flushStats = () => purchaseStats.flush(redis, env.REDIS_NAMESPACE).catch(reportRedisError);
+  const statsTimer = setInterval(flushStats, 1000);
+  statsTimer.unref();
   return {
     env,
     db,
@@ -79,9 +86,12 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
     queues,
     soldOut,
     metrics: createMetrics({ processMetrics: options.processMetrics }),
+    purchaseStats,
     rateLimits,
     payments: sandboxProvider(env),
     async close() {
+      clearInterval(statsTimer);
+      await flushStats();
       await Promise.allSettled(Object.values(queues).map((queue) => queue.close()));
       await Promise.allSettled([db.$disconnect(), redis.quit(), queueConnection.quit(), subscriber?.quit()]);
     },

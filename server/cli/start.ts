@@ -9,6 +9,7 @@ import { createServices } from "../services";
 import { ensureDemoSale, warmColdSales } from "../demo";
 import { buildIfNeeded } from "./build";
 import { startBalancer, type Balancer } from "./balancer";
+import { ensureAdmin } from "../gateway/accounts";
 
 /**
  * npm start                          migrate, build if the sources changed, ensure a demo sale,
@@ -17,6 +18,8 @@ import { startBalancer, type Balancer } from "./balancer";
  *                                    M workers
  * npm run web|worker                 the same preparation, then only that kind of process
  */
+const DEMO_ADMIN = { email: "admin@flash-sale.test", password: "flash-sale-admin" };
+
 const { values } = parseArgs({
   options: { only: { type: "string" }, web: { type: "string", default: "1" }, workers: { type: "string", default: "1" } },
 });
@@ -58,6 +61,15 @@ const services = await createServices(config);
 try {
   const demo = config.DEMO_SALE === "1" ? await ensureDemoSale(services) : null;
   if (demo) log(`created demo sale ${demo}; it opens in 15 seconds`);
+  // The demo admin's well-known password is for a development machine only.
+  const admin =
+    config.ADMIN_EMAIL && config.ADMIN_PASSWORD
+      ? { email: config.ADMIN_EMAIL, password: config.ADMIN_PASSWORD }
+      : config.NODE_ENV === "production" ? null : DEMO_ADMIN;
+  if (admin) {
+    await ensureAdmin(services, admin);
+    log(`admin ${admin.email} can sign in at /admin`);
+  }
   const warmed = await warmColdSales(services);
   if (warmed.length) log(`warmed up sale(s) ${warmed.join(", ")}`);
 } finally {

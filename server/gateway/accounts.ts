@@ -48,3 +48,20 @@ export async function signIn(services: Services, input: { email: string; passwor
   if (!user || !ok) throw new AppError("UNAUTHORIZED", "Email or password is wrong.");
   return issue(services, { id: user.id, email: user.email, role: user.role });
 }
+
+/**
+ * Makes `email` an admin with this password, creating the account if needed (the first admin:
+ * `npm run admin:create`, or ADMIN_EMAIL / ADMIN_PASSWORD ensured by `npm start`).
+ */
+export async function ensureAdmin(services: Services, input: { email: string; password: string }): Promise<{ id: number; created: boolean }> {
+  const email = input.email.toLowerCase();
+  const passwordHash = await hashPassword(input.password);
+  const existing = await services.db.user.findUnique({ where: { email }, select: { id: true } });
+  const user = await services.db.user.upsert({
+    where: { email },
+    create: { email, passwordHash, role: "ADMIN" },
+    update: { passwordHash, role: "ADMIN" },
+    select: { id: true },
+  });
+  return { id: user.id, created: !existing };
+}

@@ -1,4 +1,5 @@
 import type { Services } from "../services";
+import { ORDERS_SETTLED, STATS_TTL_SECONDS } from "../seckill/sale-stats";
 import { isUniqueViolation, READ_COMMITTED_TRANSACTION, type Db } from "../clients/db";
 import { changeStock, prismaStockStore } from "../stock/ledger";
 import { saleKeys } from "../seckill/keys";
@@ -137,10 +138,14 @@ export async function settleReservations(services: Services, orderIds: ReadonlyM
     const keys = saleKeys(services.env.REDIS_NAMESPACE, saleId);
     const settled = reservations.filter((r) => orderIds.has(r.reservationId));
     if (!settled.length) continue;
+    // The dashboard's worker-throughput count rides along (a redelivered batch counts again).
+    const stats = keys.stats(Math.floor(Date.now() / 1000));
     await redis
       .multi()
       .hset(keys.orders, Object.fromEntries(settled.map((r) => [r.reservationId, orderIds.get(r.reservationId)!])))
       .zrem(keys.pending, ...settled.map((r) => r.reservationId))
+      .hincrby(stats, ORDERS_SETTLED, settled.length)
+      .expire(stats, STATS_TTL_SECONDS)
       .exec();
   }
 }

@@ -19,6 +19,8 @@ export interface SaleKeys {
   eligibility: string;
   /** one shopper's single-use purchase token */
   token(userId: number): string;
+  /** outcome -> count for one epoch second (purchase answers, orders settled), for the dashboard */
+  stats(epochSecond: number): string;
 }
 
 export function saleKeys(namespace: string, saleId: number): SaleKeys {
@@ -32,6 +34,7 @@ export function saleKeys(namespace: string, saleId: number): SaleKeys {
     released: `${base}:released`,
     eligibility: `${base}:eligibility`,
     token: (userId) => `${base}:token:${userId}`,
+    stats: (epochSecond) => `${base}:stats:${epochSecond}`,
   };
 }
 

@@ -62,12 +62,27 @@ export async function issuePurchaseToken(
   return outcome;
 }
 
+/** One purchase attempt (below), counted by outcome for the admin dashboard's per-second charts. */
+export async function purchase(
+  services: Services,
+  input: { userId: number; saleId: number; token: string },
+): Promise<PurchaseOutcome> {
+  try {
+    const outcome = await attemptPurchase(services, input);
+    services.purchaseStats.record(input.saleId, outcome.status);
+    return outcome;
+  } catch (error) {
+    services.purchaseStats.record(input.saleId, error instanceof AppError && error.code === "TOO_MANY_REQUESTS" ? "RATE_LIMITED" : "ERROR");
+    throw error;
+  }
+}
+
 /**
  * One purchase attempt: the in-process sold-out flag, the shopper's rate limit, then ONE Lua
  * round trip that checks window, eligibility, limit, stock and token and reserves, then the
  * create-order job (peak shaving: MySQL sees the worker's pace, not the crowd's).
  */
-export async function purchase(
+async function attemptPurchase(
   services: Services,
   input: { userId: number; saleId: number; token: string },
 ): Promise<PurchaseOutcome> {

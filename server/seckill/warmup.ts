@@ -1,4 +1,4 @@
-import type { ChainableCommander } from "ioredis";
+import type { ChainableCommander, Redis } from "ioredis";
 import type { Services } from "../services";
 import { AppError } from "../errors";
 import { saleKeys } from "./keys";
@@ -48,13 +48,52 @@ function saddInChunks(tx: ChainableCommander, key: string, members: readonly num
   for (let i = 0; i < members.length; i += CHUNK) tx.sadd(key, ...members.slice(i, i + CHUNK));
 }
 
+/** How often a warm-up re-reads and retries when purchases change the sale under it. */
+const WARM_UP_ATTEMPTS = 5;
+
+export interface WarmUpOptions {
+  /** Test seam: runs after everything is read, just before the Redis transaction. */
+  beforeWrite?: () => Promise<void>;
+}
+
 /**
  * Loads a sale into Redis (stock, window, per-user limit, who holds what) from MySQL, keeping
  * reservations still on their way to MySQL, and resets every instance's sold-out flag.
- * Safe to repeat at a quiet moment; re-warming under live traffic is the admin console's job.
+ *
+ * Safe on a running sale: the write is a MULTI under WATCH of the sale's stock and pending keys,
+ * read BEFORE MySQL. A reservation, an order settling or a unit released between the reads and
+ * the write changes one of them, the MULTI is dropped and everything is read again; a sale that
+ * keeps changing is refused (CONFLICT, nothing written) rather than loaded with a stock that
+ * forgets units sold meanwhile. Reading pending first matters: an order committed after that
+ * read is in MySQL's stock and in the order lookup alike, or in neither.
  */
-export async function warmUpSale(services: Services, saleId: number): Promise<WarmUpSummary> {
-  const { db, redis, env } = services;
+export async function warmUpSale(services: Services, saleId: number, options: WarmUpOptions = {}): Promise<WarmUpSummary> {
+  // WATCH belongs to a connection: a dedicated one, so other requests' commands cannot clear it.
+  const connection = services.redis.duplicate();
+  try {
+    for (let attempt = 1; attempt <= WARM_UP_ATTEMPTS; attempt++) {
+      const summary = await tryWarmUp(services, connection, saleId, options);
+      if (summary) {
+        await broadcastSoldOut(services.redis, services.env.REDIS_NAMESPACE, services.soldOut, { saleId, soldOut: summary.stock <= 0 });
+        return summary;
+      }
+    }
+  } finally {
+    connection.disconnect();
+  }
+  throw new AppError(
+    "CONFLICT",
+    `Sale ${saleId} changed under ${WARM_UP_ATTEMPTS} warm-up attempts in a row (purchases still settling); nothing was changed. Try again in a moment.`,
+  );
+}
+
+/** One read-then-write round; null when a watched key changed and nothing was written. */
+async function tryWarmUp(services: Services, connection: Redis, saleId: number, options: WarmUpOptions): Promise<WarmUpSummary | null> {
+  const { db, env } = services;
+  const keys = saleKeys(env.REDIS_NAMESPACE, saleId);
+  await connection.watch(keys.stock, keys.pending);
+  const pending = await connection.zrange(keys.pending, 0, -1);
+
   const sale = await db.sale.findUnique({
     where: { id: saleId },
     select: {
@@ -67,11 +106,11 @@ export async function warmUpSale(services: Services, saleId: number): Promise<Wa
       stock: { select: { count: true } },
     },
   });
-  if (!sale) throw new AppError("NOT_FOUND", `Sale ${saleId} does not exist.`);
-  if (!sale.stock) throw new AppError("PRECONDITION_FAILED", `Sale ${saleId} has no stock row.`);
-
-  const keys = saleKeys(env.REDIS_NAMESPACE, saleId);
-  const pending = await redis.zrange(keys.pending, 0, -1);
+  if (!sale || !sale.stock) {
+    await connection.unwatch();
+    if (!sale) throw new AppError("NOT_FOUND", `Sale ${saleId} does not exist.`);
+    throw new AppError("PRECONDITION_FAILED", `Sale ${saleId} has no stock row.`);
+  }
   const alreadyOrdered = pending.length
     ? await db.order.findMany({ where: { reservationId: { in: pending } }, select: { reservationId: true } })
     : [];
@@ -102,7 +141,8 @@ export async function warmUpSale(services: Services, saleId: number): Promise<Wa
   });
   const eligibility = eligibilityTable(standings, sale);
 
-  const tx = redis.multi();
+  await options.beforeWrite?.();
+  const tx = connection.multi();
   tx.set(keys.stock, stock);
   tx.del(keys.meta);
   tx.hset(keys.meta, {
@@ -118,9 +158,9 @@ export async function warmUpSale(services: Services, saleId: number): Promise<Wa
   tx.del(keys.released);
   saddInChunks(tx, keys.released, released.map((o) => o.id));
   if (orderedIds.size) tx.zrem(keys.pending, ...orderedIds);
-  await tx.exec();
+  // null: a watched key changed since the reads, and Redis dropped the whole transaction.
+  if ((await tx.exec()) === null) return null;
 
-  await broadcastSoldOut(redis, env.REDIS_NAMESPACE, services.soldOut, { saleId, soldOut: stock <= 0 });
   return {
     saleId,
     stock,

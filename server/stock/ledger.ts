@@ -87,3 +87,11 @@ export async function createStockRow(
 ): Promise<void> {
   await tx.stock.create({ data: { ...row, version: 0 } });
 }
+
+/**
+ * An operator raising (delta > 0) or lowering (delta < 0) a sale's stock, inside the caller's
+ * READ COMMITTED transaction; lowering below zero throws StockShortageError.
+ */
+export function adjustStockCount(tx: Prisma.TransactionClient, saleId: number, delta: number): Promise<StockChange> {
+  return changeStock(prismaStockStore(tx), saleId, delta);
+}

@@ -4,11 +4,44 @@ import { orderIdInput, saleIdInput } from "../schemas";
 import { warmUpSale } from "../../seckill/warmup";
 import { updateStanding } from "../../gateway/standing";
 import { shipOrder } from "../../orders/ship";
+import { ORDER_STATUSES } from "../../orders/statuses";
+import { newSaleInput, saleEditInput, stockAdjustmentInput } from "../../admin/sale-form";
+import { createSaleFromForm, getAdminSale, listAdminSales, updateSale } from "../../admin/sales";
+import { adjustSaleStock } from "../../admin/stock";
+import { readSaleDashboard } from "../../admin/dashboard";
+import { searchOrders, shipOrders } from "../../admin/orders";
 
 export const adminRouter = createTRPCRouter({
+  sales: adminProcedure.query(({ ctx }) => listAdminSales(ctx.services)),
+
+  sale: adminProcedure.input(saleIdInput).query(({ ctx, input }) => getAdminSale(ctx.services, input.saleId)),
+
+  createSale: adminProcedure.input(newSaleInput).mutation(({ ctx, input }) => createSaleFromForm(ctx.services, input)),
+
+  updateSale: adminProcedure.input(saleEditInput).mutation(({ ctx, input }) => updateSale(ctx.services, input)),
+
+  adjustStock: adminProcedure.input(stockAdjustmentInput).mutation(({ ctx, input }) => adjustSaleStock(ctx.services, input)),
+
   warmUp: adminProcedure.input(saleIdInput).mutation(({ ctx, input }) => warmUpSale(ctx.services, input.saleId)),
 
+  dashboard: adminProcedure.input(saleIdInput).query(({ ctx, input }) => readSaleDashboard(ctx.services, input.saleId)),
+
+  orders: adminProcedure
+    .input(
+      z.object({
+        saleId: z.number().int().positive().optional(),
+        status: z.enum(ORDER_STATUSES).optional(),
+        email: z.string().trim().max(191).optional(),
+        orderId: z.number().int().positive().optional(),
+      }),
+    )
+    .query(({ ctx, input }) => searchOrders(ctx.services, input)),
+
   ship: adminProcedure.input(orderIdInput).mutation(({ ctx, input }) => shipOrder(ctx.services, input.orderId)),
+
+  shipMany: adminProcedure
+    .input(z.object({ orderIds: z.array(z.number().int().positive()).min(1, "Select at least one order").max(500, "At most 500 orders at once") }))
+    .mutation(({ ctx, input }) => shipOrders(ctx.services, input.orderIds)),
 
   updateStanding: adminProcedure
     .input(

@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestEnvironment, buyAsShopper, placeOrders, type TestEnvironment } from "../testing/harness";
+import { createSale, createShoppers } from "../seed";
+import { warmUpSale } from "../seckill/warmup";
+import { invariantViolations, readSaleLedger } from "../seckill/invariants";
+import { AppError } from "../errors";
+import { adjustSaleStock } from "./stock";
+
+/**
+ * An operator changing a sale's stock mid-sale, and re-warming a running sale, against real
+ * MariaDB and Redis: MySQL and Redis stay in step and no sold or reserved unit is ever lost.
+ */
+let t: TestEnvironment;
+beforeAll(async () => {
+  t = await createTestEnvironment("admin_stock");
+});
+afterAll(() => t?.cleanup());
+
+let batch = 0;
+const shoppers = async (n: number) => (await createShoppers(t.services, n, { emailPrefix: `adm${batch++}` })).map((s) => s.id);
+
+async function liveSale(stock: number) {
+  const { saleId } = await createSale(t.services, {
+    productName: "Admin stock test",
+    priceCents: 500,
+    originalPriceCents: 900,
+    stock,
+    startsAt: new Date(Date.now() - 1000),
+    endsAt: new Date(Date.now() + 3600_000),
+  });
+  await warmUpSale(t.services, saleId);
+  return saleId;
+}
+
+async function expectInvariants(saleId: number) {
+  expect(invariantViolations(await readSaleLedger(t.services, saleId))).toEqual([]);
+}
+
+describe("adjustSaleStock", () => {
+  it("refuses to lower stock below what is sold or reserved, with a clear message, and changes nothing", async () => {
+    const saleId = await liveSale(5);
+    const [a, b, c, d] = await shoppers(4);
+    await placeOrders(t.services, saleId, [a!, b!]); // 2 sold (orders)
+    expect((await buyAsShopper(t.services, { userId: c!, saleId })).status).toBe("QUEUED"); // 1 reserved, pending
+    expect((await buyAsShopper(t.services, { userId: d!, saleId })).status).toBe("QUEUED");
+    // 5 units: 2 orders, 2 pending reservations, 1 unsold.
+    const refusal = await adjustSaleStock(t.services, { saleId, delta: -2 }).catch((e: unknown) => e);
+    expect(refusal).toBeInstanceOf(AppError);
+    expect((refusal as AppError).code).toBe("CONFLICT");
+    expect((refusal as AppError).message).toBe(
+      `Cannot lower sale ${saleId}'s stock by 2: only 1 unit(s) are unsold; the rest are already sold or reserved.`,
+    );
+    const ledger = await readSaleLedger(t.services, saleId);
+    expect(ledger).toMatchObject({ totalStock: 5, redisStock: 1, dbStock: 3 });
+
+    // Lowering by exactly what is unsold works, and the sale is sold out.
+    const lowered = await adjustSaleStock(t.services, { saleId, delta: -1 });
+    expect(lowered).toEqual({ saleId, totalStock: 4, dbStock: 2, redisStock: 0 });
+    expect(t.services.soldOut.isSoldOut(saleId)).toBe(true);
+  });
+
+  it("raising a sold-out sale's stock mid-sale makes the new units buyable at once", async () => {
+    const saleId = await liveSale(2);
+    const buyers = await shoppers(5);
+    await placeOrders(t.services, saleId, buyers.slice(0, 2));
+    expect((await buyAsShopper(t.services, { userId: buyers[2]!, saleId })).status).toBe("SOLD_OUT");
+    expect(t.services.soldOut.isSoldOut(saleId)).toBe(true);
+
+    const raised = await adjustSaleStock(t.services, { saleId, delta: 3 });
+    expect(raised).toEqual({ saleId, totalStock: 5, dbStock: 3, redisStock: 3 });
+    expect(t.services.soldOut.isSoldOut(saleId)).toBe(false);
+    const placed = await placeOrders(t.services, saleId, buyers.slice(2, 5));
+    expect(placed).toHaveLength(3);
+    await expectInvariants(saleId);
+    expect(await readSaleLedger(t.services, saleId)).toMatchObject({ totalStock: 5, redisStock: 0, dbStock: 0, activeOrders: 5 });
+  });
+
+  it("changes only MySQL for a sale not warmed up yet; the warm-up then loads the new stock", async () => {
+    const { saleId } = await createSale(t.services, {
+      productName: "Cold sale",
+      priceCents: 500,
+      originalPriceCents: 900,
+      stock: 10,
+      startsAt: new Date(Date.now() + 3600_000),
+      endsAt: new Date(Date.now() + 7200_000),
+    });
+    expect(await adjustSaleStock(t.services, { saleId, delta: -4 })).toEqual({ saleId, totalStock: 6, dbStock: 6, redisStock: null });
+    await expect(adjustSaleStock(t.services, { saleId, delta: -7 })).rejects.toThrow(/only 6 unit\(s\) are unsold/);
+    expect((await warmUpSale(t.services, saleId)).stock).toBe(6);
+    await expectInvariants(saleId);
+  });
+
+  it("answers NOT_FOUND for an unknown sale", async () => {
+    await expect(adjustSaleStock(t.services, { saleId: 999_999, delta: 1 })).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+});
+
+describe("warmUpSale on a running sale", () => {
+  it("re-warming keeps every order and pending reservation counted", async () => {
+    const saleId = await liveSale(6);
+    const buyers = await shoppers(3);
+    await placeOrders(t.services, saleId, buyers.slice(0, 2));
+    expect((await buyAsShopper(t.services, { userId: buyers[2]!, saleId })).status).toBe("QUEUED");
+    const summary = await warmUpSale(t.services, saleId);
+    expect(summary).toMatchObject({ stock: 3, pendingReservations: 1, shoppersHolding: 3 });
+    await expectInvariants(saleId);
+  });
+
+  it("a purchase landing between its reads and its write makes it read again, not lose the unit", async () => {
+    const saleId = await liveSale(6);
+    const buyers = await shoppers(2);
+    let interfered = false;
+    const summary = await warmUpSale(t.services, saleId, {
+      beforeWrite: async () => {
+        if (interfered) return;
+        interfered = true;
+        expect((await buyAsShopper(t.services, { userId: buyers[0]!, saleId })).status).toBe("QUEUED");
+      },
+    });
+    expect(summary).toMatchObject({ stock: 5, pendingReservations: 1 });
+    await expectInvariants(saleId);
+  });
+
+  it("refuses, changing nothing, while purchases keep landing under it", async () => {
+    const saleId = await liveSale(10);
+    const buyers = await shoppers(10);
+    let next = 0;
+    const refusal = await warmUpSale(t.services, saleId, {
+      beforeWrite: async () => {
+        await buyAsShopper(t.services, { userId: buyers[next++]!, saleId });
+      },
+    }).catch((e: unknown) => e);
+    expect(refusal).toMatchObject({ code: "CONFLICT" });
+    expect((refusal as Error).message).toMatch(/nothing was changed/);
+    const ledger = await readSaleLedger(t.services, saleId);
+    expect(ledger.redisStock! + ledger.pendingReservations).toBe(10);
+    await expectInvariants(saleId);
+  });
+});
