@@ -1,0 +1,215 @@
+import type { Browser, Page } from "@playwright/test";
+import { money } from "../app/_components/money";
+import { expect, test } from "./fixtures";
+import { openSale } from "./sales";
+import { PASSWORD, newEmail, salePanel, signUpNewShopper, snap } from "./shop";
+
+/**
+ * The storefront's journeys on sales each test opens for itself (e2e/sales.ts): the countdown on
+ * the server's clock, buying, paying, refusals, a phone, a keyboard and both languages. Every
+ * test also fails on a console error (e2e/fixtures.ts).
+ */
+
+const SALE = { priceCents: 19900, originalPriceCents: 39900, stock: 3, perUserLimit: 1 } as const;
+
+/**
+ * How early the page may ask for the purchase token: the browser learns the server's clock over
+ * a round trip, so it can be wrong by half of one (well under this on one machine, even a busy one).
+ */
+const CLOCK_TOLERANCE_MS = 500;
+
+/** When the page first asked for a purchase token (this machine's clock is the server's). */
+function watchTokenRequests(page: Page): number[] {
+  const times: number[] = [];
+  page.on("request", (request) => {
+    if (request.url().includes("seckill.token")) times.push(Date.now());
+  });
+  return times;
+}
+
+/** Waits for the countdown to reach zero and checks Buy opened at the server's start, not before. */
+async function expectOpensAtServerStart(page: Page, startsAt: number, tokenRequests: number[]) {
+  const buy = salePanel(page).getByRole("button", { name: /Buy now|Getting ready/ });
+  await expect(salePanel(page).getByTestId("countdown")).toContainText("Starts in");
+  await expect(buy).toBeDisabled();
+  expect(tokenRequests, "no purchase token before the start").toEqual([]);
+  await expect(salePanel(page).getByRole("button", { name: "Buy now" })).toBeEnabled({ timeout: 30_000 });
+  expect(tokenRequests.length).toBeGreaterThan(0);
+  expect(tokenRequests[0]!).toBeGreaterThanOrEqual(startsAt - CLOCK_TOLERANCE_MS);
+}
+
+async function signUpIn(browser: Browser) {
+  const page = await (await browser.newContext()).newPage();
+  await page.goto("/");
+  await signUpNewShopper(page);
+  return page;
+}
+
+test("sign up → countdown → buy → in queue → order created → pay → PAID on My orders", async ({ page }) => {
+  await page.goto("/");
+  await signUpNewShopper(page);
+  // Opened after signing up, so the few seconds are spent watching the countdown.
+  const sale = await openSale({ ...SALE, startsInMs: 6_000 });
+  const tokenRequests = watchTokenRequests(page);
+  await page.goto(`/sales/${sale.saleId}`);
+  const panel = salePanel(page);
+  await expect(panel.getByRole("heading", { level: 1 })).toHaveText(sale.productName);
+  await expect(panel.getByTestId("sale-phase")).toHaveText("UPCOMING");
+  await expect(panel.locator(".price")).toContainText(money(SALE.priceCents));
+  await expect(panel.getByTestId("stock-left")).toHaveText(`${SALE.stock} of ${SALE.stock} left · limit 1 per shopper`);
+  await expect(panel.getByTestId("standing-hint")).toHaveText("You can buy in this sale.");
+  await snap(page, "journey-countdown");
+
+  await expectOpensAtServerStart(page, sale.startsAt, tokenRequests);
+  await expect(panel.getByTestId("sale-phase")).toHaveText("LIVE");
+  await snap(page, "journey-open");
+
+  // A double click is one purchase.
+  const purchases: string[] = [];
+  page.on("request", (request) => {
+    if (request.url().includes("seckill.purchase")) purchases.push(request.url());
+  });
+  await panel.getByRole("button", { name: "Buy now" }).dblclick();
+  const status = panel.getByTestId("purchase-status");
+  await expect(status).toHaveText(/You are in the queue|Order #\d+ created/);
+  await snap(page, "journey-in-queue");
+  await expect(status).toHaveText(/^Order #\d+ created — pay for it in My orders\.$/, { timeout: 20_000 });
+  expect(purchases).toHaveLength(1);
+  await expect(panel.getByTestId("stock-left")).toContainText(`${SALE.stock - 1} of ${SALE.stock} left`);
+  await snap(page, "journey-order-created");
+  const orderId = Number(/#(\d+)/.exec((await status.textContent()) ?? "")?.[1]);
+
+  await status.getByRole("link", { name: "My orders" }).click();
+  const order = page.getByTestId(`order-${orderId}`);
+  await expect(order.getByTestId("order-status")).toHaveText("Awaiting payment");
+  await expect(order.getByTestId("pay-countdown")).toContainText(/Pay within \d+:\d\d/);
+  await order.getByRole("button", { name: `Pay ${money(SALE.priceCents)}` }).click();
+  await page.getByRole("region", { name: "Sandbox Pay" }).getByRole("button", { name: "Confirm payment" }).click();
+  await expect(page.getByTestId("payment-progress")).toHaveText(`Payment received — order #${orderId} is paid.`, { timeout: 20_000 });
+  await expect(order.getByTestId("order-status")).toHaveText("Paid");
+  await snap(page, "journey-paid");
+});
+
+test("a browser clock 5 minutes ahead still opens Buy at the server's start time", async ({ page }) => {
+  await page.clock.install({ time: Date.now() + 5 * 60_000 });
+  await page.goto("/");
+  await signUpNewShopper(page);
+  const sale = await openSale({ ...SALE, startsInMs: 6_000 });
+  const tokenRequests = watchTokenRequests(page);
+  await page.goto(`/sales/${sale.saleId}`);
+  expect(await page.evaluate(() => Date.now() - 4 * 60_000)).toBeGreaterThan(Date.now()); // the lie is in place
+  await expectOpensAtServerStart(page, sale.startsAt, tokenRequests);
+  await snap(page, "clock-ahead-open");
+});
+
+test("the buyer sees ALREADY PURCHASED and a second shopper SOLD OUT", async ({ page, browser }) => {
+  const sale = await openSale({ ...SALE, stock: 1, startsInMs: -1_000 });
+  await page.goto(`/sales/${sale.saleId}`);
+  await signUpNewShopper(page);
+  await salePanel(page).getByRole("button", { name: "Buy now" }).click();
+  await expect(salePanel(page).getByTestId("purchase-status")).toHaveText(/^Order #\d+ created/, { timeout: 20_000 });
+
+  await page.reload();
+  await expect(salePanel(page).getByTestId("purchase-status")).toHaveText(/^Already purchased/);
+  await expect(salePanel(page).getByTestId("standing-hint")).toHaveText("You already hold as many as this sale allows.");
+  await expect(salePanel(page).getByRole("button", { name: "Buy now" })).toBeDisabled();
+  await snap(page, "already-purchased");
+
+  const second = await signUpIn(browser);
+  await second.goto(`/sales/${sale.saleId}`);
+  await expect(salePanel(second).getByTestId("sale-phase")).toHaveText("SOLD OUT");
+  await expect(salePanel(second).getByTestId("purchase-status")).toHaveText(/^Sold out/);
+  await expect(salePanel(second).getByRole("button", { name: "Buy now" })).toBeDisabled();
+  await snap(second, "sold-out");
+  await second.context().close();
+});
+
+/** No text sticks out of the viewport or its box, and the sale's parts do not overlap. */
+async function expectNothingCutOrOverlapping(page: Page) {
+  const problems = await page.evaluate(() => {
+    const found: string[] = [];
+    if (document.documentElement.scrollWidth > window.innerWidth) found.push(`page is ${document.documentElement.scrollWidth}px wide`);
+    for (const el of document.querySelectorAll<HTMLElement>("main *, header *")) {
+      if (el.children.length === 0 && !el.closest(".visually-hidden") && el.textContent?.trim() && el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflow !== "visible") {
+        found.push(`text cut in <${el.tagName.toLowerCase()}>: ${el.textContent.trim()}`);
+      }
+      const box = el.getBoundingClientRect();
+      if (box.width > 0 && box.right > window.innerWidth + 1) found.push(`<${el.tagName.toLowerCase()}> ends at ${box.right}px`);
+    }
+    const parts = [...document.querySelectorAll<HTMLElement>("article > *")].map((el) => el.getBoundingClientRect());
+    parts.forEach((a, i) =>
+      parts.slice(i + 1).forEach((b) => {
+        if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom) found.push("parts of the sale overlap");
+      }),
+    );
+    return found;
+  });
+  expect(problems).toEqual([]);
+}
+
+test.describe("on a phone", () => {
+  test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+
+  test("the journey fits a 390×844 screen", async ({ page }) => {
+    const sale = await openSale({ ...SALE, productName: `E2E phone sale ${Date.now().toString(36)} with a rather long product name`, startsInMs: -1_000 });
+    await page.goto(`/sales/${sale.saleId}`);
+    await signUpNewShopper(page);
+    await expectNothingCutOrOverlapping(page);
+    await salePanel(page).getByRole("button", { name: "Buy now" }).tap();
+    await expect(salePanel(page).getByTestId("purchase-status")).toHaveText(/^Order #\d+ created/, { timeout: 20_000 });
+    await expectNothingCutOrOverlapping(page);
+    await snap(page, "phone-order-created");
+    await page.goto("/orders");
+    await expect(page.getByTestId("pay-countdown").first()).toBeVisible();
+    await expectNothingCutOrOverlapping(page);
+    await snap(page, "phone-my-orders");
+  });
+});
+
+test("every input has a label, and a keyboard alone signs up and buys", async ({ page }) => {
+  const sale = await openSale({ ...SALE, startsInMs: -1_000 });
+  for (const path of ["/sign-in", "/sign-up"]) {
+    await page.goto(path);
+    const unlabelled = await page.locator("input:not([type=hidden])").evaluateAll((inputs) =>
+      inputs.filter((input) => (input as HTMLInputElement).labels?.length === 0 && !input.getAttribute("aria-label")).length,
+    );
+    expect(unlabelled, `unlabelled inputs on ${path}`).toBe(0);
+  }
+
+  /** Tabs until the element matching `target` has focus; fails if it is not reachable. */
+  const tabTo = async (target: ReturnType<Page["getByRole"]>) => {
+    for (let presses = 0; presses < 25; presses++) {
+      await page.keyboard.press("Tab");
+      if (await target.evaluate((el) => el === document.activeElement)) return;
+    }
+    throw new Error("not reachable by keyboard");
+  };
+
+  await page.goto(`/sign-up?next=${encodeURIComponent(`/sales/${sale.saleId}`)}`);
+  await tabTo(page.getByLabel("Email"));
+  await page.keyboard.type(newEmail());
+  await tabTo(page.getByLabel("Password"));
+  await page.keyboard.type(PASSWORD);
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(new RegExp(`/sales/${sale.saleId}$`));
+  const buy = salePanel(page).getByRole("button", { name: "Buy now" });
+  await expect(buy).toBeEnabled();
+  await tabTo(buy);
+  await snap(page, "keyboard-focus-buy");
+  await page.keyboard.press("Enter");
+  await expect(salePanel(page).getByTestId("purchase-status")).toHaveText(/^Order #\d+ created/, { timeout: 20_000 });
+});
+
+test("the language switch turns the shop Chinese and back, and remembers it", async ({ page }) => {
+  await page.goto("/");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Today's flash sales");
+  await page.getByRole("button", { name: "切换到中文" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("今日秒杀");
+  await expect(page.locator("html")).toHaveAttribute("lang", "zh-CN");
+  await expect(page.getByRole("button", { name: "立即抢购" }).first()).toBeDisabled();
+  await page.reload();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("今日秒杀");
+  await snap(page, "chinese");
+  await page.getByRole("button", { name: "Switch to English" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Today's flash sales");
+});
