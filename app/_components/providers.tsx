@@ -1,6 +1,6 @@
 "use client";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { createTRPCClient, httpBatchLink, httpLink, splitLink } from "@trpc/client";
+import { createTRPCClient, httpBatchLink, httpLink, httpSubscriptionLink, splitLink } from "@trpc/client";
 import { useState, type ReactNode } from "react";
 import superjson from "superjson";
 import type { AppRouter } from "@/server/trpc/root";
@@ -15,12 +15,17 @@ export function Providers({ lang, children }: { lang: Lang; children: ReactNode 
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
       links: [
-        // The clock goes alone: in a batch its answer would wait for the slowest query, and the
-        // countdown's offset is only as good as the round trip is short.
+        // Subscriptions (purchase results) arrive as server-sent events.
         splitLink({
-          condition: (op) => op.path === "clock.now",
-          true: httpLink({ url: "/api/trpc", transformer: superjson }),
-          false: httpBatchLink({ url: "/api/trpc", transformer: superjson }),
+          condition: (op) => op.type === "subscription",
+          true: httpSubscriptionLink({ url: "/api/trpc", transformer: superjson }),
+          // The clock goes alone: in a batch its answer would wait for the slowest query, and the
+          // countdown's offset is only as good as the round trip is short.
+          false: splitLink({
+            condition: (op) => op.path === "clock.now",
+            true: httpLink({ url: "/api/trpc", transformer: superjson }),
+            false: httpBatchLink({ url: "/api/trpc", transformer: superjson }),
+          }),
         }),
       ],
     }),

@@ -1,9 +1,12 @@
 "use client";
 import Link from "next/link";
 import { useMutation, useQuery } from "@tanstack/react-query";
-import { useEffect, useRef, type ReactNode } from "react";
+import { useSubscription } from "@trpc/tanstack-react-query";
+import { useEffect, useRef, useState, type ReactNode } from "react";
 import type { SaleView } from "@/server/seckill/catalog";
 import { phaseAt, type SalePhase } from "@/server/seckill/phase";
+import type { StandingHint } from "@/server/gateway/sale-standing";
+import type { PurchaseResult } from "@/server/seckill/purchase";
 import { useMessages } from "../_i18n/client";
 import { countdownText } from "./clock-offset";
 import { errorText } from "./errors";
@@ -22,6 +25,9 @@ export function SaleCard({ sale, signedIn, detailed = false }: { sale: SaleView;
   const phase = serverNow === null ? sale.phase : phaseAt(sale, new Date(serverNow));
   const soldOut = sale.stockLeft === 0 && phase !== "ENDED";
   const Heading = detailed ? "h1" : "h2";
+  const trpc = useTRPC();
+  // The sale page says beforehand what Buy would refuse (eligibility, limit already reached).
+  const standing = useQuery({ ...trpc.sale.myStanding.queryOptions({ saleId: sale.id }), enabled: detailed && signedIn });
 
   return (
     <article className={`card sale${detailed ? " detailed" : ""}`} data-testid={`sale-${sale.id}`} aria-labelledby={`sale-${sale.id}-name`}>
@@ -40,8 +46,22 @@ export function SaleCard({ sale, signedIn, detailed = false }: { sale: SaleView;
         {sale.stockLeft === null ? t.openingSoon : t.stockLeft(sale.stockLeft, sale.totalStock)} · {t.perUserLimit(sale.perUserLimit)}
       </p>
       <Countdown phase={phase} serverNow={serverNow} sale={sale} />
-      {detailed && signedIn ? <StandingHint saleId={sale.id} /> : null}
-      <BuyPanel saleId={sale.id} signedIn={signedIn} live={serverNow !== null && phase === "LIVE"} />
+      {standing.isError ? (
+        <p className="status bad" role="alert">
+          {errorText(standing.error, t)}
+        </p>
+      ) : null}
+      {standing.data ? (
+        <p className={`hint ${standing.data.hint ? "bad" : "ok"}`} data-testid="standing-hint">
+          {standing.data.hint ? t.standingHint[standing.data.hint] : t.eligibleHint}
+        </p>
+      ) : null}
+      <BuyPanel
+        saleId={sale.id}
+        signedIn={signedIn}
+        live={serverNow !== null && phase === "LIVE"}
+        refusedBeforehand={standing.data?.hint ?? null}
+      />
       {detailed ? null : (
         <p className="card-link">
           <Link href={`/sales/${sale.id}`}>
@@ -67,32 +87,29 @@ function Countdown({ phase, serverNow, sale }: { phase: SalePhase; serverNow: nu
   );
 }
 
-function StandingHint({ saleId }: { saleId: number }) {
-  const t = useMessages();
-  const trpc = useTRPC();
-  const standing = useQuery(trpc.sale.myStanding.queryOptions({ saleId }));
-  if (standing.isPending) return null;
-  if (standing.isError) return <p className="status bad" role="alert">{errorText(standing.error, t)}</p>;
-  const hint = standing.data.hint;
-  return (
-    <p className={`hint ${hint ? "bad" : "ok"}`} data-testid="standing-hint">
-      {hint ? t.standingHint[hint] : t.eligibleHint}
-    </p>
-  );
-}
-
 /**
  * Buy. Before the sale is live on the shop's clock the button is disabled and no purchase token
  * exists in the page; at zero the token is fetched, and only then Buy is enabled. One press
  * sends one purchase (a ref guards against a double click landing before React re-renders).
+ * A refusal known beforehand (the shopper's standing) keeps it shut and fetches no token.
  */
-function BuyPanel({ saleId, signedIn, live }: { saleId: number; signedIn: boolean; live: boolean }) {
+function BuyPanel({
+  saleId,
+  signedIn,
+  live,
+  refusedBeforehand,
+}: {
+  saleId: number;
+  signedIn: boolean;
+  live: boolean;
+  refusedBeforehand: StandingHint | null;
+}) {
   const t = useMessages();
   const trpc = useTRPC();
   const issue = useMutation(trpc.seckill.token.mutationOptions());
   const purchase = useMutation(trpc.seckill.purchase.mutationOptions());
   const pressed = useRef(false);
-  const mayHaveToken = signedIn && live;
+  const mayHaveToken = signedIn && live && refusedBeforehand === null;
 
   const issueToken = issue.mutate;
   useEffect(() => {
@@ -108,13 +125,23 @@ function BuyPanel({ saleId, signedIn, live }: { saleId: number; signedIn: boolea
 
   const token = issue.data?.status === "ISSUED" ? issue.data.token : null;
   const reservationId = purchase.data?.status === "QUEUED" ? purchase.data.reservationId : null;
-  const result = useQuery({
+  // Pushed by the server (SSE) until final; if the stream fails, poll with backoff instead. Kept
+  // in state because the subscription forgets its data when the stream ends.
+  const [pushedResult, setPushedResult] = useState<PurchaseResult>();
+  const pushed = useSubscription(
+    trpc.seckill.onResult.subscriptionOptions(
+      { reservationId: reservationId ?? "" },
+      { enabled: reservationId !== null, onData: setPushedResult },
+    ),
+  );
+  const polled = useQuery({
     ...trpc.seckill.result.queryOptions({ reservationId: reservationId ?? "" }),
-    enabled: reservationId !== null,
-    // Poll with backoff while the order is in the queue: 300 ms, doubling, at most 3 s.
+    enabled: reservationId !== null && pushed.status === "error",
+    // 300 ms, doubling, at most 3 s, while the order is in the queue.
     refetchInterval: (query) =>
       query.state.data?.status === "QUEUED" || !query.state.data ? Math.min(3000, 300 * 2 ** query.state.dataUpdateCount) : false,
   });
+  const result = pushed.status === "error" ? polled : { data: pushedResult, isError: false as const, error: null };
 
   const buy = () => {
     if (pressed.current || !token) return;
@@ -150,6 +177,7 @@ function BuyPanel({ saleId, signedIn, live }: { saleId: number; signedIn: boolea
   } else if (result.data?.status === "FAILED") status = { tone: "bad", text: t.orderFailed };
   else if (result.isError) status = { tone: "bad", text: errorText(result.error, t) };
   else if (reservationId) status = { tone: "wait", text: t.inQueue };
+  else if (refusedBeforehand) status = { tone: "bad", text: t.refusal[refusedBeforehand] };
   else if (issue.isError) status = { tone: "bad", text: errorText(issue.error, t) };
   else if (issue.data && issue.data.status !== "ISSUED" && issue.data.status !== "NOT_STARTED") {
     status = { tone: "bad", text: t.refusal[issue.data.status] };

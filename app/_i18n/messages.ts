@@ -62,7 +62,7 @@ const en = {
     BLACKLISTED: "Your account cannot take part in flash sales.",
     REAL_NAME_REQUIRED: "Real-name verification is required for this sale.",
     MEMBER_LEVEL_TOO_LOW: "This sale is for members of a higher level.",
-    LIMIT_REACHED: "You already hold as many as this sale allows.",
+    ALREADY_PURCHASED: "You already hold as many as this sale allows.",
   } satisfies Record<StandingHint, string>,
   eligibleHint: "You can buy in this sale.",
   // Accounts
@@ -172,7 +172,7 @@ const zh: Messages = {
     BLACKLISTED: "您的账号无法参与秒杀。",
     REAL_NAME_REQUIRED: "本场秒杀需要实名认证。",
     MEMBER_LEVEL_TOO_LOW: "本场秒杀需要更高的会员等级。",
-    LIMIT_REACHED: "您已达到本场限购数量。",
+    ALREADY_PURCHASED: "您已达到本场限购数量。",
   },
   eligibleHint: "您可以参与本场秒杀。",
   email: "邮箱",

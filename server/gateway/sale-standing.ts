@@ -1,10 +1,14 @@
 import type { Services } from "../services";
 import { AppError } from "../errors";
 import { saleKeys } from "../seckill/keys";
+import type { Refusal } from "../seckill/outcome";
 import { ELIGIBILITY, eligibilityOf, type EligibilityRules, type Standing } from "./eligibility";
 
-/** Why a shopper could not buy in a sale, before pressing anything; null when they can. */
-export type StandingHint = "BLACKLISTED" | "REAL_NAME_REQUIRED" | "MEMBER_LEVEL_TOO_LOW" | "LIMIT_REACHED";
+/**
+ * Why a shopper could not buy in a sale, known before pressing anything; null when they can.
+ * Named as the purchase would refuse, so the page says the same thing either way.
+ */
+export type StandingHint = Extract<Refusal, "BLACKLISTED" | "REAL_NAME_REQUIRED" | "MEMBER_LEVEL_TOO_LOW" | "ALREADY_PURCHASED">;
 
 export interface SaleStanding {
   hint: StandingHint | null;
@@ -27,7 +31,7 @@ const HINT_BY_CODE = {
  * checks them (eligibility before the per-user limit), so the hint names the refusal Buy would get.
  */
 export function standingHint(standing: Standing, rules: EligibilityRules, held: number, perUserLimit: number): StandingHint | null {
-  return HINT_BY_CODE[eligibilityOf(standing, rules)] ?? (held >= perUserLimit ? "LIMIT_REACHED" : null);
+  return HINT_BY_CODE[eligibilityOf(standing, rules)] ?? (held >= perUserLimit ? "ALREADY_PURCHASED" : null);
 }
 
 /**
