@@ -5,12 +5,8 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import type { FormEvent } from "react";
 import { useMessages } from "../_i18n/client";
 import { errorText } from "./errors";
+import { safeNext } from "./safe-next";
 import { useTRPC } from "./trpc";
-
-/** Where to go after signing in: only a path on this site, so a crafted link cannot send shoppers away. */
-export function safeNext(next: string | null): string {
-  return next && next.startsWith("/") && !next.startsWith("//") && !next.startsWith("/\\") ? next : "/";
-}
 
 export function AuthForm({ mode }: { mode: "signIn" | "signUp" }) {
   const t = useMessages();
