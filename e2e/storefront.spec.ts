@@ -67,7 +67,7 @@ test("sign up → countdown → buy → in queue → order created → pay → P
   await expect(panel.getByTestId("sale-phase")).toHaveText("UPCOMING");
   await expect(panel.locator(".price")).toContainText(money(SALE.priceCents));
   await expect(panel.getByTestId("stock-left")).toHaveText(`${SALE.stock} of ${SALE.stock} left · limit 1 per shopper`);
-  await expect(panel.getByTestId("standing-hint")).toHaveText("You can buy in this sale.");
+  await expect(panel.getByTestId("standing-hint")).toHaveText("Your account meets this sale's rules.");
   await snap(page, "journey-countdown");
 
   await expectOpensAtServerStart(page, sale.startsAt, tokenRequests);

@@ -191,7 +191,7 @@ function BuyPanel({
       <button
         type="button"
         className="buy-button"
-        disabled={!token || purchase.isPending || settled}
+        disabled={!live || !token || purchase.isPending || settled}
         aria-describedby={status ? `purchase-status-${saleId}` : undefined}
         onClick={buy}
       >

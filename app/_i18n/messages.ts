@@ -64,7 +64,7 @@ const en = {
     MEMBER_LEVEL_TOO_LOW: "This sale is for members of a higher level.",
     ALREADY_PURCHASED: "You already hold as many as this sale allows.",
   } satisfies Record<StandingHint, string>,
-  eligibleHint: "You can buy in this sale.",
+  eligibleHint: "Your account meets this sale's rules.",
   // Accounts
   email: "Email",
   password: "Password",
@@ -174,7 +174,7 @@ const zh: Messages = {
     MEMBER_LEVEL_TOO_LOW: "本场秒杀需要更高的会员等级。",
     ALREADY_PURCHASED: "您已达到本场限购数量。",
   },
-  eligibleHint: "您可以参与本场秒杀。",
+  eligibleHint: "您的账号符合本场秒杀的参与条件。",
   email: "邮箱",
   password: "密码",
   passwordHint: "至少 8 个字符。",
