@@ -228,3 +228,38 @@ test("the language switch turns the shop Chinese and back, and remembers it", as
   await page.getByRole("button", { name: "Switch to English" }).click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Today's flash sales");
 });
+
+/** A tRPC error answer for one batched call, as the server sends it (superjson's `json` envelope). */
+function trpcError(httpStatus: number, code: string, message: string) {
+  return {
+    status: httpStatus,
+    contentType: "application/json",
+    body: JSON.stringify([{ error: { json: { message, code: -32000, data: { code, httpStatus, fieldErrors: null } } } }]),
+  };
+}
+
+test("too many requests and an overloaded shop say so, and the next press buys", async ({ page, consoleErrors }) => {
+  const sale = await openSale({ ...SALE, startsInMs: -1_000 });
+  await page.goto(`/sales/${sale.saleId}`);
+  await signUpNewShopper(page);
+  // The first two purchases meet a rate limit and then an overloaded shop; the third goes through.
+  const answers = [trpcError(429, "TOO_MANY_REQUESTS", "Rate limited"), trpcError(503, "SERVICE_UNAVAILABLE", "Busy")];
+  await page.route("**/api/trpc/seckill.purchase**", (route) => {
+    const answer = answers.shift();
+    return answer ? route.fulfill(answer) : route.continue();
+  });
+  const panel = salePanel(page);
+  const status = panel.getByTestId("purchase-status");
+
+  await panel.getByRole("button", { name: "Buy now" }).click();
+  await expect(status).toHaveText("Too many requests — wait a moment, then press Buy again.");
+  await snap(page, "too-many-requests");
+  await panel.getByRole("button", { name: "Buy now" }).click();
+  await expect(status).toHaveText("We are very busy right now — please try again in a moment.");
+  await panel.getByRole("button", { name: "Buy now" }).click();
+  await expect(status).toHaveText(/^Order #\d+ created/, { timeout: 20_000 });
+  // The browser logs the two refused calls it was made to see; those, and only those, are expected.
+  const refused = consoleErrors.filter((error) => /status of (429|503)/.test(error));
+  expect(refused).toHaveLength(2);
+  consoleErrors.splice(0, consoleErrors.length, ...consoleErrors.filter((error) => !refused.includes(error)));
+});
