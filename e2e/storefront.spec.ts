@@ -263,3 +263,14 @@ test("too many requests and an overloaded shop say so, and the next press buys",
   expect(refused).toHaveLength(2);
   consoleErrors.splice(0, consoleErrors.length, ...consoleErrors.filter((error) => !refused.includes(error)));
 });
+
+test("a sale that does not exist gets the shop's own 404 with the way back", async ({ page, consoleErrors }) => {
+  const response = await page.goto("/sales/2147483647");
+  expect(response?.status()).toBe(404);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("This sale does not exist or has been withdrawn.");
+  await page.getByRole("link", { name: "← All flash sales" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Today's flash sales");
+  // The browser logs the 404 it was sent to; that one is expected.
+  expect(consoleErrors.filter((error) => /status of 404/.test(error))).toHaveLength(1);
+  consoleErrors.splice(0, consoleErrors.length, ...consoleErrors.filter((error) => !/status of 404/.test(error)));
+});

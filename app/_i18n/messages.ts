@@ -5,7 +5,6 @@ import type { SalePhase } from "@/server/seckill/phase";
 
 /** Every string a shopper reads, in each language. English is the default and defines the shape. */
 const en = {
-  langName: "English",
   switchLanguage: "中文",
   switchLanguageLabel: "切换到中文",
   brand: "Flash Sale",
@@ -36,7 +35,6 @@ const en = {
   saleEnded: "This sale has ended.",
   syncingClock: "Syncing with the shop's clock…",
   signInToBuy: "Sign in to buy",
-  createAccountToBuy: "New here? Create an account",
   buyNow: "Buy now",
   buying: "Buying…",
   gettingReady: "Getting ready…",
@@ -116,7 +114,6 @@ export type Messages = typeof en;
 export type Lang = "en" | "zh";
 
 const zh: Messages = {
-  langName: "中文",
   switchLanguage: "English",
   switchLanguageLabel: "Switch to English",
   brand: "限时秒杀",
@@ -146,7 +143,6 @@ const zh: Messages = {
   saleEnded: "本场秒杀已结束。",
   syncingClock: "正在与商城时钟同步…",
   signInToBuy: "登录后购买",
-  createAccountToBuy: "新用户?立即注册",
   buyNow: "立即抢购",
   buying: "抢购中…",
   gettingReady: "准备中…",
