@@ -9,7 +9,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "unit",
-          include: ["server/**/*.test.ts", "worker/**/*.test.ts"],
+          include: ["server/**/*.test.ts", "worker/**/*.test.ts", "app/**/*.test.ts"],
           exclude: ["**/*.int.test.ts", "**/node_modules/**"],
           sequence: { groupOrder: 0 },
         },

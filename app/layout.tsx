@@ -1,27 +1,42 @@
 import type { Metadata, Viewport } from "next";
+import Link from "next/link";
 import type { ReactNode } from "react";
 import { Providers } from "./_components/providers";
+import { AccountNav } from "./_components/account-nav";
+import { LanguageSwitch } from "./_i18n/client";
+import { MESSAGES } from "./_i18n/messages";
+import { requestLang } from "./_i18n/server";
 import "./globals.css";
 
 export const metadata: Metadata = {
   title: "Flash Sale",
-  description: "Limited units, one fair queue.",
+  description: MESSAGES.en.tagline,
 };
 
 export const viewport: Viewport = { width: "device-width", initialScale: 1 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const lang = await requestLang();
+  const t = MESSAGES[lang];
   return (
-    <html lang="en">
+    <html lang={lang === "zh" ? "zh-CN" : "en"}>
       <body>
-        <Providers>
+        <Providers lang={lang}>
+          <a className="skip-link" href="#main">
+            {t.skipToContent}
+          </a>
           <header className="topbar">
-            <a href="/" className="brand">⚡ Flash Sale</a>
-            <nav aria-label="Account">
-              <a href="/orders">My orders</a>
+            <Link href="/" className="brand">
+              ⚡ {t.brand}
+            </Link>
+            <nav aria-label={t.accountNav}>
+              <AccountNav />
+              <LanguageSwitch />
             </nav>
           </header>
-          <main className="page">{children}</main>
+          <main id="main" className="page">
+            {children}
+          </main>
         </Providers>
       </body>
     </html>

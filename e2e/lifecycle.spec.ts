@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { money } from "../app/_components/money";
 import { E2E_PAY_SALE, E2E_PAY_TIMEOUT_SECONDS, E2E_TIMEOUT_SALE } from "./e2e-env";
 import { buy, saleCard, signUpNewShopper, snap } from "./shop";

@@ -1,5 +1,6 @@
 import path from "node:path";
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
 
 /** What the specs do in the shop, the way a shopper does it. */
 
@@ -13,17 +14,31 @@ export function saleCard(page: Page, productName: string) {
   return page.getByRole("article").filter({ has: page.getByRole("heading", { name: productName, exact: true }) });
 }
 
-/** Signs up a new shopper from the storefront's form; the page is signed in afterwards. */
+export const newEmail = () => `e2e-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}@example.test`;
+export const PASSWORD = "correct-horse-battery";
+
+/**
+ * Signs up a new shopper through the header's Sign up link and its page, which sends the
+ * shopper back where they were; the page is signed in afterwards.
+ */
 export async function signUpNewShopper(page: Page): Promise<string> {
-  const email = `e2e-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}@example.test`;
-  const account = page.getByRole("region", { name: "Account" });
-  await account.getByLabel("Email").fill(email);
-  await account.getByLabel("Password").fill("correct-horse-battery");
-  await account.getByRole("button", { name: "Sign up" }).click();
-  // Signed in: the form goes away and "Sign out" appears.
+  const email = newEmail();
+  const from = new URL(page.url()).pathname;
+  await page.getByRole("navigation", { name: "Account" }).getByRole("link", { name: "Sign up" }).click();
+  await expect(page).toHaveURL(/\/sign-up/);
+  const form = page.getByRole("region", { name: "Create your account" });
+  await form.getByLabel("Email").fill(email);
+  await form.getByLabel("Password").fill(PASSWORD);
+  await form.getByRole("button", { name: "Sign up" }).click();
+  // Signed in: back where we came from, and "Sign out" in the header.
   await expect(page.getByRole("button", { name: "Sign out" })).toBeVisible();
-  await expect(account).toBeHidden();
+  await expect(page).toHaveURL((url) => url.pathname === from);
   return email;
+}
+
+/** The sale page's one card. */
+export function salePanel(page: Page) {
+  return page.getByRole("article");
 }
 
 /** Presses Buy now on a sale's card and waits for the order; returns its id. */

@@ -1,4 +1,5 @@
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { money } from "../app/_components/money";
 import { E2E_SALE } from "./e2e-env";
 import { saleCard as cardOf, signUpNewShopper, snap } from "./shop";
@@ -21,8 +22,9 @@ test("an anonymous visitor sees the live sale but cannot buy", async ({ page }) 
   await expect(card).toBeVisible();
   await expect(card).toHaveAttribute("data-testid", `sale-${process.env.E2E_SALE_ID}`);
   await expect(card.getByText("LIVE", { exact: true })).toBeVisible();
-  // The session query has answered "nobody" once the sign-up form shows.
-  await expect(page.getByRole("heading", { name: "Create an account to buy" })).toBeVisible();
+  // The session query has answered "nobody" once the header offers to sign in.
+  await expect(page.getByRole("navigation", { name: "Account" }).getByRole("link", { name: "Sign in" })).toBeVisible();
+  await expect(card.getByRole("link", { name: "Sign in to buy" })).toBeVisible();
   await expect(card.getByRole("button", { name: "Buy now" })).toBeDisabled();
   await snap(page, "anonymous");
 });

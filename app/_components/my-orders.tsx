@@ -3,16 +3,14 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { useTRPC } from "./trpc";
 import { money } from "./money";
+import Link from "next/link";
 import type { OrderView } from "@/server/orders/queries";
 import type { OrderStatus } from "@/server/generated/prisma/enums";
+import { useMessages } from "../_i18n/client";
+import { countdownText } from "./clock-offset";
+import { errorText } from "./errors";
 
-const STATUS_LABEL: Record<OrderStatus, { text: string; tone: string }> = {
-  WAIT_PAY: { text: "Awaiting payment", tone: "wait" },
-  PAID: { text: "Paid", tone: "ok" },
-  SHIPPED: { text: "Shipped", tone: "ok" },
-  CANCELLED: { text: "Cancelled", tone: "" },
-  REFUNDED: { text: "Cancelled · refunded", tone: "" },
-};
+const STATUS_TONE: Record<OrderStatus, string> = { WAIT_PAY: "wait", PAID: "ok", SHIPPED: "ok", CANCELLED: "", REFUNDED: "" };
 
 /** The current time, ticking every second (for the pay-by countdowns). */
 function useNow(): number {
@@ -24,12 +22,8 @@ function useNow(): number {
   return now;
 }
 
-const clock = (ms: number) => {
-  const seconds = Math.ceil(ms / 1000);
-  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
-};
-
 export function MyOrders({ returnedOrderId }: { returnedOrderId: number | null }) {
+  const t = useMessages();
   const trpc = useTRPC();
   const me = useQuery(trpc.auth.me.queryOptions());
   // Polled: timeouts, payments and shipping change orders without this page doing anything.
@@ -39,18 +33,18 @@ export function MyOrders({ returnedOrderId }: { returnedOrderId: number | null }
   return (
     <div>
       <div className="row">
-        <h1>My orders</h1>
-        <a href="/">← Today&apos;s flash sales</a>
+        <h1>{t.myOrders}</h1>
+        <Link href="/">{t.backToSales}</Link>
       </div>
-      {me.isPending ? <p className="muted">Loading…</p> : null}
+      {me.isPending || orders.isLoading ? <p className="muted" role="status">{t.loading}</p> : null}
       {me.data === null ? (
         <p className="muted">
-          <a href="/">Sign in on the storefront</a> to see your orders.
+          <Link href="/sign-in?next=%2Forders">{t.ordersSignIn}</Link>
         </p>
       ) : null}
       {me.data && returnedOrderId !== null ? <PaymentProgress orderId={returnedOrderId} /> : null}
-      {orders.isError ? <p className="status bad" role="alert">Could not load your orders: {orders.error.message}</p> : null}
-      {orders.data?.length === 0 ? <p className="muted">No orders yet.</p> : null}
+      {orders.isError ? <p className="status bad" role="alert">{t.couldNotLoadOrders(errorText(orders.error, t))}</p> : null}
+      {orders.data?.length === 0 ? <p className="muted">{t.noOrders}</p> : null}
       <div className="orders">
         {orders.data?.map((order) => (
           <OrderCard
@@ -67,43 +61,43 @@ export function MyOrders({ returnedOrderId }: { returnedOrderId: number | null }
 }
 
 function OrderCard({ order, remainingMs, highlighted }: { order: OrderView; remainingMs: number; highlighted: boolean }) {
+  const t = useMessages();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const refresh = () => queryClient.invalidateQueries(trpc.order.list.queryFilter());
   const pay = useMutation(trpc.order.pay.mutationOptions({ onSuccess: ({ payUrl }) => window.location.assign(payUrl) }));
   const cancel = useMutation(trpc.order.cancel.mutationOptions({ onSuccess: refresh }));
-  const label = STATUS_LABEL[order.status];
   const error = pay.error ?? cancel.error;
 
   return (
-    <article className={`card${highlighted ? " highlight" : ""}`} data-testid={`order-${order.id}`} aria-label={`Order #${order.id}`}>
+    <article className={`card${highlighted ? " highlight" : ""}`} data-testid={`order-${order.id}`} aria-label={t.orderNumber(order.id)}>
       <div className="row">
         <h2>{order.productName}</h2>
-        <span className={`badge ${label.tone}`} data-testid="order-status">
-          {label.text}
+        <span className={`badge ${STATUS_TONE[order.status]}`} data-testid="order-status">
+          {t.orderStatus[order.status]}
         </span>
       </div>
       <p className="muted">
-        Order #{order.id} · {money(order.amountCents)}
+        {t.orderNumber(order.id)} · <strong className="amount">{money(order.amountCents)}</strong>
       </p>
       <OrderNote order={order} remainingMs={remainingMs} />
       {order.canPay || order.canCancel ? (
         <div className="actions">
           {order.canPay && remainingMs > 0 ? (
             <button type="button" disabled={pay.isPending || pay.isSuccess} onClick={() => pay.mutate({ orderId: order.id })}>
-              {pay.isPending || pay.isSuccess ? "Opening payment…" : `Pay ${money(order.amountCents)}`}
+              {pay.isPending || pay.isSuccess ? t.openingPayment : t.pay(money(order.amountCents))}
             </button>
           ) : null}
           {order.canCancel ? (
             <button type="button" className="secondary" disabled={cancel.isPending} onClick={() => cancel.mutate({ orderId: order.id })}>
-              Cancel order
+              {t.cancelOrder}
             </button>
           ) : null}
         </div>
       ) : null}
       {error ? (
         <p className="status bad" role="alert">
-          {error.message}
+          {errorText(error, t)}
         </p>
       ) : null}
     </article>
@@ -111,28 +105,30 @@ function OrderCard({ order, remainingMs, highlighted }: { order: OrderView; rema
 }
 
 function OrderNote({ order, remainingMs }: { order: OrderView; remainingMs: number }) {
+  const t = useMessages();
   switch (order.status) {
     case "WAIT_PAY":
       return remainingMs > 0 ? (
         <p data-testid="pay-countdown">
-          Pay within <strong>{clock(remainingMs)}</strong> or the order is cancelled and the item goes back on sale.
+          {t.payWithin} <strong className="clock">{countdownText(remainingMs)}</strong> {t.payWithinRest}
         </p>
       ) : (
-        <p className="muted">The time to pay is up; the order is being cancelled.</p>
+        <p className="muted">{t.payTimeUp}</p>
       );
     case "PAID":
-      return <p>Paid — it ships soon.</p>;
+      return <p>{t.paidNote}</p>;
     case "SHIPPED":
-      return <p>On its way.</p>;
+      return <p>{t.shippedNote}</p>;
     case "CANCELLED":
-      return <p className="muted">{order.cancelReason === "USER" ? "You cancelled this order." : "Not paid in time; the item went back on sale."}</p>;
+      return <p className="muted">{order.cancelReason === "USER" ? t.cancelledByYou : t.cancelledTimeout}</p>;
     case "REFUNDED":
-      return <p className="muted">Your payment arrived after the order was cancelled, so it was refunded in full.</p>;
+      return <p className="muted">{t.refundedNote}</p>;
   }
 }
 
 /** Back from the payment provider: its confirmation arrives separately, so poll until it does. */
 function PaymentProgress({ orderId }: { orderId: number }) {
+  const t = useMessages();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const status = useQuery({
@@ -147,16 +143,16 @@ function PaymentProgress({ orderId }: { orderId: number }) {
     if (orderStatus) void queryClient.invalidateQueries(trpc.order.list.queryFilter());
   }, [orderStatus, queryClient, trpc]);
 
-  if (status.isError) return <p className="status bad" role="alert">{status.error.message}</p>;
+  if (status.isError) return <p className="status bad" role="alert">{errorText(status.error, t)}</p>;
   if (!status.data) return null;
   const { tone, text } =
     status.data.orderStatus === "WAIT_PAY"
-      ? { tone: "wait", text: `No payment confirmed for order #${orderId} yet. If you paid, this updates in a moment.` }
+      ? { tone: "wait", text: t.paymentPending(orderId) }
       : status.data.orderStatus === "REFUNDED"
-        ? { tone: "bad", text: `Order #${orderId} was cancelled before your payment arrived; the payment has been refunded.` }
+        ? { tone: "bad", text: t.paymentRefunded(orderId) }
         : status.data.orderStatus === "CANCELLED"
-          ? { tone: "bad", text: `Order #${orderId} was cancelled.` }
-          : { tone: "ok", text: `Payment received — order #${orderId} is paid.` };
+          ? { tone: "bad", text: t.paymentCancelled(orderId) }
+          : { tone: "ok", text: t.paymentReceived(orderId) };
   return (
     <p className={`status ${tone}`} role="status" data-testid="payment-progress">
       {text}

@@ -2,4 +2,4 @@
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import type { AppRouter } from "@/server/trpc/root";
 
-export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
+export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();

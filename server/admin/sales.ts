@@ -1,7 +1,7 @@
 import type { Services } from "../services";
 import { AppError } from "../errors";
 import { createSale } from "../seed";
-import { phaseAt, type SalePhase } from "../seckill/catalog";
+import { phaseAt, type SalePhase } from "../seckill/phase";
 import { saleKeys } from "../seckill/keys";
 import type { NewSaleInput, SaleEditInput } from "./sale-form";
 

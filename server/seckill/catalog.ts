@@ -1,8 +1,8 @@
 import type { Services } from "../services";
 import { AppError } from "../errors";
 import { saleKeys } from "./keys";
+import { phaseAt, type SalePhase } from "./phase";
 
-export type SalePhase = "UPCOMING" | "LIVE" | "ENDED";
 
 export interface SaleView {
   id: number;
@@ -20,10 +20,6 @@ export interface SaleView {
   phase: SalePhase;
 }
 
-export function phaseAt(sale: { startsAt: Date; endsAt: Date }, now: Date): SalePhase {
-  if (now < sale.startsAt) return "UPCOMING";
-  return now < sale.endsAt ? "LIVE" : "ENDED";
-}
 
 const saleSelect = {
   id: true,

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Services } from "../services";
 import { AppError } from "../errors";
 import { tooManyRequests } from "../gateway/rate-limit";
@@ -146,4 +147,35 @@ export async function purchaseResult(
     select: { id: true },
   });
   return order ? { status: "ORDER_CREATED", orderId: order.id } : { status: "FAILED" };
+}
+
+/** How often a watcher looks again while an order is queued: soon at first, then every second. */
+const WATCH_FIRST_DELAY_MS = 100;
+const WATCH_MAX_DELAY_MS = 1000;
+
+/**
+ * A QUEUED purchase's result as a stream, for the browser's server-sent events: the current
+ * state at once, then the final one (ORDER_CREATED or FAILED) when it comes. The looking happens
+ * here, next to Redis, with backoff; the browser holds one connection instead of polling. Ends
+ * with the final state, or quietly when the browser goes away (`signal`).
+ */
+export async function* watchPurchaseResult(
+  services: Services,
+  input: { userId: number; reservationId: string },
+  signal?: AbortSignal,
+): AsyncGenerator<PurchaseResult> {
+  let delay = WATCH_FIRST_DELAY_MS;
+  let last: PurchaseResult["status"] | null = null;
+  while (!signal?.aborted) {
+    const result = await purchaseResult(services, input);
+    if (result.status !== last) yield result;
+    if (result.status !== "QUEUED") return;
+    last = result.status;
+    try {
+      await sleep(delay, undefined, { signal });
+    } catch {
+      return; // aborted: nobody is listening any more
+    }
+    delay = Math.min(WATCH_MAX_DELAY_MS, delay * 2);
+  }
 }

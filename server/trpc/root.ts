@@ -1,6 +1,7 @@
 import { createCallerFactory, createTRPCRouter } from "./init";
 import { adminRouter } from "./routers/admin";
 import { authRouter } from "./routers/auth";
+import { clockRouter } from "./routers/clock";
 import { orderRouter } from "./routers/order";
 import { saleRouter } from "./routers/sale";
 import { seckillRouter } from "./routers/seckill";
@@ -8,6 +9,7 @@ import { seckillRouter } from "./routers/seckill";
 export const appRouter = createTRPCRouter({
   admin: adminRouter,
   auth: authRouter,
+  clock: clockRouter,
   order: orderRouter,
   sale: saleRouter,
   seckill: seckillRouter,

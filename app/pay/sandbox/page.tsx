@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { env } from "@/server/env";
 import { readSandboxCheckout } from "@/server/payments/sandbox-gateway";
 import { money } from "../../_components/money";
+import { requestMessages } from "../../_i18n/server";
 
 /**
  * The sandbox provider's cashier: stands where Alipay's or WeChat Pay's payment page would. It
@@ -14,19 +15,20 @@ export default async function SandboxCashier({ searchParams }: { searchParams: P
   const params = Object.fromEntries(
     Object.entries(await searchParams).flatMap(([name, value]) => (typeof value === "string" ? [[name, value]] : [])),
   );
+  const t = await requestMessages();
   const checkout = readSandboxCheckout(env(), params);
   const minutesLeft = checkout ? Math.floor((checkout.expiresAt.getTime() - Date.now()) / 60_000) : 0;
 
   return (
-    <section className="card cashier" aria-label="Sandbox Pay">
+    <section className="card cashier" aria-label={t.sandboxPay}>
       <div className="row">
-        <h1>Sandbox Pay</h1>
-        <span className="badge">test money only</span>
+        <h1>{t.sandboxPay}</h1>
+        <span className="badge">{t.testMoneyOnly}</span>
       </div>
       {!checkout ? (
-        <p className="status bad" role="alert">This payment request is not genuine.</p>
+        <p className="status bad" role="alert">{t.notGenuine}</p>
       ) : checkout.expiresAt.getTime() <= Date.now() ? (
-        <p className="status bad" role="alert">This payment request has expired.</p>
+        <p className="status bad" role="alert">{t.expired}</p>
       ) : (
         <>
           <p>{checkout.subject}</p>
@@ -34,15 +36,15 @@ export default async function SandboxCashier({ searchParams }: { searchParams: P
             {money(checkout.amountCents)}
           </p>
           <p className="muted">
-            Merchant trade no. {checkout.outTradeNo} · {minutesLeft > 0 ? `expires in ${minutesLeft} min` : "expires in under a minute"}
+            {t.merchantTradeNo(checkout.outTradeNo)} · {t.expiresInMinutes(minutesLeft)}
           </p>
           <form method="post" action="/pay/sandbox/confirm" className="actions">
             {Object.entries(params).map(([name, value]) => (
               <input key={name} type="hidden" name={name} value={value} />
             ))}
-            <button type="submit">Confirm payment</button>
+            <button type="submit">{t.confirmPayment}</button>
             <a className="button secondary" href={checkout.returnUrl}>
-              Decline
+              {t.decline}
             </a>
           </form>
         </>

@@ -1,6 +1,6 @@
 import { createTRPCRouter, shopperProcedure } from "../init";
 import { purchaseInput, reservationIdInput, saleIdInput } from "../schemas";
-import { issuePurchaseToken, purchase, purchaseResult } from "../../seckill/purchase";
+import { issuePurchaseToken, purchase, purchaseResult, watchPurchaseResult } from "../../seckill/purchase";
 
 export const seckillRouter = createTRPCRouter({
   token: shopperProcedure
@@ -15,5 +15,12 @@ export const seckillRouter = createTRPCRouter({
     .input(reservationIdInput)
     .query(({ ctx, input }) =>
       purchaseResult(ctx.services, { userId: ctx.session.userId, reservationId: input.reservationId }),
+    ),
+
+  /** The same result pushed over server-sent events: QUEUED, then ORDER_CREATED or FAILED. */
+  onResult: shopperProcedure
+    .input(reservationIdInput)
+    .subscription(({ ctx, input, signal }) =>
+      watchPurchaseResult(ctx.services, { userId: ctx.session.userId, reservationId: input.reservationId }, signal),
     ),
 });

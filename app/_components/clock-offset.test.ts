@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { clockOffset, countdownText } from "./clock-offset";
+
+describe("clockOffset", () => {
+  it("compensates for the round trip: the server read its clock halfway", () => {
+    // Browser 5 minutes ahead; 200 ms there and back.
+    expect(clockOffset([{ sentAt: 300_000, receivedAt: 300_200, serverNowMs: 100 }])).toBe(-300_000);
+  });
+
+  it("trusts the sample with the shortest round trip", () => {
+    const samples = [
+      { sentAt: 0, receivedAt: 2_000, serverNowMs: 5_000 }, // slow: could be off by a second
+      { sentAt: 3_000, receivedAt: 3_020, serverNowMs: 8_010 },
+    ];
+    expect(clockOffset(samples)).toBe(5_000);
+  });
+
+  it("refuses to guess without a sample", () => {
+    expect(() => clockOffset([])).toThrow();
+  });
+});
+
+describe("countdownText", () => {
+  it("rounds up, so it shows 0:00 only at zero", () => {
+    expect(countdownText(1)).toBe("0:01");
+    expect(countdownText(0)).toBe("0:00");
+    expect(countdownText(-5)).toBe("0:00");
+  });
+
+  it("shows minutes and hours", () => {
+    expect(countdownText(65_000)).toBe("1:05");
+    expect(countdownText(3_600_000 + 61_000)).toBe("1:01:01");
+  });
+});

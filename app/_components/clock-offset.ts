@@ -1,0 +1,26 @@
+/** One round trip to the server's clock: browser times around it, and the server's answer. */
+export interface ClockSample {
+  sentAt: number;
+  receivedAt: number;
+  serverNowMs: number;
+}
+
+/**
+ * How far the server's clock is ahead of the browser's (ms; negative when behind), NTP-style:
+ * the server read its clock about halfway through the round trip, and of several samples the one
+ * with the shortest round trip has the smallest error (at most half its round trip).
+ */
+export function clockOffset(samples: readonly ClockSample[]): number {
+  if (samples.length === 0) throw new Error("clockOffset needs at least one sample");
+  const best = samples.reduce((a, b) => (b.receivedAt - b.sentAt < a.receivedAt - a.sentAt ? b : a));
+  return best.serverNowMs - (best.sentAt + best.receivedAt) / 2;
+}
+
+/** Milliseconds as the countdown shows them: h:mm:ss, or m:ss under an hour; rounds up. */
+export function countdownText(ms: number): string {
+  const total = Math.max(0, Math.ceil(ms / 1000));
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = String(total % 60).padStart(2, "0");
+  return hours > 0 ? `${hours}:${String(minutes).padStart(2, "0")}:${seconds}` : `${minutes}:${seconds}`;
+}

@@ -1,0 +1,30 @@
+import { readEnv } from "../server/env";
+import { createServices } from "../server/services";
+import { createSale, type NewSale } from "../server/seed";
+import { warmUpSale } from "../server/seckill/warmup";
+import { e2eAppEnv } from "./e2e-env";
+
+/**
+ * A sale made for one test, the way an admin adds one to the running system: created in MySQL
+ * and warmed into Redis, starting `startsInMs` from now (negative: already live). Returns its id
+ * and its start, on this machine's clock, which is the server's.
+ */
+export async function openSale(
+  sale: Omit<NewSale, "startsAt" | "endsAt" | "productName"> & { productName?: string; startsInMs: number },
+): Promise<{ saleId: number; productName: string; startsAt: number }> {
+  const services = await createServices(readEnv({ ...e2eAppEnv() }));
+  try {
+    const productName = sale.productName ?? `E2E sale ${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+    const startsAt = Date.now() + sale.startsInMs;
+    const { saleId } = await createSale(services, {
+      ...sale,
+      productName,
+      startsAt: new Date(startsAt),
+      endsAt: new Date(startsAt + 3600_000),
+    });
+    await warmUpSale(services, saleId);
+    return { saleId, productName, startsAt };
+  } finally {
+    await services.close();
+  }
+}
