@@ -2,12 +2,29 @@ import { randomBytes } from "node:crypto";
 import type { Services } from "../services";
 import { AppError } from "../errors";
 import { tooManyRequests } from "../gateway/rate-limit";
-import { createOrderJobId, newReservationId, parseReservationId } from "./reservation";
+import { newReservationId, parseReservationId } from "./reservation";
+import { enqueueCreateOrder, requestRewarm } from "../clients/queues";
+import { createLogger } from "../logger";
 import { saleKeys } from "./keys";
 import { interpretReserveReply, interpretTokenReply, type PurchaseOutcome, type TokenOutcome } from "./outcome";
 import { broadcastSoldOut } from "./sold-out";
 
 const BUSY = "We are very busy right now. Please try again in a moment.";
+const BACKLOG_FULL = "Orders are backing up while we catch up. Your purchase was not taken; please try again in a minute.";
+const log = createLogger("web");
+
+let reservationsBeforeFault = 0;
+/**
+ * Test-only fault hook (chaos suite): SIGKILL this process after the Nth reservation, between the
+ * Lua reservation and Queue.add, the gap check-back exists for. Not switched off by
+ * NODE_ENV=production as the worker's hooks are, because `next start` forces it; so
+ * FAULT_CRASH_BEFORE_ENQUEUE must never be set outside tests (it defaults to 0, off).
+ */
+function crashBeforeEnqueueIfAsked(after: number) {
+  if (after === 0 || ++reservationsBeforeFault < after) return;
+  log.warn("fault hook: dying between the reservation and Queue.add");
+  process.kill(process.pid, "SIGKILL");
+}
 
 /** Redis or the queue not answering becomes a clear "try again", never a guess (fail closed). */
 async function failClosed<T>(work: Promise<T>): Promise<T> {
@@ -82,11 +99,24 @@ export async function purchase(
   const reservationId = newReservationId(saleId, userId);
   metrics.reserveCalls.inc();
   const reply = await failClosed(
-    redis.seckill(...saleKeyList(env.REDIS_NAMESPACE, saleId, userId), "reserve", String(userId), reservationId, input.token),
+    redis.seckill(
+      ...saleKeyList(env.REDIS_NAMESPACE, saleId, userId),
+      "reserve",
+      String(userId),
+      reservationId,
+      input.token,
+      env.MAX_ORDER_BACKLOG,
+    ),
   );
   const verdict = interpretReserveReply([reply[0], reply[1]]);
 
-  if (verdict.kind === "not-warmed") throw await notPurchasable(services, saleId);
+  if (verdict.kind === "not-warmed") {
+    // Lost Redis state (a restart without persistence, a failover) heals itself: the worker
+    // re-warms from MySQL, and until then every purchase is refused here (fail closed).
+    await requestRewarm(services.queues, saleId).catch(() => undefined);
+    throw await notPurchasable(services, saleId);
+  }
+  if (verdict.kind === "backlog-full") throw new AppError("SERVICE_UNAVAILABLE", BACKLOG_FULL);
   if (verdict.kind === "refused") {
     metrics.purchaseAnswers.inc({ status: verdict.outcome.status, source: "redis" });
     if (verdict.outcome.status === "SOLD_OUT") {
@@ -95,8 +125,13 @@ export async function purchase(
     return verdict.outcome;
   }
 
-  const job = { reservationId, saleId, userId, reservedAt: Date.now() };
-  await failClosed(queues.createOrder.add("create-order", job, { jobId: createOrderJobId(reservationId) }));
+  crashBeforeEnqueueIfAsked(env.FAULT_CRASH_BEFORE_ENQUEUE);
+  // The reservation is already the half message: if the job cannot be added now, check-back
+  // (server/seckill/check-back.ts) finds the pending reservation and enqueues it, or releases
+  // it, so the answer is QUEUED either way.
+  await enqueueCreateOrder(queues, { reservationId, saleId, userId, reservedAt: Date.now() }).catch((error: unknown) =>
+    log.warn({ err: error, reservationId }, "create-order job not added; check-back will enqueue it"),
+  );
   metrics.purchaseAnswers.inc({ status: "QUEUED", source: "redis" });
   if (verdict.stockLeft <= 0) {
     await broadcastSoldOut(redis, env.REDIS_NAMESPACE, soldOut, { saleId, soldOut: true });
