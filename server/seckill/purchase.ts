@@ -54,6 +54,10 @@ function saleKeyList(namespace: string, saleId: number, userId: number) {
 async function notPurchasable(services: Services, saleId: number): Promise<AppError> {
   const sale = await services.db.sale.findUnique({ where: { id: saleId }, select: { id: true } });
   if (!sale) return new AppError("NOT_FOUND", `Sale ${saleId} does not exist.`);
+  // Lost Redis state (a restart without persistence, a failover) heals itself: a worker re-warms
+  // the sale from MySQL (one job per sale however many ask), and until then purchases are
+  // refused here (fail closed). If even that request fails, the reconciler's round still comes.
+  await requestRewarm(services.queues, saleId).catch(() => undefined);
   return new AppError("PRECONDITION_FAILED", `Sale ${saleId} is not open for purchases yet; try again shortly.`);
 }
 
@@ -110,12 +114,7 @@ export async function purchase(
   );
   const verdict = interpretReserveReply([reply[0], reply[1]]);
 
-  if (verdict.kind === "not-warmed") {
-    // Lost Redis state (a restart without persistence, a failover) heals itself: the worker
-    // re-warms from MySQL, and until then every purchase is refused here (fail closed).
-    await requestRewarm(services.queues, saleId).catch(() => undefined);
-    throw await notPurchasable(services, saleId);
-  }
+  if (verdict.kind === "not-warmed") throw await notPurchasable(services, saleId);
   if (verdict.kind === "backlog-full") throw new AppError("SERVICE_UNAVAILABLE", BACKLOG_FULL);
   if (verdict.kind === "refused") {
     metrics.purchaseAnswers.inc({ status: verdict.outcome.status, source: "redis" });
