@@ -11,7 +11,9 @@ import { broadcastSoldOut } from "./sold-out";
 
 const BUSY = "We are very busy right now. Please try again in a moment.";
 const BACKLOG_FULL = "Orders are backing up while we catch up. Your purchase was not taken; please try again in a minute.";
-const log = createLogger("web");
+// Created on first use: reading the env at module load would break `next build`.
+let log: ReturnType<typeof createLogger> | undefined;
+const logger = () => (log ??= createLogger("web"));
 
 let reservationsBeforeFault = 0;
 /**
@@ -22,7 +24,7 @@ let reservationsBeforeFault = 0;
  */
 function crashBeforeEnqueueIfAsked(after: number) {
   if (after === 0 || ++reservationsBeforeFault < after) return;
-  log.warn("fault hook: dying between the reservation and Queue.add");
+  logger().warn("fault hook: dying between the reservation and Queue.add");
   process.kill(process.pid, "SIGKILL");
 }
 
@@ -129,7 +131,7 @@ export async function purchase(
   // (server/seckill/check-back.ts) finds the pending reservation and enqueues it, or releases
   // it, so the answer is QUEUED either way.
   await enqueueCreateOrder(queues, { reservationId, saleId, userId, reservedAt: Date.now() }).catch((error: unknown) =>
-    log.warn({ err: error, reservationId }, "create-order job not added; check-back will enqueue it"),
+    logger().warn({ err: error, reservationId }, "create-order job not added; check-back will enqueue it"),
   );
   metrics.purchaseAnswers.inc({ status: "QUEUED", source: "redis" });
   if (verdict.stockLeft <= 0) {
