@@ -165,7 +165,8 @@ export async function settleAndCheck(
     };
     return outcome.violations.length === 0 && ledger.pendingReservations === 0 && outcome.lostQueued === 0;
   };
-  await waitFor(check, timeoutMs, "the sale to settle").catch((error: unknown) => {
+  // A read that fails (Redis still restarting) is just "not yet".
+  await waitFor(() => check().catch(() => false), timeoutMs, "the sale to settle").catch((error: unknown) => {
     throw new Error(`${String(error)}; last state ${JSON.stringify(outcome)}`);
   });
   return outcome!;
