@@ -79,6 +79,8 @@ const envSchema = z
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     /** Test-only fault hooks (chaos and crash tests); ignored unless NODE_ENV is not production. */
     FAULT_CRASH_AFTER_COMMIT: z.enum(["0", "1"]).default("0"),
+    /** The worker blocks its event loop this long (past its job locks) on its first cancel-order job. */
+    FAULT_STALL_CANCEL_MS: intFrom(0, 0),
     /** The web process SIGKILLs itself after this many reservations, between the Lua and Queue.add. */
     FAULT_CRASH_BEFORE_ENQUEUE: intFrom(0, 0),
   })

@@ -35,6 +35,19 @@ async function main() {
     onBatch: (stats) => log.debug(stats, "order batch committed"),
   });
 
+  // Fault hook (chaos suite): a worker whose event loop freezes while it holds cancel jobs, so
+  // their locks lapse and another worker runs them too, racing payments.
+  let stallMs = config.NODE_ENV !== "production" ? config.FAULT_STALL_CANCEL_MS : 0;
+  const stallOnce = () => {
+    if (stallMs === 0) return;
+    log.warn({ stallMs }, "fault hook: blocking the event loop past the job locks");
+    const until = Date.now() + stallMs;
+    stallMs = 0;
+    while (Date.now() < until) {
+      // busy: nothing else in this process runs, lock renewals included
+    }
+  };
+
   // Workers share one connection for commands; each opens its own blocking one.
   const connection = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
   const common = {
@@ -52,7 +65,14 @@ async function main() {
   };
   const workers = [
     start(QUEUE.createOrder, (job) => orderProcessor.process(job), config.WORKER_CONCURRENCY),
-    start(QUEUE.cancelOrder, (job, token) => processCancelOrder(services, job, token), LIFECYCLE_CONCURRENCY),
+    start(
+      QUEUE.cancelOrder,
+      (job, token) => {
+        stallOnce();
+        return processCancelOrder(services, job, token);
+      },
+      LIFECYCLE_CONCURRENCY,
+    ),
     start(QUEUE.sweepOrders, () => processSweepOrders(services), 1),
     start(QUEUE.paymentNotify, (job) => processPaymentNotify(services, job), LIFECYCLE_CONCURRENCY),
     start(QUEUE.reconcile, (job) => processReconcile(services, job, log), 1),
