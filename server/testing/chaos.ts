@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Redis } from "ioredis";
@@ -174,11 +174,13 @@ export async function settleAndCheck(
 
 /** One line per scenario, for the run's log (the issue asks for the numbers and recovery time). */
 export function report(scenario: string, outcome: ChaosOutcome): void {
-  console.log(
+  const line =
     `[chaos] ${scenario}: queued ${outcome.queued}, orders ${outcome.orders} (${outcome.unansweredOrders} for unanswered requests), ` +
-      `released ${outcome.released}, lost ${outcome.lostQueued}, oversold ${outcome.oversold}, duplicates ${outcome.duplicateOrders}, ` +
-      `recovered in ${outcome.recoverySeconds.toFixed(1)} s`,
-  );
+    `released ${outcome.released}, lost ${outcome.lostQueued}, oversold ${outcome.oversold}, duplicates ${outcome.duplicateOrders}, ` +
+    `recovered in ${outcome.recoverySeconds.toFixed(1)} s`;
+  console.log(line);
+  mkdirSync("test-results", { recursive: true });
+  appendFileSync(path.join("test-results", "chaos-report.txt"), `${new Date().toISOString()} ${line}\n`);
 }
 
 /**
