@@ -10,7 +10,7 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["server/**/*.test.ts", "worker/**/*.test.ts", "app/**/*.test.ts"],
-          exclude: ["**/*.int.test.ts", "**/node_modules/**"],
+          exclude: ["**/*.int.test.ts", "**/*.chaos.test.ts", "**/node_modules/**"],
           sequence: { groupOrder: 0 },
         },
       },
@@ -24,6 +24,19 @@ export default defineConfig({
           maxWorkers: 2,
           sequence: { groupOrder: 1 },
           testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "chaos",
+          // Real processes killed and services restarted (npm run test:chaos); each file owns its
+          // database, namespace and private redis-server, one file at a time on 2 cores.
+          include: ["server/**/*.chaos.test.ts"],
+          maxWorkers: 1,
+          sequence: { groupOrder: 2 },
+          testTimeout: 300_000,
           hookTimeout: 120_000,
         },
       },

@@ -45,6 +45,6 @@ describe("migrate", () => {
       expect(row.finished_at).not.toBeNull();
     }
     const tables = await query<Record<string, string>[]>("SHOW TABLES");
-    expect(tables.map((t) => Object.values(t)[0]).sort()).toEqual(["_prisma_migrations", "orders", "payment_notifications", "payments", "products", "sales", "stock", "users"]);
+    expect(tables.map((t) => Object.values(t)[0]).sort()).toEqual(["_prisma_migrations", "orders", "payment_notifications", "payments", "products", "released_reservations", "sales", "stock", "users"]);
   });
 });

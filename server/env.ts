@@ -68,9 +68,26 @@ const envSchema = z
     /** An admin account `npm start` ensures (created or its password reset), when both are set. */
     ADMIN_EMAIL: z.email().optional(),
     ADMIN_PASSWORD: z.string().min(8, "ADMIN_PASSWORD must be at least 8 characters").optional(),
+    /**
+     * Reservations of one sale that may wait for MySQL (an outage, a stalled worker) before
+     * purchases fail closed with "orders are backing up"; 0 = no bound.
+     */
+    MAX_ORDER_BACKLOG: intFrom(50_000, 0),
+    /** How often the worker reconciles live sales (check-back, invariants, repairs, re-warm). */
+    RECONCILE_INTERVAL_MS: intFrom(10_000, 200),
+    /** A reservation pending longer than this is checked back (its order, its job). */
+    RESERVATION_CHECK_AFTER_MS: intFrom(60_000, 0),
+    /** Re-enqueues of one reservation's lost or failed job before check-back releases its unit. */
+    RESERVATION_MAX_REQUEUES: intFrom(3, 0),
+    /** After a sale's end plus this, a reservation with no order is released rather than retried. */
+    RESERVATION_RELEASE_GRACE_MS: intFrom(3_600_000, 0),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     /** Test-only fault hooks (chaos and crash tests); ignored unless NODE_ENV is not production. */
     FAULT_CRASH_AFTER_COMMIT: z.enum(["0", "1"]).default("0"),
+    /** The worker blocks its event loop this long (past its job locks) on its first cancel-order job. */
+    FAULT_STALL_CANCEL_MS: intFrom(0, 0),
+    /** The web process SIGKILLs itself after this many reservations, between the Lua and Queue.add. */
+    FAULT_CRASH_BEFORE_ENQUEUE: intFrom(0, 0),
   })
   .superRefine((value, ctx) => {
     if (value.NODE_ENV === "production" && value.SESSION_SECRET === DEV_SESSION_SECRET) {

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
+import type { PublishedReconciliation } from "./seckill/reconcile";
 
 /** Prometheus metrics of one process (served by GET /api/metrics). */
 export interface Metrics {
@@ -66,4 +67,62 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
       }),
     },
   };
+}
+
+/**
+ * The worker's reconciler publishes each sale's ledger to Redis; these gauges read it at scrape
+ * time, so any web instance's /api/metrics shows the numbers (the worker serves no HTTP).
+ */
+export function registerReconcileGauges(registry: Registry, read: () => Promise<PublishedReconciliation[]>): void {
+  // Each gauge reads on its own (prom-client collects them concurrently): a few small HGETALLs
+  // per scrape; a Redis that does not answer leaves the gauges empty rather than failing the scrape.
+  const reports = () => read();
+  new Gauge({
+    name: "seckill_ledger_units",
+    help: "Each live sale's ledger at the last reconcile round (quantity: total, redis_stock, pending, active_orders, db_stock)",
+    labelNames: ["sale", "quantity"],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const r of await reports().catch(() => [])) {
+        const { ledger } = r;
+        const sale = String(r.saleId);
+        this.set({ sale, quantity: "total" }, ledger.totalStock);
+        if (ledger.redisStock !== null) this.set({ sale, quantity: "redis_stock" }, ledger.redisStock);
+        this.set({ sale, quantity: "pending" }, ledger.pendingReservations);
+        this.set({ sale, quantity: "active_orders" }, ledger.activeOrders);
+        this.set({ sale, quantity: "db_stock" }, ledger.dbStock);
+      }
+    },
+  });
+  new Gauge({
+    name: "seckill_invariant_violations",
+    help: "Invariants of docs/architecture.md not holding at the last reconcile round, per sale",
+    labelNames: ["sale"],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const r of await reports().catch(() => [])) this.set({ sale: String(r.saleId) }, r.violations.length);
+    },
+  });
+  new Gauge({
+    name: "seckill_reconcile_repairs",
+    help: "Drift repairs and re-warms the reconciler has made, per sale (a count kept in Redis)",
+    labelNames: ["sale"],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const r of await reports().catch(() => [])) this.set({ sale: String(r.saleId) }, r.repairsTotal);
+    },
+  });
+  new Gauge({
+    name: "seckill_reconcile_last_round_timestamp_seconds",
+    help: "When the reconciler last reported on the sale (alert when it stops moving)",
+    labelNames: ["sale"],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const r of await reports().catch(() => [])) this.set({ sale: String(r.saleId) }, r.at / 1000);
+    },
+  });
 }

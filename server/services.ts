@@ -5,7 +5,8 @@ import { createDb, type Db } from "./clients/db";
 import { createRedis, type AppRedis } from "./clients/redis";
 import { createQueues, type Queues } from "./clients/queues";
 import { followSoldOutBroadcasts, SoldOutFlags } from "./seckill/sold-out";
-import { createMetrics, type Metrics } from "./metrics";
+import { createMetrics, registerReconcileGauges, type Metrics } from "./metrics";
+import { readPublishedReconciliations } from "./seckill/reconcile";
 import { RateLimiter } from "./gateway/rate-limit";
 import { createUpstashRedis } from "./gateway/upstash-redis";
 import { createLogger } from "./logger";
@@ -79,13 +80,16 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
   const flushStats = () => purchaseStats.flush(redis, env.REDIS_NAMESPACE).catch(reportRedisError);
   const statsTimer = setInterval(flushStats, 1000);
   statsTimer.unref();
+  const metrics = createMetrics({ processMetrics: options.processMetrics });
+  // The instance that serves /api/metrics also shows what the worker's reconciler found.
+  if (options.processMetrics) registerReconcileGauges(metrics.registry, () => readPublishedReconciliations({ redis, env }));
   return {
     env,
     db,
     redis,
     queues,
     soldOut,
-    metrics: createMetrics({ processMetrics: options.processMetrics }),
+    metrics,
     purchaseStats,
     rateLimits,
     payments: sandboxProvider(env),

@@ -3,12 +3,13 @@ import { Redis } from "ioredis";
 import { env } from "../server/env";
 import { createLogger } from "../server/logger";
 import { createServices } from "../server/services";
-import { QUEUE, SWEEP_SCHEDULER_ID } from "../server/clients/queues";
+import { QUEUE, RECONCILE_SCHEDULER_ID, SWEEP_SCHEDULER_ID } from "../server/clients/queues";
 import { queuePrefix } from "../server/seckill/keys";
 import { createOrderProcessor } from "./processors/create-order";
 import { processCancelOrder } from "./processors/cancel-order";
 import { processSweepOrders } from "./processors/sweep-orders";
 import { processPaymentNotify } from "./processors/payment-notify";
+import { processReconcile } from "./processors/reconcile";
 
 /** Jobs of the order lifecycle (timers, notifications) one worker handles at once. */
 const LIFECYCLE_CONCURRENCY = 20;
@@ -34,6 +35,19 @@ async function main() {
     onBatch: (stats) => log.debug(stats, "order batch committed"),
   });
 
+  // Fault hook (chaos suite): a worker whose event loop freezes while it holds cancel jobs, so
+  // their locks lapse and another worker runs them too, racing payments.
+  let stallMs = config.NODE_ENV !== "production" ? config.FAULT_STALL_CANCEL_MS : 0;
+  const stallOnce = () => {
+    if (stallMs === 0) return;
+    log.warn({ stallMs }, "fault hook: blocking the event loop past the job locks");
+    const until = Date.now() + stallMs;
+    stallMs = 0;
+    while (Date.now() < until) {
+      // busy: nothing else in this process runs, lock renewals included
+    }
+  };
+
   // Workers share one connection for commands; each opens its own blocking one.
   const connection = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
   const common = {
@@ -51,19 +65,38 @@ async function main() {
   };
   const workers = [
     start(QUEUE.createOrder, (job) => orderProcessor.process(job), config.WORKER_CONCURRENCY),
-    start(QUEUE.cancelOrder, (job, token) => processCancelOrder(services, job, token), LIFECYCLE_CONCURRENCY),
+    start(
+      QUEUE.cancelOrder,
+      (job, token) => {
+        stallOnce();
+        return processCancelOrder(services, job, token);
+      },
+      LIFECYCLE_CONCURRENCY,
+    ),
     start(QUEUE.sweepOrders, () => processSweepOrders(services), 1),
     start(QUEUE.paymentNotify, (job) => processPaymentNotify(services, job), LIFECYCLE_CONCURRENCY),
+    start(QUEUE.reconcile, (job) => processReconcile(services, job, log), 1),
   ];
   await Promise.all(workers.map((worker) => worker.waitUntilReady()));
-  // Upsert: every worker process declares the same scheduler, and there stays one.
-  await services.queues.sweepOrders.upsertJobScheduler(SWEEP_SCHEDULER_ID, { every: config.ORDER_SWEEP_INTERVAL_SECONDS * 1000 }, { name: "sweep" });
+  // Upsert: every worker process declares the same schedulers, and there stays one of each.
+  // Declared again every round too: a Redis that lost its data lost them with it.
+  const declareSchedulers = () =>
+    Promise.all([
+      services.queues.sweepOrders.upsertJobScheduler(SWEEP_SCHEDULER_ID, { every: config.ORDER_SWEEP_INTERVAL_SECONDS * 1000 }, { name: "sweep" }),
+      services.queues.reconcile.upsertJobScheduler(RECONCILE_SCHEDULER_ID, { every: config.RECONCILE_INTERVAL_MS }, { name: "reconcile" }),
+    ]);
+  await declareSchedulers();
+  const redeclare = setInterval(
+    () => void declareSchedulers().catch((error: unknown) => log.warn({ err: error }, "could not declare the job schedulers")),
+    Math.max(config.RECONCILE_INTERVAL_MS, 5000),
+  );
   log.info({ concurrency: config.WORKER_CONCURRENCY, batch: config.ORDER_BATCH_SIZE }, "worker ready");
 
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    clearInterval(redeclare);
     log.info({ signal }, "worker shutting down: finishing jobs in hand");
     // close() stops taking jobs and waits for those in progress, whose batches drain() flushes.
     await Promise.all([...workers.map((worker) => worker.close()), orderProcessor.drain()]);

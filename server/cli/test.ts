@@ -4,8 +4,8 @@ import path from "node:path";
 import { buildIfNeeded } from "./build";
 
 /**
- * npm test: type check, unit tests, integration tests (real Redis + MariaDB + worker processes),
- * then Playwright in Chromium. Every suite runs even if an earlier one failed; the last line
+ * npm test: type check, build, unit tests, integration tests (real Redis + MariaDB + worker
+ * processes), the chaos suite, then Playwright in Chromium. Every suite runs even if an earlier one failed; the last line
  * sums them up as "N passed, N failed".
  */
 const reports = path.join(process.cwd(), "test-results", "summaries");
@@ -39,7 +39,9 @@ tallies.push({ suite: "typecheck", passed: typecheck === 0 ? 1 : 0, failed: type
 const built = buildIfNeeded((line) => console.log(line));
 tallies.push({ suite: "build", passed: built ? 1 : 0, failed: built ? 0 : 1, skipped: 0 });
 
-for (const project of ["unit", "integration"]) {
+// chaos: real process kills, a private redis-server restarted, MySQL cut behind a TCP proxy
+// (about 4 minutes on 2 cores); it fits CI's time, so it is part of every run.
+for (const project of ["unit", "integration", "chaos"]) {
   const file = path.join(reports, `${project}.json`);
   const status = run(bin("vitest"), ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${file}`]);
   const json = readJson<{ numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number }>(file);

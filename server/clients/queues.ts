@@ -1,6 +1,7 @@
 import { Queue, type ConnectionOptions } from "bullmq";
 import { z } from "zod";
 import { queuePrefix } from "../seckill/keys";
+import { createOrderJobId } from "../seckill/reservation";
 
 /** Queue names and job payloads: the contract between the web and the worker processes. */
 export const QUEUE = {
@@ -8,6 +9,7 @@ export const QUEUE = {
   cancelOrder: "cancel-order",
   sweepOrders: "sweep-orders",
   paymentNotify: "payment-notify",
+  reconcile: "reconcile",
 } as const;
 
 export const createOrderJob = z.object({
@@ -17,6 +19,24 @@ export const createOrderJob = z.object({
   reservedAt: z.number().int().nonnegative(),
 });
 export type CreateOrderJob = z.infer<typeof createOrderJob>;
+
+/** Adds a reservation's create-order job; the job id makes a second add (check-back's) a no-op. */
+export function enqueueCreateOrder(queues: Queues, job: CreateOrderJob) {
+  return queues.createOrder.add("create-order", job, { jobId: createOrderJobId(job.reservationId) });
+}
+
+/**
+ * The reconcile queue carries two jobs: the periodic `reconcile` round (a job scheduler) and
+ * `rewarm-<saleId>`, asked for by a web instance that found a sale's Redis state gone. The
+ * deterministic id folds a crowd of such requests into one job.
+ */
+export const rewarmJob = z.object({ saleId: z.number().int().positive() });
+export type ReconcileJob = z.infer<typeof rewarmJob> | Record<string, never>;
+export const RECONCILE_SCHEDULER_ID = "reconcile-live-sales";
+
+export function requestRewarm(queues: Queues, saleId: number) {
+  return queues.reconcile.add("rewarm", { saleId }, { jobId: `rewarm-${saleId}` });
+}
 
 /** Cancel an order that is still unpaid at its pay deadline (a delayed job, due at the deadline). */
 export const cancelOrderJob = z.object({ orderId: z.number().int().positive() });
@@ -53,6 +73,7 @@ export interface Queues {
   cancelOrder: Queue<CancelOrderJob>;
   sweepOrders: Queue<SweepOrdersJob>;
   paymentNotify: Queue<PaymentNotifyJob>;
+  reconcile: Queue<ReconcileJob>;
 }
 
 export const CREATE_ORDER_JOB_OPTIONS = {
@@ -74,6 +95,9 @@ const CANCEL_ORDER_JOB_OPTIONS = {
 
 const SWEEP_ORDERS_JOB_OPTIONS = { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } } as const;
 
+// Completed re-warms go, so the next loss of the sale's state can ask again under the same id.
+const RECONCILE_JOB_OPTIONS = { removeOnComplete: true, removeOnFail: { count: 100 }, attempts: 3, backoff: { type: "fixed", delay: 1000 } } as const;
+
 const PAYMENT_NOTIFY_JOB_OPTIONS = {
   // Like Alipay and WeChat Pay: keep notifying, further and further apart, until answered
   // `success` (1 s, 2 s, 4 s … about 17 minutes in all).
@@ -90,5 +114,6 @@ export function createQueues(connection: ConnectionOptions, namespace: string): 
     cancelOrder: new Queue<CancelOrderJob>(QUEUE.cancelOrder, { connection, prefix, defaultJobOptions: CANCEL_ORDER_JOB_OPTIONS }),
     sweepOrders: new Queue<SweepOrdersJob>(QUEUE.sweepOrders, { connection, prefix, defaultJobOptions: SWEEP_ORDERS_JOB_OPTIONS }),
     paymentNotify: new Queue<PaymentNotifyJob>(QUEUE.paymentNotify, { connection, prefix, defaultJobOptions: PAYMENT_NOTIFY_JOB_OPTIONS }),
+    reconcile: new Queue<ReconcileJob>(QUEUE.reconcile, { connection, prefix, defaultJobOptions: RECONCILE_JOB_OPTIONS }),
   };
 }

@@ -7,7 +7,13 @@ import { Redis, type RedisOptions } from "ioredis";
  * `<command>-<numKeys>.lua` like BullMQ's. They are registered once per connection with
  * `defineCommand`, so ioredis sends EVALSHA and falls back to EVAL after a script flush.
  */
-const SCRIPTS = { seckill: "seckill-6.lua", release: "release-3.lua", adjustStock: "adjust-stock-1.lua" } as const;
+const SCRIPTS = {
+  seckill: "seckill-6.lua",
+  release: "release-3.lua",
+  adjustStock: "adjust-stock-1.lua",
+  releaseReservation: "release-reservation-3.lua",
+  repairStock: "repair-stock-3.lua",
+} as const;
 
 /** The scripts as ioredis commands; argument order is each script's KEYS then ARGV. */
 export interface SeckillCommands {
@@ -18,10 +24,20 @@ export interface SeckillCommands {
     pendingKey: string,
     eligibilityKey: string,
     tokenKey: string,
-    ...argv: ["token", userId: string, freshToken: string, ttlMs: number] | ["reserve", userId: string, reservationId: string, token: string]
+    ...argv: ["token", userId: string, freshToken: string, ttlMs: number] | ["reserve", userId: string, reservationId: string, token: string, maxBacklog: number]
   ): Promise<[number, number, string?, number?]>;
   release(stockKey: string, usersKey: string, releasedKey: string, orderId: string, userId: string): Promise<[number, number]>;
   adjustStock(stockKey: string, delta: number): Promise<[number, number]>;
+  releaseReservation(stockKey: string, usersKey: string, pendingKey: string, reservationId: string, userId: string): Promise<[number, number]>;
+  repairStock(
+    stockKey: string,
+    pendingKey: string,
+    releasedKey: string,
+    seenStock: number,
+    seenPending: number,
+    seenReleased: number,
+    provenStock: number,
+  ): Promise<number>;
 }
 
 export type AppRedis = Redis & SeckillCommands;

@@ -10,8 +10,8 @@ describe("planBatch", () => {
   it("drops a job delivered twice in the same batch", () => {
     expect(planBatch([r("a"), r("a"), r("b")], new Set())).toEqual([r("a"), r("b")]);
   });
-  it("drops reservations that already have an order (redelivery after a crash)", () => {
-    expect(planBatch([r("a"), r("b")], new Set(["a"]))).toEqual([r("b")]);
+  it("drops reservations already decided in MySQL: ordered (redelivery after a crash) or released by check-back", () => {
+    expect(planBatch([r("a"), r("b"), r("c")], new Set(["a", "c"]))).toEqual([r("b")]);
   });
 });
 

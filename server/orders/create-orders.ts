@@ -1,6 +1,7 @@
 import type { Services } from "../services";
 import { ORDERS_SETTLED, STATS_TTL_SECONDS } from "../seckill/sale-stats";
 import { isUniqueViolation, READ_COMMITTED_TRANSACTION, type Db } from "../clients/db";
+import type { Prisma } from "../generated/prisma/client";
 import { changeStock, prismaStockStore } from "../stock/ledger";
 import { saleKeys } from "../seckill/keys";
 
@@ -12,16 +13,17 @@ export interface ReservationToOrder {
 
 /**
  * Pure: which reservations of a batch still need an order. Duplicates within the batch (a job
- * delivered twice) and reservations that already have an order (a redelivery after a crash)
- * are dropped, so at-least-once delivery never means two orders or two decrements.
+ * delivered twice), reservations that already have an order (a redelivery after a crash) and
+ * reservations already released by check-back are dropped, so at-least-once delivery never
+ * means two orders or two decrements, and a released unit is never sold as well.
  */
 export function planBatch<R extends ReservationToOrder>(
   batch: readonly R[],
-  alreadyOrdered: ReadonlySet<string>,
+  closed: ReadonlySet<string>,
 ): R[] {
   const seen = new Set<string>();
   return batch.filter((r) => {
-    if (alreadyOrdered.has(r.reservationId) || seen.has(r.reservationId)) return false;
+    if (closed.has(r.reservationId) || seen.has(r.reservationId)) return false;
     seen.add(r.reservationId);
     return true;
   });
@@ -84,6 +86,14 @@ export async function createOrders(
   return { orderIds, orders, stats };
 }
 
+/**
+ * Locks a sale's stock row until the transaction ends. Every writer that decides a reservation's
+ * fate (order or release) takes it first, so those decisions are serialised per sale.
+ */
+export async function lockSaleStock(tx: Prisma.TransactionClient, saleId: number): Promise<void> {
+  await tx.$queryRaw`SELECT sale_id FROM stock WHERE sale_id = ${saleId} FOR UPDATE`;
+}
+
 async function commitSaleBatch(
   db: Db,
   saleId: number,
@@ -94,8 +104,15 @@ async function commitSaleBatch(
   const ids = reservations.map((r) => r.reservationId);
   const committed = await db.$transaction(
     async (tx) => {
-      const existing = await tx.order.findMany({ where: { reservationId: { in: ids } }, select: { reservationId: true } });
-      const toCreate = planBatch(reservations, new Set(existing.map((o) => o.reservationId)));
+      // The sale's stock row lock first: releaseReservation (server/seckill/check-back.ts) takes
+      // it too before it records a release, so the two never interleave and a reservation is
+      // either ordered or released, never both.
+      await lockSaleStock(tx, saleId);
+      const [existing, released] = await Promise.all([
+        tx.order.findMany({ where: { reservationId: { in: ids } }, select: { reservationId: true } }),
+        tx.releasedReservation.findMany({ where: { reservationId: { in: ids } }, select: { reservationId: true } }),
+      ]);
+      const toCreate = planBatch(reservations, new Set([...existing, ...released].map((o) => o.reservationId)));
       let attempts = 0;
       if (toCreate.length) {
         const sale = await tx.sale.findUniqueOrThrow({ where: { id: saleId }, select: { priceCents: true, productId: true } });

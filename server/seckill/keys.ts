@@ -15,6 +15,8 @@ export interface SaleKeys {
   orders: string;
   /** ids of cancelled orders whose unit is back in `stock` (so a re-run never gives it back twice) */
   released: string;
+  /** reservationId -> times check-back re-enqueued its create-order job */
+  requeues: string;
   /** userId -> eligibility code, for shoppers whose code differs from meta.eligibility */
   eligibility: string;
   /** one shopper's single-use purchase token */
@@ -32,6 +34,7 @@ export function saleKeys(namespace: string, saleId: number): SaleKeys {
     pending: `${base}:pending`,
     orders: `${base}:orders`,
     released: `${base}:released`,
+    requeues: `${base}:requeues`,
     eligibility: `${base}:eligibility`,
     token: (userId) => `${base}:token:${userId}`,
     stats: (epochSecond) => `${base}:stats:${epochSecond}`,

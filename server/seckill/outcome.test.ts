@@ -13,6 +13,7 @@ describe("interpretReserveReply", () => {
     [[-6, 5], { kind: "refused", outcome: { status: "REAL_NAME_REQUIRED" } }],
     [[-7, 5], { kind: "refused", outcome: { status: "MEMBER_LEVEL_TOO_LOW" } }],
     [[-8, 5], { kind: "refused", outcome: { status: "INVALID_TOKEN" } }],
+    [[-9, 5], { kind: "backlog-full" }],
   ] as const)("maps %j", (reply, verdict) => {
     expect(interpretReserveReply([reply[0], reply[1]])).toEqual(verdict);
   });

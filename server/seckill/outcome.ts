@@ -16,7 +16,8 @@ export type PurchaseOutcome = { status: "QUEUED"; reservationId: string } | { st
 export type ReserveVerdict =
   | { kind: "reserved"; stockLeft: number }
   | { kind: "refused"; outcome: { status: Refusal } }
-  | { kind: "not-warmed" };
+  | { kind: "not-warmed" }
+  | { kind: "backlog-full" };
 
 const REFUSAL_BY_CODE: Record<number, Refusal> = {
   [-1]: "NOT_STARTED",
@@ -34,6 +35,7 @@ export function interpretReserveReply(reply: [number, number]): ReserveVerdict {
   const [code, stockLeft] = reply;
   if (code === 1) return { kind: "reserved", stockLeft };
   if (code === 0) return { kind: "not-warmed" };
+  if (code === -9) return { kind: "backlog-full" };
   const status = REFUSAL_BY_CODE[code];
   if (!status) throw new Error(`reserve script returned an unknown code ${code}`);
   return { kind: "refused", outcome: { status } };

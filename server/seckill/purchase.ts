@@ -3,12 +3,31 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Services } from "../services";
 import { AppError } from "../errors";
 import { tooManyRequests } from "../gateway/rate-limit";
-import { createOrderJobId, newReservationId, parseReservationId } from "./reservation";
+import { newReservationId, parseReservationId } from "./reservation";
+import { enqueueCreateOrder, requestRewarm } from "../clients/queues";
+import { createLogger } from "../logger";
 import { saleKeys } from "./keys";
 import { interpretReserveReply, interpretTokenReply, type PurchaseOutcome, type TokenOutcome } from "./outcome";
 import { broadcastSoldOut } from "./sold-out";
 
 const BUSY = "We are very busy right now. Please try again in a moment.";
+const BACKLOG_FULL = "Orders are backing up while we catch up. Your purchase was not taken; please try again in a minute.";
+// Created on first use: reading the env at module load would break `next build`.
+let log: ReturnType<typeof createLogger> | undefined;
+const logger = () => (log ??= createLogger("web"));
+
+let reservationsBeforeFault = 0;
+/**
+ * Test-only fault hook (chaos suite): SIGKILL this process after the Nth reservation, between the
+ * Lua reservation and Queue.add, the gap check-back exists for. Not switched off by
+ * NODE_ENV=production as the worker's hooks are, because `next start` forces it; so
+ * FAULT_CRASH_BEFORE_ENQUEUE must never be set outside tests (it defaults to 0, off).
+ */
+function crashBeforeEnqueueIfAsked(after: number) {
+  if (after === 0 || ++reservationsBeforeFault < after) return;
+  logger().warn("fault hook: dying between the reservation and Queue.add");
+  process.kill(process.pid, "SIGKILL");
+}
 
 /** Redis or the queue not answering becomes a clear "try again", never a guess (fail closed). */
 async function failClosed<T>(work: Promise<T>): Promise<T> {
@@ -38,6 +57,10 @@ function saleKeyList(namespace: string, saleId: number, userId: number) {
 async function notPurchasable(services: Services, saleId: number): Promise<AppError> {
   const sale = await services.db.sale.findUnique({ where: { id: saleId }, select: { id: true } });
   if (!sale) return new AppError("NOT_FOUND", `Sale ${saleId} does not exist.`);
+  // Lost Redis state (a restart without persistence, a failover) heals itself: a worker re-warms
+  // the sale from MySQL (one job per sale however many ask), and until then purchases are
+  // refused here (fail closed). If even that request fails, the reconciler's round still comes.
+  await requestRewarm(services.queues, saleId).catch(() => undefined);
   return new AppError("PRECONDITION_FAILED", `Sale ${saleId} is not open for purchases yet; try again shortly.`);
 }
 
@@ -98,11 +121,19 @@ async function attemptPurchase(
   const reservationId = newReservationId(saleId, userId);
   metrics.reserveCalls.inc();
   const reply = await failClosed(
-    redis.seckill(...saleKeyList(env.REDIS_NAMESPACE, saleId, userId), "reserve", String(userId), reservationId, input.token),
+    redis.seckill(
+      ...saleKeyList(env.REDIS_NAMESPACE, saleId, userId),
+      "reserve",
+      String(userId),
+      reservationId,
+      input.token,
+      env.MAX_ORDER_BACKLOG,
+    ),
   );
   const verdict = interpretReserveReply([reply[0], reply[1]]);
 
   if (verdict.kind === "not-warmed") throw await notPurchasable(services, saleId);
+  if (verdict.kind === "backlog-full") throw new AppError("SERVICE_UNAVAILABLE", BACKLOG_FULL);
   if (verdict.kind === "refused") {
     metrics.purchaseAnswers.inc({ status: verdict.outcome.status, source: "redis" });
     if (verdict.outcome.status === "SOLD_OUT") {
@@ -111,8 +142,13 @@ async function attemptPurchase(
     return verdict.outcome;
   }
 
-  const job = { reservationId, saleId, userId, reservedAt: Date.now() };
-  await failClosed(queues.createOrder.add("create-order", job, { jobId: createOrderJobId(reservationId) }));
+  crashBeforeEnqueueIfAsked(env.FAULT_CRASH_BEFORE_ENQUEUE);
+  // The reservation is already the half message: if the job cannot be added now, check-back
+  // (server/seckill/check-back.ts) finds the pending reservation and enqueues it, or releases
+  // it, so the answer is QUEUED either way.
+  await enqueueCreateOrder(queues, { reservationId, saleId, userId, reservedAt: Date.now() }).catch((error: unknown) =>
+    logger().warn({ err: error, reservationId }, "create-order job not added; check-back will enqueue it"),
+  );
   metrics.purchaseAnswers.inc({ status: "QUEUED", source: "redis" });
   if (verdict.stockLeft <= 0) {
     await broadcastSoldOut(redis, env.REDIS_NAMESPACE, soldOut, { saleId, soldOut: true });

@@ -15,7 +15,8 @@
     ARGV[2] userId
     mode "token":   ARGV[3] a fresh token, ARGV[4] its time to live (ms)
     mode "reserve": ARGV[3] the reservation id (unique, chosen by the caller), ARGV[4] the token
-                    the shopper presents
+                    the shopper presents, ARGV[5] the most reservations that may wait for MySQL
+                    (KEYS[4]'s size) before purchases are refused; 0 = no bound
 
   Output:
     mode "token":   { code, startsAt, token, msLeft }   code 1: ISSUED (an unspent token still
@@ -31,6 +32,8 @@
     -7  MEMBER_LEVEL_TOO_LOW
     -3  LIMIT_REACHED        shopper already holds the per-user limit
     -4  SOLD_OUT
+    -9  BACKLOG_FULL         (reserve) too many reservations waiting for MySQL (an outage or a
+                             stalled worker): refuse before the token is spent, so it can retry
     -8  INVALID_TOKEN        (reserve) missing, expired, already spent, or another shopper's
 
   The clock is Redis's own (TIME), so every web instance agrees on the window. All keys share
@@ -69,6 +72,9 @@ if mode == 'token' then
   redis.call('SET', KEYS[6], ARGV[3], 'PX', ARGV[4])
   return { 1, startsAt, ARGV[3], tonumber(ARGV[4]) }
 end
+
+local maxBacklog = tonumber(ARGV[5])
+if maxBacklog > 0 and redis.call('ZCARD', KEYS[4]) >= maxBacklog then return refuse(-9) end
 
 local issued = redis.call('GET', KEYS[6])
 if not issued or issued ~= ARGV[4] then return refuse(-8) end

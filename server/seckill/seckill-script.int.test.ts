@@ -38,8 +38,8 @@ async function arrange(options: Arrangement = {}) {
   if (options.token !== null) await redis.set(keys.token(SHOPPER), options.token ?? TOKEN);
 }
 const keyList = (userId: number) => [keys.stock, keys.meta, keys.users, keys.pending, keys.eligibility, keys.token(userId)] as const;
-const reserve = (reservationId = "1-7-0123456789abcdef", token = TOKEN, userId = SHOPPER) =>
-  redis.seckill(...keyList(userId), "reserve", String(userId), reservationId, token);
+const reserve = (reservationId = "1-7-0123456789abcdef", token = TOKEN, userId = SHOPPER, maxBacklog = 0) =>
+  redis.seckill(...keyList(userId), "reserve", String(userId), reservationId, token, maxBacklog);
 const issue = (ttlMs = 30_000) => redis.seckill(...keyList(SHOPPER), "token", String(SHOPPER), "fresh", ttlMs);
 const state = async () => ({
   stock: Number(await redis.get(keys.stock)),
@@ -143,6 +143,13 @@ describe('seckill-6.lua, mode "reserve"', () => {
     await redis.set(keys.token(8), TOKEN);
     expect(await reserve()).toEqual([-8, 5]);
     expect(await state()).toEqual(untouched);
+  });
+
+  it("-9 BACKLOG_FULL once the pending reservations reach the bound; the token stays good", async () => {
+    await redis.zadd(keys.pending, 1, "1-8-0123456789abcdef", 2, "1-9-0123456789abcdef");
+    expect(await reserve(undefined, TOKEN, SHOPPER, 2)).toEqual([-9, 5]);
+    expect(await redis.get(keys.token(SHOPPER))).toBe(TOKEN);
+    expect((await reserve(undefined, TOKEN, SHOPPER, 3))[0]).toBe(1);
   });
 
   it("a token is good once: a second attempt with it is refused", async () => {

@@ -1,5 +1,6 @@
 import type { ChainableCommander, Redis } from "ioredis";
 import type { Services } from "../services";
+import { Prisma } from "../generated/prisma/client";
 import { AppError } from "../errors";
 import { saleKeys } from "./keys";
 import { broadcastSoldOut } from "./sold-out";
@@ -94,41 +95,50 @@ async function tryWarmUp(services: Services, connection: Redis, saleId: number, 
   await connection.watch(keys.stock, keys.pending);
   const pending = await connection.zrange(keys.pending, 0, -1);
 
-  const sale = await db.sale.findUnique({
-    where: { id: saleId },
-    select: {
-      id: true,
-      startsAt: true,
-      endsAt: true,
-      perUserLimit: true,
-      requireRealName: true,
-      minMemberLevel: true,
-      stock: { select: { count: true } },
+  // Pending first (above, under WATCH), then MySQL in ONE snapshot (REPEATABLE READ): an order
+  // committed by a worker meanwhile is either in both the stock count and the order lookup, or
+  // in neither, so no unit is counted twice or not at all.
+  const { sale, alreadyOrdered, alreadyReleased, released, grouped } = await db.$transaction(
+    async (tx) => {
+      const sale = await tx.sale.findUnique({
+        where: { id: saleId },
+        select: {
+          id: true,
+          startsAt: true,
+          endsAt: true,
+          perUserLimit: true,
+          requireRealName: true,
+          minMemberLevel: true,
+          stock: { select: { count: true } },
+        },
+      });
+      const inPending = { reservationId: { in: pending } };
+      return {
+        sale,
+        alreadyOrdered: pending.length ? await tx.order.findMany({ where: inPending, select: { reservationId: true } }) : [],
+        alreadyReleased: pending.length ? await tx.releasedReservation.findMany({ where: inPending, select: { reservationId: true } }) : [],
+        // MySQL's stock already counts these orders' units as given back: a late release-3.lua run
+        // (a timer retried after this warm-up) must find them released, or it would add them again.
+        released: await tx.order.findMany({ where: { saleId, status: { in: [...RELEASED_ORDER_STATUSES] } }, select: { id: true } }),
+        grouped: await tx.order.groupBy({
+          by: ["userId"],
+          where: { saleId, status: { in: [...ACTIVE_ORDER_STATUSES] } },
+          _count: { _all: true },
+        }),
+      };
     },
-  });
+    { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead, maxWait: 10_000, timeout: 30_000 },
+  );
   if (!sale || !sale.stock) {
     await connection.unwatch();
     if (!sale) throw new AppError("NOT_FOUND", `Sale ${saleId} does not exist.`);
     throw new AppError("PRECONDITION_FAILED", `Sale ${saleId} has no stock row.`);
   }
-  const alreadyOrdered = pending.length
-    ? await db.order.findMany({ where: { reservationId: { in: pending } }, select: { reservationId: true } })
-    : [];
-  const orderedIds = new Set(alreadyOrdered.map((o) => o.reservationId));
+  // Pending reservations that are already orders, or already released by check-back, are
+  // decided in MySQL: they leave the pending set and count only through MySQL's numbers.
+  const orderedIds = new Set([...alreadyOrdered, ...alreadyReleased].map((o) => o.reservationId));
   const pendingNotInDb = pending.filter((id) => !orderedIds.has(id));
 
-  // MySQL's stock already counts these orders' units as given back: a late release-3.lua run
-  // (a timer retried after this warm-up) must find them released, or it would add them again.
-  const released = await db.order.findMany({
-    where: { saleId, status: { in: [...RELEASED_ORDER_STATUSES] } },
-    select: { id: true },
-  });
-
-  const grouped = await db.order.groupBy({
-    by: ["userId"],
-    where: { saleId, status: { in: [...ACTIVE_ORDER_STATUSES] } },
-    _count: { _all: true },
-  });
   const { stock, holdings } = computeWarmState({
     dbStock: sale.stock.count,
     orderCountsByUser: new Map(grouped.map((g) => [g.userId, g._count._all])),

@@ -5,8 +5,11 @@ import { createOrders, settleReservations } from "../../server/orders/create-ord
 import { GroupCommitter } from "../../server/orders/group-commit";
 import { scheduleCancellations } from "../../server/orders/cancel";
 
+/** A job ends as its order, or as nothing because check-back released the reservation first. */
+export type CreateOrderResult = { orderId: number } | { released: true };
+
 export interface CreateOrderProcessor {
-  process(job: Job<CreateOrderJob>): Promise<{ orderId: number }>;
+  process(job: Job<CreateOrderJob>): Promise<CreateOrderResult>;
   drain(): Promise<void>;
 }
 
@@ -20,7 +23,7 @@ export function createOrderProcessor(
   hooks: { afterCommit?: () => void; onBatch?: (stats: { size: number; created: number }) => void } = {},
 ): CreateOrderProcessor {
   const { env } = services;
-  const committer = new GroupCommitter<CreateOrderJob, number>(
+  const committer = new GroupCommitter<CreateOrderJob, CreateOrderResult>(
     async (batch) => {
       const { orderIds, orders, stats } = await createOrders(services.db, batch, { payTimeoutSeconds: env.ORDER_PAY_TIMEOUT_SECONDS });
       hooks.afterCommit?.();
@@ -29,10 +32,11 @@ export function createOrderProcessor(
       // commit must not leave an order without its timer (job ids make a second timer a no-op).
       await scheduleCancellations(services.queues, orders);
       hooks.onBatch?.({ size: batch.length, created: stats.created });
+      // No order after a commit means the reservation was found released (createOrders skips
+      // those): the job is done, its unit already back in stock.
       return batch.map((job) => {
         const orderId = orderIds.get(job.reservationId);
-        if (orderId === undefined) throw new Error(`no order for reservation ${job.reservationId}`);
-        return orderId;
+        return orderId === undefined ? { released: true } : { orderId };
       });
     },
     env.ORDER_BATCH_SIZE,
@@ -43,7 +47,7 @@ export function createOrderProcessor(
     async process(job) {
       const parsed = createOrderJob.safeParse(job.data);
       if (!parsed.success) throw new UnrecoverableError(`malformed create-order job: ${parsed.error.message}`);
-      return { orderId: await committer.submit(parsed.data) };
+      return committer.submit(parsed.data);
     },
     drain: () => committer.drain(),
   };

@@ -1,0 +1,206 @@
+import type { Logger } from "pino";
+import type { Services } from "../services";
+import { Prisma } from "../generated/prisma/client";
+import { READ_COMMITTED_TRANSACTION } from "../clients/db";
+import { ACTIVE_ORDER_STATUSES, RELEASED_ORDER_STATUSES } from "../orders/statuses";
+import { lockSaleStock } from "../orders/create-orders";
+import { changeStock, prismaStockStore } from "../stock/ledger";
+import { checkBackSale, type CheckBackReport } from "./check-back";
+import { invariantViolations, readSaleLedger, type SaleLedger } from "./invariants";
+import { saleKeys } from "./keys";
+import { warmUpSale } from "./warmup";
+
+/**
+ * The reconciler: each round, for every sale that may still hold reservations, re-warm lost
+ * Redis state, check back stale reservations, repair drift MySQL can prove, and publish the
+ * ledger (read by every web instance's /api/metrics).
+ */
+
+export interface SaleReconciliation {
+  saleId: number;
+  rewarmed: boolean;
+  checkBack: CheckBackReport | null;
+  repairs: string[];
+  ledger: SaleLedger;
+  violations: string[];
+}
+
+/** Where the worker leaves each sale's last reconciliation for the web's metrics. */
+export function reconcileReportKey(namespace: string): string {
+  return `${namespace}:reconcile:sales`;
+}
+
+export interface PublishedReconciliation {
+  saleId: number;
+  /** Redis time of the round, epoch ms. */
+  at: number;
+  ledger: SaleLedger;
+  violations: string[];
+  /** Repairs and re-warms of this sale since reports began. */
+  repairsTotal: number;
+}
+
+/** The last round's report of every sale, as the worker published it. */
+export async function readPublishedReconciliations(services: Pick<Services, "redis" | "env">): Promise<PublishedReconciliation[]> {
+  const key = reconcileReportKey(services.env.REDIS_NAMESPACE);
+  const [reports, repairs] = await Promise.all([services.redis.hgetall(key), services.redis.hgetall(`${key}:repairs`)]);
+  return Object.entries(reports).map(([saleId, json]) => {
+    const report = JSON.parse(json) as Omit<PublishedReconciliation, "repairsTotal">;
+    return { ...report, repairsTotal: Number(repairs[saleId] ?? 0) };
+  });
+}
+
+/** Pure: the Redis stock MySQL proves, from one consistent pair of snapshots (see repairRedisStock). */
+export function provenRedisStock(input: {
+  dbStock: number;
+  pendingNotOrdered: number;
+  cancelledNotReleasedInRedis: number;
+}): number {
+  // Pending reservations hold a unit in Redis that MySQL has not deducted; a cancelled order
+  // whose Redis release has not run yet holds one that MySQL has already given back.
+  return input.dbStock - input.pendingNotOrdered - input.cancelledNotReleasedInRedis;
+}
+
+/** Sales that may still hold reservations: not past their end plus the release grace and a margin. */
+export function reconcileSince(nowMs: number, graceMs: number): Date {
+  return new Date(nowMs - graceMs - 3600_000);
+}
+
+export async function reconcileLiveSales(services: Services, log: Logger): Promise<SaleReconciliation[]> {
+  const { db, redis, env } = services;
+  const [seconds, micros] = await redis.time();
+  const nowMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  const sales = await db.sale.findMany({
+    where: { state: "SCHEDULED", endsAt: { gt: reconcileSince(nowMs, env.RESERVATION_RELEASE_GRACE_MS) } },
+    select: { id: true, startsAt: true, endsAt: true },
+  });
+  const results: SaleReconciliation[] = [];
+  for (const sale of sales) {
+    try {
+      results.push(await reconcileSale(services, sale, nowMs, log));
+    } catch (error) {
+      // One sale's trouble (a MySQL hiccup) must not stop the others' round.
+      log.error({ err: error, saleId: sale.id }, "reconcile failed for a sale");
+    }
+  }
+  return results;
+}
+
+async function reconcileSale(
+  services: Services,
+  sale: { id: number; startsAt: Date; endsAt: Date },
+  nowMs: number,
+  log: Logger,
+): Promise<SaleReconciliation> {
+  const { redis, env } = services;
+  const repairs: string[] = [];
+  let rewarmed = false;
+  let checkBack: CheckBackReport | null = null;
+  const open = sale.startsAt.getTime() <= nowMs && nowMs < sale.endsAt.getTime();
+  if (open && !(await isWarm(services, sale.id))) {
+    rewarmed = await rewarmIfLost(services, sale.id, log);
+  }
+  if (await isWarm(services, sale.id)) {
+    checkBack = await checkBackSale(services, sale, nowMs);
+    if (checkBack.settle || checkBack.requeue || checkBack.release) log.info({ saleId: sale.id, ...checkBack }, "check-back acted");
+    const dbRepair = await repairDbStock(services, sale.id);
+    if (dbRepair) repairs.push(dbRepair);
+    const redisRepair = await repairRedisStock(services, sale.id);
+    if (redisRepair) repairs.push(redisRepair);
+  }
+  for (const repair of repairs) log.warn({ saleId: sale.id, repair }, "reconcile repaired drift");
+
+  const ledger = await readSaleLedger(services, sale.id);
+  const violations = invariantViolations(ledger);
+  const report = { saleId: sale.id, rewarmed, checkBack, repairs, ledger, violations };
+  await redis
+    .multi()
+    .hset(reconcileReportKey(env.REDIS_NAMESPACE), String(sale.id), JSON.stringify({ at: nowMs, ...report }))
+    .hincrby(`${reconcileReportKey(env.REDIS_NAMESPACE)}:repairs`, String(sale.id), repairs.length + (rewarmed ? 1 : 0))
+    .exec();
+  if (violations.length) log.info({ saleId: sale.id, violations }, "invariants do not hold (yet: traffic in flight, or drift no proof covers)");
+  return report;
+}
+
+async function isWarm(services: Services, saleId: number): Promise<boolean> {
+  const keys = saleKeys(services.env.REDIS_NAMESPACE, saleId);
+  const [hasStock, hasMeta] = await Promise.all([services.redis.exists(keys.stock), services.redis.exists(keys.meta)]);
+  return hasStock === 1 && hasMeta === 1;
+}
+
+/**
+ * Re-warms a sale whose Redis state is gone (a restart without persistence, a failover to an
+ * empty replica), from MySQL truth. Purchases are refused (NOT_WARMED) until then. A lock keeps
+ * two re-warms (the reconciler's and a web instance's request) from interleaving.
+ */
+export async function rewarmIfLost(services: Services, saleId: number, log: Logger): Promise<boolean> {
+  const { redis, env } = services;
+  const lockKey = `${saleKeys(env.REDIS_NAMESPACE, saleId).meta}:rewarm-lock`;
+  const token = `${process.pid}-${Date.now()}`;
+  const sale = await services.db.sale.findUnique({ where: { id: saleId }, select: { state: true, endsAt: true } });
+  // Only a sale still on sale: a draft is not meant to be bought, an ended one has nothing to sell.
+  if (sale?.state !== "SCHEDULED" || sale.endsAt.getTime() <= Date.now()) return false;
+  if ((await redis.set(lockKey, token, "PX", 30_000, "NX")) !== "OK") return false;
+  try {
+    if (await isWarm(services, saleId)) return false;
+    const summary = await warmUpSale(services, saleId);
+    log.warn({ saleId, stock: summary.stock, pending: summary.pendingReservations }, "sale state was missing in Redis: re-warmed from MySQL");
+    return true;
+  } finally {
+    if ((await redis.get(lockKey)) === token) await redis.del(lockKey);
+  }
+}
+
+/**
+ * MySQL against itself: DB stock must be total − active orders. Under the stock-row lock (which
+ * order creation and cancellation take too) both numbers are settled, so a difference is proven
+ * drift, corrected through the ledger.
+ */
+async function repairDbStock(services: Services, saleId: number): Promise<string | null> {
+  return services.db.$transaction(async (tx) => {
+    await lockSaleStock(tx, saleId);
+    const [sale, stock, active] = await Promise.all([
+      tx.sale.findUniqueOrThrow({ where: { id: saleId }, select: { totalStock: true } }),
+      tx.stock.findUniqueOrThrow({ where: { saleId }, select: { count: true } }),
+      tx.order.count({ where: { saleId, status: { in: [...ACTIVE_ORDER_STATUSES] } } }),
+    ]);
+    const delta = sale.totalStock - active - stock.count;
+    if (delta === 0) return null;
+    await changeStock(prismaStockStore(tx), saleId, delta);
+    return `DB stock ${stock.count} → ${stock.count + delta} (total ${sale.totalStock} − ${active} active orders)`;
+  }, READ_COMMITTED_TRANSACTION);
+}
+
+/**
+ * Redis stock against MySQL: a snapshot of Redis (stock, pending, released) in one MULTI, then
+ * MySQL in one REPEATABLE READ snapshot, then repair-stock-3.lua sets the proven value only if
+ * none of the three moved since. Anything MySQL commits in between is something Redis does not
+ * yet reflect, so the snapshot pair stays consistent (see docs/architecture.md).
+ */
+async function repairRedisStock(services: Services, saleId: number): Promise<string | null> {
+  const { redis, db, env } = services;
+  const keys = saleKeys(env.REDIS_NAMESPACE, saleId);
+  const replies = await redis.multi().get(keys.stock).zrange(keys.pending, 0, -1).smembers(keys.released).exec();
+  if (!replies || replies.some(([error]) => error)) return null;
+  const redisStock = replies[0]![1] as string | null;
+  const pending = replies[1]![1] as string[];
+  const releasedInRedis = new Set(replies[2]![1] as string[]);
+  if (redisStock === null) return null;
+
+  const truth = await db.$transaction(
+    async (tx) => ({
+      stock: await tx.stock.findUniqueOrThrow({ where: { saleId }, select: { count: true } }),
+      ordered: pending.length ? await tx.order.count({ where: { reservationId: { in: pending } } }) : 0,
+      cancelled: await tx.order.findMany({ where: { saleId, status: { in: [...RELEASED_ORDER_STATUSES] } }, select: { id: true } }),
+    }),
+    { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead, maxWait: 10_000, timeout: 30_000 },
+  );
+  const proven = provenRedisStock({
+    dbStock: truth.stock.count,
+    pendingNotOrdered: pending.length - truth.ordered,
+    cancelledNotReleasedInRedis: truth.cancelled.filter((o) => !releasedInRedis.has(String(o.id))).length,
+  });
+  if (proven === Number(redisStock) || proven < 0) return null;
+  const applied = await redis.repairStock(keys.stock, keys.pending, keys.released, Number(redisStock), pending.length, releasedInRedis.size, proven);
+  return applied === 1 ? `Redis stock ${redisStock} → ${proven}` : null;
+}

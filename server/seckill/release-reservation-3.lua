@@ -1,0 +1,34 @@
+--[[
+  Give back the unit of a reservation that will never become an order (check-back decided so and
+  recorded the release in MySQL first): stock +1, the shopper's count -1, the pending entry gone,
+  all at once. Idempotent: only the call that removes the pending entry gives the unit back, so a
+  re-run (check-back retried after a crash) changes nothing.
+
+  Input:
+    KEYS[1] stock     string: units left to reserve
+    KEYS[2] users     hash: userId -> units this shopper holds
+    KEYS[3] pending   zset: reservationId -> reserved-at (the half message)
+    ARGV[1] reservationId
+    ARGV[2] userId    the reservation's shopper
+
+  Output: { code, stockLeft }
+     1  RELEASED      pending entry removed, stock incremented, shopper's count decremented
+     0  NOT_PENDING   nothing changed (already released, or the state was lost and re-warmed
+                      from MySQL, where the unit was never taken)
+    -1  NOT_WARMED    no stock in Redis: nothing changed; a warm-up leaves released
+                      reservations out of its count
+
+  All keys share the sale's hash tag, so the script runs unchanged on Redis Cluster.
+]]
+local stock = tonumber(redis.call('GET', KEYS[1]))
+if not stock then return { -1, 0 } end
+if redis.call('ZREM', KEYS[3], ARGV[1]) == 0 then return { 0, stock } end
+
+stock = redis.call('INCR', KEYS[1])
+local held = tonumber(redis.call('HGET', KEYS[2], ARGV[2]) or '0')
+if held > 1 then
+  redis.call('HINCRBY', KEYS[2], ARGV[2], -1)
+elseif held == 1 then
+  redis.call('HDEL', KEYS[2], ARGV[2])
+end
+return { 1, stock }

@@ -1,0 +1,16 @@
+import { UnrecoverableError, type Job } from "bullmq";
+import type { Logger } from "pino";
+import type { Services } from "../../server/services";
+import { rewarmJob, type ReconcileJob } from "../../server/clients/queues";
+import { reconcileLiveSales, rewarmIfLost } from "../../server/seckill/reconcile";
+
+/** The reconcile queue: the periodic round, or one sale's re-warm asked for by a web instance. */
+export async function processReconcile(services: Services, job: Job<ReconcileJob>, log: Logger) {
+  if (job.name === "rewarm") {
+    const parsed = rewarmJob.safeParse(job.data);
+    if (!parsed.success) throw new UnrecoverableError(`malformed rewarm job: ${parsed.error.message}`);
+    return { rewarmed: await rewarmIfLost(services, parsed.data.saleId, log) };
+  }
+  const sales = await reconcileLiveSales(services, log);
+  return sales.map(({ saleId, rewarmed, checkBack, repairs, violations }) => ({ saleId, rewarmed, checkBack, repairs, violations }));
+}
