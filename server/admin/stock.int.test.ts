@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestEnvironment, buyAsShopper, placeOrders, type TestEnvironment } from "../testing/harness";
+import { createTestEnvironment, buyAsShopper, placeOrders, createLiveSale, type TestEnvironment } from "../testing/harness";
 import { createSale, createShoppers } from "../seed";
 import { warmUpSale } from "../seckill/warmup";
 import { invariantViolations, readSaleLedger } from "../seckill/invariants";
@@ -20,14 +20,7 @@ let batch = 0;
 const shoppers = async (n: number) => (await createShoppers(t.services, n, { emailPrefix: `adm${batch++}` })).map((s) => s.id);
 
 async function liveSale(stock: number) {
-  const { saleId } = await createSale(t.services, {
-    productName: "Admin stock test",
-    priceCents: 500,
-    originalPriceCents: 900,
-    stock,
-    startsAt: new Date(Date.now() - 1000),
-    endsAt: new Date(Date.now() + 3600_000),
-  });
+  const { saleId } = await createLiveSale(t.services, { productName: "Admin stock test", stock });
   await warmUpSale(t.services, saleId);
   return saleId;
 }

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Worker, type Job } from "bullmq";
 import { Redis } from "ioredis";
-import { createTestEnvironment, buyAsShopper, placeOrders, startWorker, waitFor, type TestEnvironment } from "../testing/harness";
-import { createSale, createShoppers } from "../seed";
+import { createTestEnvironment, buyAsShopper, placeOrders, startWorker, waitFor, createLiveSale, type TestEnvironment } from "../testing/harness";
+import { createShoppers } from "../seed";
 import { createServices, type Services } from "../services";
 import { createRedis } from "../clients/redis";
 import { warmUpSale } from "../seckill/warmup";
@@ -28,15 +28,7 @@ afterAll(() => t?.cleanup());
 
 let shopperBatch = 0;
 async function liveSale(stock: number) {
-  const { saleId } = await createSale(t.services, {
-    productName: "Cancel test",
-    priceCents: 500,
-    originalPriceCents: 900,
-    stock,
-    perUserLimit: 1,
-    startsAt: new Date(Date.now() - 1000),
-    endsAt: new Date(Date.now() + 3600_000),
-  });
+  const { saleId } = await createLiveSale(t.services, { productName: "Cancel test", stock });
   await warmUpSale(t.services, saleId);
   return saleId;
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Prisma } from "../generated/prisma/client";
-import { buyAsShopper, createTestEnvironment, startWorker, waitFor, type TestEnvironment } from "../testing/harness";
-import { createSale, createShoppers } from "../seed";
+import { buyAsShopper, createTestEnvironment, startWorker, waitFor, createLiveSale, type TestEnvironment } from "../testing/harness";
+import { createShoppers } from "../seed";
 import { warmUpSale } from "../seckill/warmup";
 import { saleKeys } from "../seckill/keys";
 import { invariantViolations, readSaleLedger } from "../seckill/invariants";
@@ -17,15 +17,7 @@ beforeAll(async () => {
 afterAll(() => t?.cleanup());
 
 async function newSale(stock: number) {
-  return createSale(t.services, {
-    productName: "Batch test",
-    priceCents: 1234,
-    originalPriceCents: 2000,
-    stock,
-    perUserLimit: 1,
-    startsAt: new Date(Date.now() - 1000),
-    endsAt: new Date(Date.now() + 3600_000),
-  });
+  return createLiveSale(t.services, { productName: "Batch test", priceCents: 1234, originalPriceCents: 2000, stock });
 }
 
 describe("createOrders (group commit)", () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import pino from "pino";
-import { buyAsShopper, createTestEnvironment, type TestEnvironment } from "../testing/harness";
-import { createSale, createShoppers } from "../seed";
+import { buyAsShopper, createTestEnvironment, createLiveSale, type TestEnvironment } from "../testing/harness";
+import { createShoppers } from "../seed";
 import { createOrders, settleReservations } from "../orders/create-orders";
 import { warmUpSale } from "./warmup";
 import { saleKeys } from "./keys";
@@ -20,15 +20,7 @@ beforeAll(async () => {
 afterAll(() => t?.cleanup());
 
 async function warmSale(stock: number, shoppers: number) {
-  const { saleId } = await createSale(t.services, {
-    productName: "Check-back",
-    priceCents: 500,
-    originalPriceCents: 900,
-    stock,
-    perUserLimit: 1,
-    startsAt: new Date(Date.now() - 1000),
-    endsAt: new Date(Date.now() + 3600_000),
-  });
+  const { saleId } = await createLiveSale(t.services, { productName: "Check-back", stock });
   await warmUpSale(t.services, saleId);
   const users = await createShoppers(t.services, shoppers, { emailPrefix: `cb${saleId}` });
   return { saleId, sale: { id: saleId, endsAt: new Date(Date.now() + 3600_000) }, users };

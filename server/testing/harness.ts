@@ -9,6 +9,7 @@ import { migrate } from "../../prisma/migrate";
 import { createServices, type Services } from "../services";
 import { issuePurchaseToken, purchase } from "../seckill/purchase";
 import { buildIsFresh } from "../cli/build";
+import { createSale, type NewSale } from "../seed";
 import { deleteRedisNamespace, dropDatabase, freePort } from "./resources";
 import { QUEUE } from "../clients/queues";
 import { queuePrefix } from "../seckill/keys";
@@ -198,4 +199,17 @@ export async function mapConcurrently<T, R>(items: readonly T[], limit: number, 
   });
   await Promise.all(lanes);
   return results;
+}
+
+/** A sale that opened a second ago and runs for an hour: the shape most integration tests need. */
+export function createLiveSale(services: Services, sale: Partial<NewSale> & { stock: number }) {
+  return createSale(services, {
+    productName: "Test sale",
+    priceCents: 500,
+    originalPriceCents: 900,
+    perUserLimit: 1,
+    startsAt: new Date(Date.now() - 1000),
+    endsAt: new Date(Date.now() + 3600_000),
+    ...sale,
+  });
 }
