@@ -27,7 +27,7 @@ import mariadb, { type Connection as MariadbConnection } from "mariadb";
 import type { Env } from "../server/env";
 import type { Services } from "../server/services";
 import type { SaleLedger } from "../server/seckill/invariants";
-import { freePort } from "../server/testing/resources";
+import { deleteRedisNamespace, freePort } from "../server/testing/resources";
 import { codeInfo, git, machineInfo, serviceVersions } from "./lib/context";
 import { latencySummary, percentile, round } from "./lib/stats";
 
@@ -328,21 +328,6 @@ async function resetDatabase() {
   await app.migrate(DATABASE_URL);
 }
 
-async function resetRedisNamespace(): Promise<number> {
-  const redis = new Redis(REDIS_URL);
-  let deleted = 0;
-  try {
-    let cursor = "0";
-    do {
-      const [next, keys] = await redis.scan(cursor, "MATCH", `${REDIS_NAMESPACE}:*`, "COUNT", 1000);
-      cursor = next;
-      if (keys.length) deleted += await redis.del(...keys);
-    } while (cursor !== "0");
-  } finally {
-    await redis.quit();
-  }
-  return deleted;
-}
 
 /** Runs a command to completion with its output in `logFile`; rejects on a non-zero exit. */
 async function runLogged(command: string, commandArgs: string[], childEnv: Record<string, string | undefined>, logFile: string) {
@@ -1295,7 +1280,7 @@ async function main(): Promise<number> {
     let t = performance.now();
     log(`resetting database ${DATABASE} and Redis namespace ${REDIS_NAMESPACE}:*`);
     await resetDatabase();
-    const deletedKeys = await resetRedisNamespace();
+    const deletedKeys = await deleteRedisNamespace(REDIS_URL, REDIS_NAMESPACE);
     setup.resetSeconds = round((performance.now() - t) / 1000, 2);
     setup.redisKeysDeleted = deletedKeys;
 
