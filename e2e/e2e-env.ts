@@ -79,11 +79,9 @@ export function e2eAppEnv(): Record<string, string> {
     ORDER_PAY_TIMEOUT_SECONDS: String(E2E_PAY_TIMEOUT_SECONDS),
     NEXT_TELEMETRY_DISABLED: "1",
     LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? "warn",
-    // Every browser and scripted shopper here shares one loopback address, and the pages poll and
-    // re-ask for tokens as shoppers would; both limits have their own tests
-    // (server/gateway/*.int.test.ts), so they must not ration these journeys.
+    // Every browser and scripted shopper here shares one loopback address; the per-IP limit has
+    // its own tests (server/gateway/web.int.test.ts), so it must not ration these journeys.
     RATE_LIMIT_PER_IP: "1000",
-    RATE_LIMIT_PER_USER: "100",
     ADMIN_EMAIL: E2E_ADMIN.email,
     ADMIN_PASSWORD: E2E_ADMIN.password,
   };
