@@ -1,6 +1,6 @@
 import { defineConfig } from "@playwright/test";
 import { E2E_SALE, e2eAppEnv, e2eBaseUrl } from "./e2e/e2e-env";
-import { freePort } from "./server/testing/resources";
+import { freePort } from "./server/net";
 
 /**
  * End-to-end smoke test against the real system: `npm start` (migrate, build if needed, `next

@@ -27,7 +27,8 @@ import mariadb, { type Connection as MariadbConnection } from "mariadb";
 import type { Env } from "../server/env";
 import type { Services } from "../server/services";
 import type { SaleLedger } from "../server/seckill/invariants";
-import { deleteRedisNamespace, freePort } from "../server/testing/resources";
+import { deleteRedisNamespace } from "../server/testing/resources";
+import { freePort } from "../server/net";
 import { codeInfo, git, machineInfo, serviceVersions } from "./lib/context";
 import { latencySummary, percentile, round } from "./lib/stats";
 

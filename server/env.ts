@@ -25,6 +25,8 @@ const envSchema = z
     /** Prefix of every Redis key this deployment owns (seckill keys and BullMQ queues). */
     REDIS_NAMESPACE: z.string().regex(/^[A-Za-z0-9_-]+$/).default("fs"),
     PORT: intFrom(3000, 1),
+    /** The seckill service's own port when it runs alone (`npm run seckill`); `npm start` picks free ones. */
+    SECKILL_PORT: intFrom(3200, 1),
     SESSION_SECRET: z.string().min(32, "SESSION_SECRET must be at least 32 characters").default(DEV_SESSION_SECRET),
     SESSION_TTL_SECONDS: intFrom(7 * 24 * 3600, 60),
     ORDER_PAY_TIMEOUT_SECONDS: intFrom(1800, 1),

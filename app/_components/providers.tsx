@@ -4,6 +4,7 @@ import { createTRPCClient, httpBatchLink, httpLink, httpSubscriptionLink, splitL
 import { useState, type ReactNode } from "react";
 import superjson from "superjson";
 import type { AppRouter } from "@/server/trpc/root";
+import { SECKILL_ENDPOINT, SECKILL_PROCEDURES, TRPC_ENDPOINT } from "@/server/trpc/endpoints";
 import type { Lang } from "../_i18n/messages";
 import { LangProvider } from "../_i18n/client";
 import { TRPCProvider } from "./trpc";
@@ -18,13 +19,18 @@ export function Providers({ lang, children }: { lang: Lang; children: ReactNode 
         // Subscriptions (purchase results) arrive as server-sent events.
         splitLink({
           condition: (op) => op.type === "subscription",
-          true: httpSubscriptionLink({ url: "/api/trpc", transformer: superjson }),
-          // The clock goes alone: in a batch its answer would wait for the slowest query, and the
-          // countdown's offset is only as good as the round trip is short.
+          true: httpSubscriptionLink({ url: TRPC_ENDPOINT, transformer: superjson }),
           false: splitLink({
-            condition: (op) => op.path === "clock.now",
-            true: httpLink({ url: "/api/trpc", transformer: superjson }),
-            false: httpBatchLink({ url: "/api/trpc", transformer: superjson }),
+            // The purchase path goes alone to the seckill service (the same router, served lean),
+            // and the clock goes alone too: in a batch its answer would wait for the slowest query,
+            // and the countdown's offset is only as good as the round trip is short.
+            condition: (op) => SECKILL_PROCEDURES.has(op.path) || op.path === "clock.now",
+            true: splitLink({
+              condition: (op) => SECKILL_PROCEDURES.has(op.path),
+              true: httpLink({ url: SECKILL_ENDPOINT, transformer: superjson }),
+              false: httpLink({ url: TRPC_ENDPOINT, transformer: superjson }),
+            }),
+            false: httpBatchLink({ url: TRPC_ENDPOINT, transformer: superjson }),
           }),
         }),
       ],

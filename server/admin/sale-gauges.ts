@@ -1,6 +1,7 @@
 import type { Services } from "../services";
 import { ORDER_STATUSES } from "../orders/statuses";
 import { invariantViolations, readSaleLedger } from "../seckill/invariants";
+import { createLogger } from "../logger";
 
 /** Sales whose numbers a scrape reports: open ones and those ended within this many hours. */
 const RECENTLY_ENDED_HOURS = 24;
@@ -24,4 +25,15 @@ export async function refreshSaleGauges(services: Services, now = new Date()): P
     for (const status of ORDER_STATUSES) gauges.orders.set({ sale_id, status }, ledger.ordersByStatus[status] ?? 0);
     gauges.invariantOk.set({ sale_id }, invariantViolations(ledger).length === 0 ? 1 : 0);
   }
+}
+
+/** Prometheus text for /api/metrics: this instance's counters, and the shared sale numbers read now. */
+export async function renderMetrics(services: Services): Promise<string> {
+  try {
+    await refreshSaleGauges(services);
+  } catch (error) {
+    // The counters are still worth scraping when MySQL or Redis is not answering.
+    createLogger("web").error({ err: error }, "could not read sale numbers for /api/metrics");
+  }
+  return services.metrics.registry.metrics();
 }

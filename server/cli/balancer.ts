@@ -1,20 +1,34 @@
 import http from "node:http";
+import { SECKILL_ENDPOINT } from "../trpc/endpoints";
 
 /**
- * A small round-robin HTTP load balancer for running several web instances on one machine
- * (`npm start -- --web N`). In production a real load balancer (nginx, a cloud LB) takes its
- * place. Like those, it appends the client's address to X-Forwarded-For, so the instances
- * behind it count it as one trusted hop (TRUSTED_PROXY_HOPS=1).
+ * A small HTTP load balancer for running the system on one machine (`npm start`). In production a
+ * real load balancer (nginx, a cloud LB) takes its place, with the same two rules: the purchase
+ * path (/api/seckill/…) round-robin over the seckill services, everything else round-robin over
+ * the Next.js instances. Like those, it appends the client's address to X-Forwarded-For, so the
+ * instances behind it count it as one trusted hop (TRUSTED_PROXY_HOPS=1).
  */
 export interface Balancer {
   close(): Promise<void>;
 }
 
-export function startBalancer(port: number, targets: readonly number[], host = "0.0.0.0"): Promise<Balancer> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+export interface Pools {
+  web: readonly number[];
+  /** Empty: the purchase path goes to the web instances, which serve it too. */
+  seckill: readonly number[];
+}
+
+function roundRobin(ports: readonly number[]): () => number {
   let next = 0;
+  return () => ports[next++ % ports.length]!;
+}
+
+export function startBalancer(port: number, pools: Pools, host = "0.0.0.0"): Promise<Balancer> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const nextWeb = roundRobin(pools.web);
+  const nextSeckill = pools.seckill.length ? roundRobin(pools.seckill) : nextWeb;
   const server = http.createServer((req, res) => {
-    const target = targets[next++ % targets.length]!;
+    const target = req.url?.startsWith(`${SECKILL_ENDPOINT}/`) ? nextSeckill() : nextWeb();
     const forwardedFor = [req.headers["x-forwarded-for"], req.socket.remoteAddress].filter(Boolean).join(", ");
     const upstream = http.request(
       {

@@ -10,34 +10,46 @@ import { ensureDemoSale, warmColdSales } from "../demo";
 import { buildIfNeeded } from "./build";
 import { startBalancer, type Balancer } from "./balancer";
 import { ensureAdmin } from "../gateway/accounts";
+import { freePort } from "../net";
+import { SECKILL_ENDPOINT } from "../trpc/endpoints";
 
 /**
  * npm start                          migrate, build if the sources changed, ensure a demo sale,
- *                                    run web + worker
- * npm start -- --web N --workers M   N web instances behind a round-robin balancer on PORT, and
- *                                    M workers
- * npm run web|worker                 the same preparation, then only that kind of process
+ *                                    run web + seckill service + worker behind a balancer on PORT
+ * npm start -- --web N --seckill K --workers M
+ *                                    N Next.js instances, K seckill services, M workers; the
+ *                                    balancer on PORT sends /api/seckill/… to the seckill services
+ *                                    (--seckill 0: to Next.js) and the rest to Next.js
+ * npm run web|seckill|worker         the same preparation, then only that kind of process (web
+ *                                    on PORT, seckill on SECKILL_PORT, no balancer)
  */
 const DEMO_ADMIN = { email: "admin@flash-sale.test", password: "flash-sale-admin" };
 
 const { values } = parseArgs({
-  options: { only: { type: "string" }, web: { type: "string", default: "1" }, workers: { type: "string", default: "1" } },
+  options: {
+    only: { type: "string" },
+    web: { type: "string", default: "1" },
+    seckill: { type: "string", default: "1" },
+    workers: { type: "string", default: "1" },
+  },
 });
 const only = values.only;
-if (only !== undefined && only !== "web" && only !== "worker") {
-  console.error("--only takes web or worker");
+if (only !== undefined && only !== "web" && only !== "seckill" && only !== "worker") {
+  console.error("--only takes web, seckill or worker");
   process.exit(2);
 }
-const count = (name: string, raw: string) => {
+const count = (name: string, raw: string, min: number) => {
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 32) {
-    console.error(`--${name} takes a whole number from 1 to 32`);
+  if (!Number.isInteger(n) || n < min || n > 32) {
+    console.error(`--${name} takes a whole number from ${min} to 32`);
     process.exit(2);
   }
   return n;
 };
-const webCount = only === "worker" ? 0 : count("web", values.web);
-const workerCount = only === "web" ? 0 : count("workers", values.workers);
+const wanted = (kind: "web" | "seckill" | "worker") => only === undefined || only === kind;
+const webCount = wanted("web") ? count("web", values.web, 1) : 0;
+const seckillCount = wanted("seckill") ? count("seckill", values.seckill, only === "seckill" ? 1 : 0) : 0;
+const workerCount = wanted("worker") ? count("workers", values.workers, 1) : 0;
 
 // `next start` runs in production mode, which refuses the development session secret. A demo
 // on a fresh machine gets a random one, kept in .env so restarts keep sessions valid.
@@ -91,18 +103,31 @@ const run = (name: string, command: string, args: string[], extraEnv: Record<str
   children.push(child);
 };
 const next = path.join(root, "node_modules", ".bin", "next");
-if (webCount === 1) {
-  run("web", next, ["start", "-p", String(config.PORT)]);
-} else if (webCount > 1) {
-  // Instances on the ports after PORT, the balancer on PORT; the instances trust its one hop.
-  const ports = Array.from({ length: webCount }, (_, i) => config.PORT + 1 + i);
-  const hops = String(config.TRUSTED_PROXY_HOPS + 1);
-  for (const port of ports) run(`web:${port}`, next, ["start", "-p", String(port)], { TRUSTED_PROXY_HOPS: hops });
-  balancer = await startBalancer(config.PORT, ports);
-  log(`balancing ${config.PORT} over web instances on ${ports.join(", ")}`);
+const seckillService = ["--import", "tsx", "server/cli/seckill.ts"];
+if (only === "web") run("web", next, ["start", "-p", String(config.PORT)]);
+else if (only === "seckill") run("seckill", process.execPath, seckillService);
+else if (webCount > 0) {
+  // The instances listen on free loopback ports and trust the balancer's one hop; the balancer,
+  // on PORT, stands in for a production load balancer (nginx, a cloud LB).
+  const hops = { TRUSTED_PROXY_HOPS: String(config.TRUSTED_PROXY_HOPS + 1) };
+  const webPorts: number[] = [];
+  for (let i = 0; i < webCount; i++) {
+    const port = await freePort();
+    webPorts.push(port);
+    run(`web:${port}`, next, ["start", "-p", String(port), "-H", "127.0.0.1"], hops);
+  }
+  const seckillPorts: number[] = [];
+  for (let i = 0; i < seckillCount; i++) {
+    const port = await freePort();
+    seckillPorts.push(port);
+    run(`seckill:${port}`, process.execPath, seckillService, { ...hops, SECKILL_PORT: String(port) });
+  }
+  balancer = await startBalancer(config.PORT, { web: webPorts, seckill: seckillPorts });
+  log(`balancing ${config.PORT}: web instances on ${webPorts.join(", ")}; ${SECKILL_ENDPOINT}/ to ${seckillPorts.length ? `seckill services on ${seckillPorts.join(", ")}` : "the web instances"}`);
 }
 for (let i = 1; i <= workerCount; i++) run(workerCount > 1 ? `worker ${i}` : "worker", process.execPath, ["--import", "tsx", "worker/main.ts"]);
 if (webCount) log(`web on http://127.0.0.1:${config.PORT}  (health: /api/health)`);
+if (only === "seckill") log(`seckill service on http://127.0.0.1:${config.SECKILL_PORT}${SECKILL_ENDPOINT}`);
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { SignJWT } from "jose";
 import { credentialFrom, sessionCookie, signSession, verifySession } from "./session";
 
@@ -13,6 +13,19 @@ describe("sessions", () => {
   it("rejects a token signed with another key", async () => {
     const token = await signSession({ id: 12, role: "ADMIN" }, "another-secret-that-is-long-enough-1111", 60);
     await expect(verifySession(token, SECRET)).resolves.toBeNull();
+  });
+
+  it("remembers a verified token under its own secret only, and only until it expires", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const token = await signSession({ id: 13, role: "SHOPPER" }, SECRET, 60);
+      await expect(verifySession(token, SECRET)).resolves.toMatchObject({ userId: 13 });
+      await expect(verifySession(token, "another-secret-that-is-long-enough-1111")).resolves.toBeNull();
+      vi.setSystemTime(Date.now() + 61_000);
+      await expect(verifySession(token, SECRET)).resolves.toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("rejects an expired token", async () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { createTestEnvironment, placeOrders, waitFor, type PlacedOrder, type TestEnvironment } from "../testing/harness";
-import { freePort } from "../testing/resources";
+import { freePort } from "../net";
 import { createSale, createShoppers } from "../seed";
 import { warmUpSale } from "../seckill/warmup";
 import { saleKeys, queuePrefix } from "../seckill/keys";

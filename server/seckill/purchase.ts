@@ -74,7 +74,8 @@ export async function issuePurchaseToken(
   input: { userId: number; saleId: number },
 ): Promise<TokenOutcome> {
   const { redis, env, soldOut } = services;
-  if (soldOut.isSoldOut(input.saleId)) return { status: "SOLD_OUT" };
+  const flagged = soldOutByFlag(services, input.saleId);
+  if (flagged) return flagged;
   await limitPerShopper(services, "token", input.userId);
   const fresh = randomBytes(16).toString("base64url");
   const reply = await failClosed(
@@ -86,11 +87,26 @@ export async function issuePurchaseToken(
   return outcome;
 }
 
+/**
+ * The in-process sold-out flag's answer, counted like every purchase answer; null while the sale
+ * may still have stock. It needs no shopper: the seckill service gives it before authentication,
+ * rate limits or tRPC (server/trpc/http.ts), since a sell-out is public and this answer costs less
+ * than any check in front of it.
+ */
+export function soldOutByFlag(services: Services, saleId: number): { status: "SOLD_OUT" } | null {
+  if (!services.soldOut.isSoldOut(saleId)) return null;
+  services.metrics.purchaseAnswers.inc({ status: "SOLD_OUT", source: "flag" });
+  services.purchaseStats.record(saleId, "SOLD_OUT");
+  return { status: "SOLD_OUT" };
+}
+
 /** One purchase attempt (below), counted by outcome for the admin dashboard's per-second charts. */
 export async function purchase(
   services: Services,
   input: { userId: number; saleId: number; token: string },
 ): Promise<PurchaseOutcome> {
+  const flagged = soldOutByFlag(services, input.saleId);
+  if (flagged) return flagged;
   try {
     const outcome = await attemptPurchase(services, input);
     services.purchaseStats.record(input.saleId, outcome.status);
@@ -102,7 +118,7 @@ export async function purchase(
 }
 
 /**
- * One purchase attempt: the in-process sold-out flag, the shopper's rate limit, then ONE Lua
+ * One purchase attempt after the sold-out flag: the shopper's rate limit, then ONE Lua
  * round trip that checks window, eligibility, limit, stock and token and reserves, then the
  * create-order job (peak shaving: MySQL sees the worker's pace, not the crowd's).
  */
@@ -112,10 +128,6 @@ async function attemptPurchase(
 ): Promise<PurchaseOutcome> {
   const { redis, env, soldOut, queues, metrics } = services;
   const { userId, saleId } = input;
-  if (soldOut.isSoldOut(saleId)) {
-    metrics.purchaseAnswers.inc({ status: "SOLD_OUT", source: "flag" });
-    return { status: "SOLD_OUT" };
-  }
   await limitPerShopper(services, "purchase", userId);
 
   const reservationId = newReservationId(saleId, userId);

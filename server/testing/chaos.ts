@@ -7,7 +7,7 @@ import type { Services } from "../services";
 import { createSale, createShoppers, type SeededShopper } from "../seed";
 import { warmUpSale } from "../seckill/warmup";
 import { invariantViolations, readSaleLedger } from "../seckill/invariants";
-import { freePort } from "./resources";
+import { freePort } from "../net";
 import { waitFor } from "./harness";
 
 /**

@@ -1,18 +1,8 @@
-import net from "node:net";
 import mariadb from "mariadb";
 import { Redis } from "ioredis";
 import { parseDatabaseUrl } from "../clients/db";
 
-/** Throwaway resources for tests, e2e runs and benchmarks: ports, databases, Redis namespaces. */
-
-/** A free TCP port on the loopback interface. */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+/** Throwaway resources for tests, e2e runs and benchmarks: databases, Redis namespaces. */
 
 export async function dropDatabase(databaseUrl: string): Promise<void> {
   const target = parseDatabaseUrl(databaseUrl);

@@ -1,27 +1,162 @@
+import http from "node:http";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { callTRPCProcedure, getTRPCErrorFromUnknown, getTRPCErrorShape, transformTRPCResponse, TRPCError } from "@trpc/server";
+import { getHTTPStatusCodeFromError } from "@trpc/server/http";
+import type { Logger } from "pino";
 import type { Services } from "../services";
+import type { HeaderReader } from "../gateway/session";
+import { gateByIp } from "../gateway/ip-gate";
+import { checkHealth } from "../health";
+import { renderMetrics } from "../admin/sale-gauges";
+import { soldOutByFlag } from "../seckill/purchase";
 import { appRouter } from "./root";
 import { createContext } from "./init";
 import { createLogger } from "../logger";
-import type { Logger } from "pino";
+import { SECKILL_ENDPOINT, SECKILL_PROCEDURES, TRPC_ENDPOINT } from "./endpoints";
 
 // Created on first use: Next evaluates route modules at build time, before the env is complete.
 let log: Logger | undefined;
 
-export const TRPC_ENDPOINT = "/api/trpc";
 
-/** tRPC over HTTP (the route handler's whole job), with the services passed in. */
-export function handleTrpcRequest(req: Request, services: Services): Promise<Response> {
+/** Client mistakes (bad input, refusals) are answers; only server faults are worth a log line. */
+function logServerFaults({ error, path, type }: { error: TRPCError; path: string | undefined; type: string }) {
+  if (error.code !== "INTERNAL_SERVER_ERROR") return;
+  log ??= createLogger("web");
+  log.error({ err: error.cause ?? error, path, type }, "tRPC procedure failed");
+}
+
+/** tRPC over HTTP (a Next.js route handler's whole job), with the services passed in. */
+export function handleTrpcRequest(req: Request, services: Services, endpoint = TRPC_ENDPOINT): Promise<Response> {
   return fetchRequestHandler({
-    endpoint: TRPC_ENDPOINT,
+    endpoint,
     req,
     router: appRouter,
     createContext: ({ resHeaders }) => createContext(services, req.headers, resHeaders),
-    // Client mistakes (bad input, refusals) are answers; only server faults are worth a log line.
-    onError({ error, path, type }) {
-      if (error.code !== "INTERNAL_SERVER_ERROR") return;
-      log ??= createLogger("web");
-      log.error({ err: error.cause ?? error, path, type }, "tRPC procedure failed");
+    onError: logServerFaults,
+  });
+}
+
+/** Node's request headers read like fetch's (lower-case names; repeated ones joined). */
+function nodeHeaders(req: http.IncomingMessage): HeaderReader {
+  return {
+    get(name) {
+      const value = req.headers[name.toLowerCase()];
+      return Array.isArray(value) ? value.join(", ") : (value ?? null);
     },
+  };
+}
+
+function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: http.OutgoingHttpHeaders = {}) {
+  res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store", ...headers });
+  res.end(JSON.stringify(body));
+}
+
+const MAX_BODY_BYTES = 16 * 1024;
+
+function readBody(req: http.IncomingMessage): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) resolve(null);
+      else chunks.push(chunk);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+const routerConfig = appRouter._def._config;
+
+/** A request body as the procedure's input (the router's transformer), or the error to answer. */
+function parseInput(method: string | undefined, path: string, raw: string | null): { input: unknown } | { error: TRPCError } {
+  if (method !== "POST") return { error: new TRPCError({ code: "METHOD_NOT_SUPPORTED", message: `${path} is a mutation: send it with POST.` }) };
+  if (raw === null) return { error: new TRPCError({ code: "PAYLOAD_TOO_LARGE", message: `The request body is over ${MAX_BODY_BYTES} bytes.` }) };
+  try {
+    return { input: raw ? routerConfig.transformer.input.deserialize(JSON.parse(raw)) : undefined };
+  } catch (cause) {
+    return { error: new TRPCError({ code: "PARSE_ERROR", message: "The request body is not valid JSON.", cause }) };
+  }
+}
+
+function sendTrpc(res: http.ServerResponse, status: number, envelope: Parameters<typeof transformTRPCResponse>[1], headers?: Headers) {
+  const out: http.OutgoingHttpHeaders = { "content-type": "application/json", "cache-control": "no-store" };
+  // Headers a procedure set (Retry-After, a session cookie) go out with the answer.
+  headers?.forEach((value, name) => (out[name] = value));
+  res.writeHead(status, out);
+  res.end(JSON.stringify(transformTRPCResponse(routerConfig, envelope)));
+}
+
+/**
+ * One tRPC mutation over HTTP, the way tRPC's own adapters answer it (the same procedure call,
+ * error shape, status code and transformer), minus what a purchase never needs: batching,
+ * streaming, and the fetch Request/AbortSignal that tRPC's Node adapter builds for every request
+ * (the largest part of its cost per request under a crowd; see bench/README.md, profile notes).
+ */
+async function answerMutation(services: Services, req: http.IncomingMessage, res: http.ServerResponse, path: string, parsed: ReturnType<typeof parseInput>) {
+  let ctx: Awaited<ReturnType<typeof createContext>> | undefined;
+  const input = "input" in parsed ? parsed.input : undefined;
+  try {
+    if ("error" in parsed) throw parsed.error;
+    ctx = await createContext(services, nodeHeaders(req));
+    const data = await callTRPCProcedure({ router: appRouter, path, type: "mutation", ctx, getRawInput: async () => input, signal: undefined, batchIndex: 0 });
+    sendTrpc(res, 200, { result: { data } }, ctx.resHeaders);
+  } catch (cause) {
+    const error = getTRPCErrorFromUnknown(cause);
+    logServerFaults({ error, path, type: "mutation" });
+    const shape = getTRPCErrorShape({ config: routerConfig, error, type: "mutation", path, input, ctx });
+    sendTrpc(res, getHTTPStatusCodeFromError(error), { error: shape }, ctx?.resHeaders);
+  }
+}
+
+function saleIdOf(input: unknown): number | null {
+  const saleId = (input as { saleId?: unknown } | null | undefined)?.saleId;
+  return typeof saleId === "number" ? saleId : null;
+}
+
+/**
+ * The lean seckill service: the purchase path's procedures of the same tRPC router on a bare Node
+ * `http` server, without Next.js's per-request machinery (routing, rendering, middleware), for
+ * the calls a crowd makes all at once. In order: a sold-out sale is answered from the in-process
+ * flag before anything else (the crowd after a sell-out costs no Redis, no JWT check); then the
+ * gateway's per-IP limit, as Next's proxy.ts does for the storefront; then the procedure. Also
+ * answers /api/health and /api/metrics, so it is watched like a web instance.
+ */
+export function createSeckillServer(services: Services): http.Server {
+  return http.createServer((req, res) => {
+    const pathname = (req.url ?? "/").split("?", 1)[0]!;
+    if (pathname === "/api/health") {
+      void checkHealth(services).then((report) => sendJson(res, report.ok ? 200 : 503, report));
+      return;
+    }
+    if (pathname === "/api/metrics") {
+      void renderMetrics(services).then((text) => {
+        res.writeHead(200, { "content-type": services.metrics.registry.contentType, "cache-control": "no-store" });
+        res.end(text);
+      });
+      return;
+    }
+    const path = pathname.startsWith(`${SECKILL_ENDPOINT}/`) ? pathname.slice(SECKILL_ENDPOINT.length + 1) : "";
+    if (!SECKILL_PROCEDURES.has(path)) {
+      const message = `Not found: this service answers ${[...SECKILL_PROCEDURES].map((p) => `${SECKILL_ENDPOINT}/${p}`).join(" and ")} only.`;
+      sendJson(res, 404, { error: { message, code: "NOT_FOUND" } });
+      return;
+    }
+    void (async () => {
+      const parsed = parseInput(req.method, path, await readBody(req));
+      const saleId = "input" in parsed ? saleIdOf(parsed.input) : null;
+      const soldOut = saleId === null ? null : soldOutByFlag(services, saleId);
+      if (soldOut) return sendTrpc(res, 200, { result: { data: soldOut } });
+      // Like Next.js, count the connecting peer as the last X-Forwarded-For hop.
+      const forwardedFor = [req.headers["x-forwarded-for"], req.socket.remoteAddress].filter(Boolean).join(", ");
+      const refusal = await gateByIp(services, forwardedFor);
+      if (refusal) return sendJson(res, refusal.status, refusal.body, { "retry-after": String(refusal.retryAfterSeconds) });
+      return answerMutation(services, req, res, path, parsed);
+    })().catch((error: unknown) => {
+      logServerFaults({ error: getTRPCErrorFromUnknown(error), path, type: "mutation" });
+      if (!res.headersSent) sendJson(res, 500, { error: { message: "Something went wrong on our side.", code: "INTERNAL_SERVER_ERROR" } });
+      res.end();
+    });
   });
 }

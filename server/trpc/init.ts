@@ -7,7 +7,7 @@ import superjson from "superjson";
 import { z, ZodError } from "zod";
 import type { Services } from "../services";
 import { AppError } from "../errors";
-import { credentialFrom, verifySession, type Session } from "../gateway/session";
+import { credentialFrom, verifySession, type HeaderReader, type Session } from "../gateway/session";
 
 // 1. Context ------------------------------------------------------------------------------------
 export interface Context {
@@ -20,7 +20,7 @@ export interface Context {
 }
 
 /** The inner context: what tests pass to `createCaller` directly. */
-export async function createContext(services: Services, reqHeaders: Headers, resHeaders = new Headers()): Promise<Context> {
+export async function createContext(services: Services, reqHeaders: HeaderReader, resHeaders = new Headers()): Promise<Context> {
   const credential = credentialFrom(reqHeaders);
   const session = credential ? await verifySession(credential, services.env.SESSION_SECRET) : null;
   const https = reqHeaders.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";

@@ -1,0 +1,29 @@
+import { env } from "../env";
+import { createLogger } from "../logger";
+import { createServices } from "../services";
+import { createSeckillServer } from "../trpc/http";
+
+/**
+ * The seckill service process (`npm run seckill`, or started by `npm start`): the purchase path's
+ * tRPC procedures on a bare Node server, on SECKILL_PORT. Like a web instance it follows sold-out
+ * broadcasts, so its in-process flag answers the crowd after the sell-out.
+ */
+const config = env();
+const log = createLogger("seckill");
+const services = await createServices(config, { followBroadcasts: true, processMetrics: true });
+const server = createSeckillServer(services);
+// Longer than a load balancer's idle timeout (nginx 60 s, AWS ALB 60 s), so it never reuses a
+// connection this side has just closed.
+server.keepAliveTimeout = 65_000;
+server.listen(config.SECKILL_PORT, () => log.info({ port: config.SECKILL_PORT }, "seckill service listening"));
+
+let stopping = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    // Answer what is in flight, then let go of MySQL and Redis.
+    server.close(() => void services.close().then(() => process.exit(0)));
+    server.closeIdleConnections();
+  });
+}

@@ -1,0 +1,34 @@
+import type { Services } from "../services";
+import { AppError } from "../errors";
+import { clientIp } from "./client-ip";
+
+/** A refusal at the gate: the HTTP answer to send instead of running the request. */
+export interface GateRefusal {
+  status: 429 | 503;
+  retryAfterSeconds: number;
+  body: { error: { message: string; code: "TOO_MANY_REQUESTS" | "SERVICE_UNAVAILABLE" } };
+}
+
+/**
+ * The gateway's per-IP rate limit, shared by every front door (Next's proxy.ts and the standalone
+ * seckill service): null lets the request through. Fails closed: without Redis no one can be
+ * counted, so no one is let through. `forwardedFor` must end with the connecting peer's address,
+ * as Next.js appends it (see client-ip.ts).
+ */
+export async function gateByIp(services: Services, forwardedFor: string | null): Promise<GateRefusal | null> {
+  if (!services.rateLimits.perIp.enabled) return null;
+  const ip = clientIp(forwardedFor, services.env.TRUSTED_PROXY_HOPS);
+  try {
+    const verdict = await services.rateLimits.perIp.check(`ip:${ip}`);
+    if (verdict.allowed) return null;
+    services.metrics.rateLimited.inc({ scope: "ip" });
+    return {
+      status: 429,
+      retryAfterSeconds: verdict.retryAfterSeconds,
+      body: { error: { message: `Too many requests from your address. Try again in ${verdict.retryAfterSeconds} s.`, code: "TOO_MANY_REQUESTS" } },
+    };
+  } catch (error) {
+    const message = error instanceof AppError ? error.message : "We are very busy right now. Please try again in a moment.";
+    return { status: 503, retryAfterSeconds: 1, body: { error: { message, code: "SERVICE_UNAVAILABLE" } } };
+  }
+}
