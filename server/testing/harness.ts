@@ -132,6 +132,27 @@ export async function startWeb(childEnv: Record<string, string>, extra: Record<s
   return { ...web, url };
 }
 
+/** Starts the seckill service's process (server/cli/seckill.ts) on a free port, once it is healthy. */
+export async function startSeckillService(childEnv: Record<string, string>, extra: Record<string, string> = {}): Promise<ChildHandle & { url: string }> {
+  const port = await freePort();
+  const service = spawnChild(process.execPath, ["--import", "tsx", "server/cli/seckill.ts"], {
+    ...process.env,
+    ...childEnv,
+    ...extra,
+    SECKILL_PORT: String(port),
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(
+    async () => {
+      if (service.process.exitCode !== null) throw new Error(`the seckill service exited early:\n${service.output()}`);
+      return fetch(`${url}/api/health`).then((r) => r.ok, () => false);
+    },
+    60_000,
+    `the seckill service on ${url}`,
+  );
+  return { ...service, url };
+}
+
 /** Polls `check` until it returns true, or fails after `timeoutMs`. */
 export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;

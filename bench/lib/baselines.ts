@@ -1,0 +1,130 @@
+import type { Services } from "../../server/services";
+import { startBaselineProcess } from "../baselines/process";
+import { issueCeilingTokens } from "../baselines/servers";
+import { measureBareBatchedInsert } from "../baselines/drain";
+import { measureLoad, type LoadResult } from "./load";
+import { buildPlan, shopperIp } from "./crowd";
+import { openSale } from "./sale";
+import { round } from "./stats";
+import type { BenchOptions } from "./options";
+
+/**
+ * The same-run baselines (--baselines), each a bare server in a process of its own against the
+ * same Redis and MariaDB, driven by the same load generator with the same connections, headers
+ * and body sizes as the crowd, so the report's ratios compare like with like.
+ */
+
+const BASELINE_SECONDS = 10;
+/** The naive design's crowd is cut here; the rest of it is estimated from its measured sold-out rate. */
+const NAIVE_MAX_SECONDS = 60;
+const CEILING_TOKEN = "ceiling-token-0000000000";
+
+export interface BaselineResults {
+  seconds: number;
+  hello: { requestsPerSecond: number; p99Ms: number | null };
+  luaCeiling: { requestsPerSecond: number; p99Ms: number | null; outcomes: Record<string, number> };
+  naive: { attemptsPerSecond: number; measuredAttempts: number; measuredSeconds: number; soldOutRate: number | null; outcomes: Record<string, number>; note: string };
+  bareInsert: { rows: number; batchSize: number; rowsPerSecond: number };
+}
+
+interface Context {
+  databaseUrl: string;
+  redisUrl: string;
+  namespace: string;
+  services: Services;
+  options: BenchOptions;
+  /** seeded shoppers, by index: their ids and bearer tokens */
+  shopperIds: readonly number[];
+  bearers: readonly string[];
+  /** the headline sale, whose order rows the bare INSERT copies */
+  saleId: number;
+  log: (line: string) => void;
+}
+
+const summary = (run: LoadResult) => ({ requestsPerSecond: run.requestsPerSecond, p99Ms: run.latencyMs.p99 });
+
+export async function runBaselines(context: Context): Promise<BaselineResults> {
+  const { options, shopperIds, bearers, log } = context;
+  const users = shopperIds.length;
+  // The crowd's request shape: a bearer token, an address per shopper, a small JSON body.
+  const crowdHeaders = (i: number) => ({ "content-type": "application/json", authorization: `Bearer ${bearers[i % users]}`, "x-forwarded-for": shopperIp(i % users) });
+
+  log("baseline: bare hello");
+  const hello = await startBaselineProcess("hello", {});
+  const helloRun = await measureLoad({
+    url: hello.url,
+    path: "/",
+    method: "POST",
+    connections: options.concurrency,
+    durationSeconds: BASELINE_SECONDS,
+    warmupSeconds: 2,
+    requestFor: (i) => ({ headers: crowdHeaders(i), body: JSON.stringify({ json: { saleId: context.saleId } }) }),
+  }).finally(() => hello.close());
+
+  log("baseline: bare Lua ceiling");
+  const ceilingSale = await openSale(context.services, { name: "Bench baseline: Lua ceiling", stock: 10_000_000, perUserLimit: 1_000_000 });
+  await issueCeilingTokens(context.services.redis, context.namespace, ceilingSale.saleId, shopperIds, CEILING_TOKEN);
+  const ceiling = await startBaselineProcess("lua-ceiling", { redisUrl: context.redisUrl, namespace: context.namespace, saleId: ceilingSale.saleId });
+  const ceilingRun = await measureLoad({
+    url: ceiling.url,
+    path: "/",
+    method: "POST",
+    connections: options.concurrency,
+    durationSeconds: BASELINE_SECONDS,
+    warmupSeconds: 2,
+    // Every shopper holds a pre-issued token, spent by its first reservation; a later request by
+    // the same shopper (only in runs with few shoppers) makes the same call and is refused.
+    requestFor: (i) => ({ headers: crowdHeaders(i), body: JSON.stringify({ userId: shopperIds[i % users], token: CEILING_TOKEN }) }),
+    classify: (_status, body) => String((JSON.parse(body) as { code?: number }).code),
+  }).finally(() => ceiling.close());
+
+  log("baseline: naive MySQL design");
+  const naiveSale = await openSale(context.services, { name: "Bench baseline: naive MySQL", stock: options.stock });
+  const naive = await startBaselineProcess("naive-mysql", { databaseUrl: context.databaseUrl, saleId: naiveSale.saleId });
+  const plan = buildPlan(options.users, options.repeatRatio);
+  const attempts = plan.shopperOf.length;
+  const classify = (status: number, body: string) => (status === 200 ? ((JSON.parse(body) as { status?: string }).status ?? "no status") : `error HTTP ${status}`);
+  const naiveRequest = (i: number) => ({ headers: crowdHeaders(plan.shopperOf[i % attempts]!), body: JSON.stringify({ userId: shopperIds[plan.shopperOf[i % attempts]!] }) });
+  let naiveNote: string;
+  let naiveRun: LoadResult;
+  let soldOutRun: LoadResult | null = null;
+  try {
+    naiveRun = await measureLoad({ url: naive.url, path: "/", method: "POST", connections: options.concurrency, amount: attempts, durationSeconds: NAIVE_MAX_SECONDS, requestFor: naiveRequest, classify });
+    if (naiveRun.requests < attempts) {
+      // Cut by time: the rest of the crowd would meet a sold-out sale (if it is sold out by then);
+      // measure that rate and estimate the whole crowd's time from both.
+      soldOutRun = await measureLoad({ url: naive.url, path: "/", method: "POST", connections: options.concurrency, durationSeconds: 5, requestFor: (i) => naiveRequest(naiveRun.requests + i), classify });
+    }
+  } finally {
+    await naive.close();
+  }
+  let naivePerSecond: number;
+  if (!soldOutRun) {
+    naivePerSecond = naiveRun.requestsPerSecond;
+    naiveNote = `the whole crowd (${attempts.toLocaleString("en-US")} attempts) measured`;
+  } else {
+    const rest = attempts - naiveRun.requests;
+    const estimatedSeconds = naiveRun.seconds + rest / soldOutRun.requestsPerSecond;
+    naivePerSecond = attempts / estimatedSeconds;
+    naiveNote = `first ${naiveRun.requests.toLocaleString("en-US")} attempts measured (${naiveRun.seconds} s, ${(naiveRun.outcomes.QUEUED ?? 0).toLocaleString("en-US")} sold), the other ${rest.toLocaleString("en-US")} at its measured sold-out rate (${Math.round(soldOutRun.requestsPerSecond).toLocaleString("en-US")}/s)`;
+  }
+
+  log("baseline: bare batched INSERT");
+  const batchSize = context.services.env.ORDER_BATCH_SIZE;
+  const insert = await measureBareBatchedInsert({ databaseUrl: context.databaseUrl, saleId: context.saleId, rows: Math.max(options.stock, 1000), batchSize });
+
+  return {
+    seconds: BASELINE_SECONDS,
+    hello: summary(helloRun),
+    luaCeiling: { ...summary(ceilingRun), outcomes: ceilingRun.outcomes },
+    naive: {
+      attemptsPerSecond: round(naivePerSecond, 1)!,
+      measuredAttempts: naiveRun.requests,
+      measuredSeconds: naiveRun.seconds,
+      soldOutRate: soldOutRun ? soldOutRun.requestsPerSecond : null,
+      outcomes: naiveRun.outcomes,
+      note: naiveNote,
+    },
+    bareInsert: { rows: insert.rows, batchSize, rowsPerSecond: insert.rowsPerSecond },
+  };
+}

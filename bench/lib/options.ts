@@ -1,0 +1,106 @@
+import { parseArgs } from "node:util";
+
+/** The command line of `npm run bench`. */
+
+export const USAGE = `usage: npm run bench -- --users U --stock S [options]
+
+  --users U          shoppers seeded; each makes one purchase attempt (default 20000)
+  --stock S          units in the sale, per-user limit 1 (default 2000)
+  --concurrency C    keep-alive connections of the crowd (default 100)
+  --duration SEC     stop handing out attempts after SEC seconds (default: all of them)
+  --repeat-ratio R   extra attempts by shoppers who already tried, as a share of U (default 0.05)
+  --early N          attempts sent before the sale opens, by shoppers who try again later (default 1% of U, at most 2000)
+  --instances N      seckill service processes, the crowd split between them (default 1)
+  --workers M        worker processes (default 1)
+  --baselines        also measure the same-run baselines (bare hello, bare Lua ceiling, naive MySQL, bare INSERT)
+  --sweep            also run the scaling curve (S = 1k, 10k, 100k; U up to 1,000,000) and chart it
+  --set KEY=VALUE    an app setting for this run (repeatable), e.g. --set ORDER_BATCH_SIZE=500
+  --json FILE        also write the JSON report to FILE
+  --no-report        write nothing to bench/reports (the CI smoke run)`;
+
+export interface BenchOptions {
+  users: number;
+  stock: number;
+  concurrency: number;
+  durationSeconds?: number;
+  repeatRatio: number;
+  early: number;
+  instances: number;
+  workers: number;
+  baselines: boolean;
+  sweep: boolean;
+  settings: Record<string, string>;
+  json?: string;
+  writeReport: boolean;
+  /** the command line as typed, for the report */
+  command: string;
+}
+
+function fail(message: string): never {
+  console.error(`${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+function wholeNumber(name: string, raw: string | undefined, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) fail(`--${name} must be a whole number from ${min} to ${max}, not "${raw}"`);
+  return value;
+}
+
+export function parseOptions(argv: string[]): BenchOptions {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        users: { type: "string" },
+        stock: { type: "string" },
+        concurrency: { type: "string" },
+        duration: { type: "string" },
+        "repeat-ratio": { type: "string" },
+        early: { type: "string" },
+        instances: { type: "string" },
+        workers: { type: "string" },
+        baselines: { type: "boolean", default: false },
+        sweep: { type: "boolean", default: false },
+        set: { type: "string", multiple: true, default: [] },
+        json: { type: "string" },
+        "no-report": { type: "boolean", default: false },
+        help: { type: "boolean", default: false },
+      },
+    }).values;
+  } catch (error) {
+    fail(error instanceof Error ? error.message : String(error));
+  }
+  if (parsed.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const users = wholeNumber("users", parsed.users, 20_000, 1, 10_000_000);
+  const stock = wholeNumber("stock", parsed.stock, 2_000, 1, 10_000_000);
+  const repeatRatio = parsed["repeat-ratio"] === undefined ? 0.05 : Number(parsed["repeat-ratio"]);
+  if (!(repeatRatio >= 0 && repeatRatio <= 1)) fail(`--repeat-ratio must be a number from 0 to 1, not "${parsed["repeat-ratio"]}"`);
+  const settings: Record<string, string> = {};
+  for (const pair of parsed.set) {
+    const match = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(pair);
+    if (!match) fail(`--set takes KEY=VALUE with an upper-case KEY, not "${pair}"`);
+    settings[match[1]!] = match[2]!;
+  }
+  return {
+    users,
+    stock,
+    concurrency: wholeNumber("concurrency", parsed.concurrency, 100, 1, 10_000),
+    durationSeconds: parsed.duration === undefined ? undefined : wholeNumber("duration", parsed.duration, 0, 1),
+    repeatRatio,
+    early: wholeNumber("early", parsed.early, Math.min(2000, Math.floor(users / 100)), 0, users),
+    instances: wholeNumber("instances", parsed.instances, 1, 1, 16),
+    workers: wholeNumber("workers", parsed.workers, 1, 1, 16),
+    baselines: parsed.baselines,
+    sweep: parsed.sweep,
+    settings,
+    json: parsed.json,
+    writeReport: !parsed["no-report"],
+    command: `npm run bench -- ${argv.join(" ")}`.trim(),
+  };
+}

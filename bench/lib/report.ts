@@ -1,0 +1,237 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { BenchOptions } from "./options";
+import type { CrowdRun } from "./crowd";
+import type { ResourceUse } from "./procs";
+import type { Check } from "./sale";
+import type { SweepPoint } from "./sweep";
+import type { BaselineResults } from "./baselines";
+import type { LatencySummary } from "./stats";
+import { round } from "./stats";
+
+/** The bench's report: JSON with every number, and markdown for people (bench/reports/). */
+
+export interface BenchReport {
+  startedAt: string;
+  command: string;
+  options: BenchOptions;
+  machine: Record<string, unknown>;
+  services: Record<string, string>;
+  code: Record<string, unknown>;
+  seed: { shoppers: number; seconds: number };
+  early: CrowdRun | null;
+  main: CrowdRun;
+  mainResources: ResourceUse;
+  drain: { allOrdersInMysql: boolean; secondsFromSellOutToAllOrders: number | null; ordersPerSecond: number | null };
+  verdict: { ok: boolean; checks: Check[] };
+  probes: {
+    soldOut: CrowdRun;
+    peak: CrowdRun;
+    atEighty: CrowdRun;
+    drain: { orders: number; seconds: number | null; ordersPerSecond: number | null; complete: boolean };
+  };
+  sweep: SweepPoint[];
+  sweepChart?: string;
+  baselines: BaselineResults | null;
+}
+
+export interface Ratio {
+  name: string;
+  ours: number | null;
+  theirs: number | null;
+  ratio: number | null;
+  target: string;
+  met: boolean | null;
+  how: string;
+}
+
+const perSecond = (run: CrowdRun, count: number) => (run.seconds > 0 ? count / run.seconds : 0);
+const answered = (run: CrowdRun) => Object.values(run.outcomes).reduce((a, b) => a + b, 0);
+
+/** The issue's targets, each a ratio of two numbers measured in this run. */
+export function ratios(report: BenchReport): Ratio[] {
+  const b = report.baselines;
+  const ratio = (ours: number | null, theirs: number | null) => (ours !== null && theirs ? round(ours / theirs, 2) : null);
+  const peakRps = perSecond(report.probes.peak, report.probes.peak.httpRequests);
+  const soldOutRps = perSecond(report.probes.soldOut, report.probes.soldOut.httpRequests);
+  const mainAttempts = perSecond(report.main, answered(report.main));
+  const eightyP99 = Math.max(report.probes.atEighty.latency.token.p99 ?? 0, report.probes.atEighty.latency.purchase.p99 ?? 0);
+  const rows: Ratio[] = [
+    {
+      name: "purchase path / bare Lua ceiling",
+      ours: round(peakRps, 0),
+      theirs: b ? round(b.luaCeiling.requestsPerSecond, 0) : null,
+      ratio: ratio(peakRps, b?.luaCeiling.requestsPerSecond ?? null),
+      target: "≥ 0.5",
+      met: null,
+      how: "HTTP requests/s at peak: seckill.token + seckill.purchase (each one reservation-script call) vs a bare node:http server making one reservation-script call per request",
+    },
+    {
+      name: "whole run / naive MySQL design",
+      ours: round(mainAttempts, 0),
+      theirs: b ? round(b.naive.attemptsPerSecond, 0) : null,
+      ratio: ratio(mainAttempts, b?.naive.attemptsPerSecond ?? null),
+      target: "≥ 4",
+      met: null,
+      how: "purchase attempts answered per second over the same crowd (shoppers, stock, repeats): ours = the headline run; naive = conditional UPDATE + INSERT per request",
+    },
+    {
+      name: "sold-out answers / bare hello",
+      ours: round(soldOutRps, 0),
+      theirs: b ? round(b.hello.requestsPerSecond, 0) : null,
+      ratio: ratio(soldOutRps, b?.hello.requestsPerSecond ?? null),
+      target: "≥ 0.8",
+      met: null,
+      how: "requests/s after the sell-out vs a bare node:http server answering {\"ok\":true}",
+    },
+    {
+      name: "worker drain / bare batched INSERT",
+      ours: report.probes.drain.ordersPerSecond,
+      theirs: b ? round(b.bareInsert.rowsPerSecond, 0) : null,
+      ratio: ratio(report.probes.drain.ordersPerSecond, b?.bareInsert.rowsPerSecond ?? null),
+      target: "≥ 0.5",
+      met: null,
+      how: "orders/s from queued jobs into MySQL vs multi-row INSERTs of the same rows alone",
+    },
+    {
+      name: "purchase p99 at 80 % of peak (ms)",
+      ours: eightyP99 || null,
+      theirs: null,
+      ratio: eightyP99 || null,
+      target: "< 50",
+      met: null,
+      how: "p99 of seckill.token and seckill.purchase requests while the crowd is held at 80 % of the peak request rate",
+    },
+  ];
+  for (const row of rows) {
+    if (row.ratio === null) continue;
+    row.met = row.target.startsWith("<") ? row.ratio < Number(row.target.slice(2)) : row.ratio >= Number(row.target.slice(2));
+  }
+  return rows;
+}
+
+const fmt = (n: unknown, unit = "") =>
+  n === null || n === undefined || (typeof n === "number" && !Number.isFinite(n)) ? "–" : `${typeof n === "number" ? n.toLocaleString("en-US") : String(n)}${unit}`;
+
+function latencyRow(name: string, l: LatencySummary) {
+  return `| ${name} | ${fmt(l.count)} | ${fmt(l.p50)} | ${fmt(l.p90)} | ${fmt(l.p99)} | ${fmt(l.max)} |`;
+}
+
+function crowdSummary(run: CrowdRun) {
+  const total = answered(run);
+  return `${fmt(run.attempts)} attempts (${fmt(run.httpRequests)} HTTP requests) in ${fmt(run.seconds)} s: ${fmt(round(total / run.seconds, 0))} attempts/s, ${fmt(round(run.httpRequests / run.seconds, 0))} requests/s`;
+}
+
+export function markdown(r: BenchReport): string {
+  const m = r.main;
+  const lines: string[] = [];
+  const rs = ratios(r);
+  lines.push(`# Flash-sale benchmark — ${r.startedAt.replace("T", " ").slice(0, 19)} UTC`, "");
+  lines.push(`**Result: ${r.verdict.ok ? "PASS" : "FAIL"}** — ${r.verdict.ok ? "every invariant held" : "an invariant was violated (see below)"}.`, "");
+  lines.push("```", r.command, "```", "");
+  lines.push(
+    `${fmt(r.options.users)} distinct shoppers (plus ${fmt(Math.floor(r.options.users * r.options.repeatRatio))} repeat attempts and an early burst of ${fmt(r.options.early)} before the opening) against a sale of ${fmt(r.options.stock)} units, through real HTTP: ${r.options.concurrency} keep-alive connections (autocannon) to ${r.options.instances} seckill service process(es), ${r.options.workers} worker(s), MariaDB and Redis, all on this one machine with the load generator.`,
+    "",
+  );
+
+  lines.push("## Headline", "", "| metric | value |", "| --- | ---: |");
+  lines.push(`| attempts answered / not answered | ${fmt(answered(m) - (m.outcomes["no answer"] ?? 0))} / ${fmt(m.outcomes["no answer"] ?? 0)} |`);
+  lines.push(`| wall time of the crowd (s) | ${fmt(m.seconds)} |`);
+  lines.push(`| attempts per second / HTTP requests per second | ${fmt(round(perSecond(m, answered(m)), 0))} / ${fmt(round(perSecond(m, m.httpRequests), 0))} |`);
+  lines.push(`| time to sell out (first request → last QUEUED answer) | ${fmt(m.lastQueuedAt, " s")} |`);
+  lines.push(`| every order in MySQL, after the sell-out | ${fmt(r.drain.secondsFromSellOutToAllOrders, " s")} (target ≤ 5 s) |`);
+  lines.push(`| orders written per second during the sale (first QUEUED → last order in MySQL) | ${fmt(r.drain.ordersPerSecond)} |`);
+  lines.push(`| latency p50 / p99 / max, seckill.token (ms) | ${fmt(m.latency.token.p50)} / ${fmt(m.latency.token.p99)} / ${fmt(m.latency.token.max)} |`);
+  lines.push(`| latency p50 / p99 / max, seckill.purchase (ms) | ${fmt(m.latency.purchase.p50)} / ${fmt(m.latency.purchase.p99)} / ${fmt(m.latency.purchase.max)} |`);
+  lines.push(`| errors: connection / timeouts / non-2xx statuses | ${fmt(m.errors)} / ${fmt(m.timeouts)} / ${fmt(Object.entries(m.statuses).filter(([c]) => !c.startsWith("2")).reduce((a, [, n]) => a + n, 0))} |`);
+  lines.push("");
+
+  lines.push("## Ratios (same run, same machine)", "");
+  if (!r.baselines) lines.push("_Run with `--baselines` to measure the baselines; only the p99 target is checked without them._", "");
+  lines.push("| target | ours | baseline | ratio | target | met | how |", "| --- | ---: | ---: | ---: | ---: | :---: | --- |");
+  for (const row of rs) lines.push(`| ${row.name} | ${fmt(row.ours)} | ${fmt(row.theirs)} | ${fmt(row.ratio)} | ${row.target} | ${row.met === null ? "–" : row.met ? "yes" : "**no**"} | ${row.how} |`);
+  lines.push("");
+
+  lines.push("## Invariants (read from MySQL and Redis after the drain)", "", "| check | expected | actual | ok |", "| --- | ---: | ---: | :---: |");
+  for (const c of r.verdict.checks) lines.push(`| ${c.name} | ${fmt(c.expected)} | ${fmt(c.actual)} | ${c.ok ? "yes" : "**NO**"} |`);
+  lines.push("");
+
+  lines.push("## Answers by outcome (headline crowd)", "", "| outcome | attempts | of them repeats | answered at the token step | attempt p50 (ms) | p90 | p99 | max |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+  for (const [outcome, count] of Object.entries(m.outcomes).sort((a, b) => b[1] - a[1])) {
+    const l = m.latency.byOutcome[outcome];
+    lines.push(`| ${outcome} | ${fmt(count)} | ${fmt(m.repeatOutcomes[outcome] ?? 0)} | ${fmt(m.tokenStepOutcomes[outcome] ?? 0)} | ${fmt(l?.p50)} | ${fmt(l?.p90)} | ${fmt(l?.p99)} | ${fmt(l?.max)} |`);
+  }
+  if (r.early) lines.push("", `Early burst before the opening: ${crowdSummary(r.early)}; answers: ${Object.entries(r.early.outcomes).map(([o, n]) => `${o} ${fmt(n)}`).join(", ")}.`);
+  lines.push("", `HTTP statuses: ${Object.entries(m.statuses).map(([c, n]) => `${c}: ${fmt(n)}`).join(", ")}.`, "");
+
+  lines.push("## Latency per HTTP request (ms)", "", "| run / procedure | requests | p50 | p90 | p99 | max |", "| --- | ---: | ---: | ---: | ---: | ---: |");
+  for (const [name, run] of [["headline crowd", m], ["purchase path, peak", r.probes.peak], ["purchase path, 80 % of peak", r.probes.atEighty], ["sold-out probe", r.probes.soldOut]] as const) {
+    lines.push(latencyRow(`${name}: seckill.token`, run.latency.token));
+    if (run.latency.purchase.count) lines.push(latencyRow(`${name}: seckill.purchase`, run.latency.purchase));
+  }
+  lines.push("");
+
+  lines.push("## Probes", "");
+  lines.push(`- **Sold-out path** (the headline sale, sold out, ${r.options.concurrency} connections): ${crowdSummary(r.probes.soldOut)}.`);
+  lines.push(`- **Purchase path at its peak** (a 10,000,000-unit sale that cannot sell out, so every attempt reserves): ${crowdSummary(r.probes.peak)}; ${fmt(r.probes.peak.queued.length)} reservations.`);
+  lines.push(`- **Purchase path at 80 % of that peak** (autocannon's overall rate): ${crowdSummary(r.probes.atEighty)}.`);
+  lines.push(`- **Drain** (${fmt(r.probes.drain.orders)} reservations queued with no worker running, then one worker): ${fmt(r.probes.drain.ordersPerSecond)} orders/s, first order → last in ${fmt(r.probes.drain.seconds)} s${r.probes.drain.complete ? "" : " (**incomplete**)"}.`);
+  lines.push("");
+
+  if (r.baselines) {
+    const b = r.baselines;
+    lines.push("## Baselines (same machine, same run)", "", "| baseline | measured | notes |", "| --- | ---: | --- |");
+    lines.push(`| bare node:http "hello" | ${fmt(round(b.hello.requestsPerSecond, 0))} req/s, p99 ${fmt(b.hello.p99Ms)} ms | ${r.options.concurrency} connections, ${fmt(b.seconds)} s |`);
+    lines.push(`| bare node:http + one reservation-script call | ${fmt(round(b.luaCeiling.requestsPerSecond, 0))} req/s, p99 ${fmt(b.luaCeiling.p99Ms)} ms | the real seckill-6.lua, reserve mode, a pre-issued token per shopper |`);
+    lines.push(`| naive MySQL (UPDATE … count>0 + INSERT per request) | ${fmt(round(b.naive.attemptsPerSecond, 0))} attempts/s over the whole crowd | ${b.naive.note} |`);
+    lines.push(`| bare batched INSERT of the worker's rows | ${fmt(round(b.bareInsert.rowsPerSecond, 0))} rows/s | ${fmt(b.bareInsert.rows)} rows, ${fmt(b.bareInsert.batchSize)} per INSERT, one transaction each |`);
+    lines.push("");
+  }
+
+  if (r.sweep.length) {
+    lines.push("## Scaling curve (--sweep)", "");
+    if (r.sweepChart) lines.push(`![throughput and p99 vs crowd size](${r.sweepChart})`, "");
+    lines.push("| stock | attempts planned | sent (15 s bound) | attempts/s | requests/s | p99 (ms) | sold out after (s) |", "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    for (const p of r.sweep) lines.push(`| ${fmt(p.stock)} | ${fmt(p.attemptsPlanned)} | ${fmt(p.attemptsSent)} | ${fmt(p.attemptsPerSecond)} | ${fmt(p.requestsPerSecond)} | ${fmt(p.p99Ms)} | ${fmt(p.soldOutAfterSeconds)} |`);
+    lines.push("", "Attempts not sent within a run's 15 s would have met the sold-out flag (see the sold-out probe for that rate).", "");
+  }
+
+  lines.push("## CPU and memory during the headline crowd", "", `Over ${fmt(r.mainResources.seconds)} s; the machine was ${fmt(r.mainResources.machineCores)} of ${fmt(r.machine.cores)} cores busy, ${fmt(r.mainResources.otherCores)} of them outside the components below (other work on a shared machine).`, "");
+  lines.push("| component | CPU seconds | cores busy | peak RSS (MiB) |", "| --- | ---: | ---: | ---: |");
+  for (const row of r.mainResources.rows) lines.push(`| ${row.component} | ${fmt(row.cpuSeconds)} | ${fmt(row.cores)} | ${fmt(row.peakRssMiB)} |`);
+  lines.push("");
+
+  lines.push("## Where and on what", "");
+  lines.push(`- Machine: ${fmt(r.machine.cpuModel)}, ${fmt(r.machine.cores)} cores, ${fmt(r.machine.memoryGiB)} GiB, ${fmt(r.machine.os)}, Node ${fmt(r.machine.node)}; load average at start ${JSON.stringify(r.machine.loadAverageAtStart)}.`);
+  lines.push(`- MariaDB ${r.services.mariadb}, Redis ${r.services.redis}.`);
+  lines.push(`- Code: ${fmt(r.code.commit)} (${fmt(r.code.subject)})${r.code.dirty ? ", with uncommitted changes" : ""}.`);
+  lines.push(`- Seeding ${fmt(r.seed.shoppers)} shoppers (the same createShoppers as \`npm run seed\`) took ${fmt(r.seed.seconds)} s.`);
+  if (Object.keys(r.options.settings).length) lines.push(`- App settings for this run: ${Object.entries(r.options.settings).map(([k, v]) => `${k}=${v}`).join(", ")}.`);
+  lines.push("- Where the time of one purchase goes, and what was changed because of it: [profile notes](../README.md#profile-notes).", "");
+  return lines.join("\n");
+}
+
+function stamp(date: Date): string {
+  return date.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
+}
+
+/** Writes bench/reports/bench-<stamp>.{json,md} and bench-latest.*, and --json FILE; returns the paths. */
+export function writeReports(report: BenchReport, options: BenchOptions): string[] {
+  const files: string[] = [];
+  // Reservation ids are for checking, not reading: the report keeps their count.
+  const json = JSON.stringify({ ...report, ratios: ratios(report) }, (key, value: unknown) => (key === "queued" && Array.isArray(value) ? value.length : value), 2);
+  if (options.json) {
+    writeFileSync(options.json, json);
+    files.push(options.json);
+  }
+  if (!options.writeReport) return files;
+  const dir = path.join(process.cwd(), "bench", "reports");
+  mkdirSync(dir, { recursive: true });
+  const base = `bench-${stamp(new Date(report.startedAt))}`;
+  for (const name of [base, "bench-latest"]) {
+    writeFileSync(path.join(dir, `${name}.json`), json);
+    writeFileSync(path.join(dir, `${name}.md`), markdown(report));
+    files.push(path.join(dir, `${name}.md`));
+  }
+  return files;
+}

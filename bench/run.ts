@@ -1,0 +1,218 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { readEnv } from "../server/env";
+import { createServices, type Services } from "../server/services";
+import { createShoppers } from "../server/seed";
+import { migrate } from "../prisma/migrate";
+import { dropDatabase, deleteRedisNamespace } from "../server/testing/resources";
+import { startSeckillService, startWorker, type ChildHandle } from "../server/testing/harness";
+import { parseOptions } from "./lib/options";
+import { buildPlan, runCrowd, type Plan } from "./lib/crowd";
+import { checkSale, openSale, ordersInMysql, waitForDrain, watchOrders } from "./lib/sale";
+import { ResourceSampler, serverPids, type ResourceUse } from "./lib/procs";
+import { codeInfo, machineInfo, serviceVersions } from "./lib/context";
+import { round } from "./lib/stats";
+import { runBaselines, type BaselineResults } from "./lib/baselines";
+import { runSweep, type SweepPoint } from "./lib/sweep";
+import { writeReports, type BenchReport } from "./lib/report";
+import { progressBar } from "./lib/progress";
+
+/**
+ * npm run bench -- --users U --stock S [--baselines] [--sweep] …  (bench/README.md)
+ * A crowd of distinct shoppers through real HTTP against the seckill service and a worker, the
+ * invariants checked in MySQL and Redis afterwards, and (with --baselines) the same machine's
+ * ceilings measured in the same run, so the report's ratios hold on a noisy machine.
+ */
+const options = parseOptions(process.argv.slice(2));
+const log = (line: string) => console.log(`[bench] ${line}`);
+const TMP_DIR = path.join(process.cwd(), "bench", "tmp");
+mkdirSync(TMP_DIR, { recursive: true });
+
+const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "mysql://root@127.0.0.1:3306/fs_bench";
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379/0";
+const NAMESPACE = process.env.BENCH_REDIS_NAMESPACE ?? "bench";
+/** Probes of a fixed length: long enough for a steady rate, short enough for the 15-minute budget. */
+const PROBE_SECONDS = 10;
+/** More attempts than any probe gets through in PROBE_SECONDS on this kind of machine. */
+const PROBE_ATTEMPTS = 2_000_000;
+const DRAIN_TIMEOUT_MS = 180_000;
+
+const childEnv: Record<string, string> = {
+  NODE_ENV: "production",
+  DATABASE_URL,
+  REDIS_URL,
+  REDIS_NAMESPACE: NAMESPACE,
+  SESSION_SECRET: "bench-only-session-secret-not-for-production-0123456789abcdef",
+  LOG_LEVEL: "warn",
+  // The crowd's X-Forwarded-For says who each shopper is, as a load balancer would.
+  TRUSTED_PROXY_HOPS: "1",
+  ...options.settings,
+};
+
+interface System {
+  services: ChildHandle[];
+  urls: string[];
+  workers: ChildHandle[];
+}
+
+async function startSystem(): Promise<System> {
+  const services = await Promise.all(Array.from({ length: options.instances }, () => startSeckillService(childEnv)));
+  const workers = await Promise.all(Array.from({ length: options.workers }, () => startWorker(childEnv)));
+  return { services, urls: services.map((s) => s.url), workers };
+}
+
+async function stopAll(handles: ChildHandle[]) {
+  await Promise.all(handles.map((h) => h.stop()));
+}
+
+function components(system: System): Record<string, number[]> {
+  return {
+    [`seckill service ×${system.services.length}`]: system.services.map((s) => s.process.pid!),
+    [`worker ×${system.workers.length}`]: system.workers.map((w) => w.process.pid!),
+    ...serverPids(),
+  };
+}
+
+/** Every shopper in `[first, first + count)` once, no repeats. */
+const distinct = (count: number, first = 0): Plan => buildPlan(count, 0, first);
+
+/** `count` attempts cycling through all shoppers (for probes on sales that allow many units per shopper). */
+function cycling(count: number, shoppers: number, offset: number): Plan {
+  const shopperOf = new Int32Array(count);
+  for (let i = 0; i < count; i++) shopperOf[i] = (offset + i) % shoppers;
+  return { shopperOf, repeat: new Uint8Array(count) };
+}
+
+async function crowd(system: System, saleId: number, bearers: string[], plan: Plan, label: string, extra: { rate?: number; maxSeconds?: number } = {}) {
+  const bar = progressBar(label);
+  try {
+    return await runCrowd({ urls: system.urls, connections: options.concurrency, saleId, bearers, plan, ...extra, onProgress: bar.update });
+  } finally {
+    bar.done();
+  }
+}
+
+async function main(): Promise<number> {
+  const startedAt = new Date();
+  log(`${options.command}`);
+  log(`reset: database ${new URL(DATABASE_URL).pathname.slice(1)}, Redis namespace ${NAMESPACE}:*`);
+  await dropDatabase(DATABASE_URL);
+  await migrate(DATABASE_URL);
+  await deleteRedisNamespace(REDIS_URL, NAMESPACE);
+  const services = await createServices(readEnv({ ...childEnv }));
+  let system: System | undefined;
+  try {
+    const seedStarted = Date.now();
+    const shoppers = await createShoppers(services, options.users, { emailPrefix: "bench" });
+    const bearers = shoppers.map((s) => s.token);
+    const seedSeconds = (Date.now() - seedStarted) / 1000;
+    log(`seeded ${shoppers.length.toLocaleString("en-US")} shoppers in ${seedSeconds.toFixed(1)} s`);
+
+    system = await startSystem();
+    log(`seckill service on ${system.urls.join(", ")}; ${system.workers.length} worker(s)`);
+
+    // JIT warm-up: a cold process answers several times slower for its first few thousand requests.
+    const warm = await openSale(services, { name: "Bench warm-up", stock: 200 });
+    await crowd(system, warm.saleId, bearers, distinct(Math.min(2000, options.users)), "warm-up");
+    await waitForDrain(services, warm.saleId, Math.min(200, options.users), 60_000);
+
+    // The headline sale opens a few seconds from now; an early burst meets NOT_STARTED first.
+    const sale = await openSale(services, { name: `Bench sale (${options.stock} units)`, stock: options.stock, startsInMs: 4000 });
+    const early = options.early > 0 ? await crowd(system, sale.saleId, bearers, distinct(options.early), "early burst") : null;
+    await sleep(Math.max(0, sale.startsAt.getTime() - Date.now() + 20));
+
+    const watcher = watchOrders(services, sale.saleId);
+    const sampler = new ResourceSampler(components(system));
+    const main = await crowd(system, sale.saleId, bearers, buildPlan(options.users, options.repeatRatio), "crowd", { maxSeconds: options.durationSeconds });
+    const mainResources: ResourceUse = sampler.stop();
+    const crowdCouldSellOut = main.attempts >= options.stock;
+    const drained = await waitForDrain(services, sale.saleId, main.queued.length, DRAIN_TIMEOUT_MS);
+    await watcher.stop();
+    const allOrdersAt = watcher.reachedAt(main.queued.length);
+    const soldOutAt = main.lastQueuedAt === null ? null : main.startedAtEpochMs + main.lastQueuedAt * 1000;
+    const firstQueuedAt = main.firstQueuedAt === null ? null : main.startedAtEpochMs + main.firstQueuedAt * 1000;
+    const verdict = await checkSale(services, sale.saleId, options.stock, main, crowdCouldSellOut);
+    log(`invariants: ${verdict.ok ? "all held" : "VIOLATED"}${drained ? "" : " (the worker did not drain in time)"}`);
+
+    // Probes, each a fixed PROBE_SECONDS: the sold-out answer, then the purchase path at its peak
+    // and at 80 % of it (a sale too big to sell out, where every shopper may buy many units).
+    const soldOutProbe = await crowd(system, sale.saleId, bearers, cycling(PROBE_ATTEMPTS, options.users, 0), "sold-out probe", { maxSeconds: PROBE_SECONDS });
+    const probeSale = await openSale(services, { name: "Bench purchase-path probe", stock: 10_000_000, perUserLimit: 1_000_000 });
+    const peak = await crowd(system, probeSale.saleId, bearers, cycling(PROBE_ATTEMPTS, options.users, 0), "purchase path, peak", { maxSeconds: PROBE_SECONDS });
+    const peakRate = peak.httpRequests / peak.seconds;
+    const atEighty = await crowd(system, probeSale.saleId, bearers, cycling(PROBE_ATTEMPTS, options.users, peak.attempts), "purchase path, 80 % of peak", {
+      maxSeconds: PROBE_SECONDS,
+      rate: Math.floor(0.8 * peakRate),
+    });
+    await waitForDrain(services, probeSale.saleId, peak.queued.length + atEighty.queued.length, DRAIN_TIMEOUT_MS);
+
+    const sweep: SweepPoint[] = options.sweep ? await runSweep({ services, shoppers: shoppers.length, crowd: (saleId, plan, label, extra) => crowd(system!, saleId, bearers, plan, label, extra), log }) : [];
+    // Drain: reservations pile up with no worker running, then one worker drains them, timed.
+    const drainProbe = await measureDrain(services, system, bearers);
+    system.workers = [];
+
+    await stopAll(system.services);
+    system = undefined;
+
+    const baselines: BaselineResults | null = options.baselines
+      ? await runBaselines({ databaseUrl: DATABASE_URL, redisUrl: REDIS_URL, namespace: NAMESPACE, services, options, shopperIds: shoppers.map((s) => s.id), bearers, saleId: sale.saleId, log })
+      : null;
+
+    const report: BenchReport = {
+      startedAt: startedAt.toISOString(),
+      command: options.command,
+      options,
+      machine: machineInfo(),
+      services: await serviceVersions(REDIS_URL),
+      code: codeInfo(),
+      seed: { shoppers: shoppers.length, seconds: round(seedSeconds, 1)! },
+      early,
+      main,
+      mainResources,
+      drain: {
+        allOrdersInMysql: drained,
+        secondsFromSellOutToAllOrders: soldOutAt !== null && allOrdersAt !== null ? round(Math.max(0, allOrdersAt - soldOutAt) / 1000, 2) : null,
+        ordersPerSecond: firstQueuedAt !== null && allOrdersAt !== null ? round(main.queued.length / Math.max(0.001, (allOrdersAt - firstQueuedAt) / 1000), 0) : null,
+      },
+      verdict,
+      probes: { soldOut: soldOutProbe, peak, atEighty, drain: drainProbe },
+      sweep,
+      baselines,
+    };
+    const files = writeReports(report, options);
+    for (const file of files) log(`report: ${file}`);
+    return verdict.ok ? 0 : 1;
+  } finally {
+    if (system) await stopAll([...system.services, ...system.workers]);
+    await services.close();
+  }
+}
+
+/**
+ * The worker's drain rate alone: `stock` reservations made while no worker runs (they wait in the
+ * queue), then one worker started; timed from its first order in MySQL to its last.
+ */
+async function measureDrain(services: Services, system: System, bearers: string[]) {
+  const units = Math.min(options.stock, options.users);
+  await stopAll(system.workers);
+  const sale = await openSale(services, { name: "Bench drain probe", stock: units });
+  const reserved = await crowd(system, sale.saleId, bearers, distinct(units), "drain probe: reserving");
+  const watcher = watchOrders(services, sale.saleId, 50);
+  const worker = await startWorker(childEnv);
+  const complete = await waitForDrain(services, sale.saleId, reserved.queued.length, DRAIN_TIMEOUT_MS);
+  await sleep(100);
+  await watcher.stop();
+  await worker.stop();
+  const orders = await ordersInMysql(services, sale.saleId);
+  const first = watcher.reachedAt(1);
+  const last = watcher.reachedAt(orders);
+  const seconds = first !== null && last !== null ? Math.max(0.05, (last - first) / 1000) : null;
+  return { orders, seconds: seconds === null ? null : round(seconds, 2), ordersPerSecond: seconds === null ? null : round(orders / seconds, 0), complete };
+}
+
+process.exitCode = await main().catch((error: unknown) => {
+  console.error(error);
+  return 1;
+});
+process.exit();
