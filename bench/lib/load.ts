@@ -19,7 +19,7 @@ export interface LoadOptions {
   path: string;
   method?: string;
   connections: number;
-  /** Run for this long... */
+  /** Run for this long (10 s when neither this nor `amount` is given)... */
   durationSeconds?: number;
   /** ...or until this many requests are answered (split evenly over the connections). */
   amount?: number;
