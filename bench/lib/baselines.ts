@@ -14,7 +14,6 @@ import type { BenchOptions } from "./options";
  * and body sizes as the crowd, so the report's ratios compare like with like.
  */
 
-const BASELINE_SECONDS = 10;
 /** The naive design's crowd is cut here; the rest of it is estimated from its measured sold-out rate. */
 const NAIVE_MAX_SECONDS = 60;
 const CEILING_TOKEN = "ceiling-token-0000000000";
@@ -56,7 +55,7 @@ export async function runBaselines(context: Context): Promise<BaselineResults> {
     path: "/",
     method: "POST",
     connections: options.concurrency,
-    durationSeconds: BASELINE_SECONDS,
+    durationSeconds: options.probeSeconds,
     warmupSeconds: 2,
     requestFor: (i) => ({ headers: crowdHeaders(i), body: JSON.stringify({ json: { saleId: context.saleId } }) }),
   }).finally(() => hello.close());
@@ -70,7 +69,7 @@ export async function runBaselines(context: Context): Promise<BaselineResults> {
     path: "/",
     method: "POST",
     connections: options.concurrency,
-    durationSeconds: BASELINE_SECONDS,
+    durationSeconds: options.probeSeconds,
     warmupSeconds: 2,
     // Every shopper holds a pre-issued token, spent by its first reservation; a later request by
     // the same shopper (only in runs with few shoppers) makes the same call and is refused.
@@ -114,7 +113,7 @@ export async function runBaselines(context: Context): Promise<BaselineResults> {
   const insert = await measureBareBatchedInsert({ databaseUrl: context.databaseUrl, saleId: context.saleId, rows: Math.max(options.stock, 1000), batchSize });
 
   return {
-    seconds: BASELINE_SECONDS,
+    seconds: options.probeSeconds,
     hello: summary(helloRun),
     luaCeiling: { ...summary(ceilingRun), outcomes: ceilingRun.outcomes },
     naive: {

@@ -14,6 +14,7 @@ export const USAGE = `usage: npm run bench -- --users U --stock S [options]
   --workers M        worker processes (default 1)
   --baselines        also measure the same-run baselines (bare hello, bare Lua ceiling, naive MySQL, bare INSERT)
   --sweep            also run the scaling curve (S = 1k, 10k, 100k; U up to 1,000,000) and chart it
+  --probe-seconds N  length of each fixed-time probe and baseline (default 10)
   --set KEY=VALUE    an app setting for this run (repeatable), e.g. --set ORDER_BATCH_SIZE=500
   --json FILE        also write the JSON report to FILE
   --no-report        write nothing to bench/reports (the CI smoke run)`;
@@ -29,6 +30,7 @@ export interface BenchOptions {
   workers: number;
   baselines: boolean;
   sweep: boolean;
+  probeSeconds: number;
   settings: Record<string, string>;
   json?: string;
   writeReport: boolean;
@@ -64,6 +66,7 @@ export function parseOptions(argv: string[]): BenchOptions {
         workers: { type: "string" },
         baselines: { type: "boolean", default: false },
         sweep: { type: "boolean", default: false },
+        "probe-seconds": { type: "string" },
         set: { type: "string", multiple: true, default: [] },
         json: { type: "string" },
         "no-report": { type: "boolean", default: false },
@@ -98,6 +101,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     workers: wholeNumber("workers", parsed.workers, 1, 1, 16),
     baselines: parsed.baselines,
     sweep: parsed.sweep,
+    probeSeconds: wholeNumber("probe-seconds", parsed["probe-seconds"], 10, 1, 600),
     settings,
     json: parsed.json,
     writeReport: !parsed["no-report"],

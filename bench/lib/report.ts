@@ -8,6 +8,7 @@ import type { SweepPoint } from "./sweep";
 import type { BaselineResults } from "./baselines";
 import type { LatencySummary } from "./stats";
 import { round } from "./stats";
+import { writeLineChartSvg, type LineChartSpec } from "./chart";
 
 /** The bench's report: JSON with every number, and markdown for people (bench/reports/). */
 
@@ -215,9 +216,32 @@ function stamp(date: Date): string {
   return date.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
 }
 
-/** Writes bench/reports/bench-<stamp>.{json,md} and bench-latest.*, and --json FILE; returns the paths. */
-export function writeReports(report: BenchReport, options: BenchOptions): string[] {
+function sweepChart(points: readonly SweepPoint[]): LineChartSpec {
+  const series = (p: SweepPoint) => `${p.stock.toLocaleString("en-US")} units`;
+  return {
+    title: "Scaling curve: crowds of growing size against sales of 1k, 10k and 100k units",
+    xTitle: "purchase attempts in the crowd",
+    panels: [
+      { title: "Throughput", yTitle: "attempts answered per second", points: points.map((p) => ({ series: series(p), x: p.attemptsPlanned, y: p.attemptsPerSecond })) },
+      { title: "Latency", yTitle: "p99 per HTTP request (ms)", yScale: "log", points: points.map((p) => ({ series: series(p), x: p.attemptsPlanned, y: p.p99Ms ?? 0 })) },
+    ],
+  };
+}
+
+/**
+ * Writes bench/reports/bench-<stamp>.{json,md} (and the sweep's chart, bench-<stamp>-sweep.svg),
+ * copies them as bench-latest.*, and --json FILE; returns the paths.
+ */
+export async function writeReports(report: BenchReport, options: BenchOptions): Promise<string[]> {
   const files: string[] = [];
+  const dir = path.join(process.cwd(), "bench", "reports");
+  const base = `bench-${stamp(new Date(report.startedAt))}`;
+  if (report.sweep.length && options.writeReport) {
+    mkdirSync(dir, { recursive: true });
+    report.sweepChart = `${base}-sweep.svg`;
+    await writeLineChartSvg(path.join(dir, report.sweepChart), sweepChart(report.sweep));
+    files.push(path.join(dir, report.sweepChart));
+  }
   // Reservation ids are for checking, not reading: the report keeps their count.
   const json = JSON.stringify({ ...report, ratios: ratios(report) }, (key, value: unknown) => (key === "queued" && Array.isArray(value) ? value.length : value), 2);
   if (options.json) {
@@ -225,9 +249,7 @@ export function writeReports(report: BenchReport, options: BenchOptions): string
     files.push(options.json);
   }
   if (!options.writeReport) return files;
-  const dir = path.join(process.cwd(), "bench", "reports");
   mkdirSync(dir, { recursive: true });
-  const base = `bench-${stamp(new Date(report.startedAt))}`;
   for (const name of [base, "bench-latest"]) {
     writeFileSync(path.join(dir, `${name}.json`), json);
     writeFileSync(path.join(dir, `${name}.md`), markdown(report));

@@ -5,7 +5,7 @@ import { buildIfNeeded } from "./build";
 
 /**
  * npm test: type check, build, unit tests, integration tests (real Redis + MariaDB + worker
- * processes), the chaos suite, then Playwright in Chromium. Every suite runs even if an earlier one failed; the last line
+ * processes), the chaos suite, a small benchmark run, then Playwright in Chromium. Every suite runs even if an earlier one failed; the last line
  * sums them up as "N passed, N failed".
  */
 const reports = path.join(process.cwd(), "test-results", "summaries");
@@ -52,6 +52,16 @@ for (const project of ["unit", "integration", "chaos"]) {
     failed: json ? json.numFailedTests + (status !== 0 && json.numFailedTests === 0 ? 1 : 0) : 1,
     skipped: (json?.numPendingTests ?? 0) + (json?.numTodoTests ?? 0),
   });
+}
+
+// The benchmark harness at a small size, baselines included: correctness only (it exits non-zero
+// when an invariant fails or a step breaks); its speed figures mean nothing on a busy CI machine.
+{
+  const status = run(bin("tsx"), ["bench/run.ts", "--users", "5000", "--stock", "500", "--baselines", "--probe-seconds", "3", "--no-report"], {
+    BENCH_DATABASE_URL: "mysql://root@127.0.0.1:3306/fs_bench_ci",
+    BENCH_REDIS_NAMESPACE: "bench_ci",
+  });
+  tallies.push({ suite: "bench smoke", passed: status === 0 ? 1 : 0, failed: status === 0 ? 0 : 1, skipped: 0 });
 }
 
 {

@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { answerOf, buildPlan, shopperIp } from "./crowd";
+import { sweepCrowds } from "./sweep";
+import { parseOptions } from "./options";
+
+describe("the crowd's plan", () => {
+  it("has every shopper once, in order, plus the asked share of repeats by earlier shoppers", () => {
+    const plan = buildPlan(1000, 0.1, 500);
+    expect(plan.shopperOf.length).toBe(1100);
+    const firsts = [...plan.shopperOf].filter((_, slot) => !plan.repeat[slot]);
+    expect(firsts).toEqual(Array.from({ length: 1000 }, (_, i) => 500 + i));
+    plan.shopperOf.forEach((shopper, slot) => {
+      if (!plan.repeat[slot]) return;
+      // A repeat is by a shopper who already had a first attempt before it.
+      expect(plan.shopperOf.slice(0, slot).filter((s, k) => s === shopper && !plan.repeat[k]).length).toBe(1);
+    });
+  });
+
+  it("replays the same order for the same parameters", () => {
+    expect(buildPlan(300, 0.2).shopperOf).toEqual(buildPlan(300, 0.2).shopperOf);
+  });
+
+  it("gives each shopper an address of its own", () => {
+    expect(new Set(Array.from({ length: 70_000 }, (_, i) => shopperIp(i))).size).toBe(70_000);
+  });
+});
+
+describe("answerOf", () => {
+  it("reads a tRPC result, a tRPC error, the gateway's refusal and garbage", () => {
+    expect(answerOf(200, '{"result":{"data":{"json":{"status":"QUEUED","reservationId":"r1"}}}}')).toEqual({ outcome: "QUEUED", reservationId: "r1", token: undefined });
+    expect(answerOf(429, '{"error":{"json":{"message":"slow down","data":{"code":"TOO_MANY_REQUESTS"}}}}').outcome).toBe("error TOO_MANY_REQUESTS");
+    expect(answerOf(503, '{"error":{"message":"busy","code":"SERVICE_UNAVAILABLE"}}').outcome).toBe("error SERVICE_UNAVAILABLE");
+    expect(answerOf(502, "upstream unavailable").outcome).toBe("error HTTP 502");
+  });
+});
+
+describe("the sweep", () => {
+  it("meets each sale with crowds of its size, ten times it and a million, bounded by the shoppers seeded", () => {
+    expect(sweepCrowds(1000, 1_000_000)).toEqual([1000, 10_000, 1_000_000]);
+    expect(sweepCrowds(100_000, 1_000_000)).toEqual([100_000, 1_000_000]);
+    expect(sweepCrowds(10_000, 50_000)).toEqual([10_000, 50_000]);
+  });
+});
+
+describe("bench options", () => {
+  it("reads the issue's command line", () => {
+    const options = parseOptions(["--users", "1000000", "--stock", "10000", "--baselines", "--set", "ORDER_BATCH_SIZE=500"]);
+    expect(options).toMatchObject({ users: 1_000_000, stock: 10_000, baselines: true, sweep: false, concurrency: 100, early: 2000, settings: { ORDER_BATCH_SIZE: "500" } });
+  });
+});
