@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { readEnv } from "../server/env";
@@ -17,6 +17,7 @@ import { runBaselines, type BaselineResults } from "./lib/baselines";
 import { runSweep, type SweepPoint } from "./lib/sweep";
 import { writeReports, type BenchReport } from "./lib/report";
 import { progressBar } from "./lib/progress";
+import { summarizeProfiles } from "./lib/profile";
 
 /**
  * npm run bench -- --users U --stock S [--baselines] [--sweep] …  (bench/README.md)
@@ -54,8 +55,12 @@ interface System {
   workers: ChildHandle[];
 }
 
+const PROFILE_DIR = path.join(TMP_DIR, "profile");
+
 async function startSystem(): Promise<System> {
-  const services = await Promise.all(Array.from({ length: options.instances }, () => startSeckillService(childEnv)));
+  if (options.profile) rmSync(PROFILE_DIR, { recursive: true, force: true });
+  const profiling: Record<string, string> = options.profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${PROFILE_DIR}` } : {};
+  const services = await Promise.all(Array.from({ length: options.instances }, () => startSeckillService(childEnv, profiling)));
   const workers = await Promise.all(Array.from({ length: options.workers }, () => startWorker(childEnv)));
   return { services, urls: services.map((s) => s.url), workers };
 }
@@ -152,6 +157,7 @@ async function main(): Promise<number> {
 
     await stopAll(system.services);
     system = undefined;
+    const profile = options.profile ? summarizeProfiles(PROFILE_DIR) : [];
 
     const baselines: BaselineResults | null = options.baselines
       ? await runBaselines({ databaseUrl: DATABASE_URL, redisUrl: REDIS_URL, namespace: NAMESPACE, services, options, shopperIds: shoppers.map((s) => s.id), bearers, saleId: sale.saleId, log })
@@ -177,6 +183,7 @@ async function main(): Promise<number> {
       probes: { soldOut: soldOutProbe, peak, atEighty, drain: drainProbe },
       sweep,
       baselines,
+      profile,
     };
     const files = await writeReports(report, options);
     for (const file of files) log(`report: ${file}`);

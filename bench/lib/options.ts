@@ -15,6 +15,7 @@ export const USAGE = `usage: npm run bench -- --users U --stock S [options]
   --baselines        also measure the same-run baselines (bare hello, bare Lua ceiling, naive MySQL, bare INSERT)
   --sweep            also run the scaling curve (S = 1k, 10k, 100k; U up to 1,000,000) and chart it
   --probe-seconds N  length of each fixed-time probe and baseline (default 10)
+  --profile          CPU-profile the seckill service (node --cpu-prof) and summarize it in the report
   --set KEY=VALUE    an app setting for this run (repeatable), e.g. --set ORDER_BATCH_SIZE=500
   --json FILE        also write the JSON report to FILE
   --no-report        write nothing to bench/reports (the CI smoke run)`;
@@ -31,6 +32,7 @@ export interface BenchOptions {
   baselines: boolean;
   sweep: boolean;
   probeSeconds: number;
+  profile: boolean;
   settings: Record<string, string>;
   json?: string;
   writeReport: boolean;
@@ -67,6 +69,7 @@ export function parseOptions(argv: string[]): BenchOptions {
         baselines: { type: "boolean", default: false },
         sweep: { type: "boolean", default: false },
         "probe-seconds": { type: "string" },
+        profile: { type: "boolean", default: false },
         set: { type: "string", multiple: true, default: [] },
         json: { type: "string" },
         "no-report": { type: "boolean", default: false },
@@ -102,6 +105,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     baselines: parsed.baselines,
     sweep: parsed.sweep,
     probeSeconds: wholeNumber("probe-seconds", parsed["probe-seconds"], 10, 1, 600),
+    profile: parsed.profile,
     settings,
     json: parsed.json,
     writeReport: !parsed["no-report"],

@@ -9,6 +9,7 @@ import type { BaselineResults } from "./baselines";
 import type { LatencySummary } from "./stats";
 import { round } from "./stats";
 import { writeLineChartSvg, type LineChartSpec } from "./chart";
+import type { ProfileSummary } from "./profile";
 
 /** The bench's report: JSON with every number, and markdown for people (bench/reports/). */
 
@@ -34,6 +35,7 @@ export interface BenchReport {
   sweep: SweepPoint[];
   sweepChart?: string;
   baselines: BaselineResults | null;
+  profile: ProfileSummary[];
 }
 
 export interface Ratio {
@@ -195,6 +197,15 @@ export function markdown(r: BenchReport): string {
     lines.push("| stock | attempts planned | sent (15 s bound) | attempts/s | requests/s | p99 (ms) | sold out after (s) |", "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for (const p of r.sweep) lines.push(`| ${fmt(p.stock)} | ${fmt(p.attemptsPlanned)} | ${fmt(p.attemptsSent)} | ${fmt(p.attemptsPerSecond)} | ${fmt(p.requestsPerSecond)} | ${fmt(p.p99Ms)} | ${fmt(p.soldOutAfterSeconds)} |`);
     lines.push("", "Attempts not sent within a run's 15 s would have met the sold-out flag (see the sold-out probe for that rate).", "");
+  }
+
+  for (const p of r.profile) {
+    lines.push(`## Where the seckill service's CPU went (--profile: ${p.file})`, "", `${fmt(p.busyMs)} ms of CPU over the whole run (warm-up, crowd, probes), by self time.`, "");
+    lines.push("| area | ms | % |", "| --- | ---: | ---: |");
+    for (const a of p.byArea) lines.push(`| ${a.name} | ${fmt(a.ms)} | ${fmt(a.percent)} |`);
+    lines.push("", "| function | ms | % |", "| --- | ---: | ---: |");
+    for (const f of p.byFunction) lines.push(`| ${f.name.replaceAll("|", "\\|")} | ${fmt(f.ms)} | ${fmt(f.percent)} |`);
+    lines.push("");
   }
 
   lines.push("## CPU and memory during the headline crowd", "", `Over ${fmt(r.mainResources.seconds)} s; the machine was ${fmt(r.mainResources.machineCores)} of ${fmt(r.machine.cores)} cores busy, ${fmt(r.mainResources.otherCores)} of them outside the components below (other work on a shared machine).`, "");
