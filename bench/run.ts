@@ -87,10 +87,13 @@ function cycling(count: number, shoppers: number, offset: number): Plan {
   return { shopperOf, repeat: new Uint8Array(count) };
 }
 
-async function crowd(system: System, saleId: number, bearers: string[], plan: Plan, label: string, extra: { rate?: number; maxSeconds?: number } = {}) {
+/** The seeded shoppers' bearer tokens, by shopper index (set once seeded). */
+let bearers: string[] = [];
+
+async function crowd(urls: string[], saleId: number, plan: Plan, label: string, extra: { rate?: number; maxSeconds?: number } = {}) {
   const bar = progressBar(label);
   try {
-    return await runCrowd({ urls: system.urls, connections: options.concurrency, saleId, bearers, plan, ...extra, onProgress: bar.update });
+    return await runCrowd({ urls, connections: options.concurrency, saleId, bearers, plan, ...extra, onProgress: bar.update });
   } finally {
     bar.done();
   }
@@ -108,7 +111,7 @@ async function main(): Promise<number> {
   try {
     const seedStarted = Date.now();
     const shoppers = await createShoppers(services, options.users, { emailPrefix: "bench" });
-    const bearers = shoppers.map((s) => s.token);
+    bearers = shoppers.map((s) => s.token);
     const seedSeconds = (Date.now() - seedStarted) / 1000;
     log(`seeded ${shoppers.length.toLocaleString("en-US")} shoppers in ${seedSeconds.toFixed(1)} s`);
 
@@ -117,17 +120,17 @@ async function main(): Promise<number> {
 
     // JIT warm-up: a cold process answers several times slower for its first few thousand requests.
     const warm = await openSale(services, { name: "Bench warm-up", stock: 200 });
-    await crowd(system, warm.saleId, bearers, distinct(Math.min(2000, options.users)), "warm-up");
+    await crowd(system.urls, warm.saleId, distinct(Math.min(2000, options.users)), "warm-up");
     await waitForDrain(services, warm.saleId, Math.min(200, options.users), 60_000);
 
     // The headline sale opens a few seconds from now; an early burst meets NOT_STARTED first.
     const sale = await openSale(services, { name: `Bench sale (${options.stock} units)`, stock: options.stock, startsInMs: 4000 });
-    const early = options.early > 0 ? await crowd(system, sale.saleId, bearers, distinct(options.early), "early burst") : null;
+    const early = options.early > 0 ? await crowd(system.urls, sale.saleId, distinct(options.early), "early burst") : null;
     await sleep(Math.max(0, sale.startsAt.getTime() - Date.now() + 20));
 
     const watcher = watchOrders(services, sale.saleId);
     const sampler = new ResourceSampler(components(system));
-    const main = await crowd(system, sale.saleId, bearers, buildPlan(options.users, options.repeatRatio), "crowd", { maxSeconds: options.durationSeconds });
+    const main = await crowd(system.urls, sale.saleId, buildPlan(options.users, options.repeatRatio), "crowd", { maxSeconds: options.durationSeconds });
     const mainResources: ResourceUse = sampler.stop();
     const crowdCouldSellOut = main.attempts >= options.stock;
     const drained = await waitForDrain(services, sale.saleId, main.queued.length, DRAIN_TIMEOUT_MS);
@@ -140,19 +143,19 @@ async function main(): Promise<number> {
 
     // Probes, each a fixed --probe-seconds: the sold-out answer, then the purchase path at its peak
     // and at 80 % of it (a sale too big to sell out, where every shopper may buy many units).
-    const soldOutProbe = await crowd(system, sale.saleId, bearers, cycling(PROBE_ATTEMPTS, options.users, 0), "sold-out probe", { maxSeconds: options.probeSeconds });
+    const soldOutProbe = await crowd(system.urls, sale.saleId, cycling(PROBE_ATTEMPTS, options.users, 0), "sold-out probe", { maxSeconds: options.probeSeconds });
     const probeSale = await openSale(services, { name: "Bench purchase-path probe", stock: 10_000_000, perUserLimit: 1_000_000 });
-    const peak = await crowd(system, probeSale.saleId, bearers, cycling(PROBE_ATTEMPTS, options.users, 0), "purchase path, peak", { maxSeconds: options.probeSeconds });
+    const peak = await crowd(system.urls, probeSale.saleId, cycling(PROBE_ATTEMPTS, options.users, 0), "purchase path, peak", { maxSeconds: options.probeSeconds });
     const peakRate = peak.httpRequests / peak.seconds;
-    const atEighty = await crowd(system, probeSale.saleId, bearers, cycling(PROBE_ATTEMPTS, options.users, peak.attempts), "purchase path, 80 % of peak", {
+    const atEighty = await crowd(system.urls, probeSale.saleId, cycling(PROBE_ATTEMPTS, options.users, peak.attempts), "purchase path, 80 % of peak", {
       maxSeconds: options.probeSeconds,
       rate: Math.floor(0.8 * peakRate),
     });
     await waitForDrain(services, probeSale.saleId, peak.queued.length + atEighty.queued.length, DRAIN_TIMEOUT_MS);
 
-    const sweep: SweepPoint[] = options.sweep ? await runSweep({ services, shoppers: shoppers.length, crowd: (saleId, plan, label, extra) => crowd(system!, saleId, bearers, plan, label, extra), log }) : [];
+    const sweep: SweepPoint[] = options.sweep ? await runSweep({ services, shoppers: shoppers.length, crowd: (saleId, plan, label, extra) => crowd(system!.urls, saleId, plan, label, extra), log }) : [];
     // Drain: reservations pile up with no worker running, then one worker drains them, timed.
-    const drainProbe = await measureDrain(services, system, bearers);
+    const drainProbe = await measureDrain(services, system);
     system.workers = [];
 
     await stopAll(system.services);
@@ -198,11 +201,11 @@ async function main(): Promise<number> {
  * The worker's drain rate alone: `stock` reservations made while no worker runs (they wait in the
  * queue), then one worker started; timed from its first order in MySQL to its last.
  */
-async function measureDrain(services: Services, system: System, bearers: string[]) {
+async function measureDrain(services: Services, system: System) {
   const units = Math.min(options.stock, options.users);
   await stopAll(system.workers);
   const sale = await openSale(services, { name: "Bench drain probe", stock: units });
-  const reserved = await crowd(system, sale.saleId, bearers, distinct(units), "drain probe: reserving");
+  const reserved = await crowd(system.urls, sale.saleId, distinct(units), "drain probe: reserving");
   const watcher = watchOrders(services, sale.saleId, 50);
   const worker = await startWorker(childEnv);
   const complete = await waitForDrain(services, sale.saleId, reserved.queued.length, DRAIN_TIMEOUT_MS);
