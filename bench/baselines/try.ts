@@ -7,6 +7,7 @@
  * of 10,000,000 units (never sold out here), 1,000 shoppers; then measures each baseline server
  * (in a child process unless --in-process), the bare batched INSERT, and cleans everything up.
  */
+import os from "node:os";
 import { parseArgs } from "node:util";
 import { createLiveSale, createTestEnvironment } from "../../server/testing/harness";
 import { createShoppers } from "../../server/seed";
@@ -32,6 +33,8 @@ const SHOPPERS = 1000;
 const CEILING_SHOPPERS = 60_000 * (seconds + 1);
 const TOKEN = "ceiling-token";
 
+// Other work on the 2 shared cores moves these numbers several-fold; say how busy the machine was.
+const loadAverageAtStart = os.loadavg()[0]!.toFixed(1);
 const environment = await createTestEnvironment("bench_base");
 const { env, services } = environment;
 try {
@@ -69,7 +72,7 @@ try {
   await measure("naive-mysql", { databaseUrl: env.DATABASE_URL, saleId }, (i) => ({ body: { userId: shoppers[i % SHOPPERS]!.id } }), field("status"));
   const drain = await measureBareBatchedInsert({ databaseUrl: env.DATABASE_URL, saleId, rows: 20_000, batchSize: 100 });
 
-  console.log(`${seconds} s, ${connections} connections, servers ${args["in-process"] ? "in the load generator's process" : "in a child process"}`);
+  console.log(`${seconds} s, ${connections} connections, servers ${args["in-process"] ? "in the load generator's process" : "in a child process"}, 1-min load average ${loadAverageAtStart} → ${os.loadavg()[0]!.toFixed(1)} (${os.cpus().length} cores)`);
   for (const [kind, r] of Object.entries(results)) {
     console.log(
       `${kind.padEnd(12)} ${String(r.requestsPerSecond).padStart(8)} req/s  p50 ${r.latencyMs.p50} ms  p99 ${r.latencyMs.p99} ms  outcomes ${JSON.stringify(r.outcomes)}  errors ${r.errors}  timeouts ${r.timeouts}`,
