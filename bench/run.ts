@@ -56,12 +56,13 @@ interface System {
 }
 
 const PROFILE_DIR = path.join(TMP_DIR, "profile");
+/** With --profile, a process of `role` runs under node --cpu-prof, its profiles in a folder of the role's. */
+const profiling = (role: "seckill" | "worker"): string[] => (options.profile ? ["--cpu-prof", `--cpu-prof-dir=${path.join(PROFILE_DIR, role)}`] : []);
 
 async function startSystem(): Promise<System> {
   if (options.profile) rmSync(PROFILE_DIR, { recursive: true, force: true });
-  const profiling: Record<string, string> = options.profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${PROFILE_DIR}` } : {};
-  const services = await Promise.all(Array.from({ length: options.instances }, () => startSeckillService(childEnv, profiling)));
-  const workers = await Promise.all(Array.from({ length: options.workers }, () => startWorker(childEnv)));
+  const services = await Promise.all(Array.from({ length: options.instances }, () => startSeckillService(childEnv, {}, profiling("seckill"))));
+  const workers = await Promise.all(Array.from({ length: options.workers }, () => startWorker(childEnv, {}, profiling("worker"))));
   return { services, urls: services.map((s) => s.url), workers };
 }
 
@@ -160,7 +161,7 @@ async function main(): Promise<number> {
 
     await stopAll(system.services);
     system = undefined;
-    const profile = options.profile ? summarizeProfiles(PROFILE_DIR) : [];
+    const profile = options.profile ? [...summarizeProfiles(path.join(PROFILE_DIR, "seckill"), "seckill service"), ...summarizeProfiles(path.join(PROFILE_DIR, "worker"), "worker")] : [];
 
     const baselines: BaselineResults | null = options.baselines
       ? await runBaselines({ databaseUrl: DATABASE_URL, redisUrl: REDIS_URL, namespace: NAMESPACE, services, options, shopperIds: shoppers.map((s) => s.id), bearers, saleId: sale.saleId, log })
@@ -207,7 +208,7 @@ async function measureDrain(services: Services, system: System) {
   const sale = await openSale(services, { name: "Bench drain probe", stock: units });
   const reserved = await crowd(system.urls, sale.saleId, distinct(units), "drain probe: reserving");
   const watcher = watchOrders(services, sale.saleId, 50);
-  const worker = await startWorker(childEnv);
+  const worker = await startWorker(childEnv, {}, profiling("worker"));
   const complete = await waitForDrain(services, sale.saleId, reserved.queued.length, DRAIN_TIMEOUT_MS);
   await sleep(100);
   await watcher.stop();

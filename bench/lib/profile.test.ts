@@ -21,6 +21,7 @@ describe("CPU profile summary", () => {
       "p.cpuprofile",
     );
     expect(summary.busyMs).toBe(8);
+    expect(summary.wallMs).toBe(18);
     expect(summary.byArea).toEqual([
       { name: "jose", ms: 6, percent: 75 },
       { name: "(garbage collector)", ms: 2, percent: 25 },

@@ -27,8 +27,11 @@ export interface ProfileShare {
 }
 
 export interface ProfileSummary {
-  file: string;
+  /** which process: its role and profile file */
+  process: string;
   busyMs: number;
+  /** how long the profile ran: busy / wall is how loaded the process was */
+  wallMs: number;
   byArea: ProfileShare[];
   byFunction: ProfileShare[];
 }
@@ -47,7 +50,7 @@ export function areaOf(url: string, functionName: string): string {
 }
 
 
-export function summarizeProfile(profile: CpuProfile, file: string, top = 15): ProfileSummary {
+export function summarizeProfile(profile: CpuProfile, process: string, top = 15): ProfileSummary {
   const selfMs = new Map<number, number>();
   for (let i = 0; i < profile.samples.length; i++) {
     const id = profile.samples[i]!;
@@ -71,16 +74,17 @@ export function summarizeProfile(profile: CpuProfile, file: string, top = 15): P
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
       .map(([name, ms]) => ({ name, ms: round(ms, 0)!, percent: round((100 * ms) / busyMs, 1)! }));
-  return { file, busyMs: round(busyMs, 0)!, byArea: ranked(areas), byFunction: ranked(functions) };
+  const wallMs = profile.timeDeltas.reduce((a, b) => a + b, 0) / 1000;
+  return { process, busyMs: round(busyMs, 0)!, wallMs: round(wallMs, 0)!, byArea: ranked(areas), byFunction: ranked(functions) };
 }
 
-/** The profiles a directory holds (one per profiled process), summarized. */
-export function summarizeProfiles(dir: string): ProfileSummary[] {
+/** The profiles a directory holds (one per profiled process of `role`), summarized. */
+export function summarizeProfiles(dir: string, role: string): ProfileSummary[] {
   let files: string[];
   try {
     files = readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"));
   } catch {
     return [];
   }
-  return files.map((f) => summarizeProfile(JSON.parse(readFileSync(path.join(dir, f), "utf8")) as CpuProfile, f));
+  return files.map((f) => summarizeProfile(JSON.parse(readFileSync(path.join(dir, f), "utf8")) as CpuProfile, `${role} (${f})`));
 }

@@ -200,7 +200,7 @@ export function markdown(r: BenchReport): string {
   }
 
   for (const p of r.profile) {
-    lines.push(`## Where the seckill service's CPU went (--profile: ${p.file})`, "", `${fmt(p.busyMs)} ms of CPU over the whole run (warm-up, crowd, probes), by self time.`, "");
+    lines.push(`## Where the CPU went: ${p.process}`, "", `${fmt(p.busyMs)} ms busy of ${fmt(p.wallMs)} ms profiled (the process's whole life in this run), by self time.`, "");
     lines.push("| area | ms | % |", "| --- | ---: | ---: |");
     for (const a of p.byArea) lines.push(`| ${a.name} | ${fmt(a.ms)} | ${fmt(a.percent)} |`);
     lines.push("", "| function | ms | % |", "| --- | ---: | ---: |");

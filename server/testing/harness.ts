@@ -90,9 +90,9 @@ function spawnChild(command: string, args: string[], env: NodeJS.ProcessEnv): Ch
 }
 
 /** Starts `npm run worker`'s process (worker/main.ts) and resolves once it takes jobs. */
-export async function startWorker(childEnv: Record<string, string>, extra: Record<string, string> = {}): Promise<ChildHandle> {
+export async function startWorker(childEnv: Record<string, string>, extra: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ChildHandle> {
   // Node itself runs the worker (tsx as a loader, not a wrapper), so signals reach it directly.
-  const worker = spawnChild(process.execPath, ["--import", "tsx", "worker/main.ts"], { ...process.env, ...childEnv, LOG_LEVEL: "info", ...extra });
+  const worker = spawnChild(process.execPath, [...nodeArgs, "--import", "tsx", "worker/main.ts"], { ...process.env, ...childEnv, LOG_LEVEL: "info", ...extra });
   await waitFor(
     async () => {
       if (worker.process.exitCode !== null || worker.process.signalCode !== null) {
@@ -133,9 +133,13 @@ export async function startWeb(childEnv: Record<string, string>, extra: Record<s
 }
 
 /** Starts the seckill service's process (server/cli/seckill.ts) on a free port, once it is healthy. */
-export async function startSeckillService(childEnv: Record<string, string>, extra: Record<string, string> = {}): Promise<ChildHandle & { url: string }> {
+export async function startSeckillService(
+  childEnv: Record<string, string>,
+  extra: Record<string, string> = {},
+  nodeArgs: string[] = [],
+): Promise<ChildHandle & { url: string }> {
   const port = await freePort();
-  const service = spawnChild(process.execPath, ["--import", "tsx", "server/cli/seckill.ts"], {
+  const service = spawnChild(process.execPath, [...nodeArgs, "--import", "tsx", "server/cli/seckill.ts"], {
     ...process.env,
     ...childEnv,
     ...extra,
