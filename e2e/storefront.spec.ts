@@ -1,5 +1,6 @@
 import type { Browser, Page } from "@playwright/test";
 import { money } from "../app/_components/money";
+import { SECKILL_ENDPOINT, TRPC_ENDPOINT } from "../server/trpc/endpoints";
 import { expect, test } from "./fixtures";
 import { openSale } from "./sales";
 import { PASSWORD, newEmail, salePanel, signUpNewShopper, snap } from "./shop";
@@ -75,20 +76,21 @@ test("sign up → countdown → buy → in queue → order created → pay → P
   await expect(panel.getByTestId("sale-phase")).toHaveText("LIVE");
   await snap(page, "journey-open");
 
-  // A double click is one purchase; the result is pushed (SSE), not polled.
+  // A double click is one purchase, sent to the seckill service's endpoint; the result is pushed
+  // (SSE, from Next), not polled. Calls are recorded as endpoint/procedure.
   const calls: string[] = [];
   page.on("request", (request) => {
-    const procedure = /\/api\/trpc\/(seckill\.(?:purchase|onResult|result))\b/.exec(request.url())?.[1];
-    if (procedure) calls.push(procedure);
+    const call = /^\/api\/(?:trpc|seckill)\/seckill\.(?:purchase|onResult|result)\b/.exec(new URL(request.url()).pathname)?.[0];
+    if (call) calls.push(call);
   });
   await panel.getByRole("button", { name: "Buy now" }).dblclick();
   const status = panel.getByTestId("purchase-status");
   await expect(status).toHaveText(/You are in the queue|Order #\d+ created/);
   await snap(page, "journey-in-queue");
   await expect(status).toHaveText(/^Order #\d+ created — pay for it in My orders\.$/, { timeout: 20_000 });
-  expect(calls.filter((name) => name === "seckill.purchase")).toHaveLength(1);
-  expect(calls).toContain("seckill.onResult");
-  expect(calls).not.toContain("seckill.result");
+  expect(calls.filter((call) => call.endsWith("/seckill.purchase"))).toEqual([`${SECKILL_ENDPOINT}/seckill.purchase`]);
+  expect(calls).toContain(`${TRPC_ENDPOINT}/seckill.onResult`);
+  expect(calls.filter((call) => call.endsWith("/seckill.result"))).toEqual([]);
   await expect(panel.getByTestId("stock-left")).toContainText(`${SALE.stock - 1} of ${SALE.stock} left`);
   await snap(page, "journey-order-created");
   const orderId = Number(/#(\d+)/.exec((await status.textContent()) ?? "")?.[1]);
@@ -230,12 +232,15 @@ test("the language switch turns the shop Chinese and back, and remembers it", as
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Today's flash sales");
 });
 
-/** A tRPC error answer for one batched call, as the server sends it (superjson's `json` envelope). */
+/**
+ * A tRPC error answer as the seckill service sends it: one call, not a batch (the purchase goes
+ * alone to its endpoint), in superjson's `json` envelope.
+ */
 function trpcError(httpStatus: number, code: string, message: string) {
   return {
     status: httpStatus,
     contentType: "application/json",
-    body: JSON.stringify([{ error: { json: { message, code: -32000, data: { code, httpStatus, fieldErrors: null } } } }]),
+    body: JSON.stringify({ error: { json: { message, code: -32000, data: { code, httpStatus, fieldErrors: null } } } }),
   };
 }
 
@@ -245,7 +250,7 @@ test("too many requests and an overloaded shop say so, and the next press buys",
   await signUpNewShopper(page);
   // The first two purchases meet a rate limit and then an overloaded shop; the third goes through.
   const answers = [trpcError(429, "TOO_MANY_REQUESTS", "Rate limited"), trpcError(503, "SERVICE_UNAVAILABLE", "Busy")];
-  await page.route("**/api/trpc/seckill.purchase**", (route) => {
+  await page.route(`**${SECKILL_ENDPOINT}/seckill.purchase**`, (route) => {
     const answer = answers.shift();
     return answer ? route.fulfill(answer) : route.continue();
   });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestEnvironment, startWeb, waitFor, type TestEnvironment } from "../testing/harness";
+import { createTestEnvironment, readMetric, startWeb, waitFor, type TestEnvironment } from "../testing/harness";
 import { createSale, createShoppers } from "../seed";
 import { warmUpSale } from "../seckill/warmup";
 
@@ -20,13 +20,6 @@ async function post(base: string, path: string, input: unknown, bearer?: string)
     body: JSON.stringify({ json: input }),
   });
   return { status: response.status, headers: response.headers, body: (await response.json()) as { result?: { data: { json: Record<string, unknown> } } } };
-}
-
-/** One counter's value from an instance's Prometheus text. */
-async function metric(base: string, name: string, labels = ""): Promise<number> {
-  const text = await (await fetch(`${base}/api/metrics`)).text();
-  const line = text.split("\n").find((l) => l.startsWith(`${name}${labels} `) || (labels === "" && l.startsWith(`${name} `)));
-  return line ? Number(line.split(" ").pop()) : 0;
 }
 
 describe("sold-out broadcast between web instances", () => {
@@ -56,13 +49,13 @@ describe("sold-out broadcast between web instances", () => {
       expect(await buyThrough(a.url, shoppers[3]!.token)).toBe("SOLD_OUT");
 
       // B heard the broadcast: its answers now come from the flag, and its reserve count stays put.
-      const reservesBefore = await metric(b.url, "seckill_reserve_calls_total");
+      const reservesBefore = await readMetric(b.url, "seckill_reserve_calls_total");
       await waitFor(async () => (await post(b.url, "seckill.purchase", { saleId, token: "A".repeat(22) }, shoppers[3]!.token)).body.result?.data.json.status === "SOLD_OUT", 5000, "instance B to know");
       for (let i = 0; i < 50; i++) {
         expect((await post(b.url, "seckill.purchase", { saleId, token: "A".repeat(22) }, shoppers[3]!.token)).body.result?.data.json.status).toBe("SOLD_OUT");
       }
-      expect(await metric(b.url, "seckill_reserve_calls_total")).toBe(reservesBefore);
-      expect(await metric(b.url, "seckill_purchase_answers_total", '{status="SOLD_OUT",source="flag"}')).toBeGreaterThanOrEqual(50);
+      expect(await readMetric(b.url, "seckill_reserve_calls_total")).toBe(reservesBefore);
+      expect(await readMetric(b.url, "seckill_purchase_answers_total", '{status="SOLD_OUT",source="flag"}')).toBeGreaterThanOrEqual(50);
     } finally {
       await Promise.all([a.stop(), b.stop()]);
     }
@@ -86,7 +79,7 @@ describe("per-IP limit at the gateway", () => {
       expect(Number(limited[0]!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
       expect(await limited[0]!.json()).toMatchObject({ error: { code: "TOO_MANY_REQUESTS", message: expect.stringMatching(/Try again in \d+ s/) } });
       expect((await fetch(`${web.url}/api/health`)).status).toBe(200);
-      expect(await metric(web.url, "gateway_rate_limited_total", '{scope="ip"}')).toBe(limited.length);
+      expect(await readMetric(web.url, "gateway_rate_limited_total", '{scope="ip"}')).toBe(limited.length);
     } finally {
       await web.stop();
     }

@@ -39,8 +39,13 @@ async function failClosed<T>(work: Promise<T>): Promise<T> {
   }
 }
 
-async function limitPerShopper(services: Services, scope: "purchase" | "token", userId: number) {
-  const verdict = await services.rateLimits.perUser.check(`${scope}:${userId}`);
+/**
+ * Purchases are rationed per shopper; purchase tokens per shopper and sale, because a catalog page
+ * asks one token for every live sale at once, and a shopper browsing more live sales than the
+ * limit must not be refused for it.
+ */
+async function limitPerShopper(services: Services, identifier: `purchase:${number}` | `token:${number}:${number}`) {
+  const verdict = await services.rateLimits.perUser.check(identifier);
   if (!verdict.allowed) {
     services.metrics.rateLimited.inc({ scope: "user" });
     throw tooManyRequests(verdict.retryAfterSeconds);
@@ -76,7 +81,7 @@ export async function issuePurchaseToken(
   const { redis, env, soldOut } = services;
   const flagged = soldOutByFlag(services, input.saleId);
   if (flagged) return flagged;
-  await limitPerShopper(services, "token", input.userId);
+  await limitPerShopper(services, `token:${input.userId}:${input.saleId}`);
   const fresh = randomBytes(16).toString("base64url");
   const reply = await failClosed(
     redis.seckill(...saleKeyList(env.REDIS_NAMESPACE, input.saleId, input.userId), "token", String(input.userId), fresh, env.PURCHASE_TOKEN_TTL_SECONDS * 1000),
@@ -128,7 +133,7 @@ async function attemptPurchase(
 ): Promise<PurchaseOutcome> {
   const { redis, env, soldOut, queues, metrics } = services;
   const { userId, saleId } = input;
-  await limitPerShopper(services, "purchase", userId);
+  await limitPerShopper(services, `purchase:${userId}`);
 
   const reservationId = newReservationId(saleId, userId);
   metrics.reserveCalls.inc();

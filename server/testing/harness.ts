@@ -121,15 +121,44 @@ export async function startWeb(childEnv: Record<string, string>, extra: Record<s
     NODE_ENV: "production",
   });
   const url = `http://127.0.0.1:${port}`;
+  await untilHealthy(web, url, "next start");
+  return { ...web, url };
+}
+
+/**
+ * Starts the seckill service's process (server/cli/seckill.ts, what `npm run seckill` and `npm
+ * start` run) on a free SECKILL_PORT; resolves once /api/health answers 200. Needs no build.
+ */
+export async function startSeckillService(childEnv: Record<string, string>, extra: Record<string, string> = {}): Promise<ChildHandle & { url: string }> {
+  const port = await freePort();
+  const service = spawnChild(process.execPath, ["--import", "tsx", "server/cli/seckill.ts"], {
+    ...process.env,
+    ...childEnv,
+    ...extra,
+    SECKILL_PORT: String(port),
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await untilHealthy(service, url, "the seckill service");
+  return { ...service, url };
+}
+
+/** Waits for a server process's /api/health to answer 200, failing at once if the process dies. */
+async function untilHealthy(child: ChildHandle, url: string, name: string): Promise<void> {
   await waitFor(
     async () => {
-      if (web.process.exitCode !== null) throw new Error(`next start exited early:\n${web.output()}`);
+      if (child.process.exitCode !== null) throw new Error(`${name} exited early:\n${child.output()}`);
       return fetch(`${url}/api/health`).then((r) => r.ok, () => false);
     },
     60_000,
-    `the web app on ${url}`,
+    `${name} on ${url}`,
   );
-  return { ...web, url };
+}
+
+/** One sample's value from a server's /api/metrics (Prometheus text); 0 when it has none yet. */
+export async function readMetric(base: string, name: string, labels = ""): Promise<number> {
+  const text = await (await fetch(`${base}/api/metrics`)).text();
+  const line = text.split("\n").find((l) => l.startsWith(`${name}${labels} `));
+  return line ? Number(line.split(" ").pop()) : 0;
 }
 
 /** Starts the seckill service's process (server/cli/seckill.ts) on a free port, once it is healthy. */

@@ -1,0 +1,101 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { freePort } from "../net";
+import { startBalancer, type Pools } from "./balancer";
+
+/**
+ * `npm start`'s balancer in front of stand-in upstreams: tiny servers that answer who they are and
+ * what reached them, so each test sees where a request went and how it arrived.
+ */
+interface Echo {
+  upstream: string;
+  method: string;
+  url: string;
+  forwardedFor: string | null;
+  body: string;
+}
+
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
+
+async function upstream(name: string): Promise<number> {
+  const server = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
+    req.on("end", () => {
+      const echo: Echo = { upstream: name, method: req.method!, url: req.url!, forwardedFor: (req.headers["x-forwarded-for"] as string | undefined) ?? null, body };
+      res.writeHead(200, { "content-type": "application/json", "x-upstream": name });
+      res.end(JSON.stringify(echo));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  closers.push(() => {
+    server.closeAllConnections();
+    return new Promise((resolve) => server.close(() => resolve()));
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+async function balancer(pools: Pools): Promise<string> {
+  const port = await freePort();
+  const started = await startBalancer(port, pools, "127.0.0.1");
+  closers.push(() => started.close());
+  return `http://127.0.0.1:${port}`;
+}
+
+async function request(base: string, path: string, init: RequestInit = {}): Promise<Echo> {
+  const response = await fetch(`${base}${path}`, init);
+  expect(response.status).toBe(200);
+  return (await response.json()) as Echo;
+}
+
+async function upstreamsOf(base: string, paths: string[]): Promise<string[]> {
+  const names: string[] = [];
+  // One at a time: round-robin order is only defined for requests that arrive in order.
+  for (const path of paths) names.push((await request(base, path)).upstream);
+  return names;
+}
+
+describe("startBalancer (npm start's stand-in for nginx)", () => {
+  it("sends /api/seckill/… to the seckill pool and everything else to the web pool, round-robin in each", async () => {
+    const base = await balancer({ web: [await upstream("web-1"), await upstream("web-2")], seckill: [await upstream("seckill-1"), await upstream("seckill-2")] });
+    const purchasePath = ["/api/seckill/seckill.token", "/api/seckill/seckill.purchase", "/api/seckill/seckill.token", "/api/seckill/anything"];
+    expect(await upstreamsOf(base, purchasePath)).toEqual(["seckill-1", "seckill-2", "seckill-1", "seckill-2"]);
+    // Only the path prefix /api/seckill/ is the purchase path; look-alikes are the storefront's.
+    const storefront = ["/", "/api/trpc/seckill.token", "/api/health", "/api/seckill", "/api/seckillx/seckill.token", "/sales/1?ref=/api/seckill/"];
+    expect(await upstreamsOf(base, storefront)).toEqual(["web-1", "web-2", "web-1", "web-2", "web-1", "web-2"]);
+  });
+
+  it("with no seckill services, sends the purchase path to the web instances (Next serves it too)", async () => {
+    const base = await balancer({ web: [await upstream("web-1"), await upstream("web-2")], seckill: [] });
+    expect(await upstreamsOf(base, ["/api/seckill/seckill.token", "/", "/api/seckill/seckill.purchase"])).toEqual(["web-1", "web-2", "web-1"]);
+  });
+
+  it("passes method, path, query and body through, and appends the client's address to X-Forwarded-For", async () => {
+    const base = await balancer({ web: [await upstream("web")], seckill: [await upstream("seckill")] });
+    const body = JSON.stringify({ json: { saleId: 7, token: "A".repeat(22) } });
+    expect(await request(base, "/api/seckill/seckill.purchase?x=1", { method: "POST", body })).toEqual({
+      upstream: "seckill",
+      method: "POST",
+      url: "/api/seckill/seckill.purchase?x=1",
+      forwardedFor: "127.0.0.1",
+      body,
+    });
+    // What a proxy in front already wrote is kept, with this hop's peer after it.
+    const proxied = await request(base, "/", { headers: { "x-forwarded-for": "203.0.113.9, 198.51.100.1" } });
+    expect(proxied.forwardedFor).toBe("203.0.113.9, 198.51.100.1, 127.0.0.1");
+  });
+
+  it("answers 502 when the upstream it picked is down, and keeps serving through the others", async () => {
+    const down = await freePort();
+    const base = await balancer({ web: [down, await upstream("web-up")], seckill: [down] });
+    const first = await fetch(`${base}/`);
+    expect(first.status).toBe(502);
+    expect(await first.text()).toBe("upstream unavailable");
+    expect((await request(base, "/")).upstream).toBe("web-up");
+    expect((await fetch(`${base}/api/seckill/seckill.token`, { method: "POST", body: "{}" })).status).toBe(502);
+  });
+});
