@@ -129,9 +129,13 @@ export async function startWeb(childEnv: Record<string, string>, extra: Record<s
  * Starts the seckill service's process (server/cli/seckill.ts, what `npm run seckill` and `npm
  * start` run) on a free SECKILL_PORT; resolves once /api/health answers 200. Needs no build.
  */
-export async function startSeckillService(childEnv: Record<string, string>, extra: Record<string, string> = {}): Promise<ChildHandle & { url: string }> {
+export async function startSeckillService(
+  childEnv: Record<string, string>,
+  extra: Record<string, string> = {},
+  nodeArgs: string[] = [],
+): Promise<ChildHandle & { url: string }> {
   const port = await freePort();
-  const service = spawnChild(process.execPath, ["--import", "tsx", "server/cli/seckill.ts"], {
+  const service = spawnChild(process.execPath, [...nodeArgs, "--import", "tsx", "server/cli/seckill.ts"], {
     ...process.env,
     ...childEnv,
     ...extra,
@@ -159,31 +163,6 @@ export async function readMetric(base: string, name: string, labels = ""): Promi
   const text = await (await fetch(`${base}/api/metrics`)).text();
   const line = text.split("\n").find((l) => l.startsWith(`${name}${labels} `));
   return line ? Number(line.split(" ").pop()) : 0;
-}
-
-/** Starts the seckill service's process (server/cli/seckill.ts) on a free port, once it is healthy. */
-export async function startSeckillService(
-  childEnv: Record<string, string>,
-  extra: Record<string, string> = {},
-  nodeArgs: string[] = [],
-): Promise<ChildHandle & { url: string }> {
-  const port = await freePort();
-  const service = spawnChild(process.execPath, [...nodeArgs, "--import", "tsx", "server/cli/seckill.ts"], {
-    ...process.env,
-    ...childEnv,
-    ...extra,
-    SECKILL_PORT: String(port),
-  });
-  const url = `http://127.0.0.1:${port}`;
-  await waitFor(
-    async () => {
-      if (service.process.exitCode !== null) throw new Error(`the seckill service exited early:\n${service.output()}`);
-      return fetch(`${url}/api/health`).then((r) => r.ok, () => false);
-    },
-    60_000,
-    `the seckill service on ${url}`,
-  );
-  return { ...service, url };
 }
 
 /** Polls `check` until it returns true, or fails after `timeoutMs`. */
