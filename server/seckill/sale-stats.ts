@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "../clients/redis";
 import { saleKeys } from "./keys";
 
 /**
@@ -32,7 +32,7 @@ export class PurchaseStats {
   }
 
   /** Writes everything counted so far in one pipeline. */
-  async flush(redis: Redis, namespace: string): Promise<void> {
+  async flush(redis: RedisConnection, namespace: string): Promise<void> {
     if (this.unflushed.size === 0) return;
     const batch = this.unflushed;
     this.unflushed = new Map();
@@ -55,7 +55,7 @@ export interface StatsPoint {
 }
 
 /** The last `seconds` whole seconds of a sale's counts, oldest first (the current second is still filling). */
-export async function readSaleStats(redis: Redis, namespace: string, saleId: number, seconds: number, nowMs = Date.now()): Promise<StatsPoint[]> {
+export async function readSaleStats(redis: RedisConnection, namespace: string, saleId: number, seconds: number, nowMs = Date.now()): Promise<StatsPoint[]> {
   const keys = saleKeys(namespace, saleId);
   const last = Math.floor(nowMs / 1000) - 1;
   const range = Array.from({ length: seconds }, (_, i) => last - seconds + 1 + i);

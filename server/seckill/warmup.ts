@@ -1,4 +1,5 @@
-import type { ChainableCommander, Redis } from "ioredis";
+import type { ChainableCommander } from "ioredis";
+import type { RedisConnection } from "../clients/redis";
 import type { Services } from "../services";
 import { Prisma } from "../generated/prisma/client";
 import { AppError } from "../errors";
@@ -89,7 +90,7 @@ export async function warmUpSale(services: Services, saleId: number, options: Wa
 }
 
 /** One read-then-write round; null when a watched key changed and nothing was written. */
-async function tryWarmUp(services: Services, connection: Redis, saleId: number, options: WarmUpOptions): Promise<WarmUpSummary | null> {
+async function tryWarmUp(services: Services, connection: RedisConnection, saleId: number, options: WarmUpOptions): Promise<WarmUpSummary | null> {
   const { db, env } = services;
   const keys = saleKeys(env.REDIS_NAMESPACE, saleId);
   await connection.watch(keys.stock, keys.pending);
