@@ -31,20 +31,23 @@ export class PurchaseStats {
     byOutcome.set(outcome, (byOutcome.get(outcome) ?? 0) + 1);
   }
 
-  /** Writes everything counted so far in one pipeline. */
+  /**
+   * Writes everything counted so far. Separate commands, not one pipeline: sales live in
+   * different Cluster slots, and auto-pipelining still sends them one round trip per node.
+   */
   async flush(redis: RedisConnection, namespace: string): Promise<void> {
     if (this.unflushed.size === 0) return;
     const batch = this.unflushed;
     this.unflushed = new Map();
-    const pipeline = redis.pipeline();
+    const writes: Promise<unknown>[] = [];
     for (const [saleId, bySecond] of batch) {
       const keys = saleKeys(namespace, saleId);
       for (const [second, byOutcome] of bySecond) {
-        for (const [outcome, count] of byOutcome) pipeline.hincrby(keys.stats(second), outcome, count);
-        pipeline.expire(keys.stats(second), STATS_TTL_SECONDS);
+        for (const [outcome, count] of byOutcome) writes.push(redis.hincrby(keys.stats(second), outcome, count));
+        writes.push(redis.expire(keys.stats(second), STATS_TTL_SECONDS));
       }
     }
-    await pipeline.exec();
+    await Promise.all(writes);
   }
 }
 
