@@ -1,7 +1,7 @@
 import type { Env } from "./env";
 import { env as processEnv } from "./env";
 import { createDb, type Db } from "./clients/db";
-import { connectRedis, createRedis, type AppRedis, type RedisConnection } from "./clients/redis";
+import { clusterReady, connectRedis, createRedis, type AppRedis, type RedisConnection } from "./clients/redis";
 import { createQueues, type Queues } from "./clients/queues";
 import { followSoldOutBroadcasts, SoldOutFlags } from "./seckill/sold-out";
 import { createMetrics, registerReconcileGauges, type Metrics } from "./metrics";
@@ -56,6 +56,7 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
   };
   redis.on("error", reportRedisError);
   queueConnection.on("error", reportRedisError);
+  await Promise.all([clusterReady(redis, env.REDIS_COMMAND_TIMEOUT_MS), clusterReady(queueConnection, env.REDIS_COMMAND_TIMEOUT_MS)]);
   const queues = createQueues(queueConnection, env.REDIS_NAMESPACE);
   for (const queue of Object.values(queues)) queue.on("error", reportRedisError);
   const soldOut = new SoldOutFlags(env.SOLD_OUT_FLAG_TTL_MS);

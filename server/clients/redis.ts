@@ -61,7 +61,29 @@ export function connectRedis(target: RedisTarget, options: RedisOptions = {}): R
   // These two belong to the Cluster client itself: it connects lazily as a whole, and its
   // auto-pipelining batches commands per node (ioredis refuses explicit pipelines across nodes).
   const { enableAutoPipelining, lazyConnect, ...redisOptions } = options;
-  return new Cluster(target.REDIS_CLUSTER_NODES, { enableAutoPipelining, lazyConnect, redisOptions });
+  // While it has no node to send to (all down, reconnecting), a Cluster client queues commands
+  // with no limit: commandTimeout and maxRetriesPerRequest act per node. A caller that bounds
+  // its retries wants them refused then, as a single Redis does once its retries are spent.
+  const enableOfflineQueue = typeof redisOptions.maxRetriesPerRequest !== "number";
+  return new Cluster(target.REDIS_CLUSTER_NODES, { enableAutoPipelining, lazyConnect, enableOfflineQueue, redisOptions });
+}
+
+/**
+ * Waits, at most `timeoutMs`, for a Cluster client to learn the slots: without an offline queue
+ * it refuses commands until then. A Redis still unreachable after that is not waited for: the
+ * process starts, and fails closed until Redis answers.
+ */
+export async function clusterReady(redis: RedisConnection, timeoutMs: number): Promise<void> {
+  if (!(redis instanceof Cluster) || redis.status === "ready") return;
+  let onReady = () => {};
+  let timer: NodeJS.Timeout | undefined;
+  await new Promise<void>((resolve) => {
+    onReady = resolve;
+    redis.once("ready", onReady);
+    timer = setTimeout(resolve, timeoutMs);
+  });
+  clearTimeout(timer);
+  redis.off("ready", onReady);
 }
 
 /** The command connection: auto-pipelined, with the seckill scripts defined on it. */

@@ -1,5 +1,5 @@
 import type { ChainableCommander } from "ioredis";
-import type { RedisConnection } from "../clients/redis";
+import { clusterReady, type RedisConnection } from "../clients/redis";
 import type { Services } from "../services";
 import { Prisma } from "../generated/prisma/client";
 import { AppError } from "../errors";
@@ -73,6 +73,7 @@ export async function warmUpSale(services: Services, saleId: number, options: Wa
   // WATCH belongs to a connection: a dedicated one, so other requests' commands cannot clear it.
   const connection = services.redis.duplicate();
   try {
+    await clusterReady(connection, services.env.REDIS_COMMAND_TIMEOUT_MS);
     for (let attempt = 1; attempt <= WARM_UP_ATTEMPTS; attempt++) {
       const summary = await tryWarmUp(services, connection, saleId, options);
       if (summary) {

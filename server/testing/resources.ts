@@ -1,7 +1,7 @@
 import mariadb from "mariadb";
 import { Cluster, type Redis } from "ioredis";
 import { parseDatabaseUrl } from "../clients/db";
-import { connectRedis, type RedisTarget } from "../clients/redis";
+import { clusterReady, connectRedis, type RedisTarget } from "../clients/redis";
 
 /** Throwaway resources for tests, e2e runs and benchmarks: databases, Redis namespaces. */
 
@@ -22,7 +22,9 @@ export async function dropDatabase(databaseUrl: string): Promise<void> {
 export async function deleteRedisNamespace(target: RedisTarget | string, namespace: string): Promise<number> {
   const redis = connectRedis(typeof target === "string" ? { REDIS_URL: target, REDIS_CLUSTER_NODES: [] } : target, { maxRetriesPerRequest: 2 });
   try {
-    await redis.ping(); // a Cluster knows its masters once connected
+    // A Cluster lists its masters once it knows the slots; the PING fails loudly if it never does.
+    await clusterReady(redis, 10_000);
+    await redis.ping();
     const nodes = redis instanceof Cluster ? redis.nodes("master") : [redis];
     let deleted = 0;
     for (const node of nodes) deleted += await deleteMatching(node, `${namespace}:*`);
