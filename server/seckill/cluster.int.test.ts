@@ -6,6 +6,8 @@ import { deleteRedisNamespace } from "../testing/resources";
 import { createCaller } from "../trpc/root";
 import { createContext } from "../trpc/init";
 import { createServices, type Services } from "../services";
+import { readEnv } from "../env";
+import { clusterReady, createRedis } from "../clients/redis";
 import { createShoppers } from "../seed";
 import { warmUpSale } from "./warmup";
 import { invariantViolations, readSaleLedger } from "./invariants";
@@ -160,5 +162,34 @@ describe("flash sale on a Redis Cluster", () => {
     expect(await redis.release(keys.stock, keys.users, keys.released, "1", "7")).toEqual(expect.any(Array));
     expect(await redis.releaseReservation(keys.stock, keys.users, keys.pending, "123456-7-0123456789abcdef", "7")).toEqual(expect.any(Array));
     expect(await redis.repairStock(keys.stock, keys.pending, keys.released, 0, 0, 0, 0)).toEqual(expect.any(Number));
+  });
+});
+
+describe("a Redis Cluster that stops answering", () => {
+  it("fails commands at once rather than queueing them until it returns (purchases fail closed)", async () => {
+    const doomed = await startRedisCluster(3);
+    const redis = createRedis(readEnv({ REDIS_CLUSTER_NODES: doomed.nodes }), { commandTimeout: 300, maxRetriesPerRequest: 1 });
+    redis.on("error", () => {});
+    try {
+      await clusterReady(redis, 5000);
+      expect(await redis.set("{probe}", 1)).toBe("OK");
+      await doomed.stop();
+      // The first command finds the node's connection closed; later ones find the client
+      // reconnecting with no node at all, where it used to queue them without limit.
+      const answers = [];
+      for (let attempt = 0; attempt < 3; attempt++) {
+        answers.push(
+          await Promise.race([
+            redis.get("{probe}").then(() => "answered", () => "refused"),
+            new Promise((resolve) => setTimeout(() => resolve("still waiting"), 3000)),
+          ]),
+        );
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      expect(answers).toEqual(["refused", "refused", "refused"]);
+    } finally {
+      redis.disconnect();
+      await doomed.stop();
+    }
   });
 });
