@@ -44,8 +44,11 @@ export interface SeckillCommands {
 /** One Redis server, or a Cluster client that sends each command to the node owning its key's slot. */
 export type RedisConnection = Redis | Cluster;
 export type AppRedis = RedisConnection & SeckillCommands;
-/** Where Redis is: the Cluster seeded by REDIS_CLUSTER_NODES when set, otherwise the server at REDIS_URL. */
-export type RedisTarget = Pick<Env, "REDIS_URL" | "REDIS_CLUSTER_NODES">;
+/**
+ * Where Redis is: a configuration's Cluster (REDIS_CLUSTER_NODES) when set, otherwise its
+ * REDIS_URL; or just the URL of a single Redis.
+ */
+export type RedisTarget = Pick<Env, "REDIS_URL" | "REDIS_CLUSTER_NODES"> | string;
 
 function scriptPath(file: string): string {
   // Resolved from the project root: web, worker, scripts and tests all run from there.
@@ -57,6 +60,7 @@ function scriptPath(file: string): string {
  * per-connection options; on a Cluster they apply to each node's connection.
  */
 export function connectRedis(target: RedisTarget, options: RedisOptions = {}): RedisConnection {
+  if (typeof target === "string") return new Redis(target, options);
   if (target.REDIS_CLUSTER_NODES.length === 0) return new Redis(target.REDIS_URL, options);
   // These two belong to the Cluster client itself: it connects lazily as a whole, and its
   // auto-pipelining batches commands per node (ioredis refuses explicit pipelines across nodes).

@@ -59,7 +59,7 @@ const untilOverdue = async (orderId: number) => {
 
 /** Runs `work` with Redis unreachable (MySQL still up): a run that dies after its MySQL commit. */
 async function withRedisDown(work: (services: Services) => Promise<unknown>) {
-  const deadRedis = createRedis({ REDIS_URL: "redis://127.0.0.1:1/0", REDIS_CLUSTER_NODES: [] }, { maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const deadRedis = createRedis("redis://127.0.0.1:1/0", { maxRetriesPerRequest: 0, retryStrategy: () => null });
   deadRedis.on("error", () => {}); // expected: nothing listens there
   try {
     await work({ ...t.services, redis: deadRedis });

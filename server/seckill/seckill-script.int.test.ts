@@ -49,7 +49,7 @@ const state = async () => ({
 const untouched = { stock: 5, held: 0, pending: [] };
 
 beforeAll(() => {
-  redis = createRedis({ REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379/0", REDIS_CLUSTER_NODES: [] });
+  redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379/0");
 });
 afterAll(async () => {
   const leftovers = await redis.keys(`${namespace}:*`);

@@ -16,11 +16,11 @@ export async function dropDatabase(databaseUrl: string): Promise<void> {
 }
 
 /**
- * Deletes every key under `<namespace>:` (a URL is a single Redis); returns how many. On a
- * Cluster each master holds its own slots, so every master is scanned.
+ * Deletes every key under `<namespace>:`; returns how many. On a Cluster each master holds its
+ * own slots, so every master is scanned.
  */
-export async function deleteRedisNamespace(target: RedisTarget | string, namespace: string): Promise<number> {
-  const redis = connectRedis(typeof target === "string" ? { REDIS_URL: target, REDIS_CLUSTER_NODES: [] } : target, { maxRetriesPerRequest: 2 });
+export async function deleteRedisNamespace(target: RedisTarget, namespace: string): Promise<number> {
+  const redis = connectRedis(target, { maxRetriesPerRequest: 2 });
   try {
     // A Cluster lists its masters once it knows the slots; the PING fails loudly if it never does.
     await clusterReady(redis, 10_000);
