@@ -19,6 +19,17 @@ describe("readEnv", () => {
     expect(bad).toThrow(/REDIS_URL: REDIS_URL must look like redis:\/\/host:6379\/0/);
     expect(bad).toThrow(/PORT: /);
   });
+  it("reads Redis Cluster seed nodes, and refuses a malformed list", () => {
+    expect(readEnv({}).REDIS_CLUSTER_NODES).toEqual([]);
+    expect(readEnv({ REDIS_CLUSTER_NODES: "10.0.0.1:7000, redis-b:7001,[::1]:7002" }).REDIS_CLUSTER_NODES).toEqual([
+      { host: "10.0.0.1", port: 7000 },
+      { host: "redis-b", port: 7001 },
+      { host: "::1", port: 7002 },
+    ]);
+    for (const bad of ["redis://10.0.0.1:7000", "10.0.0.1", "10.0.0.1:7000,", "10.0.0.1:70000"]) {
+      expect(() => readEnv({ REDIS_CLUSTER_NODES: bad })).toThrow(/REDIS_CLUSTER_NODES: REDIS_CLUSTER_NODES must be host:port,host:port/);
+    }
+  });
   it("demands a real session secret in production", () => {
     expect(() => readEnv({ NODE_ENV: "production" })).toThrow(/SESSION_SECRET/);
     expect(readEnv({ NODE_ENV: "production", SESSION_SECRET: "x".repeat(40) }).NODE_ENV).toBe("production");

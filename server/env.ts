@@ -9,6 +9,12 @@ import { z } from "zod";
 const DEV_SESSION_SECRET = "dev-only-session-secret-change-me-in-production-0123456789";
 const DEV_SANDBOX_PAY_KEY = "dev-only-sandbox-pay-key-0123456789abcdef";
 
+/** A Redis Cluster seed node, as ioredis's Cluster takes it. */
+export interface ClusterNode {
+  host: string;
+  port: number;
+}
+
 const intFrom = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
 
 const envSchema = z
@@ -22,6 +28,27 @@ const envSchema = z
       .string()
       .regex(/^rediss?:\/\//, "REDIS_URL must look like redis://host:6379/0")
       .default("redis://127.0.0.1:6379/0"),
+    /**
+     * Redis Cluster seed nodes, `host:port,host:port`: when set, every connection is a Cluster
+     * client discovering the rest from these, and REDIS_URL is not used. Empty: one Redis at REDIS_URL.
+     */
+    REDIS_CLUSTER_NODES: z
+      .string()
+      .default("")
+      .transform((list, ctx) => {
+        if (!list.trim()) return [];
+        const nodes: ClusterNode[] = [];
+        for (const entry of list.split(",").map((e) => e.trim())) {
+          const match = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):(\d{1,5})$/.exec(entry);
+          const port = Number(match?.[2]);
+          if (!match || port < 1 || port > 65535) {
+            ctx.addIssue({ code: "custom", message: `REDIS_CLUSTER_NODES must be host:port,host:port (got "${entry}")` });
+            return z.NEVER;
+          }
+          nodes.push({ host: match[1]!.replace(/^\[|\]$/g, ""), port });
+        }
+        return nodes;
+      }),
     /** Prefix of every Redis key this deployment owns (seckill keys and BullMQ queues). */
     REDIS_NAMESPACE: z.string().regex(/^[A-Za-z0-9_-]+$/).default("fs"),
     PORT: intFrom(3000, 1),

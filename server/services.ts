@@ -1,8 +1,7 @@
-import { Redis } from "ioredis";
 import type { Env } from "./env";
 import { env as processEnv } from "./env";
 import { createDb, type Db } from "./clients/db";
-import { createRedis, type AppRedis } from "./clients/redis";
+import { clusterReady, connectRedis, createRedis, type AppRedis, type RedisConnection } from "./clients/redis";
 import { createQueues, type Queues } from "./clients/queues";
 import { followSoldOutBroadcasts, SoldOutFlags } from "./seckill/sold-out";
 import { createMetrics, registerReconcileGauges, type Metrics } from "./metrics";
@@ -45,8 +44,8 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
   const db = createDb(env.DATABASE_URL, env.DB_POOL_SIZE);
   // Bounded waits: a Redis that is down or slow turns into an error the caller can report.
   const bounded = { commandTimeout: env.REDIS_COMMAND_TIMEOUT_MS, maxRetriesPerRequest: 1 };
-  const redis = createRedis(env.REDIS_URL, bounded);
-  const queueConnection = new Redis(env.REDIS_URL, bounded);
+  const redis = createRedis(env, bounded);
+  const queueConnection = connectRedis(env, bounded);
   // Connection trouble surfaces as failed commands (and in /api/health); log it, once per burst.
   const log = createLogger("services");
   let lastReport = 0;
@@ -57,6 +56,7 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
   };
   redis.on("error", reportRedisError);
   queueConnection.on("error", reportRedisError);
+  await Promise.all([clusterReady(redis, env.REDIS_COMMAND_TIMEOUT_MS), clusterReady(queueConnection, env.REDIS_COMMAND_TIMEOUT_MS)]);
   const queues = createQueues(queueConnection, env.REDIS_NAMESPACE);
   for (const queue of Object.values(queues)) queue.on("error", reportRedisError);
   const soldOut = new SoldOutFlags(env.SOLD_OUT_FLAG_TTL_MS);
@@ -70,9 +70,9 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
     perIp: new RateLimiter(upstash, { prefix: `${env.REDIS_NAMESPACE}:ratelimit:ip`, perSecond: env.RATE_LIMIT_PER_IP }),
     perUser: new RateLimiter(upstash, { prefix: `${env.REDIS_NAMESPACE}:ratelimit:user`, perSecond: env.RATE_LIMIT_PER_USER }),
   };
-  let subscriber: Redis | undefined;
+  let subscriber: RedisConnection | undefined;
   if (options.followBroadcasts) {
-    subscriber = new Redis(env.REDIS_URL);
+    subscriber = connectRedis(env);
     subscriber.on("error", reportRedisError);
     await followSoldOutBroadcasts(subscriber, env.REDIS_NAMESPACE, soldOut);
   }

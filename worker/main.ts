@@ -1,8 +1,8 @@
 import { Worker, type Processor } from "bullmq";
-import { Redis } from "ioredis";
 import { env } from "../server/env";
 import { createLogger } from "../server/logger";
 import { createServices } from "../server/services";
+import { connectRedis } from "../server/clients/redis";
 import { QUEUE, RECONCILE_SCHEDULER_ID, SWEEP_SCHEDULER_ID } from "../server/clients/queues";
 import { queuePrefix } from "../server/seckill/keys";
 import { createOrderProcessor } from "./processors/create-order";
@@ -49,7 +49,7 @@ async function main() {
   };
 
   // Workers share one connection for commands; each opens its own blocking one.
-  const connection = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+  const connection = connectRedis(config, { maxRetriesPerRequest: null });
   const common = {
     connection,
     prefix: queuePrefix(config.REDIS_NAMESPACE),

@@ -8,8 +8,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import mariadb from "mariadb";
-import type { Redis } from "ioredis";
-import { createRedis } from "../../server/clients/redis";
+import { createRedis, type RedisConnection } from "../../server/clients/redis";
 import { parseDatabaseUrl } from "../../server/clients/db";
 import { saleKeys } from "../../server/seckill/keys";
 import { newReservationId } from "../../server/seckill/reservation";
@@ -117,7 +116,7 @@ const TOKEN_CHUNK = 10_000;
  * issued), so each ceiling request is a real reservation. Pipelined, TOKEN_CHUNK SETs per round trip.
  */
 export async function issueCeilingTokens(
-  redis: Redis,
+  redis: RedisConnection,
   namespace: string,
   saleId: number,
   userIds: readonly number[],

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { Redis, type RedisOptions } from "ioredis";
+import { Cluster, Redis, type RedisOptions } from "ioredis";
+import type { Env } from "../env";
 
 /**
  * Lua scripts live as files beside the code that calls them (server/seckill/*.lua), named
@@ -40,15 +41,58 @@ export interface SeckillCommands {
   ): Promise<number>;
 }
 
-export type AppRedis = Redis & SeckillCommands;
+/** One Redis server, or a Cluster client that sends each command to the node owning its key's slot. */
+export type RedisConnection = Redis | Cluster;
+export type AppRedis = RedisConnection & SeckillCommands;
+/**
+ * Where Redis is: a configuration's Cluster (REDIS_CLUSTER_NODES) when set, otherwise its
+ * REDIS_URL; or just the URL of a single Redis.
+ */
+export type RedisTarget = Pick<Env, "REDIS_URL" | "REDIS_CLUSTER_NODES"> | string;
 
 function scriptPath(file: string): string {
   // Resolved from the project root: web, worker, scripts and tests all run from there.
   return path.join(process.cwd(), "server", "seckill", file);
 }
 
-export function createRedis(url: string, options: RedisOptions = {}): AppRedis {
-  const redis = new Redis(url, { enableAutoPipelining: true, ...options }) as AppRedis;
+/**
+ * A plain connection (no scripts) to the target: for BullMQ, pub/sub and tests. `options` are
+ * per-connection options; on a Cluster they apply to each node's connection.
+ */
+export function connectRedis(target: RedisTarget, options: RedisOptions = {}): RedisConnection {
+  if (typeof target === "string") return new Redis(target, options);
+  if (target.REDIS_CLUSTER_NODES.length === 0) return new Redis(target.REDIS_URL, options);
+  // These two belong to the Cluster client itself: it connects lazily as a whole, and its
+  // auto-pipelining batches commands per node (ioredis refuses explicit pipelines across nodes).
+  const { enableAutoPipelining, lazyConnect, ...redisOptions } = options;
+  // While it has no node to send to (all down, reconnecting), a Cluster client queues commands
+  // with no limit: commandTimeout and maxRetriesPerRequest act per node. A caller that bounds
+  // its retries wants them refused then, as a single Redis does once its retries are spent.
+  const enableOfflineQueue = typeof redisOptions.maxRetriesPerRequest !== "number";
+  return new Cluster(target.REDIS_CLUSTER_NODES, { enableAutoPipelining, lazyConnect, enableOfflineQueue, redisOptions });
+}
+
+/**
+ * Waits, at most `timeoutMs`, for a Cluster client to learn the slots: without an offline queue
+ * it refuses commands until then. A Redis still unreachable after that is not waited for: the
+ * process starts, and fails closed until Redis answers.
+ */
+export async function clusterReady(redis: RedisConnection, timeoutMs: number): Promise<void> {
+  if (!(redis instanceof Cluster) || redis.status === "ready") return;
+  let onReady = () => {};
+  let timer: NodeJS.Timeout | undefined;
+  await new Promise<void>((resolve) => {
+    onReady = resolve;
+    redis.once("ready", onReady);
+    timer = setTimeout(resolve, timeoutMs);
+  });
+  clearTimeout(timer);
+  redis.off("ready", onReady);
+}
+
+/** The command connection: auto-pipelined, with the seckill scripts defined on it. */
+export function createRedis(target: RedisTarget, options: RedisOptions = {}): AppRedis {
+  const redis = connectRedis(target, { enableAutoPipelining: true, ...options }) as AppRedis;
   for (const [name, file] of Object.entries(SCRIPTS)) {
     const numberOfKeys = Number(/-(\d+)\.lua$/.exec(file)?.[1]);
     redis.defineCommand(name, { numberOfKeys, lua: readFileSync(scriptPath(file), "utf8") });

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { Redis as UpstashRedis, type Requester, type UpstashRequest, type UpstashResponse } from "@upstash/redis";
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "../clients/redis";
 
 /**
  * `@upstash/redis` over a local ioredis connection: the same commands Upstash's REST API would
@@ -15,7 +15,7 @@ const withoutShebang = (script: string) => (script.startsWith("#!") ? script.sli
 
 type Command = [string, ...unknown[]];
 
-export function ioredisRequester(redis: Redis): Requester {
+export function ioredisRequester(redis: RedisConnection): Requester {
   // SHA of the script as sent -> the script as loaded, and its own SHA
   const loaded = new Map<string, { script: string; sha: string }>();
 
@@ -67,7 +67,7 @@ export function ioredisRequester(redis: Redis): Requester {
 }
 
 /** Upstash's REST when configured, otherwise the local Redis through ioredis. */
-export function createUpstashRedis(local: Redis, rest?: { url: string; token: string }): UpstashRedis {
+export function createUpstashRedis(local: RedisConnection, rest?: { url: string; token: string }): UpstashRedis {
   if (rest) return new UpstashRedis({ url: rest.url, token: rest.token, enableTelemetry: false });
   return new UpstashRedis(ioredisRequester(local));
 }

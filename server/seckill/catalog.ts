@@ -44,9 +44,9 @@ type SaleRow = {
 };
 
 async function toViews(services: Services, rows: SaleRow[], now: Date): Promise<SaleView[]> {
-  const stocks = rows.length
-    ? await services.redis.mget(rows.map((s) => saleKeys(services.env.REDIS_NAMESPACE, s.id).stock))
-    : [];
+  // One GET per sale, not MGET: each sale's keys live in their own Cluster slot. Auto-pipelining
+  // still sends them in one round trip per Redis node.
+  const stocks = await Promise.all(rows.map((s) => services.redis.get(saleKeys(services.env.REDIS_NAMESPACE, s.id).stock)));
   return rows.map((s, i) => {
     const stock = stocks[i];
     return {

@@ -25,9 +25,12 @@ export interface SaleReconciliation {
   violations: string[];
 }
 
-/** Where the worker leaves each sale's last reconciliation for the web's metrics. */
+/**
+ * Where the worker leaves each sale's last reconciliation for the web's metrics. Hash-tagged: it
+ * and its `:repairs` twin are written in one MULTI, which on a Cluster must stay in one slot.
+ */
 export function reconcileReportKey(namespace: string): string {
-  return `${namespace}:reconcile:sales`;
+  return `${namespace}:{reconcile}:sales`;
 }
 
 export interface PublishedReconciliation {

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "../clients/redis";
 import { saleKeys } from "./keys";
 
 /**
@@ -31,20 +31,23 @@ export class PurchaseStats {
     byOutcome.set(outcome, (byOutcome.get(outcome) ?? 0) + 1);
   }
 
-  /** Writes everything counted so far in one pipeline. */
-  async flush(redis: Redis, namespace: string): Promise<void> {
+  /**
+   * Writes everything counted so far. Separate commands, not one pipeline: sales live in
+   * different Cluster slots, and auto-pipelining still sends them one round trip per node.
+   */
+  async flush(redis: RedisConnection, namespace: string): Promise<void> {
     if (this.unflushed.size === 0) return;
     const batch = this.unflushed;
     this.unflushed = new Map();
-    const pipeline = redis.pipeline();
+    const writes: Promise<unknown>[] = [];
     for (const [saleId, bySecond] of batch) {
       const keys = saleKeys(namespace, saleId);
       for (const [second, byOutcome] of bySecond) {
-        for (const [outcome, count] of byOutcome) pipeline.hincrby(keys.stats(second), outcome, count);
-        pipeline.expire(keys.stats(second), STATS_TTL_SECONDS);
+        for (const [outcome, count] of byOutcome) writes.push(redis.hincrby(keys.stats(second), outcome, count));
+        writes.push(redis.expire(keys.stats(second), STATS_TTL_SECONDS));
       }
     }
-    await pipeline.exec();
+    await Promise.all(writes);
   }
 }
 
@@ -55,7 +58,7 @@ export interface StatsPoint {
 }
 
 /** The last `seconds` whole seconds of a sale's counts, oldest first (the current second is still filling). */
-export async function readSaleStats(redis: Redis, namespace: string, saleId: number, seconds: number, nowMs = Date.now()): Promise<StatsPoint[]> {
+export async function readSaleStats(redis: RedisConnection, namespace: string, saleId: number, seconds: number, nowMs = Date.now()): Promise<StatsPoint[]> {
   const keys = saleKeys(namespace, saleId);
   const last = Math.floor(nowMs / 1000) - 1;
   const range = Array.from({ length: seconds }, (_, i) => last - seconds + 1 + i);

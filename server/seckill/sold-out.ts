@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "../clients/redis";
 import { soldOutChannel } from "./keys";
 
 /**
@@ -50,7 +50,7 @@ export function parseSoldOutMessage(raw: string): SoldOutMessage | null {
 
 /** Flips the flag here at once and tells every other instance. */
 export async function broadcastSoldOut(
-  redis: Redis,
+  redis: RedisConnection,
   namespace: string,
   flags: SoldOutFlags,
   message: SoldOutMessage,
@@ -60,7 +60,7 @@ export async function broadcastSoldOut(
 }
 
 /** Keeps `flags` in step with broadcasts; `subscriber` must be a connection of its own. */
-export async function followSoldOutBroadcasts(subscriber: Redis, namespace: string, flags: SoldOutFlags) {
+export async function followSoldOutBroadcasts(subscriber: RedisConnection, namespace: string, flags: SoldOutFlags) {
   const channel = soldOutChannel(namespace);
   subscriber.on("message", (from, raw) => {
     if (from !== channel) return;

@@ -1,4 +1,5 @@
-import type { ChainableCommander, Redis } from "ioredis";
+import type { ChainableCommander } from "ioredis";
+import { clusterReady, type RedisConnection } from "../clients/redis";
 import type { Services } from "../services";
 import { Prisma } from "../generated/prisma/client";
 import { AppError } from "../errors";
@@ -72,6 +73,7 @@ export async function warmUpSale(services: Services, saleId: number, options: Wa
   // WATCH belongs to a connection: a dedicated one, so other requests' commands cannot clear it.
   const connection = services.redis.duplicate();
   try {
+    await clusterReady(connection, services.env.REDIS_COMMAND_TIMEOUT_MS);
     for (let attempt = 1; attempt <= WARM_UP_ATTEMPTS; attempt++) {
       const summary = await tryWarmUp(services, connection, saleId, options);
       if (summary) {
@@ -89,7 +91,7 @@ export async function warmUpSale(services: Services, saleId: number, options: Wa
 }
 
 /** One read-then-write round; null when a watched key changed and nothing was written. */
-async function tryWarmUp(services: Services, connection: Redis, saleId: number, options: WarmUpOptions): Promise<WarmUpSummary | null> {
+async function tryWarmUp(services: Services, connection: RedisConnection, saleId: number, options: WarmUpOptions): Promise<WarmUpSummary | null> {
   const { db, env } = services;
   const keys = saleKeys(env.REDIS_NAMESPACE, saleId);
   await connection.watch(keys.stock, keys.pending);

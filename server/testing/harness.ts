@@ -2,7 +2,6 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import { Redis } from "ioredis";
 import { Worker } from "bullmq";
 import { readEnv, type Env } from "../env";
 import { migrate } from "../../prisma/migrate";
@@ -13,6 +12,7 @@ import { createSale, type NewSale } from "../seed";
 import { deleteRedisNamespace, dropDatabase } from "./resources";
 import { freePort } from "../net";
 import { QUEUE } from "../clients/queues";
+import { connectRedis } from "../clients/redis";
 import { queuePrefix } from "../seckill/keys";
 import { createOrderProcessor } from "../../worker/processors/create-order";
 
@@ -43,6 +43,8 @@ export async function createTestEnvironment(name: string, overrides: Record<stri
     NODE_ENV: "test",
     DATABASE_URL: url.toString(),
     REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379/0",
+    // Children inherit process.env: pin the Redis mode to this test's (a Cluster only when asked).
+    REDIS_CLUSTER_NODES: "",
     REDIS_NAMESPACE: `t_${name.replace(/\W/g, "_")}_${suffix}`,
     // `next start` runs in production mode, which insists on a real secret.
     SESSION_SECRET: randomBytes(24).toString("hex"),
@@ -56,7 +58,7 @@ export async function createTestEnvironment(name: string, overrides: Record<stri
     childEnv,
     services,
     async cleanup() {
-      await deleteRedisNamespace(env.REDIS_URL, env.REDIS_NAMESPACE);
+      await deleteRedisNamespace(env, env.REDIS_NAMESPACE);
       await services.close();
       await dropDatabase(env.DATABASE_URL);
     },
@@ -200,7 +202,7 @@ export async function placeOrders(services: Services, saleId: number, userIds: r
     return { userId: userIds[i]!, reservationId: answer.reservationId };
   });
   const processor = createOrderProcessor(services);
-  const connection = new Redis(services.env.REDIS_URL, { maxRetriesPerRequest: null });
+  const connection = connectRedis(services.env, { maxRetriesPerRequest: null });
   const worker = new Worker(QUEUE.createOrder, (job) => processor.process(job), {
     connection,
     prefix: queuePrefix(services.env.REDIS_NAMESPACE),
