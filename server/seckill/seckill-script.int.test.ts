@@ -4,7 +4,7 @@ import { createRedis, type AppRedis } from "../clients/redis";
 import { ELIGIBILITY } from "../gateway/eligibility";
 import { saleKeys } from "./keys";
 
-/** seckill-6.lua against the real Redis, in both modes: every return code and what it writes. */
+/** seckill-7.lua against the real Redis, in both modes: every return code and what it writes. */
 
 const namespace = `t_lua_${randomBytes(3).toString("hex")}`;
 const keys = saleKeys(namespace, 1);
@@ -37,7 +37,7 @@ async function arrange(options: Arrangement = {}) {
   if (options.eligibility !== undefined) await redis.hset(keys.eligibility, String(SHOPPER), options.eligibility);
   if (options.token !== null) await redis.set(keys.token(SHOPPER), options.token ?? TOKEN);
 }
-const keyList = (userId: number) => [keys.stock, keys.meta, keys.users, keys.pending, keys.eligibility, keys.token(userId)] as const;
+const keyList = (userId: number) => [keys.stock, keys.meta, keys.users, keys.pending, keys.eligibility, keys.token(userId), keys.holds] as const;
 const reserve = (reservationId = "1-7-0123456789abcdef", token = TOKEN, userId = SHOPPER, maxBacklog = 0) =>
   redis.seckill(...keyList(userId), "reserve", String(userId), reservationId, token, maxBacklog);
 const issue = (ttlMs = 30_000) => redis.seckill(...keyList(SHOPPER), "token", String(SHOPPER), "fresh", ttlMs);
@@ -58,7 +58,7 @@ afterAll(async () => {
 });
 beforeEach(() => arrange());
 
-describe('seckill-6.lua, mode "reserve"', () => {
+describe('seckill-7.lua, mode "reserve"', () => {
   it("1 RESERVED: decrements stock, counts the shopper, records the pending reservation with its time, spends the token", async () => {
     const before = Date.now();
     expect(await reserve()).toEqual([1, 4]);
@@ -173,7 +173,7 @@ describe('seckill-6.lua, mode "reserve"', () => {
   });
 });
 
-describe('seckill-6.lua, mode "token"', () => {
+describe('seckill-7.lua, mode "token"', () => {
   it("1 ISSUED during the sale, with the TTL asked for", async () => {
     await arrange({ token: null });
     const [code, , token, msLeft] = await issue();
