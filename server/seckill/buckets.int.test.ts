@@ -19,6 +19,7 @@ import { bucketKeys } from "./keys";
 import { homeBucket } from "./buckets";
 import { checkBackSale, releaseReservation } from "./check-back";
 import { stockBucketOf } from "./reservation";
+import { adjustSaleStock } from "../admin/stock";
 
 /**
  * Hot-sale stock buckets against real Redis and MariaDB: the issue's acceptance run (10 buckets,
@@ -200,5 +201,34 @@ describe("a unit goes back to the bucket it came from", () => {
     } finally {
       await queuedJobs.resume();
     }
+  }, 60_000);
+});
+
+describe("an operator's stock change on a bucketed sale", () => {
+  it("moves each bucket by its share of the new split, and a lowering one bucket cannot give is refused whole", async () => {
+    const buckets = 3;
+    const { saleId } = await createLiveSale(t.services, { productName: "Adjust", stock: 9, stockBuckets: buckets });
+    await warmUpSale(t.services, saleId);
+    expect(await adjustSaleStock(t.services, { saleId, delta: 4 })).toMatchObject({ totalStock: 13, dbStock: 13, redisStock: 13 });
+    expect(await bucketStocks(saleId, buckets)).toEqual([5, 4, 4]);
+
+    // Bucket 2's shoppers buy it out; lowering by 3 needs a unit from each bucket, so buckets 0
+    // and 1 give theirs, bucket 2 cannot, and they are given back: nothing changed.
+    const shoppers = (await createShoppers(t.services, 60, { emailPrefix: `adjust${saleId}` })).filter((s) => homeBucket(s.id, buckets) === 2);
+    for (const s of shoppers.slice(0, 4)) {
+      const answer = await buyAsShopper(t.services, { saleId, userId: s.id });
+      expect(answer.status === "QUEUED" && stockBucketOf(answer.reservationId)).toBe(2);
+    }
+    const refusal = await adjustSaleStock(t.services, { saleId, delta: -3 }).catch((e: Error) => e);
+    expect(refusal).toMatchObject({ code: "CONFLICT" });
+    expect((refusal as Error).message).toMatch(/stock bucket 2/);
+    expect(await bucketStocks(saleId, buckets)).toEqual([5, 4, 0]);
+    expect((await t.services.db.sale.findUniqueOrThrow({ where: { id: saleId } })).totalStock).toBe(13);
+
+    // Lowering by 1 takes the remainder unit, bucket 0's.
+    expect(await adjustSaleStock(t.services, { saleId, delta: -1 })).toMatchObject({ totalStock: 12, redisStock: 8 });
+    expect(await bucketStocks(saleId, buckets)).toEqual([4, 4, 0]);
+    await waitFor(async () => (await pendingTotal(saleId, buckets)) === 0, 30_000, "the worker to settle");
+    expect(invariantViolations(await readSaleLedger(t.services, saleId))).toEqual([]);
   }, 60_000);
 });
