@@ -161,12 +161,13 @@ async function attemptPurchase(
   const soldOutNow = verdict.kind === "reserved" && verdict.stockLeft <= 0 && buckets === 1;
   if (verdict.kind === "held") {
     const elsewhere = await failClosed(reserveElsewhere(services, { saleId, userId, home, buckets, heldId: reservationId }));
-    if (!elsewhere) {
+    if (elsewhere.kind === "not-warmed") throw await notPurchasable(services, saleId);
+    if (elsewhere.kind === "sold-out") {
       metrics.purchaseAnswers.inc({ status: "SOLD_OUT", source: "redis" });
       await broadcastSoldOut(redis, env.REDIS_NAMESPACE, soldOut, { saleId, soldOut: true });
       return { status: "SOLD_OUT" };
     }
-    reservationId = elsewhere;
+    reservationId = elsewhere.reservationId;
   }
 
   crashBeforeEnqueueIfAsked(env.FAULT_CRASH_BEFORE_ENQUEUE);
@@ -193,26 +194,31 @@ async function attemptPurchase(
  *      bucket was empty) gives it back, and the answer is SOLD_OUT.
  * A process that dies between the steps leaves the hold; check-back resolves a stale hold by
  * looking for its reservation in the other buckets and in MySQL (resolveStaleHolds).
- * Returns the reservation id, or null when every bucket was empty.
+ * Answers the reservation, or sold out when every bucket was empty.
  */
 async function reserveElsewhere(
   services: Services,
   held: { saleId: number; userId: number; home: number; buckets: number; heldId: string },
-): Promise<string | null> {
+): Promise<{ kind: "reserved"; reservationId: string } | { kind: "sold-out" } | { kind: "not-warmed" }> {
   const { redis, env } = services;
   const home = bucketKeys(env.REDIS_NAMESPACE, held.saleId, held.home);
+  let missing = false;
   for (const bucket of falloverOrder(held.home, held.buckets, randomBytes(2).readUInt16BE())) {
     const keys = bucketKeys(env.REDIS_NAMESPACE, held.saleId, bucket);
     const reservationId = reservationInBucket(held.heldId, bucket);
     const [code] = await redis.takeStock(keys.stock, keys.pending, reservationId);
     if (code === 1) {
       await redis.holding(home.users, home.holds, "taken", String(held.userId), held.heldId);
-      return reservationId;
+      return { kind: "reserved", reservationId };
     }
+    missing ||= code === TAKE_NOT_WARMED;
   }
   await redis.holding(home.users, home.holds, "released", String(held.userId), held.heldId);
-  return null;
+  // A bucket whose state is gone (a lost shard) is not an empty one: fail closed, never SOLD_OUT.
+  return missing ? { kind: "not-warmed" } : { kind: "sold-out" };
 }
+
+const TAKE_NOT_WARMED = 0;
 
 export type PurchaseResult =
   | { status: "QUEUED" }
