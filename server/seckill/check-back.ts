@@ -133,6 +133,7 @@ async function resolveStaleHolds(services: Services, saleId: number, home: numbe
   const { redis, db, env } = services;
   const keys = bucketKeys(env.REDIS_NAMESPACE, saleId, home);
   const stale = await redis.zrangebyscore(keys.holds, "-inf", nowMs - env.RESERVATION_CHECK_AFTER_MS, "LIMIT", 0, CHECK_BACK_BATCH);
+  let ended = 0;
   for (const heldId of stale) {
     const ref = parseReservationId(heldId);
     if (!ref || homeBucket(ref.userId, buckets) !== home) continue;
@@ -146,8 +147,9 @@ async function resolveStaleHolds(services: Services, saleId: number, home: numbe
     ]);
     const found = pendingScores.some((score) => score !== null) || ordered + released > 0;
     await redis.holding(keys.users, keys.holds, found ? "taken" : "released", String(ref.userId), heldId);
+    ended++;
   }
-  return stale.length;
+  return ended;
 }
 
 /**

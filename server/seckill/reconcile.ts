@@ -103,7 +103,7 @@ async function reconcileSale(
   }
   if (await isWarm(services, sale.id, sale.stockBuckets)) {
     checkBack = await checkBackSale(services, sale, nowMs);
-    if (checkBack.settle || checkBack.requeue || checkBack.release) log.info({ saleId: sale.id, ...checkBack }, "check-back acted");
+    if (checkBack.settle || checkBack.requeue || checkBack.release || checkBack.holds) log.info({ saleId: sale.id, ...checkBack }, "check-back acted");
     const dbRepair = await repairDbStock(services, sale.id);
     if (dbRepair) repairs.push(dbRepair);
     for (let bucket = 0; bucket < sale.stockBuckets; bucket++) {

@@ -93,7 +93,7 @@ export async function warmUpSale(services: Services, saleId: number, options: Wa
   const connection = services.redis.duplicate();
   try {
     // Bucket by bucket, each under its own WATCH: on Redis Cluster one transaction cannot span
-    // two hash tags. The in-process count of buckets is fixed for the sale's life.
+    // two hash tags.
     const loaded: WarmUpSummary[] = [];
     for (let bucket = 0; bucket < sale.stockBuckets; bucket++) {
       loaded.push(await warmUpBucket(services, connection, saleId, bucket, sale.stockBuckets, options));
