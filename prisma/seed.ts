@@ -4,18 +4,20 @@ import { env } from "../server/env";
 import { createServices } from "../server/services";
 import { createSale, createShoppers } from "../server/seed";
 import { warmUpSale } from "../server/seckill/warmup";
+import { MAX_STOCK_BUCKETS } from "../server/seckill/buckets";
 
 /**
- * npm run seed -- --users N --stock S [--limit L] [--starts-in SEC] [--duration SEC] --json FILE
- * Creates N shoppers and one warmed-up sale of S units; writes ids and session tokens as JSON.
+ * npm run seed -- --users N --stock S [--limit L] [--buckets K] [--starts-in SEC] [--duration SEC] --json FILE
+ * Creates N shoppers and one warmed-up sale of S units (its Redis stock in K buckets, default 1);
+ * writes ids and session tokens as JSON.
  */
-const USAGE = "usage: npm run seed -- --users N --stock S [--limit L] [--starts-in SEC] [--duration SEC] --json FILE";
+const USAGE = "usage: npm run seed -- --users N --stock S [--limit L] [--buckets K] [--starts-in SEC] [--duration SEC] --json FILE";
 
-function positiveInt(name: string, raw: string | undefined, fallback?: number, min = 1): number {
+function positiveInt(name: string, raw: string | undefined, fallback?: number, min = 1, max = Number.MAX_SAFE_INTEGER): number {
   if (raw === undefined && fallback !== undefined) return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) {
-    console.error(`--${name} must be a whole number >= ${min}\n${USAGE}`);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    console.error(`--${name} must be a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : " up"}\n${USAGE}`);
     process.exit(2);
   }
   return value;
@@ -26,6 +28,7 @@ const { values } = parseArgs({
     users: { type: "string" },
     stock: { type: "string" },
     limit: { type: "string" },
+    buckets: { type: "string" },
     "starts-in": { type: "string" },
     duration: { type: "string" },
     json: { type: "string" },
@@ -38,6 +41,7 @@ if (!values.json) {
 const users = positiveInt("users", values.users);
 const stock = positiveInt("stock", values.stock);
 const limit = positiveInt("limit", values.limit, 1);
+const buckets = positiveInt("buckets", values.buckets, 1, 1, MAX_STOCK_BUCKETS);
 const startsIn = positiveInt("starts-in", values["starts-in"], 0, 0);
 const duration = positiveInt("duration", values.duration, 3600);
 
@@ -51,13 +55,14 @@ try {
     originalPriceCents: 19900,
     stock,
     perUserLimit: limit,
+    stockBuckets: buckets,
     startsAt,
     endsAt: new Date(startsAt.getTime() + duration * 1000),
   });
   const shoppers = await createShoppers(services, users);
   await warmUpSale(services, saleId);
   writeFileSync(values.json, JSON.stringify({ saleId, productId, users: shoppers.map(({ id, token }) => ({ id, token })) }));
-  console.log(`sale ${saleId} (${stock} units, starts ${startsAt.toISOString()}), ${shoppers.length} shoppers -> ${values.json}`);
+  console.log(`sale ${saleId} (${stock} units in ${buckets} bucket(s), starts ${startsAt.toISOString()}), ${shoppers.length} shoppers -> ${values.json}`);
 } finally {
   await services.close();
 }

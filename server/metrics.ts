@@ -6,7 +6,7 @@ export interface Metrics {
   registry: Registry;
   /** Purchase answers by status; `source` says whether Redis was asked or the sold-out flag answered. */
   purchaseAnswers: Counter<"status" | "source">;
-  /** Calls of seckill-6.lua in reserve mode: what the sold-out flag and the rate limits exist to keep down. */
+  /** Calls of seckill-7.lua in reserve mode: what the sold-out flag and the rate limits exist to keep down. */
   reserveCalls: Counter;
   rateLimited: Counter<"scope">;
   /** Sale numbers, set from Redis and MySQL at scrape time (server/admin/sale-gauges.ts). */

@@ -58,6 +58,8 @@ export interface NewSale {
   perUserLimit?: number;
   requireRealName?: boolean;
   minMemberLevel?: number;
+  /** Redis stock buckets for a very hot item (server/seckill/buckets.ts); 1 by default. */
+  stockBuckets?: number;
   startsAt: Date;
   endsAt: Date;
 }
@@ -77,6 +79,7 @@ export async function createSale(services: Services, input: NewSale): Promise<{ 
         perUserLimit: input.perUserLimit ?? 1,
         requireRealName: input.requireRealName ?? false,
         minMemberLevel: input.minMemberLevel ?? 0,
+        stockBuckets: input.stockBuckets ?? 1,
         startsAt: input.startsAt,
         endsAt: input.endsAt,
       },

@@ -27,6 +27,8 @@ export interface Services {
   metrics: Metrics;
   /** Per-second purchase answers for the admin dashboard, flushed to Redis once a second. */
   purchaseStats: PurchaseStats;
+  /** saleId -> its stock bucket count, as warm-up wrote it (fixed at creation, so kept for good). */
+  saleBuckets: Map<number, number>;
   rateLimits: { perIp: RateLimiter; perUser: RateLimiter };
   /** The payment provider orders are paid with (the built-in sandbox until a real adapter exists). */
   payments: PaymentProvider;
@@ -91,6 +93,7 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
     soldOut,
     metrics,
     purchaseStats,
+    saleBuckets: new Map(),
     rateLimits,
     payments: sandboxProvider(env),
     async close() {

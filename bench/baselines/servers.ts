@@ -11,6 +11,7 @@ import mariadb from "mariadb";
 import { createRedis, type RedisConnection } from "../../server/clients/redis";
 import { parseDatabaseUrl } from "../../server/clients/db";
 import { saleKeys } from "../../server/seckill/keys";
+import { seckillKeyList } from "../../server/seckill/purchase";
 import { newReservationId } from "../../server/seckill/reservation";
 import { DEFAULT_PAY_TIMEOUT_SECONDS, orderInsertSql, orderRowParameters, readSaleOrderTemplate } from "./order-rows";
 
@@ -87,14 +88,8 @@ export async function startLuaCeilingServer(options: LuaCeilingOptions): Promise
     options.port ?? 0,
     async (body) => {
       const { userId, token } = parseShopper(body);
-      // KEYS in seckill-6.lua's order, as saleKeyList in server/seckill/purchase.ts builds them.
       const [code] = await redis.seckill(
-        keys.stock,
-        keys.meta,
-        keys.users,
-        keys.pending,
-        keys.eligibility,
-        keys.token(userId),
+        ...seckillKeyList(keys, userId),
         "reserve",
         String(userId),
         newReservationId(options.saleId, userId),

@@ -32,6 +32,15 @@ describe("sale form rules", () => {
     expect(fieldErrors(newSaleInput.safeParse({ ...valid, perUserLimit: 0 }))).toEqual({ perUserLimit: ["Allow at least 1 unit per shopper"] });
   });
 
+  it("takes 1 to 64 stock buckets, 1 when not given, never more buckets than units", () => {
+    expect(newSaleInput.parse(valid).stockBuckets).toBe(1);
+    expect(newSaleInput.parse({ ...valid, stockBuckets: 64 }).stockBuckets).toBe(64);
+    expect(fieldErrors(newSaleInput.safeParse({ ...valid, stockBuckets: 0 }))).toEqual({ stockBuckets: ["At least 1 stock bucket"] });
+    expect(fieldErrors(newSaleInput.safeParse({ ...valid, stockBuckets: 65 }))).toEqual({ stockBuckets: ["At most 64 stock buckets"] });
+    expect(fieldErrors(newSaleInput.safeParse({ ...valid, stockBuckets: 2.5 }))).toEqual({ stockBuckets: ["Whole buckets only"] });
+    expect(fieldErrors(newSaleInput.safeParse({ ...valid, stock: 3, stockBuckets: 4 }))).toEqual({ stockBuckets: ["No more stock buckets than units"] });
+  });
+
   it("edits carry no stock (that goes through the ledger) but the same rules", () => {
     const { stock: _stock, ...edit } = valid;
     expect(saleEditInput.safeParse({ ...edit, saleId: 3 }).success).toBe(true);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_STOCK_BUCKETS } from "../seckill/buckets";
 
 /**
  * What an operator types to create or edit a sale and its product. Pure (no server imports), so
@@ -29,8 +30,21 @@ function checkAcrossFields(value: Pick<SaleFields, "priceCents" | "originalPrice
 }
 
 export const newSaleInput = saleFields
-  .extend({ stock: z.number({ error: "Stock must be a number" }).int("Stock must be whole units").min(1, "Stock must be at least 1").max(10_000_000, "At most 10,000,000 units") })
-  .superRefine(checkAcrossFields);
+  .extend({
+    stock: z.number({ error: "Stock must be a number" }).int("Stock must be whole units").min(1, "Stock must be at least 1").max(10_000_000, "At most 10,000,000 units"),
+    // Fixed at creation: reservation ids and orders name their bucket. More than 1 only for an
+    // item hot enough to need several Redis shards (docs/architecture.md, stock buckets).
+    stockBuckets: z
+      .number({ error: "The stock buckets must be a number" })
+      .int("Whole buckets only")
+      .min(1, "At least 1 stock bucket")
+      .max(MAX_STOCK_BUCKETS, `At most ${MAX_STOCK_BUCKETS} stock buckets`)
+      .default(1),
+  })
+  .superRefine((value, ctx) => {
+    checkAcrossFields(value, ctx);
+    if (value.stock >= 1 && value.stockBuckets > value.stock) ctx.addIssue({ code: "custom", path: ["stockBuckets"], message: "No more stock buckets than units" });
+  });
 export type NewSaleInput = z.infer<typeof newSaleInput>;
 
 /** Editing never touches stock: that goes through admin.adjustStock (the stock ledger). */

@@ -17,6 +17,8 @@ export interface AdminSale {
   perUserLimit: number;
   requireRealName: boolean;
   minMemberLevel: number;
+  /** Redis stock buckets (fixed at creation). */
+  stockBuckets: number;
   startsAt: Date;
   endsAt: Date;
   phase: SalePhase;
@@ -32,6 +34,7 @@ const adminSaleSelect = {
   perUserLimit: true,
   requireRealName: true,
   minMemberLevel: true,
+  stockBuckets: true,
   startsAt: true,
   endsAt: true,
   product: { select: { name: true, description: true, originalPriceCents: true } },

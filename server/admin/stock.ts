@@ -2,8 +2,9 @@ import type { Services } from "../services";
 import { AppError } from "../errors";
 import { READ_COMMITTED_TRANSACTION } from "../clients/db";
 import { adjustStockCount, StockShortageError } from "../stock/ledger";
-import { saleKeys } from "../seckill/keys";
+import { bucketKeys } from "../seckill/keys";
 import { broadcastSoldOut } from "../seckill/sold-out";
+import { bucketDeltas } from "../seckill/buckets";
 
 export interface StockAdjustment {
   saleId: number;
@@ -25,11 +26,50 @@ function applyInMySql(services: Services, saleId: number, delta: number) {
   }, READ_COMMITTED_TRANSACTION);
 }
 
-function refuseLowering(saleId: number, delta: number, unsold: number): AppError {
+function refuseLowering(saleId: number, delta: number, unsold: number, bucket: number | null): AppError {
+  const where = bucket === null ? "" : ` in its stock bucket ${bucket}, which must give up its share of the change`;
   return new AppError(
     "CONFLICT",
-    `Cannot lower sale ${saleId}'s stock by ${-delta}: only ${unsold} unit(s) are unsold; the rest are already sold or reserved.`,
+    `Cannot lower sale ${saleId}'s stock by ${-delta}: only ${unsold} unit(s) are unsold${where}; the rest are already sold or reserved.`,
   );
+}
+
+type RedisAdjustment =
+  | { kind: "applied"; warmed: boolean; left: number }
+  | { kind: "too-few-left"; bucket: number; left: number };
+
+/**
+ * Redis's half: each stock bucket moves by its share of the change (bucketDeltas: the shares of
+ * the new total less those of the old, so the buckets stay the even split warm-up and the
+ * invariants expect), each with adjust-stock-1.lua. A bucket with too few unsold units stops it,
+ * and the buckets already changed are changed back: all or nothing. `left` is the units
+ * reservable in all buckets after the change.
+ */
+async function adjustInRedis(services: Services, saleId: number, total: number, delta: number, buckets: number): Promise<RedisAdjustment> {
+  const { redis, env } = services;
+  const applied: { stockKey: string; delta: number }[] = [];
+  const undo = () => Promise.all(applied.map((a) => redis.adjustStock(a.stockKey, -a.delta)));
+  let left = 0;
+  let warmed = false;
+  try {
+    for (const [bucket, bucketDelta] of bucketDeltas(total, delta, buckets).entries()) {
+      const stockKey = bucketKeys(env.REDIS_NAMESPACE, saleId, bucket).stock;
+      const [code, stockLeft] = await redis.adjustStock(stockKey, bucketDelta);
+      if (code === ADJUST_TOO_FEW_LEFT) {
+        await undo();
+        return { kind: "too-few-left", bucket, left: stockLeft };
+      }
+      if (code === ADJUST_APPLIED) {
+        warmed = true;
+        left += stockLeft;
+        applied.push({ stockKey, delta: bucketDelta });
+      }
+    }
+  } catch (error) {
+    await undo();
+    throw error;
+  }
+  return { kind: "applied", warmed, left };
 }
 
 /**
@@ -42,35 +82,34 @@ function refuseLowering(saleId: number, delta: number, unsold: number): AppError
 export async function adjustSaleStock(services: Services, input: { saleId: number; delta: number }): Promise<StockAdjustment> {
   const { saleId, delta } = input;
   const { db, redis, env } = services;
-  const exists = await db.sale.findUnique({ where: { id: saleId }, select: { id: true } });
-  if (!exists) throw new AppError("NOT_FOUND", `Sale ${saleId} does not exist.`);
-  const stockKey = saleKeys(env.REDIS_NAMESPACE, saleId).stock;
+  const sale = await db.sale.findUnique({ where: { id: saleId }, select: { totalStock: true, stockBuckets: true } });
+  if (!sale) throw new AppError("NOT_FOUND", `Sale ${saleId} does not exist.`);
+  const inRedis = () => adjustInRedis(services, saleId, sale.totalStock, delta, sale.stockBuckets);
+  const bucketNamed = (bucket: number) => (sale.stockBuckets > 1 ? bucket : null);
 
   if (delta < 0) {
-    const [code, left] = await redis.adjustStock(stockKey, delta);
-    if (code === ADJUST_TOO_FEW_LEFT) throw refuseLowering(saleId, delta, left);
-    const warmed = code === ADJUST_APPLIED;
+    const redisChange = await inRedis();
+    if (redisChange.kind === "too-few-left") throw refuseLowering(saleId, delta, redisChange.left, bucketNamed(redisChange.bucket));
     try {
       const mysql = await applyInMySql(services, saleId, delta);
-      if (warmed && left <= 0) await broadcastSoldOut(redis, env.REDIS_NAMESPACE, services.soldOut, { saleId, soldOut: true });
-      return { saleId, ...mysql, redisStock: warmed ? left : null };
+      if (redisChange.warmed && redisChange.left <= 0) await broadcastSoldOut(redis, env.REDIS_NAMESPACE, services.soldOut, { saleId, soldOut: true });
+      return { saleId, ...mysql, redisStock: redisChange.warmed ? redisChange.left : null };
     } catch (error) {
-      if (warmed) await redis.adjustStock(stockKey, -delta);
-      if (error instanceof StockShortageError) throw refuseLowering(saleId, delta, error.available);
+      if (redisChange.warmed) await adjustInRedis(services, saleId, sale.totalStock + delta, -delta, sale.stockBuckets);
+      if (error instanceof StockShortageError) throw refuseLowering(saleId, delta, error.available, null);
       throw error;
     }
   }
 
   const mysql = await applyInMySql(services, saleId, delta);
-  let reply: [number, number];
+  let redisChange: RedisAdjustment;
   try {
-    reply = await redis.adjustStock(stockKey, delta);
+    redisChange = await inRedis();
   } catch (error) {
     await applyInMySql(services, saleId, -delta);
     throw error;
   }
-  const warmed = reply[0] === ADJUST_APPLIED;
   // Every instance's sold-out flag must let buyers through to the new units now, not after it lapses.
-  if (warmed) await broadcastSoldOut(redis, env.REDIS_NAMESPACE, services.soldOut, { saleId, soldOut: false });
-  return { saleId, ...mysql, redisStock: warmed ? reply[1] : null };
+  if (redisChange.kind === "applied" && redisChange.warmed) await broadcastSoldOut(redis, env.REDIS_NAMESPACE, services.soldOut, { saleId, soldOut: false });
+  return { saleId, ...mysql, redisStock: redisChange.kind === "applied" && redisChange.warmed ? redisChange.left : null };
 }

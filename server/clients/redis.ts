@@ -9,11 +9,13 @@ import type { Env } from "../env";
  * `defineCommand`, so ioredis sends EVALSHA and falls back to EVAL after a script flush.
  */
 const SCRIPTS = {
-  seckill: "seckill-6.lua",
+  seckill: "seckill-7.lua",
   release: "release-3.lua",
   adjustStock: "adjust-stock-1.lua",
   releaseReservation: "release-reservation-3.lua",
   repairStock: "repair-stock-3.lua",
+  takeStock: "take-stock-2.lua",
+  holding: "holding-2.lua",
 } as const;
 
 /** The scripts as ioredis commands; argument order is each script's KEYS then ARGV. */
@@ -25,11 +27,14 @@ export interface SeckillCommands {
     pendingKey: string,
     eligibilityKey: string,
     tokenKey: string,
+    holdsKey: string,
     ...argv: ["token", userId: string, freshToken: string, ttlMs: number] | ["reserve", userId: string, reservationId: string, token: string, maxBacklog: number]
   ): Promise<[number, number, string?, number?]>;
   release(stockKey: string, usersKey: string, releasedKey: string, orderId: string, userId: string): Promise<[number, number]>;
   adjustStock(stockKey: string, delta: number): Promise<[number, number]>;
   releaseReservation(stockKey: string, usersKey: string, pendingKey: string, reservationId: string, userId: string): Promise<[number, number]>;
+  takeStock(stockKey: string, pendingKey: string, reservationId: string): Promise<[number, number]>;
+  holding(usersKey: string, holdsKey: string, ...argv: ["taken" | "released", userId: string, reservationId: string] | ["returned", userId: string]): Promise<number>;
   repairStock(
     stockKey: string,
     pendingKey: string,

@@ -1,6 +1,6 @@
 import type { Services } from "../services";
 import { AppError } from "../errors";
-import { saleKeys } from "../seckill/keys";
+import { homeKeys } from "../seckill/sale-buckets";
 import type { Refusal } from "../seckill/outcome";
 import { ELIGIBILITY, eligibilityOf, type EligibilityRules, type Standing } from "./eligibility";
 
@@ -44,12 +44,13 @@ export async function saleStanding(services: Services, input: { userId: number; 
     db.user.findUnique({ where: { id: input.userId }, select: { memberLevel: true, realNameVerified: true, blacklisted: true } }),
     db.sale.findFirst({
       where: { id: input.saleId, state: "SCHEDULED" },
-      select: { requireRealName: true, minMemberLevel: true, perUserLimit: true },
+      select: { requireRealName: true, minMemberLevel: true, perUserLimit: true, stockBuckets: true },
     }),
   ]);
   if (!sale) throw new AppError("NOT_FOUND", `Sale ${input.saleId} does not exist.`);
   if (!user) throw new AppError("UNAUTHORIZED", "Your account no longer exists; sign in again.");
-  const held = Number((await redis.hget(saleKeys(env.REDIS_NAMESPACE, input.saleId).users, String(input.userId))) ?? 0);
+  const home = homeKeys(env.REDIS_NAMESPACE, input.saleId, input.userId, sale.stockBuckets);
+  const held = Number((await redis.hget(home.users, String(input.userId))) ?? 0);
   return {
     hint: standingHint(user, sale, held, sale.perUserLimit),
     held,

@@ -1,6 +1,6 @@
 import type { Services } from "../services";
 import { AppError } from "../errors";
-import { saleKeys } from "../seckill/keys";
+import { homeKeys } from "../seckill/sale-buckets";
 import { eligibilityOf, type Standing } from "./eligibility";
 
 /**
@@ -23,10 +23,11 @@ export async function updateStanding(
   });
   const openSales = await db.sale.findMany({
     where: { state: "SCHEDULED", endsAt: { gt: now } },
-    select: { id: true, requireRealName: true, minMemberLevel: true },
+    select: { id: true, requireRealName: true, minMemberLevel: true, stockBuckets: true },
   });
   for (const sale of openSales) {
-    const keys = saleKeys(env.REDIS_NAMESPACE, sale.id);
+    // The shopper's eligibility is looked up in their home bucket only.
+    const keys = homeKeys(env.REDIS_NAMESPACE, sale.id, userId, sale.stockBuckets);
     const defaultCode = await redis.hget(keys.meta, "eligibility");
     if (defaultCode === null) continue; // not warmed: warm-up will read MySQL
     const code = eligibilityOf(standing, sale);

@@ -49,7 +49,7 @@ export async function cancelOrder(services: Services, orderId: number, request: 
       });
       const order = await tx.order.findUnique({
         where: { id: orderId },
-        select: { id: true, saleId: true, userId: true, status: true, payDeadline: true },
+        select: { id: true, saleId: true, userId: true, status: true, payDeadline: true, stockBucket: true, sale: { select: { stockBuckets: true } } },
       });
       if (cancelled && order) await changeStock(prismaStockStore(tx), order.saleId, +1);
       return { cancelled, order };
@@ -60,7 +60,7 @@ export async function cancelOrder(services: Services, orderId: number, request: 
   if (!order || (request.userId !== undefined && order.userId !== request.userId)) return { outcome: "NOT_FOUND" };
   if (order.status === "WAIT_PAY") return { outcome: "NOT_DUE", payDeadline: order.payDeadline };
   if (holdsStock(order.status)) return { outcome: "NOT_CANCELLABLE", status: order.status };
-  const release = await releaseUnit(services, order);
+  const release = await releaseUnit(services, { ...order, buckets: order.sale.stockBuckets });
   return { outcome: cancelled ? "CANCELLED" : "ALREADY_CANCELLED", status: order.status, release };
 }
 

@@ -3,7 +3,8 @@ import { ORDERS_SETTLED, STATS_TTL_SECONDS } from "../seckill/sale-stats";
 import { isUniqueViolation, READ_COMMITTED_TRANSACTION, type Db } from "../clients/db";
 import type { Prisma } from "../generated/prisma/client";
 import { changeStock, prismaStockStore } from "../stock/ledger";
-import { saleKeys } from "../seckill/keys";
+import { bucketKeys, saleKeys } from "../seckill/keys";
+import { stockBucketOf } from "../seckill/reservation";
 
 export interface ReservationToOrder {
   reservationId: string;
@@ -31,11 +32,16 @@ export function planBatch<R extends ReservationToOrder>(
 
 /** Pure: reservations grouped by sale, since each sale's stock row is one versioned update. */
 export function groupBySale<R extends ReservationToOrder>(batch: readonly R[]): Map<number, R[]> {
+  return groupBy(batch, (r) => r.saleId);
+}
+
+function groupBy<R>(items: readonly R[], keyOf: (item: R) => number): Map<number, R[]> {
   const groups = new Map<number, R[]>();
-  for (const r of batch) {
-    const group = groups.get(r.saleId);
-    if (group) group.push(r);
-    else groups.set(r.saleId, [r]);
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
   }
   return groups;
 }
@@ -120,6 +126,9 @@ async function commitSaleBatch(
         await tx.order.createMany({
           data: toCreate.map((r) => ({
             reservationId: r.reservationId,
+            // Kept as a column (not only inside the id) so a cancellation and the per-bucket
+            // ledger find the bucket with plain SQL.
+            stockBucket: stockBucketOf(r.reservationId),
             userId: r.userId,
             saleId,
             productId: sale.productId,
@@ -147,22 +156,25 @@ async function commitSaleBatch(
 
 /**
  * After the commit: make each order visible to `seckill.result` and retire its pending
- * reservation, in one MULTI per sale (order id first, so a reader never sees neither).
+ * reservation, in one MULTI per sale and stock bucket (order id first, so a reader never sees
+ * neither; both keys are the bucket's, under one hash tag).
  */
 export async function settleReservations(services: Services, orderIds: ReadonlyMap<string, number>, batch: readonly ReservationToOrder[]) {
   const redis = services.redis;
+  const namespace = services.env.REDIS_NAMESPACE;
   for (const [saleId, reservations] of groupBySale(batch)) {
-    const keys = saleKeys(services.env.REDIS_NAMESPACE, saleId);
     const settled = reservations.filter((r) => orderIds.has(r.reservationId));
     if (!settled.length) continue;
-    // The dashboard's worker-throughput count rides along (a redelivered batch counts again).
-    const stats = keys.stats(Math.floor(Date.now() / 1000));
-    await redis
-      .multi()
-      .hset(keys.orders, Object.fromEntries(settled.map((r) => [r.reservationId, orderIds.get(r.reservationId)!])))
-      .zrem(keys.pending, ...settled.map((r) => r.reservationId))
-      .hincrby(stats, ORDERS_SETTLED, settled.length)
-      .expire(stats, STATS_TTL_SECONDS)
-      .exec();
+    for (const [bucket, inBucket] of groupBy(settled, (r) => stockBucketOf(r.reservationId))) {
+      const keys = bucketKeys(namespace, saleId, bucket);
+      await redis
+        .multi()
+        .hset(keys.orders, Object.fromEntries(inBucket.map((r) => [r.reservationId, orderIds.get(r.reservationId)!])))
+        .zrem(keys.pending, ...inBucket.map((r) => r.reservationId))
+        .exec();
+    }
+    // The dashboard's worker-throughput count (a redelivered batch counts again), one per sale.
+    const stats = saleKeys(namespace, saleId).stats(Math.floor(Date.now() / 1000));
+    await redis.multi().hincrby(stats, ORDERS_SETTLED, settled.length).expire(stats, STATS_TTL_SECONDS).exec();
   }
 }

@@ -12,7 +12,7 @@
     -1  TOO_FEW_LEFT   stock + delta would go below zero: nothing changed; stockLeft is the
                        units still unsold, the most that can be taken away
 
-  The one key carries the sale's hash tag, so the script runs unchanged on Redis Cluster.
+  The one key carries the bucket's hash tag, so the script runs unchanged on Redis Cluster.
 ]]
 local stock = tonumber(redis.call('GET', KEYS[1]))
 if not stock then return { 0, 0 } end

@@ -1,6 +1,6 @@
 import type { Services } from "../services";
 import { AppError } from "../errors";
-import { saleKeys } from "./keys";
+import { bucketKeys } from "./keys";
 import { phaseAt, type SalePhase } from "./phase";
 
 
@@ -27,6 +27,7 @@ const saleSelect = {
   priceCents: true,
   totalStock: true,
   perUserLimit: true,
+  stockBuckets: true,
   startsAt: true,
   endsAt: true,
   product: { select: { name: true, description: true, originalPriceCents: true } },
@@ -38,15 +39,23 @@ type SaleRow = {
   priceCents: number;
   totalStock: number;
   perUserLimit: number;
+  stockBuckets: number;
   startsAt: Date;
   endsAt: Date;
   product: { name: string; description: string; originalPriceCents: number };
 };
 
 async function toViews(services: Services, rows: SaleRow[], now: Date): Promise<SaleView[]> {
-  // One GET per sale, not MGET: each sale's keys live in their own Cluster slot. Auto-pipelining
-  // still sends them in one round trip per Redis node.
-  const stocks = await Promise.all(rows.map((s) => services.redis.get(saleKeys(services.env.REDIS_NAMESPACE, s.id).stock)));
+  // Units left = the sum over a sale's stock buckets (one GET per bucket: keys of several hash
+  // tags cannot share one MGET on Redis Cluster); null if any bucket is not warmed.
+  const stocks = await Promise.all(
+    rows.map(async (s) => {
+      const values = await Promise.all(
+        Array.from({ length: s.stockBuckets }, (_, b) => services.redis.get(bucketKeys(services.env.REDIS_NAMESPACE, s.id, b).stock)),
+      );
+      return values.some((v) => v === null) ? null : values.reduce((sum, v) => sum + Number(v), 0);
+    }),
+  );
   return rows.map((s, i) => {
     const stock = stocks[i];
     return {

@@ -3,9 +3,11 @@ import type { Services } from "../services";
 import { READ_COMMITTED_TRANSACTION } from "../clients/db";
 import { enqueueCreateOrder } from "../clients/queues";
 import { lockSaleStock, settleReservations } from "../orders/create-orders";
-import { saleKeys } from "./keys";
-import { createOrderJobId, parseReservationId } from "./reservation";
-import { broadcastSoldOut } from "./sold-out";
+import { bucketKeys } from "./keys";
+import { createOrderJobId, parseReservationId, reservationInBucket, stockBucketOf } from "./reservation";
+import { homeBucket } from "./buckets";
+import { returnUnit } from "./release";
+import { saleBucketCount } from "./sale-buckets";
 
 /**
  * Check-back, as RocketMQ does for a transactional half message: a reservation still pending
@@ -41,23 +43,40 @@ export function decideCheckBack(facts: CheckBackFacts): CheckBackAction {
   return "requeue";
 }
 
-export type CheckBackReport = Record<CheckBackAction, number>;
+export type CheckBackReport = Record<CheckBackAction, number> & {
+  /** Stale fallover holds ended (their purchase died mid-saga): see resolveStaleHolds. */
+  holds: number;
+};
 
 /** Most stale reservations looked at per sale per round; the rest wait for the next round. */
 const CHECK_BACK_BATCH = 500;
 
-/** One round of check-back for one sale, at Redis time `nowMs`. */
+/** One round of check-back for one sale, every stock bucket, at Redis time `nowMs`. */
 export async function checkBackSale(
   services: Services,
   sale: { id: number; endsAt: Date },
   nowMs: number,
 ): Promise<CheckBackReport> {
-  const { redis, db, env, queues } = services;
-  const report: CheckBackReport = { settle: 0, leave: 0, requeue: 0, release: 0 };
-  const keys = saleKeys(env.REDIS_NAMESPACE, sale.id);
-  const stale = await redis.zrangebyscore(keys.pending, "-inf", nowMs - env.RESERVATION_CHECK_AFTER_MS, "LIMIT", 0, CHECK_BACK_BATCH);
-  if (!stale.length) return report;
+  const report: CheckBackReport = { settle: 0, leave: 0, requeue: 0, release: 0, holds: 0 };
+  const buckets = (await saleBucketCount(services, sale.id)) ?? 1;
+  for (let bucket = 0; bucket < buckets; bucket++) {
+    await checkBackBucket(services, sale, bucket, nowMs, report);
+    if (buckets > 1) report.holds += await resolveStaleHolds(services, sale.id, bucket, buckets, nowMs);
+  }
+  return report;
+}
 
+async function checkBackBucket(
+  services: Services,
+  sale: { id: number; endsAt: Date },
+  bucket: number,
+  nowMs: number,
+  report: CheckBackReport,
+): Promise<void> {
+  const { redis, db, env, queues } = services;
+  const keys = bucketKeys(env.REDIS_NAMESPACE, sale.id, bucket);
+  const stale = await redis.zrangebyscore(keys.pending, "-inf", nowMs - env.RESERVATION_CHECK_AFTER_MS, "LIMIT", 0, CHECK_BACK_BATCH);
+  if (!stale.length) return;
   const [orders, releases, requeueCounts] = await Promise.all([
     db.order.findMany({ where: { reservationId: { in: stale } }, select: { id: true, reservationId: true } }),
     db.releasedReservation.findMany({ where: { reservationId: { in: stale } }, select: { reservationId: true } }),
@@ -69,7 +88,7 @@ export async function checkBackSale(
 
   for (const [i, reservationId] of stale.entries()) {
     const ref = parseReservationId(reservationId);
-    if (!ref || ref.saleId !== sale.id) continue; // not ours to judge; never written by seckill-6.lua
+    if (!ref || ref.saleId !== sale.id || stockBucketOf(reservationId) !== bucket) continue; // not ours to judge; never written by our scripts
     const reservation = { reservationId, ...ref };
     const jobId = createOrderJobId(reservationId);
     const action = decideCheckBack({
@@ -100,7 +119,37 @@ export async function checkBackSale(
       }
     }
   }
-  return report;
+}
+
+/**
+ * Ends fallover holds whose purchase died mid-saga (the web process crashed or timed out between
+ * seckill-7.lua's HELD and holding-2.lua). A hold older than RESERVATION_CHECK_AFTER_MS is looked
+ * for as a reservation in every other bucket and in MySQL: found, it became a unit there and the
+ * shopper stays counted ("taken"); not found, every bucket was tried in vain or the process died
+ * first, and the count goes back ("released"). Should a stalled process take its unit after all,
+ * its own "taken" finds the hold gone and counts the shopper again.
+ */
+async function resolveStaleHolds(services: Services, saleId: number, home: number, buckets: number, nowMs: number): Promise<number> {
+  const { redis, db, env } = services;
+  const keys = bucketKeys(env.REDIS_NAMESPACE, saleId, home);
+  const stale = await redis.zrangebyscore(keys.holds, "-inf", nowMs - env.RESERVATION_CHECK_AFTER_MS, "LIMIT", 0, CHECK_BACK_BATCH);
+  let ended = 0;
+  for (const heldId of stale) {
+    const ref = parseReservationId(heldId);
+    if (!ref || homeBucket(ref.userId, buckets) !== home) continue;
+    const candidates = Array.from({ length: buckets }, (_, b) => b)
+      .filter((b) => b !== home)
+      .map((b) => ({ b, id: reservationInBucket(heldId, b) }));
+    const [pendingScores, ordered, released] = await Promise.all([
+      Promise.all(candidates.map(({ b, id }) => redis.zscore(bucketKeys(env.REDIS_NAMESPACE, saleId, b).pending, id))),
+      db.order.count({ where: { reservationId: { in: candidates.map((c) => c.id) } } }),
+      db.releasedReservation.count({ where: { reservationId: { in: candidates.map((c) => c.id) } } }),
+    ]);
+    const found = pendingScores.some((score) => score !== null) || ordered + released > 0;
+    await redis.holding(keys.users, keys.holds, found ? "taken" : "released", String(ref.userId), heldId);
+    ended++;
+  }
+  return ended;
 }
 
 /**
@@ -116,21 +165,21 @@ export async function releaseReservation(
   reservation: { reservationId: string; saleId: number; userId: number },
   reason: "SALE_OVER" | "JOB_LOST",
 ): Promise<{ kind: "released"; stockLeft: number | null } | { kind: "ordered"; orderId: number }> {
-  const { db, redis, env, soldOut } = services;
-  const order = await db.$transaction(async (tx) => {
+  const { db, redis } = services;
+  const decided = await db.$transaction(async (tx) => {
     await lockSaleStock(tx, reservation.saleId);
     const found = await tx.order.findUnique({ where: { reservationId: reservation.reservationId }, select: { id: true } });
-    if (found) return found;
+    if (found) return { order: found, buckets: 0 };
     await tx.releasedReservation.createMany({ data: [{ ...reservation, reason }], skipDuplicates: true });
-    return null;
+    const sale = await tx.sale.findUniqueOrThrow({ where: { id: reservation.saleId }, select: { stockBuckets: true } });
+    return { order: null, buckets: sale.stockBuckets };
   }, READ_COMMITTED_TRANSACTION);
-  if (order) return { kind: "ordered", orderId: order.id };
+  if (decided.order) return { kind: "ordered", orderId: decided.order.id };
 
-  const keys = saleKeys(env.REDIS_NAMESPACE, reservation.saleId);
-  const [code, stockLeft] = await redis.releaseReservation(keys.stock, keys.users, keys.pending, reservation.reservationId, String(reservation.userId));
-  await redis.hdel(keys.requeues, reservation.reservationId);
-  if (code === 1 && stockLeft > 0) {
-    await broadcastSoldOut(redis, env.REDIS_NAMESPACE, soldOut, { saleId: reservation.saleId, soldOut: false });
-  }
+  const unit = { ...reservation, stockBucket: stockBucketOf(reservation.reservationId), buckets: decided.buckets };
+  const [code, stockLeft] = await returnUnit(services, unit, (keys, userId) =>
+    redis.releaseReservation(keys.stock, keys.users, keys.pending, reservation.reservationId, userId),
+  );
+  await redis.hdel(bucketKeys(services.env.REDIS_NAMESPACE, unit.saleId, unit.stockBucket).requeues, reservation.reservationId);
   return { kind: "released", stockLeft: code === -1 ? null : stockLeft };
 }

@@ -1,7 +1,7 @@
 import type { Services } from "../services";
 
 /**
- * The shop's clock as a browser should see it: Redis's `TIME`, the same clock seckill-6.lua
+ * The shop's clock as a browser should see it: Redis's `TIME`, the same clock seckill-7.lua
  * judges a sale's window by, so a countdown synced to it opens exactly when purchases do.
  */
 export async function shopClock(services: Services): Promise<{ nowMs: number }> {

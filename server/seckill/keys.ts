@@ -1,6 +1,8 @@
 /**
  * Redis key builders. Every key of one sale carries the hash tag `{sale:<id>}` so that all keys a
- * Lua script touches live in one Redis Cluster slot.
+ * Lua script touches live in one Redis Cluster slot. A sale whose stock is split into buckets
+ * (server/seckill/buckets.ts) has one such set of keys per bucket: bucket 0 under `{sale:<id>}`,
+ * bucket b under `{sale:<id>:b<b>}`, so each bucket's scripts stay within one slot.
  */
 export interface SaleKeys {
   /** units left to reserve */
@@ -11,6 +13,11 @@ export interface SaleKeys {
   users: string;
   /** reservations not yet in MySQL, scored by reserved-at */
   pending: string;
+  /**
+   * reservationId -> held-at: shoppers of this (home) bucket counted against their limit while
+   * they look for stock in the other buckets (the fallover saga, see purchase.ts)
+   */
+  holds: string;
   /** reservationId -> orderId, for the buyer's result query */
   orders: string;
   /** ids of cancelled orders whose unit is back in `stock` (so a re-run never gives it back twice) */
@@ -25,13 +32,19 @@ export interface SaleKeys {
   stats(epochSecond: number): string;
 }
 
+/** The keys of a sale's bucket 0: all of a one-bucket sale's keys. */
 export function saleKeys(namespace: string, saleId: number): SaleKeys {
-  const base = `${namespace}:seckill:{sale:${saleId}}`;
+  return bucketKeys(namespace, saleId, 0);
+}
+
+export function bucketKeys(namespace: string, saleId: number, bucket: number): SaleKeys {
+  const base = `${namespace}:seckill:{sale:${saleId}${bucket === 0 ? "" : `:b${bucket}`}}`;
   return {
     stock: `${base}:stock`,
     meta: `${base}:meta`,
     users: `${base}:users`,
     pending: `${base}:pending`,
+    holds: `${base}:holds`,
     orders: `${base}:orders`,
     released: `${base}:released`,
     requeues: `${base}:requeues`,

@@ -4,6 +4,7 @@ import { interpretReserveReply, interpretTokenReply } from "./outcome";
 describe("interpretReserveReply", () => {
   it.each([
     [[1, 41], { kind: "reserved", stockLeft: 41 }],
+    [[2, 0], { kind: "held" }],
     [[0, -1], { kind: "not-warmed" }],
     [[-1, 5], { kind: "refused", outcome: { status: "NOT_STARTED" } }],
     [[-2, 5], { kind: "refused", outcome: { status: "ENDED" } }],

@@ -15,6 +15,8 @@ export type PurchaseOutcome = { status: "QUEUED"; reservationId: string } | { st
 
 export type ReserveVerdict =
   | { kind: "reserved"; stockLeft: number }
+  /** Home bucket empty in a sale of several buckets: the shopper is held, seek stock elsewhere. */
+  | { kind: "held" }
   | { kind: "refused"; outcome: { status: Refusal } }
   | { kind: "not-warmed" }
   | { kind: "backlog-full" };
@@ -30,10 +32,11 @@ const REFUSAL_BY_CODE: Record<number, Refusal> = {
   [-8]: "INVALID_TOKEN",
 };
 
-/** Maps seckill-6.lua's answers in "reserve" mode (see its header) to a verdict. */
+/** Maps seckill-7.lua's answers in "reserve" mode (see its header) to a verdict. */
 export function interpretReserveReply(reply: [number, number]): ReserveVerdict {
   const [code, stockLeft] = reply;
   if (code === 1) return { kind: "reserved", stockLeft };
+  if (code === 2) return { kind: "held" };
   if (code === 0) return { kind: "not-warmed" };
   if (code === -9) return { kind: "backlog-full" };
   const status = REFUSAL_BY_CODE[code];
@@ -46,7 +49,7 @@ export type TokenOutcome =
   | { status: "NOT_STARTED"; startsAt: Date }
   | { status: Exclude<Refusal, "NOT_STARTED" | "INVALID_TOKEN"> };
 
-/** Maps seckill-6.lua's answers in "token" mode; null means the sale is not warmed up. */
+/** Maps seckill-7.lua's answers in "token" mode; null means the sale is not warmed up. */
 export function interpretTokenReply(reply: [number, number, string?, number?]): TokenOutcome | null {
   const [code, startsAt, token, msLeft] = reply;
   if (code === 1 && token !== undefined && msLeft !== undefined) return { status: "ISSUED", token, expiresInMs: msLeft };

@@ -3,10 +3,12 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Services } from "../services";
 import { AppError } from "../errors";
 import { tooManyRequests } from "../gateway/rate-limit";
-import { newReservationId, parseReservationId } from "./reservation";
+import { newReservationId, parseReservationId, reservationInBucket, stockBucketOf } from "./reservation";
 import { enqueueCreateOrder, requestRewarm } from "../clients/queues";
 import { createLogger } from "../logger";
-import { saleKeys } from "./keys";
+import { bucketKeys, type SaleKeys } from "./keys";
+import { falloverOrder, homeBucket } from "./buckets";
+import { homeKeys, saleBucketCount } from "./sale-buckets";
 import { interpretReserveReply, interpretTokenReply, type PurchaseOutcome, type TokenOutcome } from "./outcome";
 import { broadcastSoldOut } from "./sold-out";
 
@@ -52,10 +54,16 @@ async function limitPerShopper(services: Services, identifier: `purchase:${numbe
   }
 }
 
-/** KEYS of seckill-6.lua, in its order. */
-function saleKeyList(namespace: string, saleId: number, userId: number) {
-  const keys = saleKeys(namespace, saleId);
-  return [keys.stock, keys.meta, keys.users, keys.pending, keys.eligibility, keys.token(userId)] as const;
+/** KEYS of seckill-7.lua, in its order: the shopper's home bucket. */
+export function seckillKeyList(keys: SaleKeys, userId: number) {
+  return [keys.stock, keys.meta, keys.users, keys.pending, keys.eligibility, keys.token(userId), keys.holds] as const;
+}
+
+/** The sale's bucket count, or the reason it cannot be bought (not warmed: fail closed). */
+async function bucketsOrRefuse(services: Services, saleId: number): Promise<number> {
+  const buckets = await failClosed(saleBucketCount(services, saleId));
+  if (buckets === null) throw await notPurchasable(services, saleId);
+  return buckets;
 }
 
 /** The slow path, only when Redis knows nothing of the sale: explain why, from MySQL. */
@@ -82,9 +90,11 @@ export async function issuePurchaseToken(
   const flagged = soldOutByFlag(services, input.saleId);
   if (flagged) return flagged;
   await limitPerShopper(services, `token:${input.userId}:${input.saleId}`);
+  const buckets = await bucketsOrRefuse(services, input.saleId);
+  const home = homeKeys(env.REDIS_NAMESPACE, input.saleId, input.userId, buckets);
   const fresh = randomBytes(16).toString("base64url");
   const reply = await failClosed(
-    redis.seckill(...saleKeyList(env.REDIS_NAMESPACE, input.saleId, input.userId), "token", String(input.userId), fresh, env.PURCHASE_TOKEN_TTL_SECONDS * 1000),
+    redis.seckill(...seckillKeyList(home, input.userId), "token", String(input.userId), fresh, env.PURCHASE_TOKEN_TTL_SECONDS * 1000),
   );
   const outcome = interpretTokenReply(reply);
   if (!outcome) throw await notPurchasable(services, input.saleId);
@@ -123,9 +133,11 @@ export async function purchase(
 }
 
 /**
- * One purchase attempt after the sold-out flag: the shopper's rate limit, then ONE Lua
- * round trip that checks window, eligibility, limit, stock and token and reserves, then the
- * create-order job (peak shaving: MySQL sees the worker's pace, not the crowd's).
+ * One purchase attempt after the sold-out flag: the shopper's rate limit, then ONE Lua round
+ * trip on the shopper's home bucket that checks window, eligibility, limit, stock and token and
+ * reserves, then the create-order job (peak shaving: MySQL sees the worker's pace, not the
+ * crowd's). In a sale of several buckets an empty home bucket holds the shopper instead, and the
+ * unit is sought in the other buckets (`reserveElsewhere`).
  */
 async function attemptPurchase(
   services: Services,
@@ -134,17 +146,20 @@ async function attemptPurchase(
   const { redis, env, soldOut, queues, metrics } = services;
   const { userId, saleId } = input;
   await limitPerShopper(services, `purchase:${userId}`);
+  const buckets = await bucketsOrRefuse(services, saleId);
+  const home = homeBucket(userId, buckets);
 
-  const reservationId = newReservationId(saleId, userId);
+  let reservationId = reservationInBucket(newReservationId(saleId, userId), home);
   metrics.reserveCalls.inc();
   const reply = await failClosed(
     redis.seckill(
-      ...saleKeyList(env.REDIS_NAMESPACE, saleId, userId),
+      ...seckillKeyList(bucketKeys(env.REDIS_NAMESPACE, saleId, home), userId),
       "reserve",
       String(userId),
       reservationId,
       input.token,
-      env.MAX_ORDER_BACKLOG,
+      // The bound is the sale's; each bucket checks its own share of it.
+      Math.ceil(env.MAX_ORDER_BACKLOG / buckets),
     ),
   );
   const verdict = interpretReserveReply([reply[0], reply[1]]);
@@ -158,6 +173,19 @@ async function attemptPurchase(
     }
     return verdict.outcome;
   }
+  // A one-bucket sale whose last unit this was is sold out; with several buckets only a search
+  // of every bucket can tell (reserveElsewhere).
+  const soldOutNow = verdict.kind === "reserved" && verdict.stockLeft <= 0 && buckets === 1;
+  if (verdict.kind === "held") {
+    const elsewhere = await failClosed(reserveElsewhere(services, { saleId, userId, home, buckets, heldId: reservationId }));
+    if (elsewhere.kind === "not-warmed") throw await notPurchasable(services, saleId);
+    if (elsewhere.kind === "sold-out") {
+      metrics.purchaseAnswers.inc({ status: "SOLD_OUT", source: "redis" });
+      await broadcastSoldOut(redis, env.REDIS_NAMESPACE, soldOut, { saleId, soldOut: true });
+      return { status: "SOLD_OUT" };
+    }
+    reservationId = elsewhere.reservationId;
+  }
 
   crashBeforeEnqueueIfAsked(env.FAULT_CRASH_BEFORE_ENQUEUE);
   // The reservation is already the half message: if the job cannot be added now, check-back
@@ -167,11 +195,47 @@ async function attemptPurchase(
     logger().warn({ err: error, reservationId }, "create-order job not added; check-back will enqueue it"),
   );
   metrics.purchaseAnswers.inc({ status: "QUEUED", source: "redis" });
-  if (verdict.stockLeft <= 0) {
+  if (soldOutNow) {
     await broadcastSoldOut(redis, env.REDIS_NAMESPACE, soldOut, { saleId, soldOut: true });
   }
   return { status: "QUEUED", reservationId };
 }
+
+/**
+ * The fallover saga for a shopper held at home (seckill-7.lua passed every check, spent the
+ * token and counted them, but the home bucket was empty). Cluster scripts cannot span two hash
+ * tags, so it is a sequence of single-bucket steps, each atomic:
+ *   1. take-stock-2.lua on each other bucket in turn until one has a unit: it is reserved
+ *      there, pending under an id naming that bucket;
+ *   2. holding-2.lua at home ends the hold: "taken" keeps the shopper's count, "released" (every
+ *      bucket was empty) gives it back, and the answer is SOLD_OUT.
+ * A process that dies between the steps leaves the hold; check-back resolves a stale hold by
+ * looking for its reservation in the other buckets and in MySQL (resolveStaleHolds).
+ * Answers the reservation, or sold out when every bucket was empty.
+ */
+async function reserveElsewhere(
+  services: Services,
+  held: { saleId: number; userId: number; home: number; buckets: number; heldId: string },
+): Promise<{ kind: "reserved"; reservationId: string } | { kind: "sold-out" } | { kind: "not-warmed" }> {
+  const { redis, env } = services;
+  const home = bucketKeys(env.REDIS_NAMESPACE, held.saleId, held.home);
+  let missing = false;
+  for (const bucket of falloverOrder(held.home, held.buckets, randomBytes(2).readUInt16BE())) {
+    const keys = bucketKeys(env.REDIS_NAMESPACE, held.saleId, bucket);
+    const reservationId = reservationInBucket(held.heldId, bucket);
+    const [code] = await redis.takeStock(keys.stock, keys.pending, reservationId);
+    if (code === 1) {
+      await redis.holding(home.users, home.holds, "taken", String(held.userId), held.heldId);
+      return { kind: "reserved", reservationId };
+    }
+    missing ||= code === TAKE_NOT_WARMED;
+  }
+  await redis.holding(home.users, home.holds, "released", String(held.userId), held.heldId);
+  // A bucket whose state is gone (a lost shard) is not an empty one: fail closed, never SOLD_OUT.
+  return missing ? { kind: "not-warmed" } : { kind: "sold-out" };
+}
+
+const TAKE_NOT_WARMED = 0;
 
 export type PurchaseResult =
   | { status: "QUEUED" }
@@ -187,7 +251,8 @@ export async function purchaseResult(
   if (!ref || ref.userId !== input.userId) {
     throw new AppError("NOT_FOUND", "No such reservation for this account.");
   }
-  const keys = saleKeys(services.env.REDIS_NAMESPACE, ref.saleId);
+  // The id names the bucket whose stock it took, where its pending entry and order id live.
+  const keys = bucketKeys(services.env.REDIS_NAMESPACE, ref.saleId, stockBucketOf(input.reservationId));
   // The worker records the order id and drops the pending entry in one MULTI, after the MySQL
   // commit; a read that falls between the two lookups finds the order in MySQL below.
   const [orderId, pendingSince] = await failClosed(

@@ -7,7 +7,8 @@ import { lockSaleStock } from "../orders/create-orders";
 import { changeStock, prismaStockStore } from "../stock/ledger";
 import { checkBackSale, type CheckBackReport } from "./check-back";
 import { invariantViolations, readSaleLedger, type SaleLedger } from "./invariants";
-import { saleKeys } from "./keys";
+import { bucketKeys, saleKeys } from "./keys";
+import { activeByBucket, bucketStockInDb } from "./buckets";
 import { warmUpSale } from "./warmup";
 
 /**
@@ -75,7 +76,7 @@ export async function reconcileLiveSales(services: Services, log: Logger): Promi
   const nowMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
   const sales = await db.sale.findMany({
     where: { state: "SCHEDULED", endsAt: { gt: reconcileSince(nowMs, env.RESERVATION_RELEASE_GRACE_MS) } },
-    select: { id: true, startsAt: true, endsAt: true },
+    select: { id: true, startsAt: true, endsAt: true, stockBuckets: true },
   });
   const results: SaleReconciliation[] = [];
   for (const sale of sales) {
@@ -91,7 +92,7 @@ export async function reconcileLiveSales(services: Services, log: Logger): Promi
 
 async function reconcileSale(
   services: Services,
-  sale: { id: number; startsAt: Date; endsAt: Date },
+  sale: { id: number; startsAt: Date; endsAt: Date; stockBuckets: number },
   nowMs: number,
   log: Logger,
 ): Promise<SaleReconciliation> {
@@ -100,16 +101,18 @@ async function reconcileSale(
   let rewarmed = false;
   let checkBack: CheckBackReport | null = null;
   const open = sale.startsAt.getTime() <= nowMs && nowMs < sale.endsAt.getTime();
-  if (open && !(await isWarm(services, sale.id))) {
+  if (open && !(await isWarm(services, sale.id, sale.stockBuckets))) {
     rewarmed = await rewarmIfLost(services, sale.id, log);
   }
-  if (await isWarm(services, sale.id)) {
+  if (await isWarm(services, sale.id, sale.stockBuckets)) {
     checkBack = await checkBackSale(services, sale, nowMs);
-    if (checkBack.settle || checkBack.requeue || checkBack.release) log.info({ saleId: sale.id, ...checkBack }, "check-back acted");
+    if (checkBack.settle || checkBack.requeue || checkBack.release || checkBack.holds) log.info({ saleId: sale.id, ...checkBack }, "check-back acted");
     const dbRepair = await repairDbStock(services, sale.id);
     if (dbRepair) repairs.push(dbRepair);
-    const redisRepair = await repairRedisStock(services, sale.id);
-    if (redisRepair) repairs.push(redisRepair);
+    for (let bucket = 0; bucket < sale.stockBuckets; bucket++) {
+      const redisRepair = await repairRedisStock(services, sale.id, bucket, sale.stockBuckets);
+      if (redisRepair) repairs.push(redisRepair);
+    }
   }
   for (const repair of repairs) log.warn({ saleId: sale.id, repair }, "reconcile repaired drift");
 
@@ -125,10 +128,15 @@ async function reconcileSale(
   return report;
 }
 
-async function isWarm(services: Services, saleId: number): Promise<boolean> {
-  const keys = saleKeys(services.env.REDIS_NAMESPACE, saleId);
-  const [hasStock, hasMeta] = await Promise.all([services.redis.exists(keys.stock), services.redis.exists(keys.meta)]);
-  return hasStock === 1 && hasMeta === 1;
+/** Every bucket's stock and meta are there (on Redis Cluster a lost shard may lose only some). */
+async function isWarm(services: Services, saleId: number, buckets: number): Promise<boolean> {
+  const present = await Promise.all(
+    Array.from({ length: buckets }, (_, b) => {
+      const keys = bucketKeys(services.env.REDIS_NAMESPACE, saleId, b);
+      return Promise.all([services.redis.exists(keys.stock), services.redis.exists(keys.meta)]);
+    }),
+  );
+  return present.flat().every((n) => n === 1);
 }
 
 /**
@@ -140,12 +148,12 @@ export async function rewarmIfLost(services: Services, saleId: number, log: Logg
   const { redis, env } = services;
   const lockKey = `${saleKeys(env.REDIS_NAMESPACE, saleId).meta}:rewarm-lock`;
   const token = `${process.pid}-${Date.now()}`;
-  const sale = await services.db.sale.findUnique({ where: { id: saleId }, select: { state: true, endsAt: true } });
+  const sale = await services.db.sale.findUnique({ where: { id: saleId }, select: { state: true, endsAt: true, stockBuckets: true } });
   // Only a sale still on sale: a draft is not meant to be bought, an ended one has nothing to sell.
   if (sale?.state !== "SCHEDULED" || sale.endsAt.getTime() <= Date.now()) return false;
   if ((await redis.set(lockKey, token, "PX", 30_000, "NX")) !== "OK") return false;
   try {
-    if (await isWarm(services, saleId)) return false;
+    if (await isWarm(services, saleId, sale.stockBuckets)) return false;
     const summary = await warmUpSale(services, saleId);
     log.warn({ saleId, stock: summary.stock, pending: summary.pendingReservations }, "sale state was missing in Redis: re-warmed from MySQL");
     return true;
@@ -175,14 +183,14 @@ async function repairDbStock(services: Services, saleId: number): Promise<string
 }
 
 /**
- * Redis stock against MySQL: a snapshot of Redis (stock, pending, released) in one MULTI, then
- * MySQL in one REPEATABLE READ snapshot, then repair-stock-3.lua sets the proven value only if
- * none of the three moved since. Anything MySQL commits in between is something Redis does not
- * yet reflect, so the snapshot pair stays consistent (see docs/architecture.md).
+ * One bucket's Redis stock against MySQL: a snapshot of Redis (stock, pending, released) in one
+ * MULTI, then MySQL in one REPEATABLE READ snapshot, then repair-stock-3.lua sets the proven value
+ * only if none of the three moved since. Anything MySQL commits in between is something Redis
+ * does not yet reflect, so the snapshot pair stays consistent (see docs/architecture.md).
  */
-async function repairRedisStock(services: Services, saleId: number): Promise<string | null> {
+async function repairRedisStock(services: Services, saleId: number, bucket: number, buckets: number): Promise<string | null> {
   const { redis, db, env } = services;
-  const keys = saleKeys(env.REDIS_NAMESPACE, saleId);
+  const keys = bucketKeys(env.REDIS_NAMESPACE, saleId, bucket);
   const replies = await redis.multi().get(keys.stock).zrange(keys.pending, 0, -1).smembers(keys.released).exec();
   if (!replies || replies.some(([error]) => error)) return null;
   const redisStock = replies[0]![1] as string | null;
@@ -193,17 +201,19 @@ async function repairRedisStock(services: Services, saleId: number): Promise<str
   const truth = await db.$transaction(
     async (tx) => ({
       stock: await tx.stock.findUniqueOrThrow({ where: { saleId }, select: { count: true } }),
+      active: await tx.order.groupBy({ by: ["stockBucket"], where: { saleId, status: { in: [...ACTIVE_ORDER_STATUSES] } }, _count: { _all: true } }),
       ordered: pending.length ? await tx.order.count({ where: { reservationId: { in: pending } } }) : 0,
-      cancelled: await tx.order.findMany({ where: { saleId, status: { in: [...RELEASED_ORDER_STATUSES] } }, select: { id: true } }),
+      cancelled: await tx.order.findMany({ where: { saleId, stockBucket: bucket, status: { in: [...RELEASED_ORDER_STATUSES] } }, select: { id: true } }),
     }),
     { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead, maxWait: 10_000, timeout: 30_000 },
   );
   const proven = provenRedisStock({
-    dbStock: truth.stock.count,
+    dbStock: bucketStockInDb(truth.stock.count, activeByBucket(truth.active, buckets), bucket),
     pendingNotOrdered: pending.length - truth.ordered,
     cancelledNotReleasedInRedis: truth.cancelled.filter((o) => !releasedInRedis.has(String(o.id))).length,
   });
   if (proven === Number(redisStock) || proven < 0) return null;
   const applied = await redis.repairStock(keys.stock, keys.pending, keys.released, Number(redisStock), pending.length, releasedInRedis.size, proven);
-  return applied === 1 ? `Redis stock ${redisStock} → ${proven}` : null;
+  const where = buckets > 1 ? ` (bucket ${bucket})` : "";
+  return applied === 1 ? `Redis stock${where} ${redisStock} → ${proven}` : null;
 }

@@ -8,7 +8,9 @@
     KEYS[2] users      hash: userId -> units this shopper holds
     KEYS[3] released   set: ids of orders whose unit is already back in KEYS[1]
     ARGV[1] orderId
-    ARGV[2] userId     the order's shopper
+    ARGV[2] userId     the order's shopper, or "" when the unit came from a bucket other than
+                       the shopper's home (their count lives there: holding-2.lua "returned",
+                       run only when this answers RELEASED)
 
   Output: { code, stockLeft }
      1  RELEASED           stock incremented, shopper's count decremented, order recorded
@@ -16,7 +18,7 @@
     -1  NOT_WARMED         no sale state in Redis: nothing changed; a warm-up derives stock from
                            MySQL, where the unit is already back
 
-  All keys share the sale's hash tag, so the script runs unchanged on Redis Cluster.
+  All keys share the stock bucket's hash tag, so the script runs unchanged on Redis Cluster.
 ]]
 local stock = tonumber(redis.call('GET', KEYS[1]))
 if not stock then return { -1, 0 } end

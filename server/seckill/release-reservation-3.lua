@@ -9,7 +9,9 @@
     KEYS[2] users     hash: userId -> units this shopper holds
     KEYS[3] pending   zset: reservationId -> reserved-at (the half message)
     ARGV[1] reservationId
-    ARGV[2] userId    the reservation's shopper
+    ARGV[2] userId    the reservation's shopper, or "" when the unit came from a bucket other than
+                       the shopper's home (their count lives there: holding-2.lua "returned",
+                       run only when this answers RELEASED)
 
   Output: { code, stockLeft }
      1  RELEASED      pending entry removed, stock incremented, shopper's count decremented
@@ -18,7 +20,7 @@
     -1  NOT_WARMED    no stock in Redis: nothing changed; a warm-up leaves released
                       reservations out of its count
 
-  All keys share the sale's hash tag, so the script runs unchanged on Redis Cluster.
+  All keys share the stock bucket's hash tag, so the script runs unchanged on Redis Cluster.
 ]]
 local stock = tonumber(redis.call('GET', KEYS[1]))
 if not stock then return { -1, 0 } end

@@ -1,25 +1,57 @@
 import type { Services } from "../services";
-import { saleKeys } from "./keys";
+import { homeBucket } from "./buckets";
+import { bucketKeys, type SaleKeys } from "./keys";
 import { broadcastSoldOut } from "./sold-out";
 
 export type ReleaseOutcome = "RELEASED" | "ALREADY_RELEASED" | "NOT_WARMED";
 
 const RELEASE_OUTCOMES: Record<number, ReleaseOutcome> = { 1: "RELEASED", 0: "ALREADY_RELEASED", [-1]: "NOT_WARMED" };
 
+/** A unit on its way back: whose it was, and which of the sale's stock buckets it came from. */
+export interface ReturningUnit {
+  saleId: number;
+  userId: number;
+  stockBucket: number;
+  /** The sale's bucket count, which places the shopper's home bucket. */
+  buckets: number;
+}
+
+/**
+ * Gives a unit back to the bucket it came from with `script` (release-3.lua or
+ * release-reservation-3.lua: idempotent, each with its own once-only marker in that bucket) and
+ * uncounts the shopper: inside the same script when that bucket is the shopper's home; otherwise
+ * afterwards at home (holding-2.lua "returned"), and only when the bucket's step gave the unit
+ * back just now, so a re-run never uncounts twice. A crash between those two steps leaves the
+ * shopper counted once too often: stricter, never looser, until a warm-up recounts from MySQL.
+ * Any unit back in a bucket makes the sale buyable again on every instance.
+ */
+export async function returnUnit(
+  services: Services,
+  unit: ReturningUnit,
+  script: (keys: SaleKeys, userId: string) => Promise<[number, number]>,
+): Promise<[number, number]> {
+  const { redis, env, soldOut } = services;
+  const home = homeBucket(unit.userId, unit.buckets);
+  const [code, stockLeft] = await script(bucketKeys(env.REDIS_NAMESPACE, unit.saleId, unit.stockBucket), home === unit.stockBucket ? String(unit.userId) : "");
+  if (code === 1 && home !== unit.stockBucket) {
+    const homeKeys = bucketKeys(env.REDIS_NAMESPACE, unit.saleId, home);
+    await redis.holding(homeKeys.users, homeKeys.holds, "returned", String(unit.userId));
+  }
+  if (code !== -1 && stockLeft > 0) {
+    await broadcastSoldOut(redis, env.REDIS_NAMESPACE, soldOut, { saleId: unit.saleId, soldOut: false });
+  }
+  return [code, stockLeft];
+}
+
 /**
  * Gives a cancelled order's unit back in Redis (stock +1, the shopper's count −1) through
  * release-3.lua, which does it at most once per order, and tells every web instance the sale is
  * buyable again. Safe to call any number of times for the same order.
  */
-export async function releaseUnit(services: Services, order: { id: number; saleId: number; userId: number }): Promise<ReleaseOutcome> {
-  const { redis, env, soldOut } = services;
-  const keys = saleKeys(env.REDIS_NAMESPACE, order.saleId);
-  const [code, stockLeft] = await redis.release(keys.stock, keys.users, keys.released, String(order.id), String(order.userId));
+export async function releaseUnit(services: Services, order: ReturningUnit & { id: number }): Promise<ReleaseOutcome> {
+  // The broadcast also follows ALREADY_RELEASED: the run that released may have died before it.
+  const [code] = await returnUnit(services, order, (keys, userId) => services.redis.release(keys.stock, keys.users, keys.released, String(order.id), userId));
   const outcome = RELEASE_OUTCOMES[code];
   if (!outcome) throw new Error(`release script returned an unknown code ${code}`);
-  // Also after ALREADY_RELEASED: the run that released may have died before it could broadcast.
-  if (outcome !== "NOT_WARMED" && stockLeft > 0) {
-    await broadcastSoldOut(redis, env.REDIS_NAMESPACE, soldOut, { saleId: order.saleId, soldOut: false });
-  }
   return outcome;
 }

@@ -16,7 +16,7 @@
      1  REPAIRED   stock set to ARGV[4]
      0  MOVED      the sale changed since the snapshot (or is not warmed): nothing written
 
-  All keys share the sale's hash tag, so the script runs unchanged on Redis Cluster.
+  All keys share the bucket's hash tag, so the script runs unchanged on Redis Cluster.
 ]]
 local stock = redis.call('GET', KEYS[1])
 if not stock or stock ~= ARGV[1] then return 0 end

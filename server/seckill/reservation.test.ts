@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createOrderJobId, newReservationId, parseReservationId } from "./reservation";
+import { createOrderJobId, newReservationId, parseReservationId, reservationInBucket, stockBucketOf } from "./reservation";
 
 describe("reservation ids", () => {
   it("name their sale and shopper and are unique", () => {
@@ -13,7 +13,18 @@ describe("reservation ids", () => {
     expect(createOrderJobId(newReservationId(1, 2))).toMatch(/^order-1-2-[0-9a-f]{16}$/);
   });
 
-  it.each(["", "42-7", "42-7-zz", "a-b-0123456789abcdef", "1:2:0123456789abcdef", "42-7-0123456789abcdef-x"])(
+  it("name the stock bucket their unit came from, bucket 0 without a suffix", () => {
+    const id = newReservationId(42, 7);
+    expect(stockBucketOf(id)).toBe(0);
+    const elsewhere = reservationInBucket(id, 13);
+    expect(elsewhere).toBe(`${id}-13`);
+    expect(stockBucketOf(elsewhere)).toBe(13);
+    expect(parseReservationId(elsewhere)).toEqual({ saleId: 42, userId: 7 });
+    expect(reservationInBucket(elsewhere, 4)).toBe(`${id}-4`);
+    expect(reservationInBucket(elsewhere, 0)).toBe(id);
+  });
+
+  it.each(["", "42-7", "42-7-zz", "a-b-0123456789abcdef", "1:2:0123456789abcdef", "42-7-0123456789abcdef-x", "42-7-0123456789abcdef-0", "42-7-0123456789abcdef-100"])(
     "rejects malformed %j",
     (id) => expect(parseReservationId(id)).toBeNull(),
   );

@@ -2,14 +2,16 @@ import { randomBytes } from "node:crypto";
 
 /**
  * A reservation id names its sale and its shopper, so a result query can be answered (and
- * checked for ownership) from the id alone. No `:` so it can be part of a BullMQ job id.
+ * checked for ownership) from the id alone, and the stock bucket its unit came from (a suffix
+ * `-<bucket>`, absent for bucket 0, so a one-bucket sale's ids are as before buckets existed).
+ * No `:` so it can be part of a BullMQ job id.
  */
 export interface ReservationRef {
   saleId: number;
   userId: number;
 }
 
-const RESERVATION_ID = /^(\d{1,10})-(\d{1,10})-([0-9a-f]{16})$/;
+const RESERVATION_ID = /^(\d{1,10})-(\d{1,10})-([0-9a-f]{16})(?:-([1-9]\d?))?$/;
 
 export function newReservationId(saleId: number, userId: number): string {
   return `${saleId}-${userId}-${randomBytes(8).toString("hex")}`;
@@ -19,6 +21,20 @@ export function parseReservationId(id: string): ReservationRef | null {
   const match = RESERVATION_ID.exec(id);
   if (!match) return null;
   return { saleId: Number(match[1]), userId: Number(match[2]) };
+}
+
+/** The stock bucket a (well-formed) reservation id's unit is taken from. */
+export function stockBucketOf(id: string): number {
+  return Number(RESERVATION_ID.exec(id)?.[4] ?? 0);
+}
+
+/**
+ * The same reservation, taking its unit from another bucket (a fallover): same sale, shopper and
+ * random part, so the hold at home and the reservation elsewhere are recognisably one purchase.
+ */
+export function reservationInBucket(id: string, bucket: number): string {
+  const base = id.replace(/-\d{1,2}$/, "");
+  return bucket === 0 ? base : `${base}-${bucket}`;
 }
 
 export const RESERVATION_ID_PATTERN = RESERVATION_ID;

@@ -8,8 +8,8 @@ import { saleKeys } from "./keys";
  *
  * The purchase path does not pay a Redis call per attempt for it (the sold-out flag exists to
  * answer without Redis): each web instance counts in memory and flushes once a second, one
- * HINCRBY per sale, second and outcome. The worker adds its settled orders in the MULTI it
- * already runs after each batch. A crash loses at most one second of counts; the Prometheus
+ * HINCRBY per sale, second and outcome. The worker adds its settled orders once per sale and
+ * batch, after settling them. A crash loses at most one second of counts; the Prometheus
  * counters (server/metrics.ts) stay the exact record.
  */
 

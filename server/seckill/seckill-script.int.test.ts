@@ -4,7 +4,7 @@ import { createRedis, type AppRedis } from "../clients/redis";
 import { ELIGIBILITY } from "../gateway/eligibility";
 import { saleKeys } from "./keys";
 
-/** seckill-6.lua against the real Redis, in both modes: every return code and what it writes. */
+/** seckill-7.lua against the real Redis, in both modes: every return code and what it writes. */
 
 const namespace = `t_lua_${randomBytes(3).toString("hex")}`;
 const keys = saleKeys(namespace, 1);
@@ -22,10 +22,11 @@ interface Arrangement {
   defaultEligibility?: number;
   eligibility?: number;
   token?: string | null;
+  buckets?: number;
 }
 async function arrange(options: Arrangement = {}) {
   const now = Date.now();
-  await redis.del(keys.stock, keys.meta, keys.users, keys.pending, keys.eligibility, keys.token(SHOPPER));
+  await redis.del(keys.stock, keys.meta, keys.users, keys.pending, keys.eligibility, keys.token(SHOPPER), keys.holds);
   await redis.set(keys.stock, options.stock ?? 5);
   await redis.hset(keys.meta, {
     startsAt: options.startsAt ?? now - HOUR,
@@ -33,11 +34,12 @@ async function arrange(options: Arrangement = {}) {
     limit: options.limit ?? 1,
     eligibility: options.defaultEligibility ?? ELIGIBILITY.ELIGIBLE,
   });
+  if (options.buckets) await redis.hset(keys.meta, "buckets", options.buckets);
   if (options.held) await redis.hset(keys.users, String(SHOPPER), options.held);
   if (options.eligibility !== undefined) await redis.hset(keys.eligibility, String(SHOPPER), options.eligibility);
   if (options.token !== null) await redis.set(keys.token(SHOPPER), options.token ?? TOKEN);
 }
-const keyList = (userId: number) => [keys.stock, keys.meta, keys.users, keys.pending, keys.eligibility, keys.token(userId)] as const;
+const keyList = (userId: number) => [keys.stock, keys.meta, keys.users, keys.pending, keys.eligibility, keys.token(userId), keys.holds] as const;
 const reserve = (reservationId = "1-7-0123456789abcdef", token = TOKEN, userId = SHOPPER, maxBacklog = 0) =>
   redis.seckill(...keyList(userId), "reserve", String(userId), reservationId, token, maxBacklog);
 const issue = (ttlMs = 30_000) => redis.seckill(...keyList(SHOPPER), "token", String(SHOPPER), "fresh", ttlMs);
@@ -58,7 +60,7 @@ afterAll(async () => {
 });
 beforeEach(() => arrange());
 
-describe('seckill-6.lua, mode "reserve"', () => {
+describe('seckill-7.lua, mode "reserve"', () => {
   it("1 RESERVED: decrements stock, counts the shopper, records the pending reservation with its time, spends the token", async () => {
     const before = Date.now();
     expect(await reserve()).toEqual([1, 4]);
@@ -67,6 +69,17 @@ describe('seckill-6.lua, mode "reserve"', () => {
     expect(score).toBeGreaterThanOrEqual(before - 1000);
     expect(score).toBeLessThanOrEqual(Date.now() + 1000);
     expect(await redis.exists(keys.token(SHOPPER))).toBe(0);
+  });
+
+  it("2 HELD: a bucketed sale's empty home bucket spends the token and counts the shopper, records the hold, takes no stock", async () => {
+    await arrange({ stock: 0, buckets: 4 });
+    expect(await reserve()).toEqual([2, 0]);
+    expect(await state()).toEqual({ stock: 0, held: 1, pending: [] });
+    expect(await redis.zrange(keys.holds, 0, -1)).toEqual(["1-7-0123456789abcdef"]);
+    expect(await redis.exists(keys.token(SHOPPER))).toBe(0);
+    // The hold counts against the limit like a reservation.
+    await redis.set(keys.token(SHOPPER), TOKEN);
+    expect((await reserve("1-7-fedcba9876543210"))[0]).toBe(-3);
   });
 
   it("0 NOT_WARMED: no sale state in Redis, nothing written", async () => {
@@ -173,7 +186,7 @@ describe('seckill-6.lua, mode "reserve"', () => {
   });
 });
 
-describe('seckill-6.lua, mode "token"', () => {
+describe('seckill-7.lua, mode "token"', () => {
   it("1 ISSUED during the sale, with the TTL asked for", async () => {
     await arrange({ token: null });
     const [code, , token, msLeft] = await issue();
@@ -181,6 +194,11 @@ describe('seckill-6.lua, mode "token"', () => {
     expect(msLeft).toBe(30_000);
     expect(await redis.get(keys.token(SHOPPER))).toBe("fresh");
     expect(await redis.pttl(keys.token(SHOPPER))).toBeGreaterThan(29_000);
+  });
+
+  it("issues a token on a bucketed sale's empty home bucket: the other buckets may have units", async () => {
+    await arrange({ token: null, stock: 0, buckets: 4 });
+    expect((await issue())[0]).toBe(1);
   });
 
   it("hands out the same unspent token again, with the time it has left", async () => {

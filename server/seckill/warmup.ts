@@ -3,10 +3,11 @@ import { clusterReady, type RedisConnection } from "../clients/redis";
 import type { Services } from "../services";
 import { Prisma } from "../generated/prisma/client";
 import { AppError } from "../errors";
-import { saleKeys } from "./keys";
+import { bucketKeys } from "./keys";
 import { broadcastSoldOut } from "./sold-out";
 import { ACTIVE_ORDER_STATUSES, RELEASED_ORDER_STATUSES } from "../orders/statuses";
-import { parseReservationId } from "./reservation";
+import { parseReservationId, reservationInBucket } from "./reservation";
+import { activeByBucket, bucketStockInDb, homeBucket } from "./buckets";
 import { eligibilityTable, NON_DEFAULT_STANDING } from "../gateway/eligibility";
 
 export interface WarmUpSummary {
@@ -19,18 +20,35 @@ export interface WarmUpSummary {
   perUserLimit: number;
   /** Shoppers whose eligibility differs from a new account's (see gateway/eligibility.ts). */
   eligibilityOverrides: number;
+  /** Units reservable in each stock bucket (one entry for a one-bucket sale). */
+  bucketStocks: number[];
 }
 
-/** Redis stock and per-user holdings derived from MySQL truth plus reservations not yet in MySQL. */
+/**
+ * One bucket's Redis stock and its home shoppers' holdings, derived from MySQL truth plus
+ * reservations not yet in MySQL. `dbStock` is the bucket's units not in an active order;
+ * `pendingNotInDb` the reservations pending in this bucket (their units came from here). A
+ * shopper's count lives in their home bucket, so it also counts `heldElsewhere`: their
+ * reservations pending in other buckets and their fallover holds here, one per purchase (a hold
+ * and the reservation it became share the id's random part). `homedHere` picks this bucket's
+ * shoppers; every shopper by default (a one-bucket sale).
+ */
 export function computeWarmState(input: {
   dbStock: number;
   orderCountsByUser: ReadonlyMap<number, number>;
   pendingNotInDb: readonly string[];
+  heldElsewhere?: readonly string[];
+  homedHere?: (userId: number) => boolean;
 }): { stock: number; holdings: Map<number, number> } {
+  const { heldElsewhere = [], homedHere = () => true } = input;
   const holdings = new Map(input.orderCountsByUser);
-  for (const reservationId of input.pendingNotInDb) {
+  const purchases = new Set<string>();
+  for (const reservationId of [...input.pendingNotInDb, ...heldElsewhere]) {
     const ref = parseReservationId(reservationId);
-    if (ref) holdings.set(ref.userId, (holdings.get(ref.userId) ?? 0) + 1);
+    const purchase = reservationInBucket(reservationId, 0);
+    if (!ref || !homedHere(ref.userId) || purchases.has(purchase)) continue;
+    purchases.add(purchase);
+    holdings.set(ref.userId, (holdings.get(ref.userId) ?? 0) + 1);
   }
   return { stock: Math.max(0, input.dbStock - input.pendingNotInDb.length), holdings };
 }
@@ -70,32 +88,87 @@ export interface WarmUpOptions {
  * read is in MySQL's stock and in the order lookup alike, or in neither.
  */
 export async function warmUpSale(services: Services, saleId: number, options: WarmUpOptions = {}): Promise<WarmUpSummary> {
+  const sale = await services.db.sale.findUnique({ where: { id: saleId }, select: { stockBuckets: true } });
+  if (!sale) throw new AppError("NOT_FOUND", `Sale ${saleId} does not exist.`);
   // WATCH belongs to a connection: a dedicated one, so other requests' commands cannot clear it.
   const connection = services.redis.duplicate();
   try {
     await clusterReady(connection, services.env.REDIS_COMMAND_TIMEOUT_MS);
-    for (let attempt = 1; attempt <= WARM_UP_ATTEMPTS; attempt++) {
-      const summary = await tryWarmUp(services, connection, saleId, options);
-      if (summary) {
-        await broadcastSoldOut(services.redis, services.env.REDIS_NAMESPACE, services.soldOut, { saleId, soldOut: summary.stock <= 0 });
-        return summary;
-      }
+    // Bucket by bucket, each under its own WATCH: on Redis Cluster one transaction cannot span
+    // two hash tags.
+    const loaded: WarmUpSummary[] = [];
+    for (let bucket = 0; bucket < sale.stockBuckets; bucket++) {
+      loaded.push(await warmUpBucket(services, connection, saleId, bucket, sale.stockBuckets, options));
     }
+    const summary: WarmUpSummary = {
+      ...loaded[0]!,
+      stock: sum(loaded.map((b) => b.stock)),
+      pendingReservations: sum(loaded.map((b) => b.pendingReservations)),
+      shoppersHolding: sum(loaded.map((b) => b.shoppersHolding)),
+      eligibilityOverrides: sum(loaded.map((b) => b.eligibilityOverrides)),
+      bucketStocks: loaded.map((b) => b.stock),
+    };
+    await broadcastSoldOut(services.redis, services.env.REDIS_NAMESPACE, services.soldOut, { saleId, soldOut: summary.stock <= 0 });
+    return summary;
   } finally {
     connection.disconnect();
   }
+}
+
+function sum(values: readonly number[]): number {
+  return values.reduce((a, b) => a + b, 0);
+}
+
+async function warmUpBucket(
+  services: Services,
+  connection: RedisConnection,
+  saleId: number,
+  bucket: number,
+  buckets: number,
+  options: WarmUpOptions,
+): Promise<WarmUpSummary> {
+  for (let attempt = 1; attempt <= WARM_UP_ATTEMPTS; attempt++) {
+    const summary = await tryWarmUp(services, connection, saleId, bucket, buckets, options);
+    if (summary) return summary;
+  }
   throw new AppError(
     "CONFLICT",
-    `Sale ${saleId} changed under ${WARM_UP_ATTEMPTS} warm-up attempts in a row (purchases still settling); nothing was changed. Try again in a moment.`,
+    `Sale ${saleId} changed under ${WARM_UP_ATTEMPTS} warm-up attempts in a row (purchases still settling); ${bucket === 0 ? "nothing was changed" : `its buckets from ${bucket} on were not loaded`}. Try again in a moment.`,
   );
 }
 
-/** One read-then-write round; null when a watched key changed and nothing was written. */
-async function tryWarmUp(services: Services, connection: RedisConnection, saleId: number, options: WarmUpOptions): Promise<WarmUpSummary | null> {
+/** One read-then-write round for one bucket; null when a watched key changed and nothing was written. */
+async function tryWarmUp(
+  services: Services,
+  connection: RedisConnection,
+  saleId: number,
+  bucket: number,
+  buckets: number,
+  options: WarmUpOptions,
+): Promise<WarmUpSummary | null> {
   const { db, env } = services;
-  const keys = saleKeys(env.REDIS_NAMESPACE, saleId);
-  await connection.watch(keys.stock, keys.pending);
-  const pending = await connection.zrange(keys.pending, 0, -1);
+  const keys = bucketKeys(env.REDIS_NAMESPACE, saleId, bucket);
+  const homedHere = (userId: number) => homeBucket(userId, buckets) === bucket;
+  // The home shoppers' counts change with stock, pending or holds, except when a unit taken in
+  // another bucket comes back (holding-2.lua "returned"): hence users too.
+  await connection.watch(keys.stock, keys.pending, keys.holds, keys.users);
+  const [pending, holds] = await Promise.all([connection.zrange(keys.pending, 0, -1), connection.zrange(keys.holds, 0, -1)]);
+  // This bucket's shoppers' reservations in the other buckets, read after the WATCH: one that
+  // appears later was held here first (holds is watched). Other tags: not on the watching
+  // connection, which must stay within this bucket's slot on Redis Cluster.
+  const elsewhere = (
+    await Promise.all(
+      Array.from({ length: buckets }, (_, b) => b)
+        .filter((b) => b !== bucket)
+        .map((b) => services.redis.zrange(bucketKeys(env.REDIS_NAMESPACE, saleId, b).pending, 0, -1)),
+    )
+  )
+    .flat()
+    .filter((id) => {
+      const ref = parseReservationId(id);
+      return ref !== null && homedHere(ref.userId);
+    });
+  const undecided = [...pending, ...elsewhere];
 
   // Pending first (above, under WATCH), then MySQL in ONE snapshot (REPEATABLE READ): an order
   // committed by a worker meanwhile is either in both the stock count and the order lookup, or
@@ -114,16 +187,16 @@ async function tryWarmUp(services: Services, connection: RedisConnection, saleId
           stock: { select: { count: true } },
         },
       });
-      const inPending = { reservationId: { in: pending } };
+      const inUndecided = { reservationId: { in: undecided } };
       return {
         sale,
-        alreadyOrdered: pending.length ? await tx.order.findMany({ where: inPending, select: { reservationId: true } }) : [],
-        alreadyReleased: pending.length ? await tx.releasedReservation.findMany({ where: inPending, select: { reservationId: true } }) : [],
+        alreadyOrdered: undecided.length ? await tx.order.findMany({ where: inUndecided, select: { reservationId: true } }) : [],
+        alreadyReleased: undecided.length ? await tx.releasedReservation.findMany({ where: inUndecided, select: { reservationId: true } }) : [],
         // MySQL's stock already counts these orders' units as given back: a late release-3.lua run
         // (a timer retried after this warm-up) must find them released, or it would add them again.
-        released: await tx.order.findMany({ where: { saleId, status: { in: [...RELEASED_ORDER_STATUSES] } }, select: { id: true } }),
+        released: await tx.order.findMany({ where: { saleId, stockBucket: bucket, status: { in: [...RELEASED_ORDER_STATUSES] } }, select: { id: true } }),
         grouped: await tx.order.groupBy({
-          by: ["userId"],
+          by: ["userId", "stockBucket"],
           where: { saleId, status: { in: [...ACTIVE_ORDER_STATUSES] } },
           _count: { _all: true },
         }),
@@ -138,20 +211,30 @@ async function tryWarmUp(services: Services, connection: RedisConnection, saleId
   }
   // Pending reservations that are already orders, or already released by check-back, are
   // decided in MySQL: they leave the pending set and count only through MySQL's numbers.
-  const orderedIds = new Set([...alreadyOrdered, ...alreadyReleased].map((o) => o.reservationId));
-  const pendingNotInDb = pending.filter((id) => !orderedIds.has(id));
+  const decidedIds = new Set([...alreadyOrdered, ...alreadyReleased].map((o) => o.reservationId));
+  const orderedHere = pending.filter((id) => decidedIds.has(id));
+  const undecidedHere = (ids: readonly string[]) => ids.filter((id) => !decidedIds.has(id));
 
+  const orderCountsByUser = new Map<number, number>();
+  for (const g of grouped) {
+    if (homedHere(g.userId)) orderCountsByUser.set(g.userId, (orderCountsByUser.get(g.userId) ?? 0) + g._count._all);
+  }
   const { stock, holdings } = computeWarmState({
-    dbStock: sale.stock.count,
-    orderCountsByUser: new Map(grouped.map((g) => [g.userId, g._count._all])),
-    pendingNotInDb,
+    dbStock: bucketStockInDb(sale.stock.count, activeByBucket(grouped, buckets), bucket),
+    orderCountsByUser,
+    pendingNotInDb: undecidedHere(pending),
+    heldElsewhere: [...undecidedHere(elsewhere), ...holds],
+    homedHere,
   });
 
   const standings = await db.user.findMany({
     where: NON_DEFAULT_STANDING,
     select: { id: true, memberLevel: true, realNameVerified: true, blacklisted: true },
   });
-  const eligibility = eligibilityTable(standings, sale);
+  const eligibility = eligibilityTable(
+    standings.filter((s) => homedHere(s.id)),
+    sale,
+  );
 
   await options.beforeWrite?.();
   const tx = connection.multi();
@@ -162,6 +245,7 @@ async function tryWarmUp(services: Services, connection: RedisConnection, saleId
     endsAt: sale.endsAt.getTime(),
     limit: sale.perUserLimit,
     eligibility: eligibility.defaultCode,
+    buckets,
   });
   tx.del(keys.users);
   hsetInChunks(tx, keys.users, holdings);
@@ -169,18 +253,19 @@ async function tryWarmUp(services: Services, connection: RedisConnection, saleId
   hsetInChunks(tx, keys.eligibility, eligibility.overrides);
   tx.del(keys.released);
   saddInChunks(tx, keys.released, released.map((o) => o.id));
-  if (orderedIds.size) tx.zrem(keys.pending, ...orderedIds);
+  if (orderedHere.length) tx.zrem(keys.pending, ...orderedHere);
   // null: a watched key changed since the reads, and Redis dropped the whole transaction.
   if ((await tx.exec()) === null) return null;
 
   return {
     saleId,
     stock,
-    pendingReservations: pendingNotInDb.length,
+    pendingReservations: undecidedHere(pending).length,
     shoppersHolding: holdings.size,
     startsAt: sale.startsAt,
     endsAt: sale.endsAt,
     perUserLimit: sale.perUserLimit,
     eligibilityOverrides: eligibility.overrides.size,
+    bucketStocks: [stock],
   };
 }

@@ -64,6 +64,11 @@ export function SaleConsole({ saleId }: { saleId: number }) {
             <div key={status}><dt>{status}</dt><dd data-testid={`orders-${status}`}>{n}</dd></div>
           ))}
         </dl>
+        {ledger.buckets && ledger.buckets.length > 1 ? (
+          <p data-testid="bucket-stocks">
+            Redis stock by bucket: {ledger.buckets.map((b) => `#${b.bucket} ${b.redisStock ?? "—"}/${b.share}`).join(" · ")}
+          </p>
+        ) : null}
         <p className={`status ${ok ? "ok" : "bad"}`} data-testid="invariant" data-ok={ok}>
           {ok ? "Invariant holds" : "Invariant broken"}: total {ledger.totalStock} = Redis {ledger.redisStock ?? "—"} + pending {ledger.pendingReservations} + active
           orders {ledger.activeOrders}; DB stock {ledger.dbStock} = {ledger.totalStock} − {ledger.activeOrders}

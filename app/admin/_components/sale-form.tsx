@@ -8,6 +8,8 @@ export interface SaleFormValues {
   originalPriceCents: number;
   priceCents: number;
   stock?: number;
+  /** Redis stock buckets, chosen with the stock at creation only. */
+  stockBuckets?: number;
   perUserLimit: number;
   startsAt: Date;
   endsAt: Date;
@@ -50,6 +52,7 @@ export function SaleForm(props: {
     originalPrice: (initial.originalPriceCents / 100).toFixed(2),
     price: (initial.priceCents / 100).toFixed(2),
     stock: String(initial.stock ?? ""),
+    stockBuckets: String(initial.stockBuckets ?? 1),
     perUserLimit: String(initial.perUserLimit),
     startsAt: toLocalInput(initial.startsAt),
     endsAt: toLocalInput(initial.endsAt),
@@ -66,7 +69,7 @@ export function SaleForm(props: {
       description: v.description,
       originalPriceCents: cents(v.originalPrice),
       priceCents: cents(v.price),
-      ...(props.withStock ? { stock: Number(v.stock) } : {}),
+      ...(props.withStock ? { stock: Number(v.stock), stockBuckets: Number(v.stockBuckets) } : {}),
       perUserLimit: Number(v.perUserLimit),
       startsAt: new Date(v.startsAt),
       endsAt: new Date(v.endsAt),
@@ -94,6 +97,11 @@ export function SaleForm(props: {
         {props.withStock ? (
           <Field name="stock" label="Stock (units)" errors={errors}>
             <input inputMode="numeric" value={v.stock} onChange={set("stock")} />
+          </Field>
+        ) : null}
+        {props.withStock ? (
+          <Field name="stockBuckets" label="Stock buckets (1 unless one item needs several Redis shards)" errors={errors}>
+            <input inputMode="numeric" value={v.stockBuckets} onChange={set("stockBuckets")} />
           </Field>
         ) : null}
         <Field name="perUserLimit" label="Limit per shopper" errors={errors}>

@@ -1,0 +1,23 @@
+import type { Services } from "../services";
+import { homeBucket } from "./buckets";
+import { bucketKeys, saleKeys, type SaleKeys } from "./keys";
+
+/**
+ * A warmed sale's stock bucket count, as warm-up wrote it into bucket 0's meta; null when the
+ * sale is not warmed. Kept per process once known: the count is fixed at the sale's creation, so
+ * the purchase path pays for this look-up once per sale, not per request.
+ */
+export async function saleBucketCount(services: Pick<Services, "redis" | "env" | "saleBuckets">, saleId: number): Promise<number | null> {
+  const known = services.saleBuckets.get(saleId);
+  if (known !== undefined) return known;
+  const [startsAt, buckets] = await services.redis.hmget(saleKeys(services.env.REDIS_NAMESPACE, saleId).meta, "startsAt", "buckets");
+  if (startsAt === null) return null;
+  const count = Number(buckets ?? 1);
+  services.saleBuckets.set(saleId, count);
+  return count;
+}
+
+/** The keys of a shopper's home bucket, where their count, token and eligibility live. */
+export function homeKeys(namespace: string, saleId: number, userId: number, buckets: number): SaleKeys {
+  return bucketKeys(namespace, saleId, homeBucket(userId, buckets));
+}

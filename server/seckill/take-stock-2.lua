@@ -1,0 +1,24 @@
+--[[
+  The fallover step of a sale split into stock buckets: take one unit from this bucket for a
+  shopper whose home bucket is empty and who already passed every check there (seckill-7.lua
+  answered HELD: token spent, shopper counted). Nothing about the shopper is checked here.
+
+  Input:
+    KEYS[1] stock     string: units left to reserve in this bucket
+    KEYS[2] pending   zset: this bucket's reservations not yet in MySQL (the half message)
+    ARGV[1] reservationId   naming this bucket (server/seckill/reservation.ts)
+
+  Output: { code, stockLeft }
+     1  RESERVED     stock decremented, reservation pending here
+     0  NOT_WARMED   no stock key here: nothing changed
+    -4  EMPTY        nothing left in this bucket: nothing changed
+
+  The two keys share the bucket's hash tag, so the script runs unchanged on Redis Cluster.
+]]
+local stock = tonumber(redis.call('GET', KEYS[1]))
+if not stock then return { 0, 0 } end
+if stock <= 0 then return { -4, 0 } end
+local time = redis.call('TIME')
+redis.call('DECR', KEYS[1])
+redis.call('ZADD', KEYS[2], tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000), ARGV[1])
+return { 1, stock - 1 }
