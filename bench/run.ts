@@ -18,6 +18,7 @@ import { runSweep, type SweepPoint } from "./lib/sweep";
 import { writeReports, type BenchReport } from "./lib/report";
 import { progressBar } from "./lib/progress";
 import { summarizeProfiles } from "./lib/profile";
+import { bucketRows, scaleRow, secondInstanceRow, type ScaleRow } from "./lib/scale";
 
 /**
  * npm run bench -- --users U --stock S [--baselines] [--sweep] …  (bench/README.md)
@@ -155,6 +156,13 @@ async function main(): Promise<number> {
     await waitForDrain(services, probeSale.saleId, peak.queued.length + atEighty.queued.length, DRAIN_TIMEOUT_MS);
 
     const sweep: SweepPoint[] = options.sweep ? await runSweep({ services, shoppers: shoppers.length, crowd: (saleId, plan, label, extra) => crowd(system!.urls, saleId, plan, label, extra), log }) : [];
+    const scale: ScaleRow[] = [];
+    if (options.scale) {
+      scale.push(scaleRow("seckill service processes", String(system.urls.length), peak));
+      scale.push(await secondInstanceRow({ childEnv, urls: system.urls, saleId: probeSale.saleId, plan: cycling(PROBE_ATTEMPTS, options.users, peak.attempts + atEighty.attempts), seconds: options.probeSeconds, crowd }));
+      scale.push(...(await bucketRows({ childEnv, stock: options.stock, users: Math.min(options.users, 10 * options.stock), crowd, log })));
+    }
+
     // Drain: reservations pile up with no worker running, then one worker drains them, timed.
     const drainProbe = await measureDrain(services, system);
     system.workers = [];
@@ -186,6 +194,7 @@ async function main(): Promise<number> {
       verdict,
       probes: { soldOut: soldOutProbe, peak, atEighty, drain: drainProbe },
       sweep,
+      scale,
       baselines,
       profile,
     };

@@ -14,6 +14,7 @@ export const USAGE = `usage: npm run bench -- --users U --stock S [options]
   --workers M        worker processes (default 1)
   --baselines        also measure the same-run baselines (bare hello, bare Lua ceiling, naive MySQL, bare INSERT)
   --sweep            also run the scaling curve (S = 1k, 10k, 100k; U up to 1,000,000) and chart it
+  --scale            also the scale-out rows: 1 vs 2 seckill service processes, K = 1 vs 10 stock buckets on a local 3-master Redis Cluster
   --probe-seconds N  length of each fixed-time probe and baseline (default 10)
   --profile          CPU-profile the seckill service (node --cpu-prof) and summarize it in the report
   --set KEY=VALUE    an app setting for this run (repeatable), e.g. --set ORDER_BATCH_SIZE=500
@@ -31,6 +32,7 @@ export interface BenchOptions {
   workers: number;
   baselines: boolean;
   sweep: boolean;
+  scale: boolean;
   probeSeconds: number;
   profile: boolean;
   settings: Record<string, string>;
@@ -68,6 +70,7 @@ export function parseOptions(argv: string[]): BenchOptions {
         workers: { type: "string" },
         baselines: { type: "boolean", default: false },
         sweep: { type: "boolean", default: false },
+        scale: { type: "boolean", default: false },
         "probe-seconds": { type: "string" },
         profile: { type: "boolean", default: false },
         set: { type: "string", multiple: true, default: [] },
@@ -104,6 +107,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     workers: wholeNumber("workers", parsed.workers, 1, 1, 16),
     baselines: parsed.baselines,
     sweep: parsed.sweep,
+    scale: parsed.scale,
     probeSeconds: wholeNumber("probe-seconds", parsed["probe-seconds"], 10, 1, 600),
     profile: parsed.profile,
     settings,

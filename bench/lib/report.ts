@@ -10,6 +10,7 @@ import type { LatencySummary } from "./stats";
 import { round } from "./stats";
 import { writeLineChartSvg, type LineChartSpec } from "./chart";
 import type { ProfileSummary } from "./profile";
+import type { ScaleRow } from "./scale";
 
 /** The bench's report: JSON with every number, and markdown for people (bench/reports/). */
 
@@ -34,6 +35,7 @@ export interface BenchReport {
   };
   sweep: SweepPoint[];
   sweepChart?: string;
+  scale: ScaleRow[];
   baselines: BaselineResults | null;
   profile: ProfileSummary[];
 }
@@ -197,6 +199,17 @@ export function markdown(r: BenchReport): string {
     lines.push("| stock | attempts planned | sent (15 s bound) | attempts/s | requests/s | p99 (ms) | sold out after (s) |", "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for (const p of r.sweep) lines.push(`| ${fmt(p.stock)} | ${fmt(p.attemptsPlanned)} | ${fmt(p.attemptsSent)} | ${fmt(p.attemptsPerSecond)} | ${fmt(p.requestsPerSecond)} | ${fmt(p.p99Ms)} | ${fmt(p.soldOutAfterSeconds)} |`);
     lines.push("", "Attempts not sent within a run's 15 s would have met the sold-out flag (see the sold-out probe for that rate).", "");
+  }
+
+  if (r.scale.length) {
+    lines.push("## Scale-out (--scale)", "");
+    lines.push(
+      "Two seckill service processes share the same 2 cores (and the load generator): this row shows whether a second process adds anything on one machine, not what a second machine adds. The bucket rows sell the same stock to the same crowd on a local 3-master Redis Cluster (three redis-server processes on this machine).",
+      "",
+    );
+    lines.push("| what | variant | attempts | seconds | attempts/s | requests/s | p99 (ms) | sold out after (s) | invariants |", "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | :---: |");
+    for (const s of r.scale) lines.push(`| ${s.name} | ${s.variant} | ${fmt(s.attempts)} | ${fmt(s.seconds)} | ${fmt(s.attemptsPerSecond)} | ${fmt(s.requestsPerSecond)} | ${fmt(s.p99Ms)} | ${fmt(s.soldOutAfterSeconds)} | ${s.invariantsHeld === null ? "–" : s.invariantsHeld ? "held" : `**violated**: ${(s.failedChecks ?? []).map((c) => c.name).join(", ")}`} |`);
+    lines.push("");
   }
 
   for (const p of r.profile) {

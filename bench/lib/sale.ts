@@ -7,7 +7,7 @@ import type { CrowdRun } from "./crowd";
 
 /** Sales for the bench, and what it checks of them afterwards, in MySQL and Redis directly. */
 
-export async function openSale(services: Services, input: { name: string; stock: number; perUserLimit?: number; startsInMs?: number }) {
+export async function openSale(services: Services, input: { name: string; stock: number; perUserLimit?: number; startsInMs?: number; stockBuckets?: number }) {
   const startsAt = new Date(Date.now() + (input.startsInMs ?? 0));
   const { saleId } = await createSale(services, {
     productName: input.name,
@@ -16,6 +16,7 @@ export async function openSale(services: Services, input: { name: string; stock:
     originalPriceCents: 19900,
     stock: input.stock,
     perUserLimit: input.perUserLimit ?? 1,
+    stockBuckets: input.stockBuckets,
     startsAt,
     endsAt: new Date(startsAt.getTime() + 3 * 3600_000),
   });
