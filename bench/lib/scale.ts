@@ -38,7 +38,8 @@ export function scaleRow(name: string, variant: string, run: CrowdRun, verdict?:
     attemptsPerSecond: round(answered / run.seconds, 0)!,
     requestsPerSecond: round(run.httpRequests / run.seconds, 0)!,
     p99Ms: Math.max(run.latency.token.p99 ?? 0, run.latency.purchase.p99 ?? 0) || null,
-    soldOutAfterSeconds: run.lastQueuedAt,
+    // Only a row with a verdict sold its sale out; the others are probes of a sale that cannot.
+    soldOutAfterSeconds: verdict ? run.lastQueuedAt : null,
     invariantsHeld: verdict ? verdict.ok : null,
     ...(verdict && !verdict.ok ? { failedChecks: verdict.checks.filter((c) => !c.ok) } : {}),
   };
