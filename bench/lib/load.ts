@@ -19,7 +19,7 @@ export interface LoadOptions {
   path: string;
   method?: string;
   connections: number;
-  /** Run for this long (10 s when neither this nor `amount` is given)... */
+  /** Run for this long (10 s when neither this nor `amount` is given); with `amount`, at most this long. */
   durationSeconds?: number;
   /** ...or until this many requests are answered (split evenly over the connections). */
   amount?: number;
@@ -136,10 +136,13 @@ async function runOnce(options: LoadOptions, takeIndex: () => number, phase: str
             `${options.progressLabel ?? "load"} ${phase}: ${elapsed.toFixed(0)} s, ${tally.latencies.length} answers, ${(tally.latencies.length / elapsed).toFixed(0)} req/s\n`,
           );
         }, 1000);
+  // autocannon ignores `duration` when given `amount`: the time bound is kept here.
+  const timeBound = options.amount && options.durationSeconds ? setTimeout(() => instance.stop(), options.durationSeconds * 1000) : undefined;
   try {
     const result: AutocannonResult = await instance;
     return { tally, result, seconds: result.duration };
   } finally {
     clearInterval(progress);
+    clearTimeout(timeBound);
   }
 }
