@@ -8,7 +8,8 @@ import { migrate } from "../prisma/migrate";
 import { dropDatabase, deleteRedisNamespace } from "../server/testing/resources";
 import { startSeckillService, startWorker, type ChildHandle } from "../server/testing/harness";
 import { parseOptions } from "./lib/options";
-import { buildPlan, runCrowd, type Plan } from "./lib/crowd";
+import { answerOf, buildPlan, runCrowd, shopperHeaders, TOKEN_PATH, type Plan } from "./lib/crowd";
+import { measureLoad } from "./lib/load";
 import { checkSale, openSale, ordersInMysql, waitForDrain, watchOrders } from "./lib/sale";
 import { ResourceSampler, serverPids, type ResourceUse } from "./lib/procs";
 import { codeInfo, machineInfo, serviceVersions } from "./lib/context";
@@ -145,15 +146,33 @@ async function main(): Promise<number> {
 
     // Probes, each a fixed --probe-seconds: the sold-out answer, then the purchase path at its peak
     // and at 80 % of it (a sale too big to sell out, where every shopper may buy many units).
-    const soldOutProbe = await crowd(system.urls, sale.saleId, cycling(PROBE_ATTEMPTS, options.users, 0), "sold-out probe", { maxSeconds: options.probeSeconds });
+    // The sold-out answer is one request, measured with the same load generator and request as the
+    // bare hello baseline, so their ratio compares the servers, not two load generators.
+    const tokenBody = JSON.stringify({ json: { saleId: sale.saleId } });
+    const soldOutProbe = await measureLoad({
+      url: system.urls[0]!,
+      path: TOKEN_PATH,
+      connections: options.concurrency,
+      durationSeconds: options.probeSeconds,
+      warmupSeconds: 2,
+      requestFor: (i) => ({ headers: shopperHeaders(bearers, i % bearers.length), body: tokenBody }),
+      classify: (status, body) => answerOf(status, body).outcome,
+    });
     const probeSale = await openSale(services, { name: "Bench purchase-path probe", stock: 10_000_000, perUserLimit: 1_000_000 });
+    // The purchase path is measured with no worker running, as the ceiling is (in production the
+    // workers run elsewhere): the reservations wait in the queue, and then make the drain probe.
+    await stopAll(system.workers);
+    system.workers = [];
     const peak = await crowd(system.urls, probeSale.saleId, cycling(PROBE_ATTEMPTS, options.users, 0), "purchase path, peak", { maxSeconds: options.probeSeconds });
     const peakRate = peak.httpRequests / peak.seconds;
     const atEighty = await crowd(system.urls, probeSale.saleId, cycling(PROBE_ATTEMPTS, options.users, peak.attempts), "purchase path, 80 % of peak", {
       maxSeconds: options.probeSeconds,
       rate: Math.floor(0.8 * peakRate),
     });
-    await waitForDrain(services, probeSale.saleId, peak.queued.length + atEighty.queued.length, DRAIN_TIMEOUT_MS);
+    // Drain: the probes' reservations, queued with no worker running, then one worker, timed.
+    const drain = await measureDrain(services, probeSale.saleId, peak.queued.length + atEighty.queued.length);
+    system.workers = [drain.worker];
+    const drainProbe = drain.result;
 
     const sweep: SweepPoint[] = options.sweep ? await runSweep({ services, shoppers: shoppers.length, crowd: (saleId, plan, label, extra) => crowd(system!.urls, saleId, plan, label, extra), log }) : [];
     const scale: ScaleRow[] = [];
@@ -163,11 +182,7 @@ async function main(): Promise<number> {
       scale.push(...(await bucketRows({ childEnv, stock: options.stock, users: Math.min(options.users, 10 * options.stock), crowd, log })));
     }
 
-    // Drain: reservations pile up with no worker running, then one worker drains them, timed.
-    const drainProbe = await measureDrain(services, system);
-    system.workers = [];
-
-    await stopAll(system.services);
+    await stopAll([...system.services, ...system.workers]);
     system = undefined;
     const profile = options.profile ? [...summarizeProfiles(path.join(PROFILE_DIR, "seckill"), "seckill service"), ...summarizeProfiles(path.join(PROFILE_DIR, "worker"), "worker")] : [];
 
@@ -208,25 +223,20 @@ async function main(): Promise<number> {
 }
 
 /**
- * The worker's drain rate alone: `stock` reservations made while no worker runs (they wait in the
- * queue), then one worker started; timed from its first order in MySQL to its last.
+ * The worker's drain rate alone: `expected` reservations of a sale wait in the queue; one worker
+ * is started and timed from its first order in MySQL to its last. The worker keeps running.
  */
-async function measureDrain(services: Services, system: System) {
-  const units = Math.min(options.stock, options.users);
-  await stopAll(system.workers);
-  const sale = await openSale(services, { name: "Bench drain probe", stock: units });
-  const reserved = await crowd(system.urls, sale.saleId, distinct(units), "drain probe: reserving");
-  const watcher = watchOrders(services, sale.saleId, 50);
+async function measureDrain(services: Services, saleId: number, expected: number) {
+  const watcher = watchOrders(services, saleId, 50);
   const worker = await startWorker(childEnv, {}, profiling("worker"));
-  const complete = await waitForDrain(services, sale.saleId, reserved.queued.length, DRAIN_TIMEOUT_MS);
+  const complete = await waitForDrain(services, saleId, expected, DRAIN_TIMEOUT_MS);
   await sleep(100);
   await watcher.stop();
-  await worker.stop();
-  const orders = await ordersInMysql(services, sale.saleId);
+  const orders = await ordersInMysql(services, saleId);
   const first = watcher.reachedAt(1);
   const last = watcher.reachedAt(orders);
   const seconds = first !== null && last !== null ? Math.max(0.05, (last - first) / 1000) : null;
-  return { orders, seconds: seconds === null ? null : round(seconds, 2), ordersPerSecond: seconds === null ? null : round(orders / seconds, 0), complete };
+  return { worker, result: { orders, seconds: seconds === null ? null : round(seconds, 2), ordersPerSecond: seconds === null ? null : round(orders / seconds, 0), complete } };
 }
 
 process.exitCode = await main().catch((error: unknown) => {

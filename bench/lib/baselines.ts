@@ -3,7 +3,7 @@ import { startBaselineProcess } from "../baselines/process";
 import { issueCeilingTokens } from "../baselines/servers";
 import { measureBareBatchedInsert } from "../baselines/drain";
 import { measureLoad, type LoadResult } from "./load";
-import { buildPlan, shopperIp } from "./crowd";
+import { buildPlan, shopperHeaders } from "./crowd";
 import { openSale } from "./sale";
 import { round } from "./stats";
 import type { BenchOptions } from "./options";
@@ -46,7 +46,7 @@ export async function runBaselines(context: Context): Promise<BaselineResults> {
   const { options, shopperIds, bearers, log } = context;
   const users = shopperIds.length;
   // The crowd's request shape: a bearer token, an address per shopper, a small JSON body.
-  const crowdHeaders = (i: number) => ({ "content-type": "application/json", authorization: `Bearer ${bearers[i % users]}`, "x-forwarded-for": shopperIp(i % users) });
+  const crowdHeaders = (i: number) => shopperHeaders(bearers, i % users);
 
   log("baseline: bare hello");
   const hello = await startBaselineProcess("hello", {});
@@ -57,6 +57,7 @@ export async function runBaselines(context: Context): Promise<BaselineResults> {
     connections: options.concurrency,
     durationSeconds: options.probeSeconds,
     warmupSeconds: 2,
+    // The sold-out probe's very request: a token request for the (sold-out) headline sale.
     requestFor: (i) => ({ headers: crowdHeaders(i), body: JSON.stringify({ json: { saleId: context.saleId } }) }),
   }).finally(() => hello.close());
 

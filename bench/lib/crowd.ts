@@ -62,6 +62,11 @@ export function shopperIp(index: number): string {
   return `10.${(index >> 16) & 255}.${(index >> 8) & 255}.${index & 255}`;
 }
 
+/** The headers a shopper's request carries: JSON, their session, their own address. */
+export function shopperHeaders(bearers: readonly string[], shopper: number): Record<string, string> {
+  return { "content-type": "application/json", authorization: `Bearer ${bearers[shopper]}`, "x-forwarded-for": shopperIp(shopper) };
+}
+
 export interface Answer {
   outcome: string;
   reservationId?: string;
