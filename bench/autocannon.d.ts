@@ -43,7 +43,7 @@ declare module "autocannon" {
     onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string>) => void;
   }
 
-  /** One connection. `reqsMade` and `responseMax` are internals bench/core.ts relies on (8.0.0). */
+  /** One connection. `reqsMade` and `responseMax` are internals bench/lib/crowd.ts relies on (8.0.0). */
   export interface Client extends EventEmitter {
     reqsMade: number;
     responseMax?: number;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { answerOf, buildPlan, shopperIp } from "./crowd";
+import { answeredAttempts, answerOf, buildPlan, NO_ANSWER, shopperIp, worstP99 } from "./crowd";
 import { sweepCrowds } from "./sweep";
 import { parseOptions } from "./options";
 
@@ -31,6 +31,15 @@ describe("answerOf", () => {
     expect(answerOf(429, '{"error":{"json":{"message":"slow down","data":{"code":"TOO_MANY_REQUESTS"}}}}').outcome).toBe("error TOO_MANY_REQUESTS");
     expect(answerOf(503, '{"error":{"message":"busy","code":"SERVICE_UNAVAILABLE"}}').outcome).toBe("error SERVICE_UNAVAILABLE");
     expect(answerOf(502, "upstream unavailable").outcome).toBe("error HTTP 502");
+  });
+});
+
+describe("a crowd's tallies", () => {
+  it("counts answered attempts without the unanswered, and takes the worse step's p99", () => {
+    expect(answeredAttempts({ outcomes: { QUEUED: 3, SOLD_OUT: 5, [NO_ANSWER]: 2 } })).toBe(8);
+    const latency = (token: number | null, purchase: number | null) => ({ token: { p99: token }, purchase: { p99: purchase }, byOutcome: {} }) as never;
+    expect(worstP99({ latency: latency(12, 40) })).toBe(40);
+    expect(worstP99({ latency: latency(null, null) })).toBeNull();
   });
 });
 

@@ -93,6 +93,16 @@ export function answerOf(status: number, body: string): Answer {
 
 export const NO_ANSWER = "no answer";
 
+/** Attempts that got an answer: every outcome but NO_ANSWER. */
+export function answeredAttempts(run: Pick<CrowdRun, "outcomes">): number {
+  return Object.entries(run.outcomes).reduce((sum, [outcome, count]) => (outcome === NO_ANSWER ? sum : sum + count), 0);
+}
+
+/** The worse p99 of an attempt's two requests (token, purchase); null when none was measured. */
+export function worstP99(run: Pick<CrowdRun, "latency">): number | null {
+  return Math.max(run.latency.token.p99 ?? 0, run.latency.purchase.p99 ?? 0) || null;
+}
+
 export interface CrowdOptions {
   /** One or more seckill service base URLs; the connections are split evenly between them. */
   urls: string[];

@@ -2,7 +2,7 @@ import { readEnv } from "../../server/env";
 import { createServices } from "../../server/services";
 import { startSeckillService, startWorker, type ChildHandle } from "../../server/testing/harness";
 import { startRedisCluster } from "../../server/testing/redis-cluster";
-import { buildPlan, type CrowdOptions, type CrowdRun, type Plan } from "./crowd";
+import { answeredAttempts, buildPlan, worstP99, type CrowdOptions, type CrowdRun, type Plan } from "./crowd";
 import { checkSale, openSale, waitForDrain, type Check } from "./sale";
 import { round } from "./stats";
 
@@ -29,7 +29,7 @@ export interface ScaleRow {
 type Crowd = (urls: string[], saleId: number, plan: Plan, label: string, extra?: Pick<CrowdOptions, "maxSeconds">) => Promise<CrowdRun>;
 
 export function scaleRow(name: string, variant: string, run: CrowdRun, verdict?: { ok: boolean; checks: Check[] }): ScaleRow {
-  const answered = Object.values(run.outcomes).reduce((a, b) => a + b, 0);
+  const answered = answeredAttempts(run);
   return {
     name,
     variant,
@@ -37,7 +37,7 @@ export function scaleRow(name: string, variant: string, run: CrowdRun, verdict?:
     seconds: run.seconds,
     attemptsPerSecond: round(answered / run.seconds, 0)!,
     requestsPerSecond: round(run.httpRequests / run.seconds, 0)!,
-    p99Ms: Math.max(run.latency.token.p99 ?? 0, run.latency.purchase.p99 ?? 0) || null,
+    p99Ms: worstP99(run),
     // Only a row with a verdict sold its sale out; the others are probes of a sale that cannot.
     soldOutAfterSeconds: verdict ? run.lastQueuedAt : null,
     invariantsHeld: verdict ? verdict.ok : null,

@@ -1,5 +1,5 @@
 import type { Services } from "../../server/services";
-import { buildPlan, type CrowdRun, type Plan } from "./crowd";
+import { answeredAttempts, buildPlan, worstP99, type CrowdRun, type Plan } from "./crowd";
 import { openSale, waitForDrain } from "./sale";
 import { round } from "./stats";
 
@@ -38,7 +38,7 @@ export async function runSweep(context: { services: Services; shoppers: number; 
       const sale = await openSale(context.services, { name: `Bench sweep ${stock}/${users}`, stock });
       const run = await context.crowd(sale.saleId, buildPlan(users, 0), `sweep S=${stock} U=${users}`, { maxSeconds: SWEEP_SECONDS });
       await waitForDrain(context.services, sale.saleId, run.queued.length, 180_000);
-      const answered = Object.values(run.outcomes).reduce((a, b) => a + b, 0);
+      const answered = answeredAttempts(run);
       points.push({
         stock,
         attemptsPlanned: users,
@@ -46,7 +46,7 @@ export async function runSweep(context: { services: Services; shoppers: number; 
         seconds: run.seconds,
         attemptsPerSecond: round(answered / run.seconds, 0)!,
         requestsPerSecond: round(run.httpRequests / run.seconds, 0)!,
-        p99Ms: Math.max(run.latency.token.p99 ?? 0, run.latency.purchase.p99 ?? 0) || null,
+        p99Ms: worstP99(run),
         soldOutAfterSeconds: run.queued.length >= stock ? run.lastQueuedAt : null,
         queued: run.queued.length,
       });
