@@ -70,16 +70,20 @@ const envSchema = z
     /** A payment notification whose own timestamp is further than this from now is refused as stale. */
     PAYMENT_NOTIFY_MAX_AGE_SECONDS: intFrom(300, 1),
     /**
-     * Group commit: most reservations written in one MySQL transaction, and how long to wait to
-     * fill it. 50 ms, not 5: BullMQ hands a worker its jobs one completion at a time, and with a
-     * short wait a backlog drained in ever smaller batches (5,000 queued orders: 10.0 s at 5 ms,
-     * 6.1 s at 50 ms with every batch full; bench/README.md, profile notes). A full batch still
-     * commits at once.
+     * Group commit: most reservations written in one MySQL transaction (and carried by one
+     * create-order job), and how long the worker waits to fill a transaction. 50 ms, not 5: with
+     * a short wait a backlog of small jobs drained in ever smaller batches (bench/README.md,
+     * profile notes). A full batch still commits at once.
      */
     ORDER_BATCH_SIZE: intFrom(200, 1),
     ORDER_BATCH_WAIT_MS: intFrom(50, 0),
-    /** Jobs one worker process holds at once; must be >= ORDER_BATCH_SIZE for batches to fill. */
-    WORKER_CONCURRENCY: intFrom(400, 1),
+    /**
+     * How long a web process collects reservations into one create-order job. The purchase does
+     * not wait for it (server/seckill/enqueue.ts); it is how late the worker hears of an order.
+     */
+    ORDER_ENQUEUE_WAIT_MS: intFrom(20, 0),
+    /** create-order jobs (each up to ORDER_BATCH_SIZE reservations) one worker process holds at once. */
+    WORKER_CONCURRENCY: intFrom(50, 1),
     /** How long a job may be held by a dead worker before BullMQ hands it to another one. */
     WORKER_LOCK_MS: intFrom(30_000, 1000),
     WORKER_STALLED_INTERVAL_MS: intFrom(30_000, 500),

@@ -12,6 +12,9 @@ import { createLogger } from "./logger";
 import type { PaymentProvider } from "./payments/provider";
 import { sandboxProvider } from "./payments/sandbox";
 import { PurchaseStats } from "./seckill/sale-stats";
+import { createOrderEnqueuer } from "./seckill/enqueue";
+import type { GroupCommitter } from "./orders/group-commit";
+import type { QueuedReservation } from "./clients/queues";
 
 /**
  * Everything domain code needs from the outside world, built from one Env. Domain functions take
@@ -32,6 +35,8 @@ export interface Services {
   rateLimits: { perIp: RateLimiter; perUser: RateLimiter };
   /** The payment provider orders are paid with (the built-in sandbox until a real adapter exists). */
   payments: PaymentProvider;
+  /** Reservations on their way into create-order jobs, a batch per few milliseconds (server/seckill/enqueue.ts). */
+  orderEnqueuer: GroupCommitter<QueuedReservation, void>;
   close(): Promise<void>;
 }
 
@@ -85,11 +90,13 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
   const metrics = createMetrics({ processMetrics: options.processMetrics });
   // The instance that serves /api/metrics also shows what the worker's reconciler found.
   if (options.processMetrics) registerReconcileGauges(metrics.registry, () => readPublishedReconciliations({ redis, env }));
+  const orderEnqueuer = createOrderEnqueuer({ redis, queues, env });
   return {
     env,
     db,
     redis,
     queues,
+    orderEnqueuer,
     soldOut,
     metrics,
     purchaseStats,
@@ -98,7 +105,7 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
     payments: sandboxProvider(env),
     async close() {
       clearInterval(statsTimer);
-      await flushStats();
+      await Promise.all([flushStats(), orderEnqueuer.drain()]);
       await Promise.allSettled(Object.values(queues).map((queue) => queue.close()));
       await Promise.allSettled([db.$disconnect(), redis.quit(), queueConnection.quit(), subscriber?.quit()]);
     },

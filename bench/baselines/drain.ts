@@ -7,7 +7,8 @@ import { performance } from "node:perf_hooks";
 import mariadb from "mariadb";
 import { parseDatabaseUrl } from "../../server/clients/db";
 import { round } from "../lib/stats";
-import { DEFAULT_PAY_TIMEOUT_SECONDS, orderInsertSql, orderRowParameters, readSaleOrderTemplate, type OrderRow } from "./order-rows";
+import { orderInsertSql, orderRowParameters, type OrderRow } from "../../server/orders/order-rows";
+import { DEFAULT_PAY_TIMEOUT_SECONDS, readSaleOrderTemplate } from "./order-rows";
 
 export interface BareBatchedInsertOptions {
   databaseUrl: string;

@@ -13,7 +13,8 @@ import { parseDatabaseUrl } from "../../server/clients/db";
 import { saleKeys } from "../../server/seckill/keys";
 import { seckillKeyList } from "../../server/seckill/purchase";
 import { newReservationId } from "../../server/seckill/reservation";
-import { DEFAULT_PAY_TIMEOUT_SECONDS, orderInsertSql, orderRowParameters, readSaleOrderTemplate } from "./order-rows";
+import { orderInsertSql, orderRowParameters } from "../../server/orders/order-rows";
+import { DEFAULT_PAY_TIMEOUT_SECONDS, readSaleOrderTemplate } from "./order-rows";
 
 export interface BaselineServer {
   /** Origin, e.g. http://127.0.0.1:40123 (any path is answered the same) */

@@ -23,7 +23,7 @@ const boardRequest = (path: string, method = "GET") =>
 describe("queue board", () => {
   it("lists the queues with the delayed cancel timers, and retries a failed notify job", async () => {
     const { cancelOrder, paymentNotify } = t.services.queues;
-    await cancelOrder.add("cancel-order", { orderId: 7 }, { jobId: "cancel-7", delay: 3600_000 });
+    await cancelOrder.add("cancel-order", { orderIds: [7, 8] }, { jobId: "cancel-7-8-2", delay: 3600_000 });
     await paymentNotify.add(
       "payment-notify",
       { notifyUrl: "http://127.0.0.1:9/notify", outTradeNo: "1", tradeNo: "SBX-1", totalAmount: "1.00" },
@@ -46,7 +46,7 @@ describe("queue board", () => {
     expect(queues.map((q) => q.name).sort()).toEqual([QUEUE.cancelOrder, QUEUE.createOrder, QUEUE.paymentNotify, QUEUE.sweepOrders].sort());
     const cancel = queues.find((q) => q.name === QUEUE.cancelOrder)!;
     expect(cancel.counts.delayed).toBe(1);
-    expect(cancel.jobs.map((j) => j.id)).toEqual(["cancel-7"]);
+    expect(cancel.jobs.map((j) => j.id)).toEqual(["cancel-7-8-2"]);
 
     const retry = await boardRequest(`/api/queues/${QUEUE.paymentNotify}/retry/failed`, "PUT");
     expect(retry.status).toBeLessThan(300);

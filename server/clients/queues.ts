@@ -1,7 +1,6 @@
 import { Queue, type ConnectionOptions } from "bullmq";
 import { z } from "zod";
 import { queuePrefix } from "../seckill/keys";
-import { createOrderJobId } from "../seckill/reservation";
 
 /** Queue names and job payloads: the contract between the web and the worker processes. */
 export const QUEUE = {
@@ -12,17 +11,31 @@ export const QUEUE = {
   reconcile: "reconcile",
 } as const;
 
-export const createOrderJob = z.object({
+export const queuedReservation = z.object({
   reservationId: z.string().min(1).max(64),
   saleId: z.number().int().positive(),
   userId: z.number().int().positive(),
   reservedAt: z.number().int().nonnegative(),
 });
+export type QueuedReservation = z.infer<typeof queuedReservation>;
+
+/** Most reservations one create-order job carries. */
+export const MAX_RESERVATIONS_PER_JOB = 1000;
+
+/**
+ * A create-order job carries the reservations a web instance took within a few milliseconds
+ * (server/seckill/enqueue.ts), so the worker pays one job fetch and completion per batch, not
+ * per order; check-back's re-enqueue is a job of one.
+ */
+export const createOrderJob = z.object({ reservations: z.array(queuedReservation).min(1).max(MAX_RESERVATIONS_PER_JOB) });
 export type CreateOrderJob = z.infer<typeof createOrderJob>;
 
-/** Adds a reservation's create-order job; the job id makes a second add (check-back's) a no-op. */
-export function enqueueCreateOrder(queues: Queues, job: CreateOrderJob) {
-  return queues.createOrder.add("create-order", job, { jobId: createOrderJobId(job.reservationId) });
+/**
+ * Adds a create-order job under `jobId` (see createOrderJobId: deterministic, and a reservation id
+ * is UNIQUE in MySQL), so a second add of the same job is a no-op.
+ */
+export function enqueueCreateOrder(queues: Queues, reservations: readonly QueuedReservation[], jobId: string) {
+  return queues.createOrder.add("create-order", { reservations: [...reservations] }, { jobId });
 }
 
 /**
@@ -38,13 +51,21 @@ export function requestRewarm(queues: Queues, saleId: number) {
   return queues.reconcile.add("rewarm", { saleId }, { jobId: `rewarm-${saleId}` });
 }
 
-/** Cancel an order that is still unpaid at its pay deadline (a delayed job, due at the deadline). */
-export const cancelOrderJob = z.object({ orderId: z.number().int().positive() });
+/**
+ * Cancel the orders of one group commit that are still unpaid at their pay deadline (a delayed
+ * job, due at the deadline they share): one timer per batch of orders, not per order.
+ */
+export const cancelOrderJob = z.object({ orderIds: z.array(z.number().int().positive()).min(1).max(MAX_RESERVATIONS_PER_JOB) });
 export type CancelOrderJob = z.infer<typeof cancelOrderJob>;
 
-/** Job id `cancel-<orderId>`: one timer per order (orders.id is its unique key). */
-export function cancelOrderJobId(orderId: number): string {
-  return `cancel-${orderId}`;
+/**
+ * Job id `cancel-<first>-<last>-<count>` of the sorted order ids (orders.id is unique): the same
+ * orders always get the same id. A redelivered batch grouped differently gets a second timer for
+ * some orders, which is harmless: a cancellation is a conditional transition.
+ */
+export function cancelOrderJobId(orderIds: readonly number[]): string {
+  const sorted = [...orderIds].sort((a, b) => a - b);
+  return `cancel-${sorted[0]}-${sorted[sorted.length - 1]}-${sorted.length}`;
 }
 
 /** The periodic sweep (a BullMQ job scheduler); it carries no data. */

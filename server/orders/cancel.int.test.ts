@@ -51,7 +51,10 @@ async function expectInvariants(saleId: number) {
   expect(invariantViolations(await readSaleLedger(t.services, saleId))).toEqual([]);
 }
 
-const cancelJob = async (orderId: number) => (await t.services.queues.cancelOrder.getJob(cancelOrderJobId(orderId))) as Job<CancelOrderJob>;
+/** The timer of a group commit that made one order (each test places its orders one by one). */
+const cancelJob = async (orderId: number) => (await t.services.queues.cancelOrder.getJob(cancelOrderJobId([orderId]))) as Job<CancelOrderJob>;
+/** What a timer firing did to its (only) order. */
+const fire = async (job: Job<CancelOrderJob>, services: Services = t.services) => (await processCancelOrder(services, job)).outcomes[0];
 const untilOverdue = async (orderId: number) => {
   const { payDeadline } = await t.services.db.order.findUniqueOrThrow({ where: { id: orderId } });
   await new Promise((r) => setTimeout(r, Math.max(0, payDeadline.getTime() - Date.now() + 50)));
@@ -69,13 +72,13 @@ async function withRedisDown(work: (services: Services) => Promise<unknown>) {
 }
 
 describe("the pay-deadline timer", () => {
-  it("is scheduled for each new order as the delayed job cancel-<orderId>, due at the deadline", async () => {
+  it("is scheduled for each group commit's orders as one delayed job, due at their deadline", async () => {
     const saleId = await liveSale(2);
     const [order] = await placeOrders(t.services, saleId, await shoppers(1));
     const job = await cancelJob(order!.orderId);
     const { payDeadline } = await t.services.db.order.findUniqueOrThrow({ where: { id: order!.orderId } });
-    expect(job.id).toBe(`cancel-${order!.orderId}`);
-    expect(job.data).toEqual({ orderId: order!.orderId });
+    expect(job.id).toBe(`cancel-${order!.orderId}-${order!.orderId}-1`);
+    expect(job.data).toEqual({ orderIds: [order!.orderId] });
     expect(await job.getState()).toBe("delayed");
     expect(Math.abs(job.timestamp + job.delay - payDeadline.getTime())).toBeLessThan(1000);
   });
@@ -90,7 +93,7 @@ describe("the pay-deadline timer", () => {
     // The timer as a worker whose clock runs ahead would see it: due now.
     const { queues, env } = t.services;
     await (await cancelJob(orderId)).remove();
-    await queues.cancelOrder.add("cancel-order", { orderId }, { jobId: cancelOrderJobId(orderId) });
+    await queues.cancelOrder.add("cancel-order", { orderIds: [orderId] }, { jobId: cancelOrderJobId([orderId]) });
     const connection = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
     const worker = new Worker(QUEUE.cancelOrder, (job, token) => processCancelOrder(t.services, job, token), {
       connection,
@@ -106,6 +109,28 @@ describe("the pay-deadline timer", () => {
   });
 });
 
+describe("one timer for the orders of a group commit", () => {
+  it("covers each order once, and at the deadline cancels each still unpaid, order by order", async () => {
+    const saleId = await liveSale(3);
+    const orders = await placeOrders(t.services, saleId, await shoppers(3));
+    const orderIds = orders.map((o) => o.orderId).sort((a, b) => a - b);
+    const timers = (await t.services.queues.cancelOrder.getJobs(["delayed"])).filter((job) => job.data.orderIds.some((id) => orderIds.includes(id)));
+    expect(timers.flatMap((job) => job.data.orderIds).sort((a, b) => a - b)).toEqual(orderIds);
+
+    // The first shopper cancels before the deadline; the batch's timer then finds that order done.
+    const [own, ...others] = orders;
+    await cancelOwnOrder(t.services, { userId: own!.userId, orderId: own!.orderId });
+    await Promise.all(orders.map((o) => untilOverdue(o.orderId)));
+    const batch = await t.services.queues.cancelOrder.add("cancel-order", { orderIds }, { jobId: cancelOrderJobId(orderIds) });
+    const { outcomes } = await processCancelOrder(t.services, batch);
+    const outcomeOf = new Map(orderIds.map((id, i) => [id, outcomes[i]?.outcome]));
+    expect(outcomeOf.get(own!.orderId)).toBe("ALREADY_CANCELLED");
+    expect(others.map((o) => outcomeOf.get(o.orderId))).toEqual(["CANCELLED", "CANCELLED"]);
+    expect(await saleState(saleId)).toMatchObject({ dbStock: 3, redisStock: 3, holders: {}, statuses: ["CANCELLED", "CANCELLED", "CANCELLED"] });
+    await expectInvariants(saleId);
+  });
+});
+
 describe("delivered twice, with the sweeper firing at the same moment", () => {
   it("gives the unit back once, in MySQL and in Redis", async () => {
     const saleId = await liveSale(3);
@@ -115,12 +140,8 @@ describe("delivered twice, with the sweeper firing at the same moment", () => {
     await untilOverdue(orderId);
 
     const job = await cancelJob(orderId);
-    const [first, second, sweep] = await Promise.all([
-      processCancelOrder(t.services, job),
-      processCancelOrder(t.services, job),
-      processSweepOrders(t.services),
-    ]);
-    const cancellations = [first.outcome, second.outcome].filter((o) => o === "CANCELLED").length;
+    const [first, second, sweep] = await Promise.all([fire(job), fire(job), processSweepOrders(t.services)]);
+    const cancellations = [first?.outcome, second?.outcome].filter((o) => o === "CANCELLED").length;
     expect(cancellations + (sweep.cancelled.includes(orderId) ? 1 : 0)).toBe(1);
 
     const after = await saleState(saleId);
@@ -128,7 +149,7 @@ describe("delivered twice, with the sweeper firing at the same moment", () => {
     expect(await t.services.db.order.findUniqueOrThrow({ where: { id: orderId } })).toMatchObject({ cancelReason: "TIMEOUT" });
 
     // A third delivery, later: nothing more.
-    expect(await processCancelOrder(t.services, job)).toMatchObject({ outcome: "ALREADY_CANCELLED", release: "ALREADY_RELEASED" });
+    expect(await fire(job)).toMatchObject({ outcome: "ALREADY_CANCELLED", release: "ALREADY_RELEASED" });
     expect(await saleState(saleId)).toEqual(after);
     await expectInvariants(saleId);
   });
@@ -141,14 +162,14 @@ describe("a run that dies between the MySQL commit and the Redis release", () =>
     await untilOverdue(order!.orderId);
     const job = await cancelJob(order!.orderId);
 
-    await withRedisDown((services) => expect(processCancelOrder(services, job)).rejects.toThrow());
+    await withRedisDown((services) => expect(fire(job, services)).rejects.toThrow());
     // MySQL committed the cancellation and its unit; Redis never heard of it.
     expect(await saleState(saleId)).toMatchObject({ dbStock: 2, redisStock: 1, released: [], statuses: ["CANCELLED"] });
 
     // BullMQ retries the job.
-    expect(await processCancelOrder(t.services, job)).toMatchObject({ outcome: "ALREADY_CANCELLED", release: "RELEASED" });
+    expect(await fire(job)).toMatchObject({ outcome: "ALREADY_CANCELLED", release: "RELEASED" });
     expect(await saleState(saleId)).toMatchObject({ dbStock: 2, redisStock: 2, holders: {}, released: [order!.orderId] });
-    expect(await processCancelOrder(t.services, job)).toMatchObject({ release: "ALREADY_RELEASED" });
+    expect(await fire(job)).toMatchObject({ release: "ALREADY_RELEASED" });
     expect((await saleState(saleId)).redisStock).toBe(2);
     await expectInvariants(saleId);
   });
@@ -158,11 +179,11 @@ describe("a run that dies between the MySQL commit and the Redis release", () =>
     const [order] = await placeOrders(t.services, saleId, await shoppers(1));
     await untilOverdue(order!.orderId);
     const job = await cancelJob(order!.orderId);
-    await withRedisDown((services) => expect(processCancelOrder(services, job)).rejects.toThrow());
+    await withRedisDown((services) => expect(fire(job, services)).rejects.toThrow());
 
     await warmUpSale(t.services, saleId);
     expect(await saleState(saleId)).toMatchObject({ dbStock: 2, redisStock: 2, holders: {}, released: [order!.orderId] });
-    expect(await processCancelOrder(t.services, job)).toMatchObject({ release: "ALREADY_RELEASED" });
+    expect(await fire(job)).toMatchObject({ release: "ALREADY_RELEASED" });
     expect((await saleState(saleId)).redisStock).toBe(2);
     await expectInvariants(saleId);
   });
@@ -181,7 +202,7 @@ describe("a shopper cancelling their own unpaid order", () => {
 
     // Pressing Cancel again answers the same; the timer fires at the deadline and finds nothing to do.
     expect(await cancelOwnOrder(t.services, { userId, orderId })).toEqual({ orderId, status: "CANCELLED" });
-    expect(await processCancelOrder(t.services, await cancelJob(orderId))).toMatchObject({ outcome: "ALREADY_CANCELLED" });
+    expect(await fire(await cancelJob(orderId))).toMatchObject({ outcome: "ALREADY_CANCELLED" });
     expect(await saleState(saleId)).toEqual(after);
     await expectInvariants(saleId);
   });

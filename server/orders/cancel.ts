@@ -1,6 +1,6 @@
 import type { Services } from "../services";
 import type { Queues } from "../clients/queues";
-import { cancelOrderJobId } from "../clients/queues";
+import { cancelOrderJobId, MAX_RESERVATIONS_PER_JOB } from "../clients/queues";
 import { AppError } from "../errors";
 import { READ_COMMITTED_TRANSACTION } from "../clients/db";
 import type { CancelReason, OrderStatus } from "../generated/prisma/enums";
@@ -86,8 +86,28 @@ export interface SweepReport {
 }
 
 /**
- * The backstop for timers that fire late or never (a lost delayed job): cancels, through the
- * same cancelOrder, unpaid orders past their deadline, oldest first, up to `limit` per run.
+ * Cancels, through cancelOrder, each of these orders that is still unpaid at its deadline (`now`
+ * by default); answers each order's outcome, in order. One order that fails does not hold up the
+ * others; the failures are thrown together afterwards, so a retry runs them all again (every step
+ * is idempotent).
+ */
+export async function cancelUnpaidOrders(services: Services, orderIds: readonly number[], now?: Date): Promise<CancelOutcome[]> {
+  const outcomes: CancelOutcome[] = [];
+  const failures: unknown[] = [];
+  for (const id of orderIds) {
+    try {
+      outcomes.push(await cancelOrder(services, id, { reason: "TIMEOUT", now }));
+    } catch (error) {
+      failures.push(error);
+    }
+  }
+  if (failures.length) throw new AggregateError(failures, `${failures.length} of ${orderIds.length} unpaid orders could not be cancelled`);
+  return outcomes;
+}
+
+/**
+ * The backstop for timers that fire late or never (a lost delayed job): cancels unpaid orders
+ * past their deadline, oldest first, up to `limit` per run.
  */
 export async function sweepOverdueOrders(services: Services, options: { now?: Date; limit?: number } = {}): Promise<SweepReport> {
   const now = options.now ?? new Date();
@@ -97,27 +117,36 @@ export async function sweepOverdueOrders(services: Services, options: { now?: Da
     orderBy: { payDeadline: "asc" },
     take: options.limit ?? 500,
   });
-  const cancelled: number[] = [];
-  const failures: unknown[] = [];
-  for (const { id } of overdue) {
-    try {
-      if ((await cancelOrder(services, id, { reason: "TIMEOUT", now })).outcome === "CANCELLED") cancelled.push(id);
-    } catch (error) {
-      failures.push(error); // one bad order must not hold up the others
-    }
-  }
-  if (failures.length) throw new AggregateError(failures, `sweep: ${failures.length} of ${overdue.length} overdue orders could not be cancelled`);
-  return { overdue: overdue.length, cancelled };
+  const outcomes = await cancelUnpaidOrders(
+    services,
+    overdue.map((o) => o.id),
+    now,
+  );
+  return { overdue: overdue.length, cancelled: overdue.filter((_, i) => outcomes[i]?.outcome === "CANCELLED").map((o) => o.id) };
 }
 
-/** The pay-deadline timers: one delayed `cancel-<orderId>` job per order, due at its deadline. */
+/**
+ * The pay-deadline timers: one delayed job per group of orders that share a deadline (a group
+ * commit gives its orders one), due at that deadline, at most MAX_RESERVATIONS_PER_JOB orders each.
+ */
 export async function scheduleCancellations(queues: Queues, orders: readonly { id: number; payDeadline: Date }[], now = Date.now()) {
-  if (!orders.length) return;
-  await queues.cancelOrder.addBulk(
-    orders.map((order) => ({
+  const byDeadline = new Map<number, number[]>();
+  for (const order of orders) {
+    const deadline = order.payDeadline.getTime();
+    const ids = byDeadline.get(deadline);
+    if (ids) ids.push(order.id);
+    else byDeadline.set(deadline, [order.id]);
+  }
+  const jobs = [...byDeadline].flatMap(([deadline, ids]) =>
+    chunk(ids, MAX_RESERVATIONS_PER_JOB).map((orderIds) => ({
       name: "cancel-order",
-      data: { orderId: order.id },
-      opts: { jobId: cancelOrderJobId(order.id), delay: Math.max(0, order.payDeadline.getTime() - now) },
+      data: { orderIds },
+      opts: { jobId: cancelOrderJobId(orderIds), delay: Math.max(0, deadline - now) },
     })),
   );
+  if (jobs.length) await queues.cancelOrder.addBulk(jobs);
+}
+
+function chunk<T>(items: readonly T[], size: number): T[][] {
+  return Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 }

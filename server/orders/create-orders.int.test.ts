@@ -108,7 +108,8 @@ describe("worker killed after the commit, before acknowledging", () => {
     const survivor = await startWorker(t.childEnv);
     try {
       await waitFor(async () => (await services.redis.zcard(pendingKey)) === 0, 30_000, "the redelivered jobs to settle");
-      await waitFor(async () => ((await services.queues.createOrder.getJobCounts("completed")).completed ?? 0) >= 3, 10_000, "jobs to complete");
+      const unfinished = async () => Object.values(await services.queues.createOrder.getJobCounts("waiting", "active", "delayed")).reduce((a, b) => a + b, 0);
+      await waitFor(async () => (await unfinished()) === 0, 10_000, "the jobs to complete");
     } finally {
       await survivor.stop();
     }
@@ -127,7 +128,9 @@ describe("graceful shutdown", () => {
     // A long batch window keeps the jobs waiting in the worker's hands when SIGTERM arrives.
     const worker = await startWorker(t.childEnv, { ORDER_BATCH_WAIT_MS: "3000" });
     await Promise.all(buyers.map((b) => buyAsShopper(services, { userId: b.id, saleId })));
-    await waitFor(async () => ((await services.queues.createOrder.getJobCounts("active")).active ?? 0) === 4, 10_000, "the worker to take the jobs");
+    await services.orderEnqueuer.drain();
+    const counts = () => services.queues.createOrder.getJobCounts("waiting", "active");
+    await waitFor(async () => (await counts()).waiting === 0 && (await counts()).active! > 0, 10_000, "the worker to take the jobs");
     expect(await services.db.order.count({ where: { saleId } })).toBe(0);
 
     expect(await worker.stop("SIGTERM")).toBe(0);

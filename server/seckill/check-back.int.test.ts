@@ -29,6 +29,7 @@ async function warmSale(stock: number, shoppers: number) {
 async function reserve(saleId: number, userId: number): Promise<string> {
   const answer = await buyAsShopper(t.services, { saleId, userId });
   if (answer.status !== "QUEUED") throw new Error(`not queued: ${answer.status}`);
+  await t.services.orderEnqueuer.drain(); // its create-order job added (or its adding failed) by now
   return answer.reservationId;
 }
 
@@ -47,7 +48,7 @@ describe("purchase when the queue does not answer", () => {
 
     const report = await checkBackSale(t.services, sale, Date.now() + 1);
     expect(report).toMatchObject({ requeue: 1, release: 0 });
-    expect(await t.services.queues.createOrder.getJobState(createOrderJobId(reservationId))).toBe("waiting");
+    expect(await t.services.queues.createOrder.getJobState(createOrderJobId(reservationId, 1))).toBe("waiting");
     expect(await quietLedger(saleId)).toEqual([]);
   });
 
@@ -77,6 +78,23 @@ describe("check-back", () => {
     expect(await quietLedger(saleId)).toEqual([]);
   });
 
+  it("leaves reservations whose batch job is still waiting, and requeues one whose batch job is gone", async () => {
+    const { saleId, sale, users } = await warmSale(5, 3);
+    const [a, b, c] = await Promise.all(users.slice(0, 3).map((u) => buyAsShopper(t.services, { saleId, userId: u.id })));
+    await t.services.orderEnqueuer.drain();
+    const reservationIds = [a, b, c].map((answer) => (answer?.status === "QUEUED" ? answer.reservationId : ""));
+    const jobs = await t.services.queues.createOrder.getJobs(["waiting"]);
+    const carrying = jobs.filter((job) => job.data.reservations.some((r) => reservationIds.includes(r.reservationId)));
+    expect(carrying.flatMap((job) => job.data.reservations.map((r) => r.reservationId)).sort()).toEqual([...reservationIds].sort());
+    expect(await checkBackSale(t.services, sale, Date.now() + 1)).toMatchObject({ leave: 3, requeue: 0 });
+
+    // The jobs are lost: each reservation goes again as a job of its own.
+    for (const job of carrying) await job.remove();
+    expect(await checkBackSale(t.services, sale, Date.now() + 1)).toMatchObject({ leave: 0, requeue: 3 });
+    for (const id of reservationIds) expect(await t.services.queues.createOrder.getJobState(createOrderJobId(id, 1))).toBe("waiting");
+    expect(await checkBackSale(t.services, sale, Date.now() + 1)).toMatchObject({ leave: 3, requeue: 0 });
+  });
+
   it("releases a reservation whose job keeps getting lost: unit back once, and it can no longer be sold", async () => {
     const { saleId, sale, users } = await warmSale(5, 1);
     const userId = users[0]!.id;
@@ -84,7 +102,7 @@ describe("check-back", () => {
     const jobId = createOrderJobId(reservationId);
     await t.services.queues.createOrder.remove(jobId);
     expect(await checkBackSale(t.services, sale, Date.now() + 1)).toMatchObject({ requeue: 1 });
-    await t.services.queues.createOrder.remove(jobId); // lost again; the limit is 1 re-enqueue
+    await t.services.queues.createOrder.remove(createOrderJobId(reservationId, 1)); // lost again; the limit is 1 re-enqueue
     expect(await checkBackSale(t.services, sale, Date.now() + 1)).toMatchObject({ release: 1 });
     expect(await checkBackSale(t.services, sale, Date.now() + 1)).toMatchObject({ release: 0, settle: 0 });
 

@@ -1,13 +1,13 @@
 import type { JobState } from "bullmq";
 import type { Services } from "../services";
 import { READ_COMMITTED_TRANSACTION } from "../clients/db";
-import { enqueueCreateOrder } from "../clients/queues";
 import { lockSaleStock, settleReservations } from "../orders/create-orders";
 import { bucketKeys } from "./keys";
 import { createOrderJobId, parseReservationId, reservationInBucket, stockBucketOf } from "./reservation";
 import { homeBucket } from "./buckets";
 import { returnUnit } from "./release";
 import { saleBucketCount } from "./sale-buckets";
+import { enqueueReservations } from "./enqueue";
 
 /**
  * Check-back, as RocketMQ does for a transactional half message: a reservation still pending
@@ -77,10 +77,11 @@ async function checkBackBucket(
   const keys = bucketKeys(env.REDIS_NAMESPACE, sale.id, bucket);
   const stale = await redis.zrangebyscore(keys.pending, "-inf", nowMs - env.RESERVATION_CHECK_AFTER_MS, "LIMIT", 0, CHECK_BACK_BATCH);
   if (!stale.length) return;
-  const [orders, releases, requeueCounts] = await Promise.all([
+  const [orders, releases, requeueCounts, jobIds] = await Promise.all([
     db.order.findMany({ where: { reservationId: { in: stale } }, select: { id: true, reservationId: true } }),
     db.releasedReservation.findMany({ where: { reservationId: { in: stale } }, select: { reservationId: true } }),
     redis.hmget(keys.requeues, ...stale),
+    redis.hmget(keys.jobs, ...stale),
   ]);
   const orderIds = new Map(orders.map((o) => [o.reservationId, o.id]));
   const released = new Set(releases.map((r) => r.reservationId));
@@ -90,12 +91,14 @@ async function checkBackBucket(
     const ref = parseReservationId(reservationId);
     if (!ref || ref.saleId !== sale.id || stockBucketOf(reservationId) !== bucket) continue; // not ours to judge; never written by our scripts
     const reservation = { reservationId, ...ref };
-    const jobId = createOrderJobId(reservationId);
+    // With no job noted, none was ever added.
+    const jobId = jobIds[i];
+    const requeues = Number(requeueCounts[i] ?? 0);
     const action = decideCheckBack({
       orderId: orderIds.get(reservationId) ?? null,
       released: released.has(reservationId),
-      jobState: await queues.createOrder.getJobState(jobId),
-      requeues: Number(requeueCounts[i] ?? 0),
+      jobState: jobId ? await queues.createOrder.getJobState(jobId) : "unknown",
+      requeues,
       maxRequeues: env.RESERVATION_MAX_REQUEUES,
       saleOver,
     });
@@ -104,11 +107,11 @@ async function checkBackBucket(
       await settleReservations(services, new Map([[reservationId, orderIds.get(reservationId)!]]), [reservation]);
       await redis.hdel(keys.requeues, reservationId);
     } else if (action === "requeue") {
-      // A failed or completed job keeps its id; only its removal lets the same id be added again.
-      // remove() refuses a job a worker has locked, and then add() is a no-op: nothing doubles.
-      await queues.createOrder.remove(jobId);
-      await redis.hincrby(keys.requeues, reservationId, 1);
-      await enqueueCreateOrder(queues, { ...reservation, reservedAt: nowMs });
+      // Again, as a job of its own under a fresh id; the batch it came in (failed, or gone) is
+      // left alone, its other reservations judged on their own. Should two rounds race here, the
+      // second job finds the first's order: createOrders is idempotent.
+      const requeue = await redis.hincrby(keys.requeues, reservationId, 1);
+      await enqueueReservations(services, [{ ...reservation, reservedAt: nowMs }], createOrderJobId(reservationId, requeue));
     } else if (action === "release") {
       const outcome = await releaseReservation(services, reservation, saleOver ? "SALE_OVER" : "JOB_LOST");
       if (outcome.kind === "ordered") {
@@ -180,6 +183,7 @@ export async function releaseReservation(
   const [code, stockLeft] = await returnUnit(services, unit, (keys, userId) =>
     redis.releaseReservation(keys.stock, keys.users, keys.pending, reservation.reservationId, userId),
   );
-  await redis.hdel(bucketKeys(services.env.REDIS_NAMESPACE, unit.saleId, unit.stockBucket).requeues, reservation.reservationId);
+  const keys = bucketKeys(services.env.REDIS_NAMESPACE, unit.saleId, unit.stockBucket);
+  await Promise.all([redis.hdel(keys.requeues, reservation.reservationId), redis.hdel(keys.jobs, reservation.reservationId)]);
   return { kind: "released", stockLeft: code === -1 ? null : stockLeft };
 }

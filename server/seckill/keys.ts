@@ -24,6 +24,8 @@ export interface SaleKeys {
   released: string;
   /** reservationId -> times check-back re-enqueued its create-order job */
   requeues: string;
+  /** reservationId -> id of the create-order job carrying it, so check-back can ask the queue */
+  jobs: string;
   /** userId -> eligibility code, for shoppers whose code differs from meta.eligibility */
   eligibility: string;
   /** one shopper's single-use purchase token */
@@ -48,6 +50,7 @@ export function bucketKeys(namespace: string, saleId: number, bucket: number): S
     orders: `${base}:orders`,
     released: `${base}:released`,
     requeues: `${base}:requeues`,
+    jobs: `${base}:jobs`,
     eligibility: `${base}:eligibility`,
     token: (userId) => `${base}:token:${userId}`,
     stats: (epochSecond) => `${base}:stats:${epochSecond}`,

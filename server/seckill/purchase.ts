@@ -4,7 +4,7 @@ import type { Services } from "../services";
 import { AppError } from "../errors";
 import { tooManyRequests } from "../gateway/rate-limit";
 import { newReservationId, parseReservationId, reservationInBucket, stockBucketOf } from "./reservation";
-import { enqueueCreateOrder, requestRewarm } from "../clients/queues";
+import { requestRewarm } from "../clients/queues";
 import { createLogger } from "../logger";
 import { bucketKeys, type SaleKeys } from "./keys";
 import { falloverOrder, homeBucket } from "./buckets";
@@ -21,13 +21,13 @@ const logger = () => (log ??= createLogger("web"));
 let reservationsBeforeFault = 0;
 /**
  * Test-only fault hook (chaos suite): SIGKILL this process after the Nth reservation, between the
- * Lua reservation and Queue.add, the gap check-back exists for. Not switched off by
+ * Lua reservation and its create-order job, the gap check-back exists for. Not switched off by
  * NODE_ENV=production as the worker's hooks are, because `next start` forces it; so
  * FAULT_CRASH_BEFORE_ENQUEUE must never be set outside tests (it defaults to 0, off).
  */
 function crashBeforeEnqueueIfAsked(after: number) {
   if (after === 0 || ++reservationsBeforeFault < after) return;
-  logger().warn("fault hook: dying between the reservation and Queue.add");
+  logger().warn("fault hook: dying between the reservation and its create-order job");
   process.kill(process.pid, "SIGKILL");
 }
 
@@ -143,7 +143,7 @@ async function attemptPurchase(
   services: Services,
   input: { userId: number; saleId: number; token: string },
 ): Promise<PurchaseOutcome> {
-  const { redis, env, soldOut, queues, metrics } = services;
+  const { redis, env, soldOut, metrics } = services;
   const { userId, saleId } = input;
   await limitPerShopper(services, `purchase:${userId}`);
   const buckets = await bucketsOrRefuse(services, saleId);
@@ -188,12 +188,10 @@ async function attemptPurchase(
   }
 
   crashBeforeEnqueueIfAsked(env.FAULT_CRASH_BEFORE_ENQUEUE);
-  // The reservation is already the half message: if the job cannot be added now, check-back
-  // (server/seckill/check-back.ts) finds the pending reservation and enqueues it, or releases
-  // it, so the answer is QUEUED either way.
-  await enqueueCreateOrder(queues, { reservationId, saleId, userId, reservedAt: Date.now() }).catch((error: unknown) =>
-    logger().warn({ err: error, reservationId }, "create-order job not added; check-back will enqueue it"),
-  );
+  // Not awaited: the reservation is already the half message. Its job leaves with the others of
+  // the next few milliseconds; if it never does, check-back (server/seckill/check-back.ts) finds
+  // the pending reservation and enqueues or releases it, so the answer is QUEUED either way.
+  void services.orderEnqueuer.submit({ reservationId, saleId, userId, reservedAt: Date.now() });
   metrics.purchaseAnswers.inc({ status: "QUEUED", source: "redis" });
   if (soldOutNow) {
     await broadcastSoldOut(redis, env.REDIS_NAMESPACE, soldOut, { saleId, soldOut: true });

@@ -11,6 +11,7 @@ describe("reservation ids", () => {
 
   it("make BullMQ job ids without colons", () => {
     expect(createOrderJobId(newReservationId(1, 2))).toMatch(/^order-1-2-[0-9a-f]{16}$/);
+    expect(createOrderJobId("1-2-0123456789abcdef", 2)).toBe("order-1-2-0123456789abcdef-r2");
   });
 
   it("name the stock bucket their unit came from, bucket 0 without a suffix", () => {

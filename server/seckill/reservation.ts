@@ -39,6 +39,26 @@ export function reservationInBucket(id: string, bucket: number): string {
 
 export const RESERVATION_ID_PATTERN = RESERVATION_ID;
 
-export function createOrderJobId(reservationId: string): string {
-  return `order-${reservationId}`;
+/**
+ * The id of a create-order job: `order-<first reservation it carries>`, and for check-back's
+ * n-th re-enqueue of a reservation on its own, `order-<reservationId>-r<n>` (a fresh id, so a
+ * batch led by this reservation and its re-enqueues never share one).
+ */
+export function createOrderJobId(reservationId: string, requeue = 0): string {
+  return requeue === 0 ? `order-${reservationId}` : `order-${reservationId}-r${requeue}`;
+}
+
+/** Pure: reservations grouped by the sale and stock bucket whose Redis keys hold them. */
+export function groupByBucket<R extends ReservationRef & { reservationId: string }>(
+  reservations: readonly R[],
+): { saleId: number; bucket: number; reservations: R[] }[] {
+  const groups = new Map<string, { saleId: number; bucket: number; reservations: R[] }>();
+  for (const reservation of reservations) {
+    const bucket = stockBucketOf(reservation.reservationId);
+    const key = `${reservation.saleId}/${bucket}`;
+    const group = groups.get(key);
+    if (group) group.reservations.push(reservation);
+    else groups.set(key, { saleId: reservation.saleId, bucket, reservations: [reservation] });
+  }
+  return [...groups.values()];
 }

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestEnvironment, startWeb, startWorker, waitFor, type ChildHandle, type TestEnvironment } from "./harness";
 import { CHAOS_SETTINGS, buyUntilAnswered, crowdBuys, newChaosSale, report, settleAndCheck } from "./chaos";
-import { enqueueCreateOrder } from "../clients/queues";
-import { parseReservationId } from "../seckill/reservation";
 
 /**
  * Chaos: process faults on a real sale (HTTP into `next start`, worker processes). Each scenario
@@ -61,14 +59,17 @@ describe("chaos: processes", () => {
     const answers = await crowdBuys(() => web.url, saleId, shoppers);
     const first = await settleAndCheck(t.services, saleId, answers, Date.now());
     const queued = answers.flatMap((a) => (a.kind === "queued" ? [a.reservationId] : []));
-    // The broker's redelivery, made explicit: each finished job is removed and added again.
-    for (const reservationId of queued) {
-      const ref = parseReservationId(reservationId)!;
-      await t.services.queues.createOrder.remove(`order-${reservationId}`);
-      await enqueueCreateOrder(t.services.queues, { reservationId, ...ref, reservedAt: Date.now() });
+    // The broker's redelivery, made explicit: each finished job of this sale is removed and
+    // added again, the same reservations under the same id.
+    const { createOrder } = t.services.queues;
+    const delivered = (await createOrder.getJobs(["completed"])).filter((job) => job.data.reservations.some((r) => r.saleId === saleId));
+    expect(delivered.flatMap((job) => job.data.reservations.map((r) => r.reservationId)).sort()).toEqual([...queued].sort());
+    for (const job of delivered) {
+      await job.remove();
+      await createOrder.add(job.name, job.data, { jobId: job.id });
     }
     const faultEnded = Date.now();
-    const states = () => Promise.all(queued.map((id) => t.services.queues.createOrder.getJobState(`order-${id}`)));
+    const states = () => Promise.all(delivered.map((job) => createOrder.getJobState(job.id!)));
     await waitFor(async () => (await states()).every((s) => s === "completed"), 60_000, "the redeliveries to be processed");
     const outcome = await settleAndCheck(t.services, saleId, answers, faultEnded);
     report("duplicate deliveries", outcome);

@@ -1,29 +1,31 @@
 import { UnrecoverableError, type Job } from "bullmq";
 import type { Services } from "../../server/services";
-import { createOrderJob, type CreateOrderJob } from "../../server/clients/queues";
+import { createOrderJob, type CreateOrderJob, type QueuedReservation } from "../../server/clients/queues";
 import { createOrders, settleReservations } from "../../server/orders/create-orders";
 import { GroupCommitter } from "../../server/orders/group-commit";
 import { scheduleCancellations } from "../../server/orders/cancel";
 
-/** A job ends as its order, or as nothing because check-back released the reservation first. */
+/** A reservation ends as its order, or as nothing because check-back released it first. */
 export type CreateOrderResult = { orderId: number } | { released: true };
 
 export interface CreateOrderProcessor {
-  process(job: Job<CreateOrderJob>): Promise<CreateOrderResult>;
+  /** A job's result: one entry per reservation it carries, in order. */
+  process(job: Job<CreateOrderJob>): Promise<CreateOrderResult[]>;
   drain(): Promise<void>;
 }
 
 /**
- * BullMQ hands the worker up to WORKER_CONCURRENCY jobs at once; they meet in a GroupCommitter
- * so that those arriving together become one MySQL transaction. After the commit, each order
- * gets its pay-deadline timer; only then are the jobs acknowledged.
+ * BullMQ hands the worker up to WORKER_CONCURRENCY jobs at once, each carrying a batch of
+ * reservations; they all meet in a GroupCommitter, so those arriving together become MySQL
+ * transactions of up to ORDER_BATCH_SIZE orders. After the commit, the orders get their
+ * pay-deadline timer; only then are the jobs acknowledged.
  */
 export function createOrderProcessor(
   services: Services,
   hooks: { afterCommit?: () => void; onBatch?: (stats: { size: number; created: number }) => void } = {},
 ): CreateOrderProcessor {
   const { env } = services;
-  const committer = new GroupCommitter<CreateOrderJob, CreateOrderResult>(
+  const committer = new GroupCommitter<QueuedReservation, CreateOrderResult>(
     async (batch) => {
       const { orderIds, orders, stats } = await createOrders(services.db, batch, { payTimeoutSeconds: env.ORDER_PAY_TIMEOUT_SECONDS });
       hooks.afterCommit?.();
@@ -33,9 +35,9 @@ export function createOrderProcessor(
       await scheduleCancellations(services.queues, orders);
       hooks.onBatch?.({ size: batch.length, created: stats.created });
       // No order after a commit means the reservation was found released (createOrders skips
-      // those): the job is done, its unit already back in stock.
-      return batch.map((job) => {
-        const orderId = orderIds.get(job.reservationId);
+      // those): its part of the job is done, its unit already back in stock.
+      return batch.map((reservation) => {
+        const orderId = orderIds.get(reservation.reservationId);
         return orderId === undefined ? { released: true } : { orderId };
       });
     },
@@ -47,7 +49,7 @@ export function createOrderProcessor(
     async process(job) {
       const parsed = createOrderJob.safeParse(job.data);
       if (!parsed.success) throw new UnrecoverableError(`malformed create-order job: ${parsed.error.message}`);
-      return committer.submit(parsed.data);
+      return Promise.all(parsed.data.reservations.map((reservation) => committer.submit(reservation)));
     },
     drain: () => committer.drain(),
   };

@@ -1,0 +1,49 @@
+import type { Services } from "../services";
+import { enqueueCreateOrder, type QueuedReservation } from "../clients/queues";
+import { GroupCommitter } from "../orders/group-commit";
+import { createLogger } from "../logger";
+import { bucketKeys } from "./keys";
+import { createOrderJobId, groupByBucket } from "./reservation";
+
+/**
+ * Adds one create-order job carrying these reservations, `order-<first>` unless a `jobId` is
+ * given. Each reservation's job id is written down first (the `jobs` hash of its bucket), so
+ * check-back always finds the job of a reservation whose job was added; a job that was never
+ * added (this process died, the add failed) is one check-back does not find, and re-enqueues.
+ */
+export async function enqueueReservations(
+  services: Pick<Services, "redis" | "queues" | "env">,
+  reservations: readonly QueuedReservation[],
+  jobId = createOrderJobId(reservations[0]?.reservationId ?? ""),
+) {
+  if (!reservations.length) return;
+  await Promise.all(
+    groupByBucket(reservations).map(({ saleId, bucket, reservations: inBucket }) =>
+      services.redis.hset(bucketKeys(services.env.REDIS_NAMESPACE, saleId, bucket).jobs, Object.fromEntries(inBucket.map((r) => [r.reservationId, jobId]))),
+    ),
+  );
+  await enqueueCreateOrder(services.queues, reservations, jobId);
+}
+
+/**
+ * Peak shaving's first step, per web process: reservations taken within ORDER_ENQUEUE_WAIT_MS
+ * of each other (at most ORDER_BATCH_SIZE) leave as ONE create-order job. The purchase does not
+ * wait for it: its reservation is already the half message in Redis, so a job that is never
+ * added (the process dies first, Redis refuses the add) is found and enqueued by check-back, and
+ * the shopper's QUEUED answer holds either way. `drain()` on shutdown sends what is collected.
+ */
+export function createOrderEnqueuer(services: Pick<Services, "redis" | "queues" | "env">): GroupCommitter<QueuedReservation, void> {
+  const log = createLogger("services");
+  return new GroupCommitter<QueuedReservation, void>(
+    async (batch) => {
+      try {
+        await enqueueReservations(services, batch);
+      } catch (error) {
+        log.warn({ err: error, reservations: batch.length, first: batch[0]?.reservationId }, "create-order job not added; check-back will enqueue its reservations");
+      }
+      return batch.map(() => undefined);
+    },
+    services.env.ORDER_BATCH_SIZE,
+    services.env.ORDER_ENQUEUE_WAIT_MS,
+  );
+}
