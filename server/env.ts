@@ -82,8 +82,12 @@ const envSchema = z
      * not wait for it (server/seckill/enqueue.ts); it is how late the worker hears of an order.
      */
     ORDER_ENQUEUE_WAIT_MS: intFrom(20, 0),
-    /** create-order jobs (each up to ORDER_BATCH_SIZE reservations) one worker process holds at once. */
-    WORKER_CONCURRENCY: intFrom(50, 1),
+    /**
+     * create-order jobs (each up to ORDER_BATCH_SIZE reservations) one worker process holds at
+     * once; their reservations wait in the group commit. Enough that small jobs (a quiet minute)
+     * still fill a batch.
+     */
+    WORKER_CONCURRENCY: intFrom(400, 1),
     /** How long a job may be held by a dead worker before BullMQ hands it to another one. */
     WORKER_LOCK_MS: intFrom(30_000, 1000),
     WORKER_STALLED_INTERVAL_MS: intFrom(30_000, 500),

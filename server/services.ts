@@ -1,6 +1,6 @@
 import type { Env } from "./env";
 import { env as processEnv } from "./env";
-import { createDb, type Db } from "./clients/db";
+import { createDb, createSqlPool, type Db, type SqlPool } from "./clients/db";
 import { clusterReady, connectRedis, createRedis, type AppRedis, type RedisConnection } from "./clients/redis";
 import { createQueues, type Queues } from "./clients/queues";
 import { followSoldOutBroadcasts, SoldOutFlags } from "./seckill/sold-out";
@@ -24,6 +24,8 @@ import type { QueuedReservation } from "./clients/queues";
 export interface Services {
   env: Env;
   db: Db;
+  /** The driver's own pool for the worker's group commit (server/clients/db.ts createSqlPool). */
+  sql: SqlPool;
   redis: AppRedis;
   queues: Queues;
   soldOut: SoldOutFlags;
@@ -49,6 +51,7 @@ export interface ServiceOptions {
 
 export async function createServices(env: Env, options: ServiceOptions = {}): Promise<Services> {
   const db = createDb(env.DATABASE_URL, env.DB_POOL_SIZE);
+  const sql = createSqlPool(env.DATABASE_URL, env.DB_POOL_SIZE);
   // Bounded waits: a Redis that is down or slow turns into an error the caller can report.
   const bounded = { commandTimeout: env.REDIS_COMMAND_TIMEOUT_MS, maxRetriesPerRequest: 1 };
   const redis = createRedis(env, bounded);
@@ -94,6 +97,7 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
   return {
     env,
     db,
+    sql,
     redis,
     queues,
     orderEnqueuer,
@@ -107,7 +111,7 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
       clearInterval(statsTimer);
       await Promise.all([flushStats(), orderEnqueuer.drain()]);
       await Promise.allSettled(Object.values(queues).map((queue) => queue.close()));
-      await Promise.allSettled([db.$disconnect(), redis.quit(), queueConnection.quit(), subscriber?.quit()]);
+      await Promise.allSettled([db.$disconnect(), sql.end(), redis.quit(), queueConnection.quit(), subscriber?.quit()]);
     },
   };
 }

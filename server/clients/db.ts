@@ -1,4 +1,5 @@
 import { PrismaMariaDb } from "@prisma/adapter-mariadb";
+import mariadb, { type Pool } from "mariadb";
 import { Prisma, PrismaClient } from "../generated/prisma/client";
 
 export type Db = PrismaClient;
@@ -31,9 +32,31 @@ export function createDb(databaseUrl: string, poolSize: number): Db {
   return new PrismaClient({ adapter });
 }
 
+export type SqlPool = Pool;
+
+/**
+ * The MariaDB driver's own pool (the driver under Prisma's adapter), for the worker's group
+ * commit only: its statements vary in length with the batch, and through Prisma each length was
+ * a new server-side PREPARE plus Prisma's per-query work, the worker's largest cost (bench/README.md,
+ * profile notes). Text protocol, no prepares; every transaction READ COMMITTED (see below).
+ * Opens connections only when used, so processes that never commit orders hold none.
+ */
+export function createSqlPool(databaseUrl: string, poolSize: number): SqlPool {
+  return mariadb.createPool({
+    ...parseDatabaseUrl(databaseUrl),
+    connectionLimit: poolSize,
+    minimumIdle: 0,
+    acquireTimeout: 10_000,
+    initSql: "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
+  });
+}
+
+const ER_DUP_ENTRY = 1062;
+
 /** A write refused by a UNIQUE key: someone else got there first (or it is a repeat). */
 export function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
+  if (error instanceof Prisma.PrismaClientKnownRequestError) return error.code === "P2002";
+  return (error as { errno?: unknown } | null)?.errno === ER_DUP_ENTRY;
 }
 
 /**

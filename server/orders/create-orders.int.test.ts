@@ -26,8 +26,8 @@ describe("createOrders (group commit)", () => {
     const [buyer] = await createShoppers(t.services, 1, { emailPrefix: "twice" });
     const job = { reservationId: `${saleId}-${buyer!.id}-00000000000000aa`, saleId, userId: buyer!.id };
 
-    const first = await createOrders(t.services.db, [job, job], { payTimeoutSeconds: 60 });
-    const again = await createOrders(t.services.db, [job], { payTimeoutSeconds: 60 });
+    const first = await createOrders(t.services.sql, [job, job], { payTimeoutSeconds: 60 });
+    const again = await createOrders(t.services.sql, [job], { payTimeoutSeconds: 60 });
     expect(first.stats).toMatchObject({ created: 1, duplicates: 1 });
     expect(again.stats).toMatchObject({ created: 0, duplicates: 1 });
     expect(again.orderIds.get(job.reservationId)).toBe(first.orderIds.get(job.reservationId));
@@ -42,7 +42,7 @@ describe("createOrders (group commit)", () => {
     const { saleId } = await newSale(10);
     const [buyer] = await createShoppers(t.services, 1, { emailPrefix: "raced" });
     const job = { reservationId: `${saleId}-${buyer!.id}-00000000000000bb`, saleId, userId: buyer!.id };
-    const results = await Promise.all(Array.from({ length: 4 }, () => createOrders(t.services.db, [job], { payTimeoutSeconds: 60 })));
+    const results = await Promise.all(Array.from({ length: 4 }, () => createOrders(t.services.sql, [job], { payTimeoutSeconds: 60 })));
     expect(new Set(results.map((r) => r.orderIds.get(job.reservationId))).size).toBe(1);
     expect(await t.services.db.order.count({ where: { saleId } })).toBe(1);
     expect((await t.services.db.stock.findUniqueOrThrow({ where: { saleId } })).count).toBe(9);
@@ -53,7 +53,7 @@ describe("createOrders (group commit)", () => {
     const buyers = await createShoppers(t.services, 300, { emailPrefix: "batches" });
     const jobs = buyers.map((b, i) => ({ reservationId: `${saleId}-${b.id}-${i.toString(16).padStart(16, "0")}`, saleId, userId: b.id }));
     const batches = Array.from({ length: 6 }, (_, i) => jobs.slice(i * 50, i * 50 + 50));
-    await Promise.all(batches.map((batch) => createOrders(t.services.db, batch, { payTimeoutSeconds: 60 })));
+    await Promise.all(batches.map((batch) => createOrders(t.services.sql, batch, { payTimeoutSeconds: 60 })));
     expect(await t.services.db.order.count({ where: { saleId } })).toBe(300);
     expect(await t.services.db.stock.findUniqueOrThrow({ where: { saleId } })).toMatchObject({ count: 0, version: 6 });
   });

@@ -1,11 +1,11 @@
 import type { Services } from "../services";
 import { ORDERS_SETTLED, STATS_TTL_SECONDS } from "../seckill/sale-stats";
-import { isUniqueViolation, READ_COMMITTED_TRANSACTION, type Db } from "../clients/db";
+import { isUniqueViolation, type SqlPool } from "../clients/db";
 import type { Prisma } from "../generated/prisma/client";
-import { changeStock, prismaStockStore } from "../stock/ledger";
+import { changeStock, sqlStockStore, type StockRow } from "../stock/ledger";
 import { bucketKeys, saleKeys } from "../seckill/keys";
 import { groupByBucket } from "../seckill/reservation";
-import { orderInsertSql, orderRowParameters } from "./order-rows";
+import { orderInsertSql, orderRowParameters, type SaleOrderTemplate } from "./order-rows";
 
 export interface ReservationToOrder {
   reservationId: string;
@@ -61,7 +61,7 @@ export interface BatchOrder {
  * each order's pay deadline, for every reservation of the batch (new or already ordered).
  */
 export async function createOrders(
-  db: Db,
+  sql: SqlPool,
   batch: readonly ReservationToOrder[],
   options: { payTimeoutSeconds: number; now?: Date },
 ): Promise<{ orderIds: Map<string, number>; orders: BatchOrder[]; stats: BatchStats }> {
@@ -74,7 +74,7 @@ export async function createOrders(
   for (const [saleId, reservations] of groupBySale(batch)) {
     for (let attempt = 1; ; attempt++) {
       try {
-        await commitSaleBatch(db, saleId, reservations, payDeadline, { orderIds, orders, stats });
+        await commitSaleBatch(sql, saleId, reservations, payDeadline, { orderIds, orders, stats });
         break;
       } catch (error) {
         // Another worker committed one of these reservations at the same moment: our transaction
@@ -96,50 +96,68 @@ export async function lockSaleStock(tx: Prisma.TransactionClient, saleId: number
   await tx.$queryRaw`SELECT sale_id FROM stock WHERE sale_id = ${saleId} FOR UPDATE`;
 }
 
+/** What every order of a sale carries, read before the transaction (it takes no lock). */
+async function readOrderTemplate(sql: SqlPool, saleId: number): Promise<SaleOrderTemplate> {
+  const [sale] = (await sql.query("SELECT product_id, price_cents FROM sales WHERE id = ?", [saleId])) as { product_id: number; price_cents: number }[];
+  if (!sale) throw new Error(`Sale ${saleId} does not exist`);
+  return { saleId, productId: sale.product_id, amountCents: sale.price_cents };
+}
+
+/**
+ * One sale's part of a batch, in plain SQL on the driver (see createSqlPool for why), in as few
+ * round trips as the decisions allow: lock the stock row (which also reads it for the versioned
+ * update), find which reservations are already ordered or released, deduct, INSERT … RETURNING.
+ */
 async function commitSaleBatch(
-  db: Db,
+  sql: SqlPool,
   saleId: number,
   reservations: readonly ReservationToOrder[],
   payDeadline: Date,
   into: { orderIds: Map<string, number>; orders: BatchOrder[]; stats: BatchStats },
 ): Promise<void> {
   const ids = reservations.map((r) => r.reservationId);
-  const committed = await db.$transaction(
-    async (tx) => {
-      // The sale's stock row lock first: releaseReservation (server/seckill/check-back.ts) takes
-      // it too before it records a release, so the two never interleave and a reservation is
-      // either ordered or released, never both.
-      await lockSaleStock(tx, saleId);
-      const [existing, released] = await Promise.all([
-        // Orders made before (a redelivery) are answered again, with their own deadlines.
-        tx.order.findMany({ where: { reservationId: { in: ids } }, select: { id: true, reservationId: true, payDeadline: true } }),
-        tx.releasedReservation.findMany({ where: { reservationId: { in: ids } }, select: { reservationId: true } }),
-      ]);
-      const toCreate = planBatch(reservations, new Set([...existing, ...released].map((o) => o.reservationId)));
-      const rows: { id: number; reservationId: string; payDeadline: Date }[] = [...existing];
-      let attempts = 0;
-      if (toCreate.length) {
-        const sale = await tx.sale.findUniqueOrThrow({ where: { id: saleId }, select: { priceCents: true, productId: true } });
-        ({ attempts } = await changeStock(prismaStockStore(tx), saleId, -toCreate.length));
-        // One multi-row INSERT that answers the new ids (MariaDB's RETURNING), in plain SQL: the
-        // worker's hottest statement, where Prisma's createMany + findMany cost more CPU than the
-        // database did (bench/README.md, profile notes).
-        const inserted = await tx.$queryRawUnsafe<{ id: number | bigint; reservation_id: string }[]>(
-          `${orderInsertSql(toCreate.length)} RETURNING id, reservation_id`,
-          ...orderRowParameters({ saleId, productId: sale.productId, amountCents: sale.priceCents }, toCreate, payDeadline),
-        );
-        for (const row of inserted) rows.push({ id: Number(row.id), reservationId: row.reservation_id, payDeadline });
-      }
-      return { rows, created: toCreate.length, attempts };
-    },
-    READ_COMMITTED_TRANSACTION,
-  );
-  for (const row of committed.rows) {
-    into.orderIds.set(row.reservationId, row.id);
-    into.orders.push({ id: row.id, payDeadline: row.payDeadline });
+  const template = await readOrderTemplate(sql, saleId);
+  const connection = await sql.getConnection();
+  try {
+    await connection.beginTransaction();
+    // The sale's stock row lock first: releaseReservation (server/seckill/check-back.ts) takes
+    // it too before it records a release, so the two never interleave and a reservation is
+    // either ordered or released, never both.
+    const [locked] = (await connection.query("SELECT count, version FROM stock WHERE sale_id = ? FOR UPDATE", [saleId])) as StockRow[];
+    if (!locked) throw new Error(`Sale ${saleId} has no stock row`);
+    // Orders made before (a redelivery) are answered again, with their own deadlines.
+    const closed = (await connection.query(
+      `SELECT reservation_id, id, pay_deadline FROM orders WHERE reservation_id IN (?)
+       UNION ALL SELECT reservation_id, NULL, NULL FROM released_reservations WHERE reservation_id IN (?)`,
+      [ids, ids],
+    )) as { reservation_id: string; id: number | null; pay_deadline: Date | null }[];
+    const rows: (BatchOrder & { reservationId: string })[] = [];
+    for (const row of closed) {
+      if (row.id !== null && row.pay_deadline !== null) rows.push({ id: row.id, reservationId: row.reservation_id, payDeadline: row.pay_deadline });
+    }
+    const toCreate = planBatch(reservations, new Set(closed.map((row) => row.reservation_id)));
+    let attempts = 0;
+    if (toCreate.length) {
+      ({ attempts } = await changeStock(sqlStockStore(connection, locked), saleId, -toCreate.length));
+      const inserted = (await connection.query(
+        `${orderInsertSql(toCreate.length)} RETURNING id, reservation_id`,
+        orderRowParameters(template, toCreate, payDeadline),
+      )) as { id: number; reservation_id: string }[];
+      for (const row of inserted) rows.push({ id: row.id, reservationId: row.reservation_id, payDeadline });
+    }
+    await connection.commit();
+    for (const row of rows) {
+      into.orderIds.set(row.reservationId, row.id);
+      into.orders.push({ id: row.id, payDeadline: row.payDeadline });
+    }
+    into.stats.created += toCreate.length;
+    into.stats.stockAttempts += attempts;
+  } catch (error) {
+    await connection.rollback().catch(() => undefined);
+    throw error;
+  } finally {
+    await connection.release();
   }
-  into.stats.created += committed.created;
-  into.stats.stockAttempts += committed.attempts;
 }
 
 /**

@@ -48,3 +48,39 @@ describe("GroupCommitter", () => {
     await expect(pending).resolves.toBe(1);
   });
 });
+
+describe("GroupCommitter with one flush at a time", () => {
+  it("collects what arrives during a flush into the next batch, and never runs two flushes at once", async () => {
+    const batches: number[][] = [];
+    let running = 0;
+    let mostAtOnce = 0;
+    const committer = new GroupCommitter<number, number>(
+      async (items) => {
+        mostAtOnce = Math.max(mostAtOnce, ++running);
+        batches.push(items);
+        await new Promise((r) => setTimeout(r, 20));
+        running--;
+        return items;
+      },
+      100,
+      0,
+      1,
+    );
+    const first = committer.submit(1);
+    await new Promise((r) => setTimeout(r, 5)); // the first flush is running now
+    const rest = [2, 3, 4].map((i) => committer.submit(i));
+    await Promise.all([first, ...rest]);
+    expect(batches).toEqual([[1], [2, 3, 4]]);
+    expect(mostAtOnce).toBe(1);
+  });
+
+  it("drain flushes what waits behind a running flush", async () => {
+    const committer = new GroupCommitter<number, number>(async (items) => {
+      await new Promise((r) => setTimeout(r, 20));
+      return items;
+    }, 100, 10_000, 1);
+    const results = [1, 2].map((i) => committer.submit(i));
+    await committer.drain();
+    await expect(Promise.all(results)).resolves.toEqual([1, 2]);
+  });
+});

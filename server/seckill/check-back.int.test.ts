@@ -70,7 +70,7 @@ describe("check-back", () => {
     const { saleId, sale, users } = await warmSale(5, 1);
     const reservationId = await reserve(saleId, users[0]!.id);
     await t.services.queues.createOrder.remove(createOrderJobId(reservationId));
-    await createOrders(t.services.db, [{ reservationId, saleId, userId: users[0]!.id }], { payTimeoutSeconds: 60 });
+    await createOrders(t.services.sql, [{ reservationId, saleId, userId: users[0]!.id }], { payTimeoutSeconds: 60 });
     expect(await checkBackSale(t.services, sale, Date.now() + 1)).toMatchObject({ settle: 1 });
     const keys = saleKeys(t.env.REDIS_NAMESPACE, saleId);
     expect(await t.services.redis.zcard(keys.pending)).toBe(0);
@@ -111,7 +111,7 @@ describe("check-back", () => {
     expect(await t.services.redis.hget(keys.users, String(userId))).toBeNull();
     expect(await t.services.db.releasedReservation.count({ where: { reservationId } })).toBe(1);
     // A late delivery of the job finds the release and makes no order.
-    const late = await createOrders(t.services.db, [{ reservationId, saleId, userId }], { payTimeoutSeconds: 60 });
+    const late = await createOrders(t.services.sql, [{ reservationId, saleId, userId }], { payTimeoutSeconds: 60 });
     expect(late.stats.created).toBe(0);
     expect(await t.services.db.order.count({ where: { saleId } })).toBe(0);
     expect(await quietLedger(saleId)).toEqual([]);
@@ -122,7 +122,7 @@ describe("check-back", () => {
     const reservations = [];
     for (const u of users) reservations.push({ reservationId: await reserve(saleId, u.id), saleId, userId: u.id });
     const [committed, releases] = await Promise.all([
-      createOrders(t.services.db, reservations, { payTimeoutSeconds: 60 }),
+      createOrders(t.services.sql, reservations, { payTimeoutSeconds: 60 }),
       Promise.all(reservations.map((r) => releaseReservation(t.services, r, "JOB_LOST"))),
     ]);
     await settleReservations(t.services, committed.orderIds, reservations);

@@ -25,6 +25,9 @@ export async function enqueueReservations(
   await enqueueCreateOrder(services.queues, reservations, jobId);
 }
 
+/** Job adds one web process has in flight; while they are busy, reservations gather into bigger jobs. */
+const ADDS_IN_FLIGHT = 4;
+
 /**
  * Peak shaving's first step, per web process: reservations taken within ORDER_ENQUEUE_WAIT_MS
  * of each other (at most ORDER_BATCH_SIZE) leave as ONE create-order job. The purchase does not
@@ -45,5 +48,6 @@ export function createOrderEnqueuer(services: Pick<Services, "redis" | "queues" 
     },
     services.env.ORDER_BATCH_SIZE,
     services.env.ORDER_ENQUEUE_WAIT_MS,
+    ADDS_IN_FLIGHT,
   );
 }

@@ -1,4 +1,5 @@
 import type { Prisma } from "../generated/prisma/client";
+import type { PoolConnection } from "mariadb";
 
 /**
  * The only code that writes the `stock` table. Every write is an optimistic, versioned update:
@@ -76,6 +77,33 @@ export function prismaStockStore(tx: Prisma.TransactionClient): StockStore {
         data: { count: { increment: delta }, version: { increment: 1 } },
       });
       return count === 1;
+    },
+  };
+}
+
+/**
+ * A StockStore on a driver connection in a READ COMMITTED transaction (the worker's group commit,
+ * server/orders/create-orders.ts), which has already read the row `locked` with SELECT … FOR
+ * UPDATE: the first read is that row, later ones (after a lost race) go to the database.
+ */
+export function sqlStockStore(connection: PoolConnection, locked: StockRow): StockStore {
+  let first: StockRow | null = locked;
+  return {
+    async read(saleId) {
+      if (first) {
+        const row = first;
+        first = null;
+        return row;
+      }
+      const rows = (await connection.query("SELECT count, version FROM stock WHERE sale_id = ?", [saleId])) as StockRow[];
+      return rows[0] ?? null;
+    },
+    async compareAndAdd(saleId, expectedVersion, delta) {
+      const result = (await connection.query(
+        "UPDATE stock SET count = count + ?, version = version + 1, updated_at = NOW(3) WHERE sale_id = ? AND version = ? AND count >= ?",
+        [delta, saleId, expectedVersion, Math.max(0, -delta)],
+      )) as { affectedRows: number };
+      return result.affectedRows === 1;
     },
   };
 }

@@ -15,6 +15,13 @@ export interface CreateOrderProcessor {
 }
 
 /**
+ * Group commits one worker runs at once. Commits of one sale take turns on its stock row lock
+ * anyway; a few in flight overlap one's Redis settling with the next one's transaction, and
+ * while all are busy the jobs' reservations gather into full batches.
+ */
+const COMMITS_IN_FLIGHT = 4;
+
+/**
  * BullMQ hands the worker up to WORKER_CONCURRENCY jobs at once, each carrying a batch of
  * reservations; they all meet in a GroupCommitter, so those arriving together become MySQL
  * transactions of up to ORDER_BATCH_SIZE orders. After the commit, the orders get their
@@ -27,7 +34,7 @@ export function createOrderProcessor(
   const { env } = services;
   const committer = new GroupCommitter<QueuedReservation, CreateOrderResult>(
     async (batch) => {
-      const { orderIds, orders, stats } = await createOrders(services.db, batch, { payTimeoutSeconds: env.ORDER_PAY_TIMEOUT_SECONDS });
+      const { orderIds, orders, stats } = await createOrders(services.sql, batch, { payTimeoutSeconds: env.ORDER_PAY_TIMEOUT_SECONDS });
       hooks.afterCommit?.();
       await settleReservations(services, orderIds, batch);
       // Every order of the batch, found again or new: a redelivery after a crash right after the
@@ -43,6 +50,7 @@ export function createOrderProcessor(
     },
     env.ORDER_BATCH_SIZE,
     env.ORDER_BATCH_WAIT_MS,
+    COMMITS_IN_FLIGHT,
   );
 
   return {
