@@ -30,6 +30,10 @@ describe("readEnv", () => {
       expect(() => readEnv({ REDIS_CLUSTER_NODES: bad })).toThrow(/REDIS_CLUSTER_NODES: REDIS_CLUSTER_NODES must be host:port,host:port/);
     }
   });
+  it("keeps a batch within what one create-order job may carry", () => {
+    expect(readEnv({ ORDER_BATCH_SIZE: "1000" }).ORDER_BATCH_SIZE).toBe(1000);
+    expect(() => readEnv({ ORDER_BATCH_SIZE: "1001" })).toThrow(/ORDER_BATCH_SIZE/);
+  });
   it("demands a real session secret in production", () => {
     expect(() => readEnv({ NODE_ENV: "production" })).toThrow(/SESSION_SECRET/);
     expect(readEnv({ NODE_ENV: "production", SESSION_SECRET: "x".repeat(40) }).NODE_ENV).toBe("production");

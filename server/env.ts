@@ -75,7 +75,8 @@ const envSchema = z
      * a short wait a backlog of small jobs drained in ever smaller batches (bench/README.md,
      * profile notes). A full batch still commits at once.
      */
-    ORDER_BATCH_SIZE: intFrom(200, 1),
+    // A create-order job carries at most 1,000 reservations (server/clients/queues.ts).
+    ORDER_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(200),
     ORDER_BATCH_WAIT_MS: intFrom(50, 0),
     /**
      * How long a web process collects reservations into one create-order job. The purchase does
