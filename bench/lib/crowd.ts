@@ -65,7 +65,14 @@ export function shopperIp(index: number): string {
 
 /** The headers a shopper's request carries: JSON, their session, their own address. */
 export function shopperHeaders(bearers: readonly string[], shopper: number): Record<string, string> {
-  return { "content-type": "application/json", authorization: `Bearer ${bearers[shopper]}`, "x-forwarded-for": shopperIp(shopper) };
+  return asShopper({ "content-type": "application/json" }, bearers, shopper);
+}
+
+/** Adds a shopper's session and address to `headers` (a fresh object of the load generator's). */
+export function asShopper(headers: Record<string, string>, bearers: readonly string[], shopper: number): Record<string, string> {
+  headers.authorization = `Bearer ${bearers[shopper]}`;
+  headers["x-forwarded-for"] = shopperIp(shopper);
+  return headers;
 }
 
 export interface Answer {
@@ -74,8 +81,13 @@ export interface Answer {
   token?: string;
 }
 
+/** The sold-out answer, byte for byte: most of a crowd's answers, recognized without parsing. */
+const SOLD_OUT_BODY = JSON.stringify({ result: { data: { json: { status: "SOLD_OUT" } } } });
+const SOLD_OUT: Answer = Object.freeze({ outcome: "SOLD_OUT" });
+
 /** A tRPC answer's outcome: the data's status, the error's code, or the HTTP status. */
 export function answerOf(status: number, body: string): Answer {
+  if (status === 200 && body === SOLD_OUT_BODY) return SOLD_OUT;
   try {
     const parsed = JSON.parse(body) as {
       result?: { data?: { json?: { status?: string; reservationId?: string; token?: string } } };
@@ -147,9 +159,9 @@ export interface CrowdRun {
   timeouts: number;
 }
 
-/** The crowd's two request bodies: the token step's, fixed per sale, and the purchase with its token. */
+/** The crowd's two request bodies: the token step's, fixed per sale (encoded once), and the purchase with its token. */
 export function crowdBodies(saleId: number) {
-  return { token: JSON.stringify({ json: { saleId } }), purchase: (token: string) => JSON.stringify({ json: { saleId, token } }) };
+  return { token: Buffer.from(JSON.stringify({ json: { saleId } })), purchase: (token: string) => JSON.stringify({ json: { saleId, token } }) };
 }
 
 /**
@@ -291,16 +303,19 @@ export async function runCrowd(options: CrowdOptions): Promise<CrowdRun> {
           // autocannon cannot skip a connection's first request: a health check fills in, and
           // its answer stops the connection.
           context.slot = -1;
-          return { ...req, method: "GET", path: "/api/health", body: undefined };
+          return { ...req, method: "GET", path: "/api/health", headers: {}, body: undefined };
         }
         const slot = next++;
-        const shopper = plan.shopperOf[slot]!;
         context.sentAt = performance.now();
         tally.attemptStarted(slot, context.sentAt as number);
         context.slot = slot;
         context.token = undefined;
-        context.headers = { ...req.headers, authorization: `Bearer ${bearers[shopper]}`, "x-forwarded-for": shopperIp(shopper) };
-        return { ...req, headers: context.headers as Record<string, string>, body: bodies.token };
+        // autocannon hands setupRequest fresh objects (request and headers: a copy of the last
+        // ones, so every header set here is set each time), filled in place; the purchase step
+        // reuses the headers.
+        context.headers = asShopper(req.headers!, bearers, plan.shopperOf[slot]!);
+        req.body = bodies.token;
+        return req;
       },
       onResponse(status: number, body: string, context: Record<string, unknown>) {
         if (context.slot === -1) return stopIfDone();
@@ -315,7 +330,9 @@ export async function runCrowd(options: CrowdOptions): Promise<CrowdRun> {
         // Refused at the token step: on to the next shopper.
         if (typeof context.token !== "string") return null;
         context.sentAt = performance.now();
-        return { ...req, headers: context.headers as Record<string, string>, body: bodies.purchase(context.token) };
+        req.headers = context.headers as Record<string, string>;
+        req.body = bodies.purchase(context.token);
+        return req;
       },
       onResponse(status: number, body: string, context: Record<string, unknown>) {
         context.token = undefined;
