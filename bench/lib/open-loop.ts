@@ -55,7 +55,7 @@ export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLo
   let lateStarts = 0;
   let maxStartLagMs = 0;
 
-  const send = async (pool: Pool, path: string, headers: Record<string, string>, body: string | Buffer) => {
+  const send = async (pool: Pool, path: string, headers: Record<string, string>, body: string) => {
     const response = await pool.request({ path, method: "POST", headers, body });
     return { status: response.statusCode, body: await response.body.text() };
   };
