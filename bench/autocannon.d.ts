@@ -43,10 +43,17 @@ declare module "autocannon" {
     onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string>) => void;
   }
 
-  /** One connection. `reqsMade` and `responseMax` are internals bench/lib/crowd.ts relies on (8.0.0). */
+  /**
+   * One connection. `reqsMade`, `responseMax`, `opts` and `requestIterator.requestBuilder` (which
+   * turns the current request into the bytes sent, or null to skip it) are internals
+   * bench/lib/crowd.ts relies on (8.0.0).
+   */
   export interface Client extends EventEmitter {
     reqsMade: number;
     responseMax?: number;
+    /** the parsed URL (legacy url.parse) and options of this connection */
+    opts: { host: string };
+    requestIterator: { requestBuilder: (request: Request, context: Record<string, unknown>) => Buffer | null };
     setRequests(requests: Request[]): void;
     destroy(): void;
   }

@@ -8,7 +8,8 @@ import { migrate } from "../prisma/migrate";
 import { dropDatabase, deleteRedisNamespace } from "../server/testing/resources";
 import { startSeckillService, startWorker, type ChildHandle } from "../server/testing/harness";
 import { parseOptions } from "./lib/options";
-import { answerOf, buildPlan, runCrowd, shopperHeaders, TOKEN_PATH, type Plan } from "./lib/crowd";
+import { answeredAttempts, answerOf, buildPlan, runCrowd, shopperHeaders, TOKEN_PATH, type Plan } from "./lib/crowd";
+import { runOpenLoopCrowd } from "./lib/open-loop";
 import { measureLoad } from "./lib/load";
 import { checkSale, openSale, ordersInMysql, waitForDrain, watchOrders } from "./lib/sale";
 import { ResourceSampler, serverPids, type ResourceUse } from "./lib/procs";
@@ -93,10 +94,20 @@ function cycling(count: number, shoppers: number, offset: number): Plan {
 /** The seeded shoppers' bearer tokens, by shopper index (set once seeded). */
 let bearers: string[] = [];
 
-async function crowd(urls: string[], saleId: number, plan: Plan, label: string, extra: { rate?: number; maxSeconds?: number } = {}) {
+async function crowd(urls: string[], saleId: number, plan: Plan, label: string, extra: { maxSeconds?: number } = {}) {
   const bar = progressBar(label);
   try {
     return await runCrowd({ urls, connections: options.concurrency, saleId, bearers, plan, ...extra, onProgress: bar.update });
+  } finally {
+    bar.done();
+  }
+}
+
+/** The crowd at a constant arrival rate, over as many connections as the closed-loop crowd. */
+async function openLoopCrowd(urls: string[], saleId: number, plan: Plan, label: string, pace: { attemptsPerSecond: number; seconds: number }) {
+  const bar = progressBar(label);
+  try {
+    return await runOpenLoopCrowd({ urls, connections: options.concurrency, saleId, bearers, plan, ...pace, onProgress: bar.update });
   } finally {
     bar.done();
   }
@@ -164,10 +175,9 @@ async function main(): Promise<number> {
     await stopAll(system.workers);
     system.workers = [];
     const peak = await crowd(system.urls, probeSale.saleId, cycling(PROBE_ATTEMPTS, options.users, 0), "purchase path, peak", { maxSeconds: options.probeSeconds });
-    const peakRate = peak.httpRequests / peak.seconds;
-    const atEighty = await crowd(system.urls, probeSale.saleId, cycling(PROBE_ATTEMPTS, options.users, peak.attempts), "purchase path, 80 % of peak", {
-      maxSeconds: options.probeSeconds,
-      rate: Math.floor(0.8 * peakRate),
+    const atEighty = await openLoopCrowd(system.urls, probeSale.saleId, cycling(PROBE_ATTEMPTS, options.users, peak.attempts), "purchase path, 80 % of peak", {
+      attemptsPerSecond: 0.8 * (answeredAttempts(peak) / peak.seconds),
+      seconds: options.probeSeconds,
     });
     // Drain: the probes' reservations, queued with no worker running, then one worker, timed.
     const drain = await measureDrain(services, probeSale.saleId, peak.queued.length + atEighty.queued.length);

@@ -32,6 +32,13 @@ describe("answerOf", () => {
     expect(answerOf(503, '{"error":{"message":"busy","code":"SERVICE_UNAVAILABLE"}}').outcome).toBe("error SERVICE_UNAVAILABLE");
     expect(answerOf(502, "upstream unavailable").outcome).toBe("error HTTP 502");
   });
+
+  it("knows the sold-out answer at sight, and still parses anything else", () => {
+    expect(answerOf(200, '{"result":{"data":{"json":{"status":"SOLD_OUT"}}}}').outcome).toBe("SOLD_OUT");
+    expect(answerOf(200, '{"result": {"data": {"json": {"status": "SOLD_OUT"}}}}').outcome).toBe("SOLD_OUT");
+    expect(answerOf(200, '{"result":{"data":{"json":{"status":"SOLD_OUT"}}}}x').outcome).toBe("error HTTP 200");
+    expect(answerOf(200, '{"result":{"data":{"json":{}}}}').outcome).toBe("error HTTP 200");
+  });
 });
 
 describe("a crowd's tallies", () => {

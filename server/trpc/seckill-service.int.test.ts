@@ -187,6 +187,8 @@ describe("the seckill service process (npm run seckill)", () => {
       await mutate(service.url, "seckill.purchase", { saleId, token: "A".repeat(22) }),
     ];
     for (const answer of anonymous) expect({ status: answer.status, json: answer.body.result?.data.json }).toEqual({ status: 200, json: { status: "SOLD_OUT" } });
+    // Sized, not chunked: the crowd's commonest answer in one write.
+    for (const answer of anonymous) expect(answer.headers.get("content-length")).toBe(String(JSON.stringify(answer.body).length));
     expect(await readMetric(service.url, "seckill_reserve_calls_total")).toBe(reservesBefore);
     expect(await readMetric(service.url, "seckill_purchase_answers_total", '{status="SOLD_OUT",source="flag"}')).toBe(flagAnswersBefore + anonymous.length);
     const keys = saleKeys(t.env.REDIS_NAMESPACE, saleId);
