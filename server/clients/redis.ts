@@ -16,6 +16,7 @@ const SCRIPTS = {
   repairStock: "repair-stock-3.lua",
   takeStock: "take-stock-2.lua",
   holding: "holding-2.lua",
+  settle: "settle-3.lua",
 } as const;
 
 /** The scripts as ioredis commands; argument order is each script's KEYS then ARGV. */
@@ -34,6 +35,7 @@ export interface SeckillCommands {
   adjustStock(stockKey: string, delta: number): Promise<[number, number]>;
   releaseReservation(stockKey: string, usersKey: string, pendingKey: string, reservationId: string, userId: string): Promise<[number, number]>;
   takeStock(stockKey: string, pendingKey: string, reservationId: string): Promise<[number, number]>;
+  settle(ordersKey: string, pendingKey: string, jobsKey: string, ...reservationAndOrderIds: (string | number)[]): Promise<number>;
   holding(usersKey: string, holdsKey: string, ...argv: ["taken" | "released", userId: string, reservationId: string] | ["returned", userId: string]): Promise<number>;
   repairStock(
     stockKey: string,

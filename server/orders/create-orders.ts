@@ -162,8 +162,7 @@ async function commitSaleBatch(
 
 /**
  * After the commit: make each order visible to `seckill.result` and retire its pending
- * reservation (and the note of its job), in one MULTI per sale and stock bucket (order id first,
- * so a reader never sees neither; the keys are the bucket's, under one hash tag).
+ * reservation (and the note of its job), with one settle-3.lua call per sale and stock bucket.
  */
 export async function settleReservations(services: Services, orderIds: ReadonlyMap<string, number>, batch: readonly ReservationToOrder[]) {
   const redis = services.redis;
@@ -171,13 +170,7 @@ export async function settleReservations(services: Services, orderIds: ReadonlyM
   const settled = batch.filter((r) => orderIds.has(r.reservationId));
   for (const { saleId, bucket, reservations } of groupByBucket(settled)) {
     const keys = bucketKeys(namespace, saleId, bucket);
-    const ids = reservations.map((r) => r.reservationId);
-    await redis
-      .multi()
-      .hset(keys.orders, Object.fromEntries(ids.map((id) => [id, orderIds.get(id)!])))
-      .zrem(keys.pending, ...ids)
-      .hdel(keys.jobs, ...ids)
-      .exec();
+    await redis.settle(keys.orders, keys.pending, keys.jobs, ...reservations.flatMap((r) => [r.reservationId, orderIds.get(r.reservationId)!]));
   }
   // The dashboard's worker-throughput count (a redelivered batch counts again), one per sale.
   for (const [saleId, ofSale] of groupBySale(settled)) {
