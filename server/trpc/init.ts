@@ -8,6 +8,7 @@ import { z, ZodError } from "zod";
 import type { Services } from "../services";
 import { AppError } from "../errors";
 import { credentialFrom, verifySession, type HeaderReader, type Session } from "../gateway/session";
+import { PASSED_GATE, type PendingGate } from "../gateway/ip-gate";
 
 // 1. Context ------------------------------------------------------------------------------------
 export interface Context {
@@ -17,14 +18,16 @@ export interface Context {
   resHeaders: Headers;
   /** The browser reached us over HTTPS (directly or through a proxy that says so). */
   https: boolean;
+  /** The front door's per-IP verdict, possibly still pending: purchase steps await it with their own limit. */
+  ipGate: PendingGate;
 }
 
 /** The inner context: what tests pass to `createCaller` directly. */
-export async function createContext(services: Services, reqHeaders: HeaderReader, resHeaders = new Headers()): Promise<Context> {
+export async function createContext(services: Services, reqHeaders: HeaderReader, resHeaders = new Headers(), ipGate = PASSED_GATE): Promise<Context> {
   const credential = credentialFrom(reqHeaders);
   const session = credential ? await verifySession(credential, services.env.SESSION_SECRET) : null;
   const https = reqHeaders.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
-  return { services, session, resHeaders, https };
+  return { services, session, resHeaders, https, ipGate };
 }
 
 // 2. Init -----------------------------------------------------------------------------------------
