@@ -8,6 +8,7 @@ import { createSale, createShoppers, type SeededShopper } from "../seed";
 import { warmUpSale } from "../seckill/warmup";
 import { saleKeys } from "../seckill/keys";
 import { signSession } from "./session";
+import type { GateRefusal } from "./ip-gate";
 import { createCaller } from "../trpc/root";
 import { createContext } from "../trpc/init";
 import { handleTrpcRequest } from "../trpc/http";
@@ -80,6 +81,28 @@ describe("per-shopper rate limit", () => {
     expect(body.error.json.message).toMatch(/Try again in \d+ s/);
     // One unit sold at most (one token, limit 1), whatever got through.
     expect(await redisStock(saleId)).toBeGreaterThanOrEqual(9);
+  });
+});
+
+describe("per-IP gate verdict still pending when the procedure starts (the seckill service)", () => {
+  it("a refusal at the gate spends nothing: no token issued, no token used, no stock reserved", async () => {
+    const saleId = await liveSale(10);
+    await warmUpSale(t.services, saleId);
+    const [shopper] = await createShoppers(t.services, 1, { emailPrefix: "ip-gated" });
+    const refusal: GateRefusal = { status: 429, retryAfterSeconds: 1, body: { error: { message: "Too many requests from your address. Try again in 1 s.", code: "TOO_MANY_REQUESTS" } } };
+    const refusedAtGate = async () => createCaller(await createContext(t.services, new Headers({ authorization: `Bearer ${shopper!.token}` }), undefined, Promise.resolve(refusal)));
+    const refused = { code: "TOO_MANY_REQUESTS", message: refusal.body.error.message };
+    const reservesBefore = (await t.services.metrics.reserveCalls.get()).values[0]?.value ?? 0;
+
+    await expect((await refusedAtGate()).seckill.token({ saleId })).rejects.toMatchObject(refused);
+    expect(await t.services.redis.exists(saleKeys(t.env.REDIS_NAMESPACE, saleId).token(shopper!.id))).toBe(0);
+
+    const issued = (await (await callerFor(shopper!.token)).seckill.token({ saleId })) as { token: string };
+    await expect((await refusedAtGate()).seckill.purchase({ saleId, token: issued.token })).rejects.toMatchObject(refused);
+    expect((await t.services.metrics.reserveCalls.get()).values[0]?.value ?? 0).toBe(reservesBefore);
+    expect(await redisStock(saleId)).toBe(10);
+    // The token was not spent by the refused attempt: the shopper can still buy with it.
+    expect(await (await callerFor(shopper!.token)).seckill.purchase({ saleId, token: issued.token })).toMatchObject({ status: "QUEUED" });
   });
 });
 

@@ -10,6 +10,21 @@ export interface GateRefusal {
 }
 
 /**
+ * The gate's verdict while it may still be on its way from Redis. The seckill service starts it
+ * and lets the procedure run meanwhile, so the per-IP and the per-shopper limit go to Redis
+ * together (seckill/purchase.ts awaits both before anything is spent).
+ */
+export type PendingGate = Promise<GateRefusal | null>;
+
+/** For callers the front door has already let in (Next's proxy.ts ran the gate) and in-process callers. */
+export const PASSED_GATE: PendingGate = Promise.resolve(null);
+
+/** A gate refusal as the domain's error, for code that learns of it inside a procedure. */
+export function gateRefusalError(refusal: GateRefusal): AppError {
+  return new AppError(refusal.body.error.code, refusal.body.error.message, { retryAfterSeconds: refusal.retryAfterSeconds });
+}
+
+/**
  * The gateway's per-IP rate limit, shared by every front door (Next's proxy.ts and the standalone
  * seckill service): null lets the request through. Fails closed: without Redis no one can be
  * counted, so no one is let through. `forwardedFor` must end with the connecting peer's address,

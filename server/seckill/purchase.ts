@@ -3,6 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Services } from "../services";
 import { AppError } from "../errors";
 import { tooManyRequests } from "../gateway/rate-limit";
+import { gateRefusalError, PASSED_GATE, type PendingGate } from "../gateway/ip-gate";
 import { newReservationId, parseReservationId, reservationInBucket, stockBucketOf } from "./reservation";
 import { requestRewarm } from "../clients/queues";
 import { createLogger } from "../logger";
@@ -44,10 +45,13 @@ async function failClosed<T>(work: Promise<T>): Promise<T> {
 /**
  * Purchases are rationed per shopper; purchase tokens per shopper and sale, because a catalog page
  * asks one token for every live sale at once, and a shopper browsing more live sales than the
- * limit must not be refused for it.
+ * limit must not be refused for it. The per-IP gate's verdict (`ipGate`) is awaited here, its
+ * Redis call made together with this one: a refusal by either stops the request before anything
+ * is spent.
  */
-async function limitPerShopper(services: Services, identifier: `purchase:${number}` | `token:${number}:${number}`) {
-  const verdict = await services.rateLimits.perUser.check(identifier);
+async function limitPerShopper(services: Services, identifier: `purchase:${number}` | `token:${number}:${number}`, ipGate: PendingGate) {
+  const [ipRefusal, verdict] = await Promise.all([ipGate, services.rateLimits.perUser.check(identifier)]);
+  if (ipRefusal) throw gateRefusalError(ipRefusal);
   if (!verdict.allowed) {
     services.metrics.rateLimited.inc({ scope: "user" });
     throw tooManyRequests(verdict.retryAfterSeconds);
@@ -85,11 +89,12 @@ async function notPurchasable(services: Services, saleId: number): Promise<AppEr
 export async function issuePurchaseToken(
   services: Services,
   input: { userId: number; saleId: number },
+  ipGate = PASSED_GATE,
 ): Promise<TokenOutcome> {
   const { redis, env, soldOut } = services;
   const flagged = soldOutByFlag(services, input.saleId);
   if (flagged) return flagged;
-  await limitPerShopper(services, `token:${input.userId}:${input.saleId}`);
+  await limitPerShopper(services, `token:${input.userId}:${input.saleId}`, ipGate);
   const buckets = await bucketsOrRefuse(services, input.saleId);
   const home = homeKeys(env.REDIS_NAMESPACE, input.saleId, input.userId, buckets);
   const fresh = randomBytes(16).toString("base64url");
@@ -119,11 +124,12 @@ export function soldOutByFlag(services: Services, saleId: number): { status: "SO
 export async function purchase(
   services: Services,
   input: { userId: number; saleId: number; token: string },
+  ipGate = PASSED_GATE,
 ): Promise<PurchaseOutcome> {
   const flagged = soldOutByFlag(services, input.saleId);
   if (flagged) return flagged;
   try {
-    const outcome = await attemptPurchase(services, input);
+    const outcome = await attemptPurchase(services, input, ipGate);
     services.purchaseStats.record(input.saleId, outcome.status);
     return outcome;
   } catch (error) {
@@ -142,10 +148,11 @@ export async function purchase(
 async function attemptPurchase(
   services: Services,
   input: { userId: number; saleId: number; token: string },
+  ipGate: PendingGate,
 ): Promise<PurchaseOutcome> {
   const { redis, env, soldOut, metrics } = services;
   const { userId, saleId } = input;
-  await limitPerShopper(services, `purchase:${userId}`);
+  await limitPerShopper(services, `purchase:${userId}`, ipGate);
   const buckets = await bucketsOrRefuse(services, saleId);
   const home = homeBucket(userId, buckets);
 

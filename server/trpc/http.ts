@@ -5,7 +5,7 @@ import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import type { Logger } from "pino";
 import type { Services } from "../services";
 import type { HeaderReader } from "../gateway/session";
-import { gateByIp } from "../gateway/ip-gate";
+import { gateByIp, type PendingGate } from "../gateway/ip-gate";
 import { checkHealth } from "../health";
 import { renderMetrics } from "../admin/sale-gauges";
 import { soldOutByFlag } from "../seckill/purchase";
@@ -101,21 +101,32 @@ const SOLD_OUT_HEADERS = { ...JSON_HEADERS, "content-length": Buffer.byteLength(
  * error shape, status code and transformer), minus what a purchase never needs: batching,
  * streaming, and the fetch Request/AbortSignal that tRPC's Node adapter builds for every request
  * (the largest part of its cost per request under a crowd; see bench/README.md, profile notes).
+ * The per-IP gate's verdict (`ipGate`) may still be pending when the procedure starts; a refusal
+ * there is the answer, whatever the procedure said (it spends nothing before the gate passed).
  */
-async function answerMutation(services: Services, req: http.IncomingMessage, res: http.ServerResponse, path: string, parsed: ReturnType<typeof parseInput>) {
+async function answerMutation(services: Services, req: http.IncomingMessage, res: http.ServerResponse, path: string, parsed: ReturnType<typeof parseInput>, ipGate: PendingGate) {
   let ctx: Awaited<ReturnType<typeof createContext>> | undefined;
   const input = "input" in parsed ? parsed.input : undefined;
   try {
     if ("error" in parsed) throw parsed.error;
-    ctx = await createContext(services, nodeHeaders(req));
+    ctx = await createContext(services, nodeHeaders(req), undefined, ipGate);
     const data = await callTRPCProcedure({ router: appRouter, path, type: "mutation", ctx, getRawInput: async () => input, signal: undefined, batchIndex: 0 });
+    if (await answeredGateRefusal(res, ipGate)) return;
     sendTrpc(res, 200, { result: { data } }, ctx.resHeaders);
   } catch (cause) {
     const error = getTRPCErrorFromUnknown(cause);
     logServerFaults({ error, path, type: "mutation" });
+    if (await answeredGateRefusal(res, ipGate)) return;
     const shape = getTRPCErrorShape({ config: routerConfig, error, type: "mutation", path, input, ctx });
     sendTrpc(res, getHTTPStatusCodeFromError(error), { error: shape }, ctx?.resHeaders);
   }
+}
+
+/** The per-IP gate's refusal, answered instead of the procedure's answer; false when it let the request through. */
+async function answeredGateRefusal(res: http.ServerResponse, ipGate: PendingGate): Promise<boolean> {
+  const refusal = await ipGate;
+  if (refusal) sendJson(res, refusal.status, refusal.body, { "retry-after": String(refusal.retryAfterSeconds) });
+  return refusal !== null;
 }
 
 function saleIdOf(input: unknown): number | null {
@@ -128,7 +139,8 @@ function saleIdOf(input: unknown): number | null {
  * `http` server, without Next.js's per-request machinery (routing, rendering, middleware), for
  * the calls a crowd makes all at once. In order: a sold-out sale is answered from the in-process
  * flag before anything else (the crowd after a sell-out costs no Redis, no JWT check); then the
- * gateway's per-IP limit, as Next's proxy.ts does for the storefront; then the procedure. Also
+ * gateway's per-IP limit, as Next's proxy.ts does for the storefront, sent to Redis together with
+ * the procedure's per-shopper limit; then the rest of the procedure. Also
  * answers /api/health and /api/metrics, so it is watched like a web instance.
  */
 export function createSeckillServer(services: Services): http.Server {
@@ -160,9 +172,8 @@ export function createSeckillServer(services: Services): http.Server {
       }
       // Like Next.js, count the connecting peer as the last X-Forwarded-For hop.
       const forwardedFor = [req.headers["x-forwarded-for"], req.socket.remoteAddress].filter(Boolean).join(", ");
-      const refusal = await gateByIp(services, forwardedFor);
-      if (refusal) return sendJson(res, refusal.status, refusal.body, { "retry-after": String(refusal.retryAfterSeconds) });
-      return answerMutation(services, req, res, path, parsed);
+      // Not awaited: the procedure runs meanwhile, and its own limit goes to Redis with the gate's.
+      return answerMutation(services, req, res, path, parsed, gateByIp(services, forwardedFor));
     })().catch((error: unknown) => {
       logServerFaults({ error: getTRPCErrorFromUnknown(error), path, type: "mutation" });
       if (!res.headersSent) sendJson(res, 500, { error: { message: "Something went wrong on our side.", code: "INTERNAL_SERVER_ERROR" } });

@@ -8,6 +8,7 @@ import { z, ZodError } from "zod";
 import type { Services } from "../services";
 import { AppError } from "../errors";
 import { credentialFrom, verifySession, type HeaderReader, type Session } from "../gateway/session";
+import { PASSED_GATE, type PendingGate } from "../gateway/ip-gate";
 
 // 1. Context ------------------------------------------------------------------------------------
 export interface Context {
@@ -17,14 +18,16 @@ export interface Context {
   resHeaders: Headers;
   /** The browser reached us over HTTPS (directly or through a proxy that says so). */
   https: boolean;
+  /** The front door's per-IP verdict, possibly still pending: purchase steps await it with their own limit. */
+  ipGate: PendingGate;
 }
 
 /** The inner context: what tests pass to `createCaller` directly. */
-export async function createContext(services: Services, reqHeaders: HeaderReader, resHeaders = new Headers()): Promise<Context> {
+export async function createContext(services: Services, reqHeaders: HeaderReader, resHeaders = new Headers(), ipGate = PASSED_GATE): Promise<Context> {
   const credential = credentialFrom(reqHeaders);
   const session = credential ? await verifySession(credential, services.env.SESSION_SECRET) : null;
   const https = reqHeaders.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
-  return { services, session, resHeaders, https };
+  return { services, session, resHeaders, https, ipGate };
 }
 
 // 2. Init -----------------------------------------------------------------------------------------
@@ -45,25 +48,29 @@ const t = initTRPC.context<Context>().create({
 });
 
 /** Domain errors become tRPC errors here, in one place; anything else stays a 500. */
-const mapAppErrors = t.middleware(async ({ ctx, next }) => {
-  const result = await next();
+function withAppErrorsMapped<TResult extends { ok: true } | { ok: false; error: TRPCError }>(result: TResult, resHeaders: Headers): TResult {
   if (!result.ok && result.error.cause instanceof AppError) {
     const cause = result.error.cause;
-    if (cause.retryAfterSeconds !== undefined) ctx.resHeaders.set("retry-after", String(cause.retryAfterSeconds));
+    if (cause.retryAfterSeconds !== undefined) resHeaders.set("retry-after", String(cause.retryAfterSeconds));
     throw new TRPCError({ code: cause.code, message: cause.message, cause });
   }
   return result;
-});
+}
 
 // 3. Procedures -----------------------------------------------------------------------------------
 export const createTRPCRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-export const publicProcedure = t.procedure.use(mapAppErrors);
+export const publicProcedure = t.procedure.use(async ({ ctx, next }) => withAppErrorsMapped(await next(), ctx.resHeaders));
 
-export const shopperProcedure = publicProcedure.use(({ ctx, next }) => {
+/**
+ * The session check and the error mapping in one middleware, not publicProcedure's plus one more:
+ * tRPC copies the call's options at every middleware level, the largest part of its cost on the
+ * purchase path (bench/README.md, profile notes).
+ */
+export const shopperProcedure = t.procedure.use(async ({ ctx, next }) => {
   if (!ctx.session) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to continue." });
-  return next({ ctx: { ...ctx, session: ctx.session } });
+  return withAppErrorsMapped(await next({ ctx: { session: ctx.session } }), ctx.resHeaders);
 });
 
 export const adminProcedure = shopperProcedure.use(({ ctx, next }) => {

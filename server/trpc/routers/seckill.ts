@@ -5,11 +5,11 @@ import { issuePurchaseToken, purchase, purchaseResult, watchPurchaseResult } fro
 export const seckillRouter = createTRPCRouter({
   token: shopperProcedure
     .input(saleIdInput)
-    .mutation(({ ctx, input }) => issuePurchaseToken(ctx.services, { userId: ctx.session.userId, saleId: input.saleId })),
+    .mutation(({ ctx, input }) => issuePurchaseToken(ctx.services, { userId: ctx.session.userId, saleId: input.saleId }, ctx.ipGate)),
 
   purchase: shopperProcedure
     .input(purchaseInput)
-    .mutation(({ ctx, input }) => purchase(ctx.services, { userId: ctx.session.userId, ...input })),
+    .mutation(({ ctx, input }) => purchase(ctx.services, { userId: ctx.session.userId, ...input }, ctx.ipGate)),
 
   result: shopperProcedure
     .input(reservationIdInput)
