@@ -17,6 +17,9 @@ export interface ClusterNode {
 
 const intFrom = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
 
+/** Most orders per group commit, and so most reservations one create-order job carries. */
+export const MAX_ORDER_BATCH_SIZE = 1000;
+
 const envSchema = z
   .object({
     NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -75,8 +78,7 @@ const envSchema = z
      * a short wait a backlog of small jobs drained in ever smaller batches (bench/README.md,
      * profile notes). A full batch still commits at once.
      */
-    // A create-order job carries at most 1,000 reservations (server/clients/queues.ts).
-    ORDER_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(200),
+    ORDER_BATCH_SIZE: z.coerce.number().int().min(1).max(MAX_ORDER_BATCH_SIZE).default(200),
     ORDER_BATCH_WAIT_MS: intFrom(50, 0),
     /**
      * How long a web process collects reservations into one create-order job. The purchase does

@@ -7,8 +7,8 @@ import { performance } from "node:perf_hooks";
 import mariadb from "mariadb";
 import { parseDatabaseUrl } from "../../server/clients/db";
 import { round } from "../lib/stats";
-import { orderInsertSql, orderRowParameters, type OrderRow } from "../../server/orders/order-rows";
-import { DEFAULT_PAY_TIMEOUT_SECONDS, readSaleOrderTemplate } from "./order-rows";
+import { orderInsertSql, orderRowParameters, readSaleOrderTemplate, type OrderRow } from "../../server/orders/order-rows";
+import { readEnv } from "../../server/env";
 
 export interface BareBatchedInsertOptions {
   databaseUrl: string;
@@ -47,7 +47,7 @@ export async function measureBareBatchedInsert(options: BareBatchedInsertOptions
     const template = await readSaleOrderTemplate(connection, options.saleId);
     const users = ((await connection.query("SELECT id FROM users ORDER BY id LIMIT 1000")) as { id: number }[]).map((u) => u.id);
     if (!users.length) throw new Error("measureBareBatchedInsert needs at least one user (orders.user_id is a foreign key)");
-    const payDeadline = new Date(Date.now() + DEFAULT_PAY_TIMEOUT_SECONDS * 1000);
+    const payDeadline = new Date(Date.now() + readEnv({}).ORDER_PAY_TIMEOUT_SECONDS * 1000);
     const batchOf = (start: number): OrderRow[] =>
       Array.from({ length: Math.min(batchSize, rows - start) }, (_, i) => ({
         reservationId: `${prefix}${start + i}`,

@@ -13,8 +13,8 @@ import { parseDatabaseUrl } from "../../server/clients/db";
 import { saleKeys } from "../../server/seckill/keys";
 import { seckillKeyList } from "../../server/seckill/purchase";
 import { newReservationId } from "../../server/seckill/reservation";
-import { orderInsertSql, orderRowParameters } from "../../server/orders/order-rows";
-import { DEFAULT_PAY_TIMEOUT_SECONDS, readSaleOrderTemplate } from "./order-rows";
+import { orderInsertSql, orderRowParameters, readSaleOrderTemplate } from "../../server/orders/order-rows";
+import { readEnv } from "../../server/env";
 
 export interface BaselineServer {
   /** Origin, e.g. http://127.0.0.1:40123 (any path is answered the same) */
@@ -146,14 +146,8 @@ export interface NaiveMysqlOptions {
  */
 export async function startNaiveMysqlServer(options: NaiveMysqlOptions): Promise<BaselineServer> {
   const pool = mariadb.createPool({ ...parseDatabaseUrl(options.databaseUrl), connectionLimit: options.poolSize ?? 20, acquireTimeout: 30_000 });
-  const payTimeoutMs = (options.payTimeoutSeconds ?? DEFAULT_PAY_TIMEOUT_SECONDS) * 1000;
-  const template = await pool.getConnection().then(async (connection) => {
-    try {
-      return await readSaleOrderTemplate(connection, options.saleId);
-    } finally {
-      await connection.release();
-    }
-  });
+  const payTimeoutMs = (options.payTimeoutSeconds ?? readEnv({}).ORDER_PAY_TIMEOUT_SECONDS) * 1000;
+  const template = await readSaleOrderTemplate(pool, options.saleId);
   const insertOne = orderInsertSql(1);
 
   return serveJson(

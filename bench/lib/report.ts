@@ -54,66 +54,42 @@ export interface Ratio {
 
 const perSecond = (run: CrowdRun, count: number) => (run.seconds > 0 ? count / run.seconds : 0);
 
-/** The issue's targets, each a ratio of two numbers measured in this run. */
+/** Whether a measured value meets an issue's target, written "≥ x" or "< x". */
+function meets(value: number, target: string): boolean {
+  const bound = Number(target.slice(2));
+  return target.startsWith("<") ? value < bound : value >= bound;
+}
+
+/** A row of ours against a baseline of the same run (`theirs` is null without --baselines). */
+function versus(name: string, ours: number | null, theirs: number | undefined, target: string, how: string): Ratio {
+  const ratio = ours !== null && theirs ? round(ours / theirs, 2) : null;
+  return { name, ours: ours === null ? null : round(ours, 0), theirs: theirs === undefined ? null : round(theirs, 0), ratio, target, met: ratio === null ? null : meets(ratio, target), how };
+}
+
+/** The issue's targets, each a ratio of two numbers measured in this run (and one latency). */
 export function ratios(report: BenchReport): Ratio[] {
   const b = report.baselines;
-  const ratio = (ours: number | null, theirs: number | null) => (ours !== null && theirs ? round(ours / theirs, 2) : null);
-  const peakRps = perSecond(report.probes.peak, report.probes.peak.httpRequests);
-  const soldOutRps = report.probes.soldOut.requestsPerSecond;
-  const mainAttempts = perSecond(report.main, answeredAttempts(report.main));
-  const eightyP99 = worstP99(report.probes.atEighty);
-  const rows: Ratio[] = [
-    {
-      name: "purchase path / bare Lua ceiling",
-      ours: round(peakRps, 0),
-      theirs: b ? round(b.luaCeiling.requestsPerSecond, 0) : null,
-      ratio: ratio(peakRps, b?.luaCeiling.requestsPerSecond ?? null),
-      target: "≥ 0.5",
-      met: null,
-      how: "HTTP requests/s at peak, no worker running: seckill.token + seckill.purchase (each one reservation-script call; the crowd's two-step load generator) vs a bare node:http server making one reservation-script call per request (one-step load generator)",
-    },
-    {
-      name: "whole run / naive MySQL design",
-      ours: round(mainAttempts, 0),
-      theirs: b ? round(b.naive.attemptsPerSecond, 0) : null,
-      ratio: ratio(mainAttempts, b?.naive.attemptsPerSecond ?? null),
-      target: "≥ 4",
-      met: null,
-      how: "purchase attempts answered per second over the same crowd (shoppers, stock, repeats): ours = the headline run; naive = conditional UPDATE + INSERT per request",
-    },
-    {
-      name: "sold-out answers / bare hello",
-      ours: round(soldOutRps, 0),
-      theirs: b ? round(b.hello.requestsPerSecond, 0) : null,
-      ratio: ratio(soldOutRps, b?.hello.requestsPerSecond ?? null),
-      target: "≥ 0.8",
-      met: null,
-      how: "requests/s of the same request (a token request, bearer, address, body) to the sold-out sale vs to a bare node:http server answering {\"ok\":true}, same load generator",
-    },
-    {
-      name: "worker drain / bare batched INSERT",
-      ours: report.probes.drain.ordersPerSecond,
-      theirs: b ? round(b.bareInsert.rowsPerSecond, 0) : null,
-      ratio: ratio(report.probes.drain.ordersPerSecond, b?.bareInsert.rowsPerSecond ?? null),
-      target: "≥ 0.5",
-      met: null,
-      how: "orders/s from queued jobs into MySQL vs multi-row INSERTs of the same rows alone",
-    },
+  const { peak, soldOut, drain, atEighty } = report.probes;
+  const eightyP99 = worstP99(atEighty);
+  return [
+    versus("purchase path / bare Lua ceiling", perSecond(peak, peak.httpRequests), b?.luaCeiling.requestsPerSecond, "≥ 0.5",
+      "HTTP requests/s at peak, no worker running: seckill.token + seckill.purchase (each one reservation-script call; the crowd's two-step load generator) vs a bare node:http server making one reservation-script call per request (one-step load generator)"),
+    versus("whole run / naive MySQL design", perSecond(report.main, answeredAttempts(report.main)), b?.naive.attemptsPerSecond, "≥ 4",
+      "purchase attempts answered per second over the same crowd (shoppers, stock, repeats): ours = the headline run; naive = conditional UPDATE + INSERT per request"),
+    versus("sold-out answers / bare hello", soldOut.requestsPerSecond, b?.hello.requestsPerSecond, "≥ 0.8",
+      "requests/s of the same request (a token request, bearer, address, body) to the sold-out sale vs to a bare node:http server answering {\"ok\":true}, same load generator"),
+    versus("worker drain / bare batched INSERT", drain.ordersPerSecond, b?.bareInsert.rowsPerSecond, "≥ 0.5",
+      "orders/s from queued jobs into MySQL vs multi-row INSERTs of the same rows alone"),
     {
       name: "purchase p99 at 80 % of peak (ms)",
       ours: eightyP99,
       theirs: null,
       ratio: eightyP99,
       target: "< 50",
-      met: null,
+      met: eightyP99 === null ? null : meets(eightyP99, "< 50"),
       how: "the worse p99 of seckill.token and seckill.purchase with attempts started at a constant 80 % of the peak's attempt rate (open loop, evenly spaced); each request's latency counts from when it was due (a token request: its attempt's scheduled start; a purchase: its token's arrival), so waiting for a free connection counts",
     },
   ];
-  for (const row of rows) {
-    if (row.ratio === null) continue;
-    row.met = row.target.startsWith("<") ? row.ratio < Number(row.target.slice(2)) : row.ratio >= Number(row.target.slice(2));
-  }
-  return rows;
 }
 
 const fmt = (n: unknown, unit = "") =>

@@ -1,6 +1,7 @@
 import { Queue, type ConnectionOptions } from "bullmq";
 import { z } from "zod";
 import { queuePrefix } from "../seckill/keys";
+import { MAX_ORDER_BATCH_SIZE } from "../env";
 
 /** Queue names and job payloads: the contract between the web and the worker processes. */
 export const QUEUE = {
@@ -19,15 +20,12 @@ export const queuedReservation = z.object({
 });
 export type QueuedReservation = z.infer<typeof queuedReservation>;
 
-/** Most reservations one create-order job carries. */
-export const MAX_RESERVATIONS_PER_JOB = 1000;
-
 /**
  * A create-order job carries the reservations a web instance took within a few milliseconds
  * (server/seckill/enqueue.ts), so the worker pays one job fetch and completion per batch, not
  * per order; check-back's re-enqueue is a job of one.
  */
-export const createOrderJob = z.object({ reservations: z.array(queuedReservation).min(1).max(MAX_RESERVATIONS_PER_JOB) });
+export const createOrderJob = z.object({ reservations: z.array(queuedReservation).min(1).max(MAX_ORDER_BATCH_SIZE) });
 export type CreateOrderJob = z.infer<typeof createOrderJob>;
 
 /**
@@ -55,7 +53,7 @@ export function requestRewarm(queues: Queues, saleId: number) {
  * Cancel the orders of one group commit that are still unpaid at their pay deadline (a delayed
  * job, due at the deadline they share): one timer per batch of orders, not per order.
  */
-export const cancelOrderJob = z.object({ orderIds: z.array(z.number().int().positive()).min(1).max(MAX_RESERVATIONS_PER_JOB) });
+export const cancelOrderJob = z.object({ orderIds: z.array(z.number().int().positive()).min(1).max(MAX_ORDER_BATCH_SIZE) });
 export type CancelOrderJob = z.infer<typeof cancelOrderJob>;
 
 /**

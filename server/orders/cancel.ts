@@ -1,6 +1,7 @@
 import type { Services } from "../services";
 import type { Queues } from "../clients/queues";
-import { cancelOrderJobId, MAX_RESERVATIONS_PER_JOB } from "../clients/queues";
+import { cancelOrderJobId } from "../clients/queues";
+import { MAX_ORDER_BATCH_SIZE } from "../env";
 import { AppError } from "../errors";
 import { READ_COMMITTED_TRANSACTION } from "../clients/db";
 import type { CancelReason, OrderStatus } from "../generated/prisma/enums";
@@ -8,6 +9,7 @@ import { releaseUnit, type ReleaseOutcome } from "../seckill/release";
 import { changeStock, prismaStockStore } from "../stock/ledger";
 import { holdsStock } from "./state-machine";
 import { applyOrderEvent } from "./transition";
+import { groupBy } from "../group-by";
 
 export type CancelOutcome =
   /** This call cancelled the order: its unit is back in MySQL and (see `release`) in Redis. */
@@ -127,18 +129,12 @@ export async function sweepOverdueOrders(services: Services, options: { now?: Da
 
 /**
  * The pay-deadline timers: one delayed job per group of orders that share a deadline (a group
- * commit gives its orders one), due at that deadline, at most MAX_RESERVATIONS_PER_JOB orders each.
+ * commit gives its orders one), due at that deadline, at most MAX_ORDER_BATCH_SIZE orders each.
  */
 export async function scheduleCancellations(queues: Queues, orders: readonly { id: number; payDeadline: Date }[], now = Date.now()) {
-  const byDeadline = new Map<number, number[]>();
-  for (const order of orders) {
-    const deadline = order.payDeadline.getTime();
-    const ids = byDeadline.get(deadline);
-    if (ids) ids.push(order.id);
-    else byDeadline.set(deadline, [order.id]);
-  }
-  const jobs = [...byDeadline].flatMap(([deadline, ids]) =>
-    chunk(ids, MAX_RESERVATIONS_PER_JOB).map((orderIds) => ({
+  const byDeadline = groupBy(orders, (order) => order.payDeadline.getTime());
+  const jobs = [...byDeadline].flatMap(([deadline, ofDeadline]) =>
+    chunk(ofDeadline.map((order) => order.id), MAX_ORDER_BATCH_SIZE).map((orderIds) => ({
       name: "cancel-order",
       data: { orderIds },
       opts: { jobId: cancelOrderJobId(orderIds), delay: Math.max(0, deadline - now) },

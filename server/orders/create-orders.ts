@@ -5,7 +5,8 @@ import type { Prisma } from "../generated/prisma/client";
 import { changeStock, sqlStockStore, type StockRow } from "../stock/ledger";
 import { bucketKeys, saleKeys } from "../seckill/keys";
 import { groupByBucket } from "../seckill/reservation";
-import { orderInsertSql, orderRowParameters, type SaleOrderTemplate } from "./order-rows";
+import { groupBy } from "../group-by";
+import { orderInsertSql, orderRowParameters, readSaleOrderTemplate } from "./order-rows";
 
 export interface ReservationToOrder {
   reservationId: string;
@@ -33,13 +34,7 @@ export function planBatch<R extends ReservationToOrder>(
 
 /** Pure: reservations grouped by sale, since each sale's stock row is one versioned update. */
 export function groupBySale<R extends ReservationToOrder>(batch: readonly R[]): Map<number, R[]> {
-  const groups = new Map<number, R[]>();
-  for (const item of batch) {
-    const group = groups.get(item.saleId);
-    if (group) group.push(item);
-    else groups.set(item.saleId, [item]);
-  }
-  return groups;
+  return groupBy(batch, (r) => r.saleId);
 }
 
 export interface BatchStats {
@@ -96,13 +91,6 @@ export async function lockSaleStock(tx: Prisma.TransactionClient, saleId: number
   await tx.$queryRaw`SELECT sale_id FROM stock WHERE sale_id = ${saleId} FOR UPDATE`;
 }
 
-/** What every order of a sale carries, read before the transaction (it takes no lock). */
-async function readOrderTemplate(sql: SqlPool, saleId: number): Promise<SaleOrderTemplate> {
-  const [sale] = (await sql.query("SELECT product_id, price_cents FROM sales WHERE id = ?", [saleId])) as { product_id: number; price_cents: number }[];
-  if (!sale) throw new Error(`Sale ${saleId} does not exist`);
-  return { saleId, productId: sale.product_id, amountCents: sale.price_cents };
-}
-
 /**
  * One sale's part of a batch, in plain SQL on the driver (see createSqlPool for why), in as few
  * round trips as the decisions allow: lock the stock row (which also reads it for the versioned
@@ -116,7 +104,7 @@ async function commitSaleBatch(
   into: { orderIds: Map<string, number>; orders: BatchOrder[]; stats: BatchStats },
 ): Promise<void> {
   const ids = reservations.map((r) => r.reservationId);
-  const template = await readOrderTemplate(sql, saleId);
+  const template = await readSaleOrderTemplate(sql, saleId); // before the transaction: no lock needed
   const connection = await sql.getConnection();
   try {
     await connection.beginTransaction();

@@ -15,6 +15,18 @@ export interface SaleOrderTemplate {
   amountCents: number;
 }
 
+/** Anything of the MariaDB driver that runs a query: a pool, a connection. */
+interface Queryable {
+  query(sql: string, values?: unknown): Promise<unknown>;
+}
+
+/** What every order of a sale shares, read from `sales` (a plain read: it takes no lock). */
+export async function readSaleOrderTemplate(sql: Queryable, saleId: number): Promise<SaleOrderTemplate> {
+  const [sale] = (await sql.query("SELECT product_id, price_cents FROM sales WHERE id = ?", [saleId])) as { product_id: number; price_cents: number }[];
+  if (!sale) throw new Error(`Sale ${saleId} does not exist`);
+  return { saleId, productId: sale.product_id, amountCents: sale.price_cents };
+}
+
 /** One multi-row INSERT of `rowCount` orders; its parameters come from `orderRowParameters`. */
 export function orderInsertSql(rowCount: number): string {
   if (!Number.isInteger(rowCount) || rowCount < 1) throw new Error(`an INSERT needs at least one row, not ${rowCount}`);

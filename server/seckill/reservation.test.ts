@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createOrderJobId, newReservationId, parseReservationId, reservationInBucket, stockBucketOf } from "./reservation";
+import { createOrderJobId, groupByBucket, newReservationId, parseReservationId, reservationInBucket, stockBucketOf } from "./reservation";
 
 describe("reservation ids", () => {
   it("name their sale and shopper and are unique", () => {
@@ -29,4 +29,16 @@ describe("reservation ids", () => {
     "rejects malformed %j",
     (id) => expect(parseReservationId(id)).toBeNull(),
   );
+});
+
+describe("groupByBucket", () => {
+  it("groups by sale and by the bucket the id names, in the order first seen", () => {
+    const r = (saleId: number, userId: number, bucket: number) => ({ saleId, userId, reservationId: reservationInBucket(newReservationId(saleId, userId), bucket) });
+    const [a, b, c, d] = [r(1, 1, 0), r(1, 2, 3), r(2, 3, 0), r(1, 4, 0)];
+    expect(groupByBucket([a!, b!, c!, d!])).toEqual([
+      { saleId: 1, bucket: 0, reservations: [a, d] },
+      { saleId: 1, bucket: 3, reservations: [b] },
+      { saleId: 2, bucket: 0, reservations: [c] },
+    ]);
+  });
 });

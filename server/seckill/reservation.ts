@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { groupBy } from "../group-by";
 
 /**
  * A reservation id names its sale and its shopper, so a result query can be answered (and
@@ -52,13 +53,6 @@ export function createOrderJobId(reservationId: string, requeue = 0): string {
 export function groupByBucket<R extends ReservationRef & { reservationId: string }>(
   reservations: readonly R[],
 ): { saleId: number; bucket: number; reservations: R[] }[] {
-  const groups = new Map<string, { saleId: number; bucket: number; reservations: R[] }>();
-  for (const reservation of reservations) {
-    const bucket = stockBucketOf(reservation.reservationId);
-    const key = `${reservation.saleId}/${bucket}`;
-    const group = groups.get(key);
-    if (group) group.reservations.push(reservation);
-    else groups.set(key, { saleId: reservation.saleId, bucket, reservations: [reservation] });
-  }
-  return [...groups.values()];
+  const groups = groupBy(reservations, (r) => `${r.saleId}/${stockBucketOf(r.reservationId)}`);
+  return [...groups.values()].map((group) => ({ saleId: group[0]!.saleId, bucket: stockBucketOf(group[0]!.reservationId), reservations: group }));
 }
