@@ -89,6 +89,28 @@ describe("startBalancer (npm start's stand-in for nginx)", () => {
     expect(proxied.forwardedFor).toBe("203.0.113.9, 198.51.100.1, 127.0.0.1");
   });
 
+  it("sends a GET again when the kept-alive connection it reused was closed under it", async () => {
+    // An upstream that drops every connection's second request unanswered: what a server closing
+    // an idle keep-alive connection at that moment looks like to the balancer.
+    const server = http.createServer((req, res) => {
+      const socket = req.socket as typeof req.socket & { served?: number };
+      socket.served = (socket.served ?? 0) + 1;
+      if (socket.served > 1) return socket.destroy();
+      res.end("fresh");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    closers.push(() => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    });
+    const base = await balancer({ web: [(server.address() as AddressInfo).port], seckill: [] });
+    for (let i = 0; i < 3; i++) {
+      const response = await fetch(`${base}/`);
+      expect(response.status).toBe(200);
+      expect(await response.text()).toBe("fresh");
+    }
+  });
+
   it("answers 502 when the upstream it picked is down, and keeps serving through the others", async () => {
     const down = await freePort();
     const base = await balancer({ web: [down, await upstream("web-up")], seckill: [down] });

@@ -30,25 +30,33 @@ export function startBalancer(port: number, pools: Pools, host = "0.0.0.0"): Pro
   const server = http.createServer((req, res) => {
     const target = req.url?.startsWith(`${SECKILL_ENDPOINT}/`) ? nextSeckill() : nextWeb();
     const forwardedFor = [req.headers["x-forwarded-for"], req.socket.remoteAddress].filter(Boolean).join(", ");
-    const upstream = http.request(
-      {
-        host: "127.0.0.1",
-        port: target,
-        method: req.method,
-        path: req.url,
-        headers: { ...req.headers, "x-forwarded-for": forwardedFor },
-        agent,
-      },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    upstream.on("error", () => {
-      if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" });
-      res.end("upstream unavailable");
-    });
-    req.pipe(upstream);
+    const bodiless = req.method === "GET" || req.method === "HEAD";
+    const forward = (retried: boolean) => {
+      const upstream = http.request(
+        {
+          host: "127.0.0.1",
+          port: target,
+          method: req.method,
+          path: req.url,
+          headers: { ...req.headers, "x-forwarded-for": forwardedFor },
+          agent,
+        },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      upstream.on("error", (error: NodeJS.ErrnoException) => {
+        // A kept-alive connection the upstream closed just as it was reused: the request never
+        // reached it. One without a body is sent again on a fresh connection, as nginx does.
+        if (bodiless && !retried && upstream.reusedSocket && error.code === "ECONNRESET") return forward(true);
+        if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" });
+        res.end("upstream unavailable");
+      });
+      if (bodiless) upstream.end();
+      else req.pipe(upstream);
+    };
+    forward(false);
   });
   return new Promise((resolve) =>
     server.listen(port, host, () =>
