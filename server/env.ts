@@ -99,7 +99,7 @@ const envSchema = z
     REDIS_COMMAND_TIMEOUT_MS: intFrom(1000, 50),
     /** Requests per second per client IP at the gateway (proxy.ts); 0 turns the limit off. */
     RATE_LIMIT_PER_IP: intFrom(100, 0),
-    /** Purchase calls per second per shopper, purchase-token calls per shopper and sale; 0 turns the limit off. */
+    /** Purchase calls per second per shopper (token calls hand out the same token again); 0 turns the limit off. */
     RATE_LIMIT_PER_USER: intFrom(5, 0),
     /** How many proxies in front of us append to X-Forwarded-For (0: clients talk to Next directly). */
     TRUSTED_PROXY_HOPS: intFrom(0, 0),

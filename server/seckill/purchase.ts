@@ -1,7 +1,7 @@
-import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Services } from "../services";
 import { AppError } from "../errors";
+import { randomString } from "../random-pool";
 import { tooManyRequests } from "../gateway/rate-limit";
 import { gateRefusalError, PASSED_GATE, type PendingGate } from "../gateway/ip-gate";
 import { newReservationId, parseReservationId, reservationInBucket, stockBucketOf } from "./reservation";
@@ -43,14 +43,12 @@ async function failClosed<T>(work: Promise<T>): Promise<T> {
 }
 
 /**
- * Purchases are rationed per shopper; purchase tokens per shopper and sale, because a catalog page
- * asks one token for every live sale at once, and a shopper browsing more live sales than the
- * limit must not be refused for it. The per-IP gate's verdict (`ipGate`) is awaited here, its
+ * Purchases are rationed per shopper. The per-IP gate's verdict (`ipGate`) is awaited here, its
  * Redis call made together with this one: a refusal by either stops the request before anything
  * is spent.
  */
-async function limitPerShopper(services: Services, identifier: `purchase:${number}` | `token:${number}:${number}`, ipGate: PendingGate) {
-  const [ipRefusal, verdict] = await Promise.all([ipGate, services.rateLimits.perUser.check(identifier)]);
+async function limitPerShopper(services: Services, userId: number, ipGate: PendingGate) {
+  const [ipRefusal, verdict] = await Promise.all([ipGate, services.rateLimits.perUser.check(`purchase:${userId}`)]);
   if (ipRefusal) throw gateRefusalError(ipRefusal);
   if (!verdict.allowed) {
     services.metrics.rateLimited.inc({ scope: "user" });
@@ -94,17 +92,26 @@ export async function issuePurchaseToken(
   const { redis, env, soldOut } = services;
   const flagged = soldOutByFlag(services, input.saleId);
   if (flagged) return flagged;
-  await limitPerShopper(services, `token:${input.userId}:${input.saleId}`, ipGate);
-  const buckets = await bucketsOrRefuse(services, input.saleId);
-  const home = homeKeys(env.REDIS_NAMESPACE, input.saleId, input.userId, buckets);
-  const fresh = randomBytes(16).toString("base64url");
-  const reply = await failClosed(
-    redis.seckill(...seckillKeyList(home, input.userId), "token", String(input.userId), fresh, env.PURCHASE_TOKEN_TTL_SECONDS * 1000),
-  );
-  const outcome = interpretTokenReply(reply);
+  // Only the per-IP gate here, no per-shopper limit: an unspent token is handed out again, so
+  // asking twice gains nothing, and the purchase that spends it is limited per shopper. For the
+  // same reason the token script goes to Redis together with the gate's count, one round trip:
+  // a refused request's token is never shown, and the next request is handed the same one.
+  const [ipRefusal, reply] = await Promise.all([ipGate, runTokenScript(services, input)]);
+  if (ipRefusal) throw gateRefusalError(ipRefusal);
+  const outcome = reply && interpretTokenReply(reply);
   if (!outcome) throw await notPurchasable(services, input.saleId);
   if (outcome.status === "SOLD_OUT") await broadcastSoldOut(redis, env.REDIS_NAMESPACE, soldOut, { saleId: input.saleId, soldOut: true });
   return outcome;
+}
+
+/** seckill-7.lua in token mode on the shopper's home bucket; null when the sale is not warmed. */
+async function runTokenScript(services: Services, input: { userId: number; saleId: number }) {
+  const { redis, env } = services;
+  const buckets = await failClosed(saleBucketCount(services, input.saleId));
+  if (buckets === null) return null;
+  const home = homeKeys(env.REDIS_NAMESPACE, input.saleId, input.userId, buckets);
+  const fresh = randomString(16, "base64url");
+  return failClosed(redis.seckill(...seckillKeyList(home, input.userId), "token", String(input.userId), fresh, env.PURCHASE_TOKEN_TTL_SECONDS * 1000));
 }
 
 /**
@@ -152,7 +159,7 @@ async function attemptPurchase(
 ): Promise<PurchaseOutcome> {
   const { redis, env, soldOut, metrics } = services;
   const { userId, saleId } = input;
-  await limitPerShopper(services, `purchase:${userId}`, ipGate);
+  await limitPerShopper(services, userId, ipGate);
   const buckets = await bucketsOrRefuse(services, saleId);
   const home = homeBucket(userId, buckets);
 
@@ -225,7 +232,7 @@ async function reserveElsewhere(
   const { redis, env } = services;
   const home = bucketKeys(env.REDIS_NAMESPACE, held.saleId, held.home);
   let missing = false;
-  for (const bucket of falloverOrder(held.home, held.buckets, randomBytes(2).readUInt16BE())) {
+  for (const bucket of falloverOrder(held.home, held.buckets, Math.floor(Math.random() * 65_536))) {
     const keys = bucketKeys(env.REDIS_NAMESPACE, held.saleId, bucket);
     const reservationId = reservationInBucket(held.heldId, bucket);
     const [code] = await redis.takeStock(keys.stock, keys.pending, reservationId);
