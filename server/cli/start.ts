@@ -9,6 +9,7 @@ import { createServices } from "../services";
 import { ensureDemoSale, warmColdSales } from "../demo";
 import { buildIfNeeded } from "./build";
 import { startBalancer, type Balancer } from "./balancer";
+import { SECKILL_SERVICE_ARGS } from "./seckill-launch";
 import { ensureAdmin } from "../gateway/accounts";
 import { freePort } from "../net";
 import { SECKILL_ENDPOINT } from "../trpc/endpoints";
@@ -103,9 +104,8 @@ const run = (name: string, command: string, args: string[], extraEnv: Record<str
   children.push(child);
 };
 const next = path.join(root, "node_modules", ".bin", "next");
-const seckillService = ["--import", "tsx", "server/cli/seckill.ts"];
 if (only === "web") run("web", next, ["start", "-p", String(config.PORT)]);
-else if (only === "seckill") run("seckill", process.execPath, seckillService);
+else if (only === "seckill") run("seckill", process.execPath, SECKILL_SERVICE_ARGS);
 else if (webCount > 0) {
   // The instances listen on free loopback ports and trust the balancer's one hop; the balancer,
   // on PORT, stands in for a production load balancer (nginx, a cloud LB).
@@ -120,7 +120,7 @@ else if (webCount > 0) {
   for (let i = 0; i < seckillCount; i++) {
     const port = await freePort();
     seckillPorts.push(port);
-    run(`seckill:${port}`, process.execPath, seckillService, { ...hops, SECKILL_PORT: String(port) });
+    run(`seckill:${port}`, process.execPath, SECKILL_SERVICE_ARGS, { ...hops, SECKILL_PORT: String(port) });
   }
   balancer = await startBalancer(config.PORT, { web: webPorts, seckill: seckillPorts });
   log(`balancing ${config.PORT}: web instances on ${webPorts.join(", ")}; ${SECKILL_ENDPOINT}/ to ${seckillPorts.length ? `seckill services on ${seckillPorts.join(", ")}` : "the web instances"}`);

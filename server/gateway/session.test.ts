@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { jwtVerify, SignJWT } from "jose";
 import { credentialFrom, sessionCookie, signSession, verifySession } from "./session";
 
@@ -8,6 +8,23 @@ describe("sessions", () => {
   it("round-trips a signed session", async () => {
     const token = await signSession({ id: 12, role: "SHOPPER" }, SECRET, 60);
     await expect(verifySession(token, SECRET)).resolves.toMatchObject({ userId: 12, role: "SHOPPER" });
+  });
+
+  it("remembers a verified session only for its own key and only until it expires", async () => {
+    const token = await signSession({ id: 14, role: "SHOPPER" }, SECRET, 60);
+    const first = await verifySession(token, SECRET);
+    expect(first).toMatchObject({ userId: 14 });
+    // The second request with the same credential is answered from memory...
+    expect(await verifySession(token, SECRET)).toBe(first);
+    // ...but never under another key,
+    await expect(verifySession(token, "another-secret-that-is-long-enough-1111")).resolves.toBeNull();
+    // and not after the session's end.
+    vi.useFakeTimers({ now: Date.now() + 61_000 });
+    try {
+      await expect(verifySession(token, SECRET)).resolves.toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("rejects a token signed with another key", async () => {

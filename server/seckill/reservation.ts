@@ -1,5 +1,5 @@
-import { randomBytes } from "node:crypto";
 import { groupBy } from "../group-by";
+import { randomString } from "../random-pool";
 
 /**
  * A reservation id names its sale and its shopper, so a result query can be answered (and
@@ -15,7 +15,7 @@ export interface ReservationRef {
 const RESERVATION_ID = /^(\d{1,10})-(\d{1,10})-([0-9a-f]{16})(?:-([1-9]\d?))?$/;
 
 export function newReservationId(saleId: number, userId: number): string {
-  return `${saleId}-${userId}-${randomBytes(8).toString("hex")}`;
+  return `${saleId}-${userId}-${randomString(8, "hex")}`;
 }
 
 export function parseReservationId(id: string): ReservationRef | null {

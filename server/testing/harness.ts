@@ -8,6 +8,7 @@ import { migrate } from "../../prisma/migrate";
 import { createServices, type Services } from "../services";
 import { issuePurchaseToken, purchase } from "../seckill/purchase";
 import { buildIsFresh } from "../cli/build";
+import { SECKILL_SERVICE_ARGS } from "../cli/seckill-launch";
 import { createSale, type NewSale } from "../seed";
 import { deleteRedisNamespace, dropDatabase } from "./resources";
 import { freePort } from "../net";
@@ -137,7 +138,7 @@ export async function startSeckillService(
   nodeArgs: string[] = [],
 ): Promise<ChildHandle & { url: string }> {
   const port = await freePort();
-  const service = spawnChild(process.execPath, [...nodeArgs, "--import", "tsx", "server/cli/seckill.ts"], {
+  const service = spawnChild(process.execPath, [...nodeArgs, ...SECKILL_SERVICE_ARGS], {
     ...process.env,
     ...childEnv,
     ...extra,
