@@ -170,19 +170,17 @@ async function main(): Promise<number> {
       classify: (status, body) => answerOf(status, body).outcome,
     });
     const probeSale = await openSale(services, { name: "Bench purchase-path probe", stock: 10_000_000, perUserLimit: 1_000_000 });
-    // The purchase path is measured with no worker running, as the ceiling is (in production the
-    // workers run elsewhere): the reservations wait in the queue, and then make the drain probe.
-    await stopAll(system.workers);
-    system.workers = [];
+    // The purchase path is measured with the workers idle, as the ceiling is (in production the
+    // workers run elsewhere): the create-order queue is paused, its jobs wait, and then make the
+    // drain probe for the same workers, warm from the headline sale, as a deployed worker is.
+    await services.queues.createOrder.pause();
     const peak = await crowd(system.urls, probeSale.saleId, cycling(PROBE_ATTEMPTS, options.users, 0), "purchase path, peak", { maxSeconds: options.probeSeconds });
     const atEighty = await openLoopCrowd(system.urls, probeSale.saleId, cycling(PROBE_ATTEMPTS, options.users, peak.attempts), "purchase path, 80 % of peak", {
       attemptsPerSecond: 0.8 * (answeredAttempts(peak) / peak.seconds),
       seconds: options.probeSeconds,
     });
-    // Drain: the probes' reservations, queued with no worker running, then one worker, timed.
-    const drain = await measureDrain(services, probeSale.saleId, peak.queued.length + atEighty.queued.length);
-    system.workers = [drain.worker];
-    const drainProbe = drain.result;
+    // Drain: the probes' reservations, queued while the queue was paused, timed once it resumes.
+    const drainProbe = await measureDrain(services, probeSale.saleId, peak.queued.length + atEighty.queued.length);
 
     const sweep: SweepPoint[] = options.sweep ? await runSweep({ services, shoppers: shoppers.length, crowd: (saleId, plan, label, extra) => crowd(system!.urls, saleId, plan, label, extra), log }) : [];
     const scale: ScaleRow[] = [];
@@ -197,7 +195,7 @@ async function main(): Promise<number> {
     const profile = options.profile ? [...summarizeProfiles(path.join(PROFILE_DIR, "seckill"), "seckill service"), ...summarizeProfiles(path.join(PROFILE_DIR, "worker"), "worker")] : [];
 
     const baselines: BaselineResults | null = options.baselines
-      ? await runBaselines({ databaseUrl: DATABASE_URL, redisUrl: REDIS_URL, namespace: NAMESPACE, services, options, shopperIds: shoppers.map((s) => s.id), bearers, saleId: sale.saleId, log })
+      ? await runBaselines({ databaseUrl: DATABASE_URL, redisUrl: REDIS_URL, namespace: NAMESPACE, services, options, shopperIds: shoppers.map((s) => s.id), bearers, saleId: sale.saleId, drainedOrders: drainProbe.orders, log })
       : null;
 
     const report: BenchReport = {
@@ -238,7 +236,7 @@ async function main(): Promise<number> {
  */
 async function measureDrain(services: Services, saleId: number, expected: number) {
   const watcher = watchOrders(services, saleId, 50);
-  const worker = await startWorker(childEnv, {}, profiling("worker"));
+  await services.queues.createOrder.resume();
   const complete = await waitForDrain(services, saleId, expected, DRAIN_TIMEOUT_MS);
   await sleep(100);
   await watcher.stop();
@@ -246,7 +244,7 @@ async function measureDrain(services: Services, saleId: number, expected: number
   const first = watcher.reachedAt(1);
   const last = watcher.reachedAt(orders);
   const seconds = first !== null && last !== null ? Math.max(0.05, (last - first) / 1000) : null;
-  return { worker, result: { orders, seconds: seconds === null ? null : round(seconds, 2), ordersPerSecond: seconds === null ? null : round(orders / seconds, 0), complete } };
+  return { orders, seconds: seconds === null ? null : round(seconds, 2), ordersPerSecond: seconds === null ? null : round(orders / seconds, 0), complete };
 }
 
 process.exitCode = await main().catch((error: unknown) => {

@@ -37,6 +37,8 @@ interface Context {
   bearers: readonly string[];
   /** the headline sale, whose order rows the bare INSERT copies */
   saleId: number;
+  /** orders the drain probe moved into MySQL: the bare INSERT writes as many rows */
+  drainedOrders: number;
   log: (line: string) => void;
 }
 
@@ -111,7 +113,8 @@ export async function runBaselines(context: Context): Promise<BaselineResults> {
 
   log("baseline: bare batched INSERT");
   const batchSize = context.services.env.ORDER_BATCH_SIZE;
-  const insert = await measureBareBatchedInsert({ databaseUrl: context.databaseUrl, saleId: context.saleId, rows: Math.max(options.stock, 1000), batchSize });
+  // As many rows as the drain probe drained, so both rates are taken over the same amount of work.
+  const insert = await measureBareBatchedInsert({ databaseUrl: context.databaseUrl, saleId: context.saleId, rows: Math.max(context.drainedOrders, 1000), batchSize });
 
   return {
     seconds: options.probeSeconds,

@@ -73,7 +73,7 @@ export function ratios(report: BenchReport): Ratio[] {
   const eightyP99 = worstP99(atEighty);
   return [
     versus("purchase path / bare Lua ceiling", perSecond(peak, peak.httpRequests), b?.luaCeiling.requestsPerSecond, "≥ 0.5",
-      "HTTP requests/s at peak, no worker running: seckill.token + seckill.purchase (each one reservation-script call; the crowd's two-step load generator) vs a bare node:http server making one reservation-script call per request (one-step load generator)"),
+      "HTTP requests/s at peak, workers idle: seckill.token + seckill.purchase (each one reservation-script call; the crowd's two-step load generator) vs a bare node:http server making one reservation-script call per request (one-step load generator)"),
     versus("whole run / naive MySQL design", perSecond(report.main, answeredAttempts(report.main)), b?.naive.attemptsPerSecond, "≥ 4",
       "purchase attempts answered per second over the same crowd (shoppers, stock, repeats): ours = the headline run; naive = conditional UPDATE + INSERT per request"),
     versus("sold-out answers / bare hello", soldOut.requestsPerSecond, b?.hello.requestsPerSecond, "≥ 0.8",
@@ -157,12 +157,12 @@ export function markdown(r: BenchReport): string {
   lines.push("## Probes", "");
   const so = r.probes.soldOut;
   lines.push(`- **Sold-out path** (token requests for the sold-out headline sale, the bare hello baseline's load generator and request shape, ${r.options.concurrency} connections): ${fmt(so.requests)} requests in ${fmt(so.seconds)} s, ${fmt(round(so.requestsPerSecond, 0))} requests/s; answers: ${Object.entries(so.outcomes).map(([o, n]) => `${o} ${fmt(n)}`).join(", ")}.`);
-  lines.push(`- **Purchase path at its peak** (a 10,000,000-unit sale that cannot sell out, so every attempt reserves; no worker running, as for the ceiling): ${crowdSummary(r.probes.peak)}; ${fmt(r.probes.peak.queued.length)} reservations.`);
+  lines.push(`- **Purchase path at its peak** (a 10,000,000-unit sale that cannot sell out, so every attempt reserves; workers idle, as for the ceiling): ${crowdSummary(r.probes.peak)}; ${fmt(r.probes.peak.queued.length)} reservations.`);
   const eighty = r.probes.atEighty;
   lines.push(
     `- **Purchase path at 80 % of that peak** (open loop: ${fmt(eighty.attemptsPerSecond)} attempts/s due at even intervals for ${fmt(r.options.probeSeconds)} s, whether or not earlier ones were answered, over ${r.options.concurrency} keep-alive connections (undici Pool); latency from each request's due time): ${crowdSummary(eighty)}; late starts (more than ${LATE_START_MS} ms after due): ${fmt(eighty.lateStarts)}, latest ${fmt(eighty.maxStartLagMs)} ms after due.`,
   );
-  lines.push(`- **Drain** (the two purchase-path probes' ${fmt(r.probes.drain.orders)} reservations, queued with no worker running, then one worker): ${fmt(r.probes.drain.ordersPerSecond)} orders/s, first order → last in ${fmt(r.probes.drain.seconds)} s${r.probes.drain.complete ? "" : " (**incomplete**)"}.`);
+  lines.push(`- **Drain** (the two purchase-path probes' ${fmt(r.probes.drain.orders)} reservations, queued while the create-order queue was paused, then drained by the run's workers, warm from the headline sale): ${fmt(r.probes.drain.ordersPerSecond)} orders/s, first order → last in ${fmt(r.probes.drain.seconds)} s${r.probes.drain.complete ? "" : " (**incomplete**)"}.`);
   lines.push("");
 
   if (r.baselines) {
