@@ -107,18 +107,24 @@ async function commitSaleBatch(
   const template = await readSaleOrderTemplate(sql, saleId); // before the transaction: no lock needed
   const connection = await sql.getConnection();
   try {
-    await connection.beginTransaction();
+    // While the stock row is locked every other batch of the sale waits, so the statements that
+    // do not need an answer before the next are sent together (the driver pipelines them on the
+    // connection; the server still runs them in order): three round trips under the lock, not five.
     // The sale's stock row lock first: releaseReservation (server/seckill/check-back.ts) takes
     // it too before it records a release, so the two never interleave and a reservation is
     // either ordered or released, never both.
-    const [locked] = (await connection.query("SELECT count, version FROM stock WHERE sale_id = ? FOR UPDATE", [saleId])) as StockRow[];
+    const [, lockedRows, closed] = await Promise.all([
+      connection.beginTransaction(),
+      connection.query("SELECT count, version FROM stock WHERE sale_id = ? FOR UPDATE", [saleId]) as Promise<StockRow[]>,
+      // Orders made before (a redelivery) are answered again, with their own deadlines.
+      connection.query(
+        `SELECT reservation_id, id, pay_deadline FROM orders WHERE reservation_id IN (?)
+         UNION ALL SELECT reservation_id, NULL, NULL FROM released_reservations WHERE reservation_id IN (?)`,
+        [ids, ids],
+      ) as Promise<{ reservation_id: string; id: number | null; pay_deadline: Date | null }[]>,
+    ]);
+    const [locked] = lockedRows;
     if (!locked) throw new Error(`Sale ${saleId} has no stock row`);
-    // Orders made before (a redelivery) are answered again, with their own deadlines.
-    const closed = (await connection.query(
-      `SELECT reservation_id, id, pay_deadline FROM orders WHERE reservation_id IN (?)
-       UNION ALL SELECT reservation_id, NULL, NULL FROM released_reservations WHERE reservation_id IN (?)`,
-      [ids, ids],
-    )) as { reservation_id: string; id: number | null; pay_deadline: Date | null }[];
     const rows: (BatchOrder & { reservationId: string })[] = [];
     for (const row of closed) {
       if (row.id !== null && row.pay_deadline !== null) rows.push({ id: row.id, reservationId: row.reservation_id, payDeadline: row.pay_deadline });
@@ -126,11 +132,14 @@ async function commitSaleBatch(
     const toCreate = planBatch(reservations, new Set(closed.map((row) => row.reservation_id)));
     let attempts = 0;
     if (toCreate.length) {
-      ({ attempts } = await changeStock(sqlStockStore(connection, locked), saleId, -toCreate.length));
-      const inserted = (await connection.query(
-        `${orderInsertSql(toCreate.length)} RETURNING id, reservation_id`,
-        orderRowParameters(template, toCreate, payDeadline),
-      )) as { id: number; reservation_id: string }[];
+      // The stock change and the INSERT together; a failure of either rolls back both.
+      const [change, inserted] = await Promise.all([
+        changeStock(sqlStockStore(connection, locked), saleId, -toCreate.length),
+        connection.query(`${orderInsertSql(toCreate.length)} RETURNING id, reservation_id`, orderRowParameters(template, toCreate, payDeadline)) as Promise<
+          { id: number; reservation_id: string }[]
+        >,
+      ]);
+      attempts = change.attempts;
       for (const row of inserted) rows.push({ id: row.id, reservationId: row.reservation_id, payDeadline });
     }
     await connection.commit();
