@@ -107,12 +107,12 @@ async function commitSaleBatch(
   const template = await readSaleOrderTemplate(sql, saleId); // before the transaction: no lock needed
   const connection = await sql.getConnection();
   try {
-    // While the stock row is locked every other batch of the sale waits, so the statements that
-    // do not need an answer before the next are sent together (the driver pipelines them on the
-    // connection; the server still runs them in order): three round trips under the lock, not five.
     // The sale's stock row lock first: releaseReservation (server/seckill/check-back.ts) takes
     // it too before it records a release, so the two never interleave and a reservation is
-    // either ordered or released, never both.
+    // either ordered or released, never both. While it is held every other batch of the sale
+    // waits, so statements that need no answer before the next are sent together (the driver
+    // pipelines them on the connection; the server runs them in order): three round trips under
+    // the lock, not five.
     const [, lockedRows, closed] = await Promise.all([
       connection.beginTransaction(),
       connection.query("SELECT count, version FROM stock WHERE sale_id = ? FOR UPDATE", [saleId]) as Promise<StockRow[]>,
