@@ -231,8 +231,8 @@ async function main(): Promise<number> {
 }
 
 /**
- * The worker's drain rate alone: `expected` reservations of a sale wait in the queue; one worker
- * is started and timed from its first order in MySQL to its last. The worker keeps running.
+ * The workers' drain rate alone: `expected` reservations of a sale wait in the paused create-order
+ * queue; it is resumed, and the run's workers are timed from its first order in MySQL to its last.
  */
 async function measureDrain(services: Services, saleId: number, expected: number) {
   const watcher = watchOrders(services, saleId, 50);
