@@ -48,6 +48,39 @@ describe("createOrders (group commit)", () => {
     expect((await t.services.db.stock.findUniqueOrThrow({ where: { saleId } })).count).toBe(9);
   });
 
+  it("a release recorded while the batch waits for the stock row lock: that reservation's order is taken back, the rest sold", async () => {
+    const { saleId } = await newSale(10);
+    const buyers = await createShoppers(t.services, 3, { emailPrefix: "meanwhile" });
+    const jobs = buyers.map((b, i) => ({ reservationId: `${saleId}-${b.id}-${(0xc0 + i).toString(16).padStart(16, "0")}`, saleId, userId: b.id }));
+    // Hold the stock row lock the way releaseReservation does, so the batch inserts, then waits.
+    const releaser = await t.services.sql.getConnection();
+    try {
+      await releaser.beginTransaction();
+      await releaser.query("SELECT count FROM stock WHERE sale_id = ? FOR UPDATE", [saleId]);
+      const committing = createOrders(t.services.sql, jobs, { payTimeoutSeconds: 60 });
+      await waitFor(
+        async () => {
+          const [row] = (await releaser.query("SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND INFO LIKE '%FROM stock WHERE sale_id%FOR UPDATE%' AND ID <> CONNECTION_ID()")) as { n: bigint }[];
+          return Number(row!.n) > 0;
+        },
+        5000,
+        "the batch to wait for the stock row lock",
+      );
+      await releaser.query("INSERT INTO released_reservations (reservation_id, sale_id, user_id, reason) VALUES (?, ?, ?, 'JOB_LOST')", [jobs[1]!.reservationId, saleId, jobs[1]!.userId]);
+      await releaser.commit();
+
+      const { orderIds, stats } = await committing;
+      expect(stats.created).toBe(2);
+      expect([...orderIds.keys()].sort()).toEqual([jobs[0]!.reservationId, jobs[2]!.reservationId]);
+      const orders = await t.services.db.order.findMany({ where: { saleId }, select: { reservationId: true } });
+      expect(orders.map((o) => o.reservationId).sort()).toEqual([jobs[0]!.reservationId, jobs[2]!.reservationId]);
+      expect(await t.services.db.stock.findUniqueOrThrow({ where: { saleId } })).toMatchObject({ count: 8, version: 1 });
+    } finally {
+      await releaser.rollback().catch(() => undefined);
+      await releaser.release();
+    }
+  });
+
   it("concurrent batches on one sale all land, each with one versioned update", async () => {
     const { saleId } = await newSale(300);
     const buyers = await createShoppers(t.services, 300, { emailPrefix: "batches" });

@@ -1,5 +1,6 @@
 import type { Services } from "../services";
 import { ORDERS_SETTLED, STATS_TTL_SECONDS } from "../seckill/sale-stats";
+import type { PoolConnection } from "mariadb";
 import { isUniqueViolation, type SqlPool } from "../clients/db";
 import type { Prisma } from "../generated/prisma/client";
 import { changeStock, sqlStockStore, type StockRow } from "../stock/ledger";
@@ -92,9 +93,16 @@ export async function lockSaleStock(tx: Prisma.TransactionClient, saleId: number
 }
 
 /**
- * One sale's part of a batch, in plain SQL on the driver (see createSqlPool for why), in as few
- * round trips as the decisions allow: lock the stock row (which also reads it for the versioned
- * update), find which reservations are already ordered or released, deduct, INSERT … RETURNING.
+ * One sale's part of a batch, in plain SQL on the driver (see createSqlPool for why). The stock
+ * row lock serialises every commit of the sale, so the INSERT, the expensive per-row work, runs
+ * before it: a commit holds the lock only for the release check, the versioned update and COMMIT,
+ * and the batches of the sale insert side by side.
+ *
+ * Why inserting first is safe against a release (releaseReservation, server/seckill/check-back.ts,
+ * takes the same lock, then looks for the order with a plain read): a release that holds the lock
+ * first cannot see our uncommitted rows and records the release; we find it once we hold the lock
+ * and delete those rows again. A release that comes later waits for the lock, then sees the order.
+ * Either way a reservation is ordered or released, never both.
  */
 async function commitSaleBatch(
   sql: SqlPool,
@@ -103,44 +111,45 @@ async function commitSaleBatch(
   payDeadline: Date,
   into: { orderIds: Map<string, number>; orders: BatchOrder[]; stats: BatchStats },
 ): Promise<void> {
-  const ids = reservations.map((r) => r.reservationId);
-  const template = await readSaleOrderTemplate(sql, saleId); // before the transaction: no lock needed
   const connection = await sql.getConnection();
   try {
-    // The sale's stock row lock first: releaseReservation (server/seckill/check-back.ts) takes
-    // it too before it records a release, so the two never interleave and a reservation is
-    // either ordered or released, never both. While it is held every other batch of the sale
-    // waits, so statements that need no answer before the next are sent together (the driver
-    // pipelines them on the connection; the server runs them in order): three round trips under
-    // the lock, not five.
-    const [, lockedRows, closed] = await Promise.all([
+    // Statements that need no answer before the next are sent together (the driver pipelines
+    // them on the connection; the server runs them in order).
+    const [template, , closed] = await Promise.all([
+      readSaleOrderTemplate(connection, saleId),
       connection.beginTransaction(),
-      connection.query("SELECT count, version FROM stock WHERE sale_id = ? FOR UPDATE", [saleId]) as Promise<StockRow[]>,
       // Orders made before (a redelivery) are answered again, with their own deadlines.
-      connection.query(
-        `SELECT reservation_id, id, pay_deadline FROM orders WHERE reservation_id IN (?)
-         UNION ALL SELECT reservation_id, NULL, NULL FROM released_reservations WHERE reservation_id IN (?)`,
-        [ids, ids],
-      ) as Promise<{ reservation_id: string; id: number | null; pay_deadline: Date | null }[]>,
+      closedReservations(connection, reservations.map((r) => r.reservationId)),
     ]);
-    const [locked] = lockedRows;
-    if (!locked) throw new Error(`Sale ${saleId} has no stock row`);
     const rows: (BatchOrder & { reservationId: string })[] = [];
     for (const row of closed) {
       if (row.id !== null && row.pay_deadline !== null) rows.push({ id: row.id, reservationId: row.reservation_id, payDeadline: row.pay_deadline });
     }
-    const toCreate = planBatch(reservations, new Set(closed.map((row) => row.reservation_id)));
+    // In reservation id order, so that two workers inserting overlapping batches (a redelivery)
+    // take the unique keys in the same order and the later one waits instead of deadlocking.
+    let toCreate = planBatch(reservations, new Set(closed.map((row) => row.reservation_id))).sort((a, b) => (a.reservationId < b.reservationId ? -1 : 1));
     let attempts = 0;
     if (toCreate.length) {
-      // The stock change and the INSERT together; a failure of either rolls back both.
-      const [change, inserted] = await Promise.all([
-        changeStock(sqlStockStore(connection, locked), saleId, -toCreate.length),
+      const ids = toCreate.map((r) => r.reservationId);
+      const [inserted, lockedRows, releasedMeanwhile] = await Promise.all([
         connection.query(`${orderInsertSql(toCreate.length)} RETURNING id, reservation_id`, orderRowParameters(template, toCreate, payDeadline)) as Promise<
           { id: number; reservation_id: string }[]
         >,
+        connection.query("SELECT count, version FROM stock WHERE sale_id = ? FOR UPDATE", [saleId]) as Promise<StockRow[]>,
+        // Runs once the lock is held: every release recorded before it is committed and seen.
+        connection.query("SELECT reservation_id FROM released_reservations WHERE reservation_id IN (?)", [ids]) as Promise<{ reservation_id: string }[]>,
       ]);
-      attempts = change.attempts;
-      for (const row of inserted) rows.push({ id: row.id, reservationId: row.reservation_id, payDeadline });
+      const [locked] = lockedRows;
+      if (!locked) throw new Error(`Sale ${saleId} has no stock row`);
+      let created = inserted;
+      if (releasedMeanwhile.length) {
+        const released = new Set(releasedMeanwhile.map((row) => row.reservation_id));
+        await connection.query("DELETE FROM orders WHERE reservation_id IN (?)", [[...released]]);
+        toCreate = toCreate.filter((r) => !released.has(r.reservationId));
+        created = inserted.filter((row) => !released.has(row.reservation_id));
+      }
+      if (toCreate.length) attempts = (await changeStock(sqlStockStore(connection, locked), saleId, -toCreate.length)).attempts;
+      for (const row of created) rows.push({ id: row.id, reservationId: row.reservation_id, payDeadline });
     }
     await connection.commit();
     for (const row of rows) {
@@ -155,6 +164,15 @@ async function commitSaleBatch(
   } finally {
     await connection.release();
   }
+}
+
+/** Which of `ids` already have an order (with its id and deadline) or a recorded release. */
+function closedReservations(connection: PoolConnection, ids: readonly string[]) {
+  return connection.query(
+    `SELECT reservation_id, id, pay_deadline FROM orders WHERE reservation_id IN (?)
+     UNION ALL SELECT reservation_id, NULL, NULL FROM released_reservations WHERE reservation_id IN (?)`,
+    [ids, ids],
+  ) as Promise<{ reservation_id: string; id: number | null; pay_deadline: Date | null }[]>;
 }
 
 /**

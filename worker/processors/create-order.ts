@@ -15,11 +15,13 @@ export interface CreateOrderProcessor {
 }
 
 /**
- * Group commits one worker runs at once. Commits of one sale take turns on its stock row lock
- * anyway; a few in flight overlap one's Redis settling with the next one's transaction, and
- * while all are busy the jobs' reservations gather into full batches.
+ * Group commits one worker runs at once (each holds a connection: keep it under DB_POOL_SIZE).
+ * Their INSERTs run side by side and only the short locked end of each takes turns on the sale's
+ * stock row, so more in flight keep MariaDB busy while others wait on the worker's event loop
+ * (4 → 8 drained ~12k → ~14.5k orders/s, bench/README.md profile note 13); while all are busy
+ * the jobs' reservations gather into full batches.
  */
-const COMMITS_IN_FLIGHT = 4;
+const COMMITS_IN_FLIGHT = 8;
 
 /**
  * BullMQ hands the worker up to WORKER_CONCURRENCY jobs at once, each carrying a batch of
