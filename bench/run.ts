@@ -15,7 +15,7 @@ import { checkSale, openSale, ordersInMysql, waitForDrain, watchOrders } from ".
 import { ResourceSampler, serverPids, type ResourceUse } from "./lib/procs";
 import { codeInfo, machineInfo, serviceVersions } from "./lib/context";
 import { round } from "./lib/stats";
-import { runBaselines, type BaselineResults } from "./lib/baselines";
+import { measureBareInsertBaseline, runBaselines, type BaselineResults } from "./lib/baselines";
 import { runSweep, type SweepPoint } from "./lib/sweep";
 import { writeReports, type BenchReport } from "./lib/report";
 import { progressBar } from "./lib/progress";
@@ -181,6 +181,7 @@ async function main(): Promise<number> {
     });
     // Drain: the probes' reservations, queued while the queue was paused, timed once it resumes.
     const drainProbe = await measureDrain(services, probeSale.saleId, peak.queued.length + atEighty.queued.length);
+    const bareInsert = options.baselines ? await measureBareInsertBaseline({ databaseUrl: DATABASE_URL, services, saleId: sale.saleId, drainedOrders: drainProbe.orders, log }) : null;
 
     const sweep: SweepPoint[] = options.sweep ? await runSweep({ services, shoppers: shoppers.length, crowd: (saleId, plan, label, extra) => crowd(system!.urls, saleId, plan, label, extra), log }) : [];
     const scale: ScaleRow[] = [];
@@ -194,8 +195,8 @@ async function main(): Promise<number> {
     system = undefined;
     const profile = options.profile ? [...summarizeProfiles(path.join(PROFILE_DIR, "seckill"), "seckill service"), ...summarizeProfiles(path.join(PROFILE_DIR, "worker"), "worker")] : [];
 
-    const baselines: BaselineResults | null = options.baselines
-      ? await runBaselines({ databaseUrl: DATABASE_URL, redisUrl: REDIS_URL, namespace: NAMESPACE, services, options, shopperIds: shoppers.map((s) => s.id), bearers, saleId: sale.saleId, drainedOrders: drainProbe.orders, log })
+    const baselines: BaselineResults | null = bareInsert
+      ? await runBaselines({ databaseUrl: DATABASE_URL, redisUrl: REDIS_URL, namespace: NAMESPACE, services, options, shopperIds: shoppers.map((s) => s.id), bearers, saleId: sale.saleId, bareInsert, log })
       : null;
 
     const report: BenchReport = {
