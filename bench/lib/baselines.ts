@@ -129,9 +129,9 @@ export async function runBaselines(context: Context): Promise<BaselineResults> {
 
 /**
  * The drain's baseline, taken right after the drain probe while the same processes sit idle, so
- * both rates meet MariaDB in the same state (after the naive design's run its dirty pages and
- * purge backlog made the bare INSERT vary by half). As many rows as the probe drained, the same
- * batch size, into the headline sale's product and price.
+ * both rates meet MariaDB in the same state (run last, it came after the naive design's minute
+ * of writes, which the drain never meets). As many rows as the probe drained, the same batch
+ * size, into the headline sale's product and price.
  */
 export async function measureBareInsertBaseline(context: { databaseUrl: string; services: Services; saleId: number; drainedOrders: number; log: (line: string) => void }) {
   context.log("baseline: bare batched INSERT");

@@ -127,8 +127,9 @@ async function commitSaleBatch(
     }
     // In reservation id order, so that two workers inserting overlapping batches (a redelivery)
     // take the unique keys in the same order and the later one waits instead of deadlocking.
-    let toCreate = planBatch(reservations, new Set(closed.map((row) => row.reservation_id))).sort((a, b) => (a.reservationId < b.reservationId ? -1 : 1));
+    const toCreate = planBatch(reservations, new Set(closed.map((row) => row.reservation_id))).sort((a, b) => (a.reservationId < b.reservationId ? -1 : 1));
     let attempts = 0;
+    let created: { id: number; reservation_id: string }[] = [];
     if (toCreate.length) {
       const ids = toCreate.map((r) => r.reservationId);
       const [inserted, lockedRows, releasedMeanwhile] = await Promise.all([
@@ -141,14 +142,13 @@ async function commitSaleBatch(
       ]);
       const [locked] = lockedRows;
       if (!locked) throw new Error(`Sale ${saleId} has no stock row`);
-      let created = inserted;
+      created = inserted;
       if (releasedMeanwhile.length) {
         const released = new Set(releasedMeanwhile.map((row) => row.reservation_id));
         await connection.query("DELETE FROM orders WHERE reservation_id IN (?)", [[...released]]);
-        toCreate = toCreate.filter((r) => !released.has(r.reservationId));
         created = inserted.filter((row) => !released.has(row.reservation_id));
       }
-      if (toCreate.length) attempts = (await changeStock(sqlStockStore(connection, locked), saleId, -toCreate.length)).attempts;
+      if (created.length) attempts = (await changeStock(sqlStockStore(connection, locked), saleId, -created.length)).attempts;
       for (const row of created) rows.push({ id: row.id, reservationId: row.reservation_id, payDeadline });
     }
     await connection.commit();
@@ -156,7 +156,7 @@ async function commitSaleBatch(
       into.orderIds.set(row.reservationId, row.id);
       into.orders.push({ id: row.id, payDeadline: row.payDeadline });
     }
-    into.stats.created += toCreate.length;
+    into.stats.created += created.length;
     into.stats.stockAttempts += attempts;
   } catch (error) {
     await connection.rollback().catch(() => undefined);
