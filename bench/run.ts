@@ -49,6 +49,9 @@ const childEnv: Record<string, string> = {
   LOG_LEVEL: "warn",
   // The crowd's X-Forwarded-For says who each shopper is, as a load balancer would.
   TRUSTED_PROXY_HOPS: "1",
+  // The purchase-path probes hold every reservation in the paused create-order queue: the backlog
+  // bound (a refusal the product needs) must not be what a fast machine's probe measures.
+  MAX_ORDER_BACKLOG: String(PROBE_ATTEMPTS),
   ...options.settings,
 };
 
