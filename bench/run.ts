@@ -10,7 +10,7 @@ import { startSeckillService, startWorker, type ChildHandle } from "../server/te
 import { parseOptions } from "./lib/options";
 import { answeredAttempts, answerOf, buildPlan, runCrowd, shopperHeaders, TOKEN_PATH, type Plan } from "./lib/crowd";
 import { runOpenLoopCrowd } from "./lib/open-loop";
-import { measureLoad } from "./lib/load";
+import { measureLoad, PROBE_WARMUP_SECONDS } from "./lib/load";
 import { checkSale, openSale, ordersInMysql, waitForDrain, watchOrders } from "./lib/sale";
 import { ResourceSampler, serverPids, type ResourceUse } from "./lib/procs";
 import { codeInfo, machineInfo, serviceVersions } from "./lib/context";
@@ -107,7 +107,7 @@ async function crowd(urls: string[], saleId: number, plan: Plan, label: string, 
 }
 
 /** The crowd at a constant arrival rate, over as many connections as the closed-loop crowd. */
-async function openLoopCrowd(urls: string[], saleId: number, plan: Plan, label: string, pace: { attemptsPerSecond: number; seconds: number }) {
+async function openLoopCrowd(urls: string[], saleId: number, plan: Plan, label: string, pace: { attemptsPerSecond: number; seconds: number; warmupSeconds: number }) {
   const bar = progressBar(label);
   try {
     return await runOpenLoopCrowd({ urls, connections: options.concurrency, saleId, bearers, plan, ...pace, onProgress: bar.update });
@@ -168,7 +168,7 @@ async function main(): Promise<number> {
       path: TOKEN_PATH,
       connections: options.concurrency,
       durationSeconds: options.probeSeconds,
-      warmupSeconds: 2,
+      warmupSeconds: PROBE_WARMUP_SECONDS,
       requestFor: (i) => ({ headers: shopperHeaders(bearers, i % bearers.length), body: tokenBody }),
       classify: (status, body) => answerOf(status, body).outcome,
     });
@@ -176,21 +176,24 @@ async function main(): Promise<number> {
     // The purchase path is measured with the workers idle, as the ceiling is (in production the
     // workers run elsewhere): the create-order queue is paused, its jobs wait, and then make the
     // drain probe for the same workers, warm from the headline sale, as a deployed worker is.
-    await services.queues.createOrder.pause();
+    await pauseWorkers(services);
     const peak = await crowd(system.urls, probeSale.saleId, cycling(PROBE_ATTEMPTS, options.users, 0), "purchase path, peak", { maxSeconds: options.probeSeconds });
     const atEighty = await openLoopCrowd(system.urls, probeSale.saleId, cycling(PROBE_ATTEMPTS, options.users, peak.attempts), "purchase path, 80 % of peak", {
       attemptsPerSecond: 0.8 * (answeredAttempts(peak) / peak.seconds),
       seconds: options.probeSeconds,
+      warmupSeconds: PROBE_WARMUP_SECONDS,
     });
+    const probeReservations = peak.queued.length + atEighty.warmup.queued.length + atEighty.queued.length;
     // Drain: the probes' reservations, queued while the queue was paused, timed once it resumes.
-    const drainProbe = await measureDrain(services, probeSale.saleId, peak.queued.length + atEighty.queued.length);
+    const drainProbe = await measureDrain(services, probeSale.saleId, probeReservations);
+    await Promise.all(PERIODIC_QUEUES.map((name) => services.queues[name].resume()));
     const bareInsert = options.baselines ? await measureBareInsertBaseline({ databaseUrl: DATABASE_URL, services, saleId: sale.saleId, drainedOrders: drainProbe.orders, log }) : null;
 
     const sweep: SweepPoint[] = options.sweep ? await runSweep({ services, shoppers: shoppers.length, crowd: (saleId, plan, label, extra) => crowd(system!.urls, saleId, plan, label, extra), log }) : [];
     const scale: ScaleRow[] = [];
     if (options.scale) {
       scale.push(scaleRow("seckill service processes", String(system.urls.length), peak));
-      scale.push(await secondInstanceRow({ childEnv, urls: system.urls, saleId: probeSale.saleId, plan: cycling(PROBE_ATTEMPTS, options.users, peak.attempts + atEighty.attempts), seconds: options.probeSeconds, crowd }));
+      scale.push(await secondInstanceRow({ childEnv, urls: system.urls, saleId: probeSale.saleId, plan: cycling(PROBE_ATTEMPTS, options.users, peak.attempts + atEighty.warmup.attempts + atEighty.attempts), seconds: options.probeSeconds, crowd }));
       scale.push(...(await bucketRows({ childEnv, stock: options.stock, users: Math.min(options.users, 10 * options.stock), crowd, log })));
     }
 
@@ -232,6 +235,20 @@ async function main(): Promise<number> {
     if (system) await stopAll([...system.services, ...system.workers]);
     await services.close();
   }
+}
+
+/**
+ * The workers' periodic rounds, paused with the create-order queue. A reconcile round reads every
+ * pending reservation of a sale (ZRANGE, then MySQL), and the probes leave tens of thousands
+ * pending: on this machine's two cores each round cost the probes a stall of a few hundred ms.
+ */
+const PERIODIC_QUEUES = ["reconcile", "sweepOrders"] as const;
+
+async function pauseWorkers(services: Services) {
+  await Promise.all([services.queues.createOrder.pause(), ...PERIODIC_QUEUES.map((name) => services.queues[name].pause())]);
+  // Pausing stops new jobs only: a round already under way is let finish.
+  const busy = async () => (await Promise.all(PERIODIC_QUEUES.map((name) => services.queues[name].getActiveCount()))).some((n) => n > 0);
+  while (await busy()) await sleep(50);
 }
 
 /**

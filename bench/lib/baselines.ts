@@ -2,7 +2,7 @@ import type { Services } from "../../server/services";
 import { startBaselineProcess } from "../baselines/process";
 import { issueCeilingTokens } from "../baselines/servers";
 import { measureBareBatchedInsert } from "../baselines/drain";
-import { measureLoad, type LoadResult } from "./load";
+import { measureLoad, PROBE_WARMUP_SECONDS, type LoadResult } from "./load";
 import { buildPlan, shopperHeaders } from "./crowd";
 import { openSale } from "./sale";
 import { round } from "./stats";
@@ -58,7 +58,7 @@ export async function runBaselines(context: Context): Promise<BaselineResults> {
     method: "POST",
     connections: options.concurrency,
     durationSeconds: options.probeSeconds,
-    warmupSeconds: 2,
+    warmupSeconds: PROBE_WARMUP_SECONDS,
     // The sold-out probe's very request: a token request for the (sold-out) headline sale.
     requestFor: (i) => ({ headers: crowdHeaders(i), body: JSON.stringify({ json: { saleId: context.saleId } }) }),
   }).finally(() => hello.close());
@@ -73,7 +73,7 @@ export async function runBaselines(context: Context): Promise<BaselineResults> {
     method: "POST",
     connections: options.concurrency,
     durationSeconds: options.probeSeconds,
-    warmupSeconds: 2,
+    warmupSeconds: PROBE_WARMUP_SECONDS,
     // Every shopper holds a pre-issued token, spent by its first reservation; a later request by
     // the same shopper (only in runs with few shoppers) makes the same call and is refused.
     requestFor: (i) => ({ headers: crowdHeaders(i), body: JSON.stringify({ userId: shopperIds[i % users], token: CEILING_TOKEN }) }),

@@ -58,6 +58,11 @@ export function buildPlan(users: number, repeatRatio: number, first = 0, seed = 
   return { shopperOf, repeat };
 }
 
+/** Attempts [from, to) of a plan as a plan of their own (a view, not a copy). */
+export function slicePlan(plan: Plan, from: number, to: number): Plan {
+  return { shopperOf: plan.shopperOf.subarray(from, to), repeat: plan.repeat.subarray(from, to) };
+}
+
 /** Each shopper gets an address of its own, as a real crowd would (one trusted proxy hop). */
 export function shopperIp(index: number): string {
   return `10.${(index >> 16) & 255}.${(index >> 8) & 255}.${index & 255}`;
@@ -187,7 +192,7 @@ export class CrowdTally {
   private firstSoldOutAt: number | null = null;
   private requestsUntilSoldOut = 0;
 
-  constructor(private readonly plan: Plan) {
+  constructor(readonly plan: Plan) {
     this.attemptStart = new Float64Array(plan.shopperOf.length);
     this.outcomeOf = new Array<string>(plan.shopperOf.length);
   }

@@ -57,6 +57,17 @@ describe("the open-loop crowd", () => {
     expect(run.queued).toHaveLength(20);
   });
 
+  it("counts a warm-up's attempts apart: the plan's first shoppers, then the measured ones", async () => {
+    const url = await fakeService(0);
+    const run = await runOpenLoopCrowd({ urls: [url], connections: 4, saleId: 7, ...shoppers(50), attemptsPerSecond: 200, seconds: 0.1, warmupSeconds: 0.05 });
+    const shoppersOf = (queued: { shopper: number }[]) => queued.map((q) => q.shopper).sort((x, y) => x - y);
+    expect(run.warmup.attempts).toBe(10);
+    expect(shoppersOf(run.warmup.queued)).toEqual(Array.from({ length: 10 }, (_, i) => i));
+    expect(run.attempts).toBe(20);
+    expect(run.httpRequests).toBe(40);
+    expect(shoppersOf(run.queued)).toEqual(Array.from({ length: 20 }, (_, i) => 10 + i));
+  });
+
   it("counts latency from the due time, so waiting for the one busy connection is measured", async () => {
     const url = await fakeService(50);
     // Ten attempts due 10 ms apart on one connection whose token answers take 50 ms each: the

@@ -58,6 +58,9 @@ interface Tally {
   outcomes: Record<string, number>;
 }
 
+/** Load before a probe's measured seconds, not counted: a cold start is not the steady state a probe measures. */
+export const PROBE_WARMUP_SECONDS = 2;
+
 /** Runs an optional warm-up, then the measured run; the request index carries on across both. */
 export async function measureLoad(options: LoadOptions): Promise<LoadResult> {
   let nextIndex = 0;

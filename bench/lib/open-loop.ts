@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { Pool } from "undici";
-import { crowdBodies, CrowdTally, PURCHASE_PATH, shopperHeaders, TOKEN_PATH, type CrowdRun, type Plan } from "./crowd";
+import { crowdBodies, CrowdTally, slicePlan, PURCHASE_PATH, shopperHeaders, TOKEN_PATH, type CrowdRun, type Plan } from "./crowd";
 import { round } from "./stats";
 
 /**
@@ -9,6 +9,9 @@ import { round } from "./stats";
  * from that due time, so time spent waiting for a free connection or behind a slow answer is in
  * it (no coordinated omission). Each attempt is the browser's two steps, as in runCrowd, sent
  * through undici Pools of keep-alive connections; the purchase step is due when the token arrives.
+ * A warm-up at the same rate comes first, on the same connections, and is counted apart: the
+ * first second of a cold run (connections opening, code not yet optimised on either side) answers
+ * tens of times slower than the steady state the probe is after (bench/README.md, profile note 14).
  */
 
 /** An attempt that starts more than this after its due time shows the load generator fell behind. */
@@ -29,6 +32,8 @@ export interface OpenLoopOptions {
   attemptsPerSecond: number;
   /** Attempts are due during this many seconds; the run ends when the last is answered. */
   seconds: number;
+  /** Seconds of attempts at the same rate before those, answered but counted apart (`warmup`). */
+  warmupSeconds?: number;
   onProgress?: (progress: { attempts: number; total: number; requests: number; seconds: number; queued: number }) => void;
 }
 
@@ -38,20 +43,23 @@ export interface OpenLoopRun extends CrowdRun {
   lateStarts: number;
   /** the latest start after a due time (ms) */
   maxStartLagMs: number;
+  /** the warm-up's attempts (the first of the plan's), with their answers and reservations */
+  warmup: CrowdRun;
 }
 
 export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLoopRun> {
   const { plan, bearers } = options;
-  const tally = new CrowdTally(plan);
+  const warmupDue = Math.min(plan.shopperOf.length, Math.floor(options.attemptsPerSecond * (options.warmupSeconds ?? 0)));
+  const warmupTally = new CrowdTally(slicePlan(plan, 0, warmupDue));
+  const tally = new CrowdTally(slicePlan(plan, warmupDue, plan.shopperOf.length));
   const bodies = crowdBodies(options.saleId);
   const perUrl = Math.max(1, Math.floor(options.connections / options.urls.length));
   const pools = options.urls.map(
     (url) => new Pool(url, { connections: perUrl, pipelining: 1, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS }),
   );
-  const due = Math.min(plan.shopperOf.length, Math.floor(options.attemptsPerSecond * options.seconds));
+  const due = Math.min(plan.shopperOf.length - warmupDue, Math.floor(options.attemptsPerSecond * options.seconds));
   const intervalMs = 1000 / options.attemptsPerSecond;
-  let errors = 0;
-  let timeouts = 0;
+  const failures = new Map([warmupTally, tally].map((t) => [t, { errors: 0, timeouts: 0 }]));
   let lateStarts = 0;
   let maxStartLagMs = 0;
 
@@ -60,9 +68,9 @@ export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLo
     return { status: response.statusCode, body: await response.body.text() };
   };
 
-  const attempt = async (slot: number, dueAt: number) => {
+  const attempt = async (tally: CrowdTally, slot: number, dueAt: number) => {
     const pool = pools[slot % pools.length]!;
-    const headers = shopperHeaders(bearers, plan.shopperOf[slot]!);
+    const headers = shopperHeaders(bearers, tally.plan.shopperOf[slot]!);
     try {
       const issued = await send(pool, TOKEN_PATH, headers, bodies.token);
       const token = tally.tokenAnswered(slot, dueAt, issued.status, issued.body);
@@ -71,9 +79,10 @@ export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLo
       const answer = await send(pool, PURCHASE_PATH, headers, bodies.purchase(token));
       tally.purchaseAnswered(slot, purchaseDueAt, answer.status, answer.body);
     } catch (error) {
+      const failed = failures.get(tally)!;
       const code = (error as { code?: string }).code;
-      if (code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT") timeouts++;
-      else errors++;
+      if (code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT") failed.timeouts++;
+      else failed.errors++;
     }
   };
 
@@ -81,19 +90,27 @@ export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLo
   let next = 0;
   const startedAt = performance.now();
   const progress = setInterval(() => {
-    options.onProgress?.({ attempts: tally.answered, total: due, requests: tally.httpRequests, seconds: (performance.now() - startedAt) / 1000, queued: tally.queued.length });
+    options.onProgress?.({ attempts: warmupTally.answered + tally.answered, total: warmupDue + due, requests: warmupTally.httpRequests + tally.httpRequests, seconds: (performance.now() - startedAt) / 1000, queued: warmupTally.queued.length + tally.queued.length });
   }, 1000);
+  let measuredFrom = startedAt;
   const scheduled = new Promise<void>((resolve) => {
     const tick = setInterval(() => {
       const now = performance.now();
-      for (; next < due; next++) {
+      for (; next < warmupDue + due; next++) {
         const dueAt = startedAt + next * intervalMs;
         if (dueAt > now) return;
+        if (next < warmupDue) {
+          warmupTally.attemptStarted(next, dueAt);
+          inFlight.push(attempt(warmupTally, next, dueAt));
+          continue;
+        }
+        const slot = next - warmupDue;
+        if (slot === 0) measuredFrom = dueAt;
         const lag = now - dueAt;
         if (lag > LATE_START_MS) lateStarts++;
         maxStartLagMs = Math.max(maxStartLagMs, lag);
-        tally.attemptStarted(next, dueAt);
-        inFlight.push(attempt(next, dueAt));
+        tally.attemptStarted(slot, dueAt);
+        inFlight.push(attempt(tally, slot, dueAt));
       }
       clearInterval(tick);
       resolve();
@@ -106,10 +123,12 @@ export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLo
     clearInterval(progress);
     await Promise.all(pools.map((pool) => pool.close()));
   }
+  const endedAt = performance.now();
   return {
-    ...tally.result({ sent: due, seconds: (performance.now() - startedAt) / 1000, errors, timeouts }),
+    ...tally.result({ sent: due, seconds: (endedAt - measuredFrom) / 1000, ...failures.get(tally)! }),
     attemptsPerSecond: round(options.attemptsPerSecond, 1)!,
     lateStarts,
     maxStartLagMs: round(maxStartLagMs, 2)!,
+    warmup: warmupTally.result({ sent: warmupDue, seconds: (measuredFrom - startedAt) / 1000, ...failures.get(warmupTally)! }),
   };
 }
