@@ -10,7 +10,8 @@ import { startSeckillService, startWorker, type ChildHandle } from "../server/te
 import { parseOptions } from "./lib/options";
 import { answeredAttempts, answerOf, buildPlan, runCrowd, shopperHeaders, TOKEN_PATH, type Plan } from "./lib/crowd";
 import { runOpenLoopCrowd } from "./lib/open-loop";
-import { measureLoad, PROBE_WARMUP_SECONDS } from "./lib/load";
+import { PackedStrings, type Bearers } from "./lib/packed-strings";
+import { collectLoadGeneratorGarbage, measureLoad, PROBE_WARMUP_SECONDS } from "./lib/load";
 import { checkSale, openSale, ordersInMysql, waitForDrain, watchOrders } from "./lib/sale";
 import { ResourceSampler, serverPids, type ResourceUse } from "./lib/procs";
 import { codeInfo, machineInfo, serviceVersions } from "./lib/context";
@@ -95,9 +96,17 @@ function cycling(count: number, shoppers: number, offset: number): Plan {
 }
 
 /** The seeded shoppers' bearer tokens, by shopper index (set once seeded). */
-let bearers: string[] = [];
+let bearers: Bearers = [];
+
+/** Seeds the shoppers, keeps their bearers packed (`bearers`) and answers their ids, by index. */
+async function seedShoppers(services: Services): Promise<number[]> {
+  const shoppers = await createShoppers(services, options.users, { emailPrefix: "bench" });
+  bearers = new PackedStrings(shoppers.map((s) => s.token));
+  return shoppers.map((s) => s.id);
+}
 
 async function crowd(urls: string[], saleId: number, plan: Plan, label: string, extra: { maxSeconds?: number } = {}) {
+  collectLoadGeneratorGarbage();
   const bar = progressBar(label);
   try {
     return await runCrowd({ urls, connections: options.concurrency, saleId, bearers, plan, ...extra, onProgress: bar.update });
@@ -108,6 +117,7 @@ async function crowd(urls: string[], saleId: number, plan: Plan, label: string, 
 
 /** The crowd at a constant arrival rate, over as many connections as the closed-loop crowd. */
 async function openLoopCrowd(urls: string[], saleId: number, plan: Plan, label: string, pace: { attemptsPerSecond: number; seconds: number; warmupSeconds: number }) {
+  collectLoadGeneratorGarbage();
   const bar = progressBar(label);
   try {
     return await runOpenLoopCrowd({ urls, connections: options.concurrency, saleId, bearers, plan, ...pace, onProgress: bar.update });
@@ -127,10 +137,9 @@ async function main(): Promise<number> {
   let system: System | undefined;
   try {
     const seedStarted = Date.now();
-    const shoppers = await createShoppers(services, options.users, { emailPrefix: "bench" });
-    bearers = shoppers.map((s) => s.token);
+    const shopperIds = await seedShoppers(services);
     const seedSeconds = (Date.now() - seedStarted) / 1000;
-    log(`seeded ${shoppers.length.toLocaleString("en-US")} shoppers in ${seedSeconds.toFixed(1)} s`);
+    log(`seeded ${shopperIds.length.toLocaleString("en-US")} shoppers in ${seedSeconds.toFixed(1)} s`);
 
     system = await startSystem();
     log(`seckill service on ${system.urls.join(", ")}; ${system.workers.length} worker(s)`);
@@ -189,7 +198,7 @@ async function main(): Promise<number> {
     await Promise.all(PERIODIC_QUEUES.map((name) => services.queues[name].resume()));
     const bareInsert = options.baselines ? await measureBareInsertBaseline({ databaseUrl: DATABASE_URL, services, saleId: sale.saleId, drainedOrders: drainProbe.orders, log }) : null;
 
-    const sweep: SweepPoint[] = options.sweep ? await runSweep({ services, shoppers: shoppers.length, crowd: (saleId, plan, label, extra) => crowd(system!.urls, saleId, plan, label, extra), log }) : [];
+    const sweep: SweepPoint[] = options.sweep ? await runSweep({ services, shoppers: shopperIds.length, crowd: (saleId, plan, label, extra) => crowd(system!.urls, saleId, plan, label, extra), log }) : [];
     const scale: ScaleRow[] = [];
     if (options.scale) {
       scale.push(scaleRow("seckill service processes", String(system.urls.length), peak));
@@ -202,7 +211,7 @@ async function main(): Promise<number> {
     const profile = options.profile ? [...summarizeProfiles(path.join(PROFILE_DIR, "seckill"), "seckill service"), ...summarizeProfiles(path.join(PROFILE_DIR, "worker"), "worker")] : [];
 
     const baselines: BaselineResults | null = bareInsert
-      ? await runBaselines({ databaseUrl: DATABASE_URL, redisUrl: REDIS_URL, namespace: NAMESPACE, services, options, shopperIds: shoppers.map((s) => s.id), bearers, saleId: sale.saleId, bareInsert, log })
+      ? await runBaselines({ databaseUrl: DATABASE_URL, redisUrl: REDIS_URL, namespace: NAMESPACE, services, options, shopperIds, bearers, saleId: sale.saleId, bareInsert, log })
       : null;
 
     const report: BenchReport = {
@@ -212,7 +221,7 @@ async function main(): Promise<number> {
       machine: machineInfo(),
       services: await serviceVersions(REDIS_URL),
       code: codeInfo(),
-      seed: { shoppers: shoppers.length, seconds: round(seedSeconds, 1)! },
+      seed: { shoppers: shopperIds.length, seconds: round(seedSeconds, 1)! },
       early,
       main,
       mainResources,

@@ -7,6 +7,7 @@ import { buildPlan, shopperHeaders } from "./crowd";
 import { openSale } from "./sale";
 import { round } from "./stats";
 import type { BenchOptions } from "./options";
+import type { Bearers } from "./packed-strings";
 
 /**
  * The same-run baselines (--baselines), each a bare server in a process of its own against the
@@ -34,7 +35,7 @@ interface Context {
   options: BenchOptions;
   /** seeded shoppers, by index: their ids and bearer tokens */
   shopperIds: readonly number[];
-  bearers: readonly string[];
+  bearers: Bearers;
   /** the headline sale, the bare hello's request target */
   saleId: number;
   /** measured right after the drain probe (measureBareInsertBaseline) */

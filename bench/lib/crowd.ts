@@ -1,6 +1,7 @@
 import { performance } from "node:perf_hooks";
 import autocannon, { type Client as AutocannonClient, type Request as AutocannonRequest, type Result as AutocannonResult } from "autocannon";
 import { latencySummary, round, type LatencySummary } from "./stats";
+import type { Bearers } from "./packed-strings";
 
 /**
  * The crowd: distinct shoppers, each making the purchase a browser makes (seckill.token, then
@@ -69,13 +70,13 @@ export function shopperIp(index: number): string {
 }
 
 /** The headers a shopper's request carries: JSON, their session, their own address. */
-export function shopperHeaders(bearers: readonly string[], shopper: number): Record<string, string> {
-  return { "content-type": "application/json", authorization: `Bearer ${bearers[shopper]}`, "x-forwarded-for": shopperIp(shopper) };
+export function shopperHeaders(bearers: Bearers, shopper: number): Record<string, string> {
+  return { "content-type": "application/json", authorization: `Bearer ${bearers.at(shopper)}`, "x-forwarded-for": shopperIp(shopper) };
 }
 
 /** shopperHeaders' session and address as the lines of an HTTP request's head, ending it. */
-export function shopperHeaderLines(bearers: readonly string[], shopper: number): string {
-  return `authorization: Bearer ${bearers[shopper]}\r\nx-forwarded-for: ${shopperIp(shopper)}\r\n\r\n`;
+export function shopperHeaderLines(bearers: Bearers, shopper: number): string {
+  return `authorization: Bearer ${bearers.at(shopper)}\r\nx-forwarded-for: ${shopperIp(shopper)}\r\n\r\n`;
 }
 
 export interface Answer {
@@ -125,7 +126,7 @@ export interface CrowdOptions {
   connections: number;
   saleId: number;
   /** shopper index -> bearer token */
-  bearers: readonly string[];
+  bearers: Bearers;
   plan: Plan;
   /** Stop handing out new attempts after this many seconds; the rest are reported as not sent. */
   maxSeconds?: number;

@@ -2,6 +2,7 @@ import { performance } from "node:perf_hooks";
 import { Pool } from "undici";
 import { crowdBodies, CrowdTally, slicePlan, PURCHASE_PATH, shopperHeaders, TOKEN_PATH, type CrowdRun, type Plan } from "./crowd";
 import { round } from "./stats";
+import type { Bearers } from "./packed-strings";
 
 /**
  * The crowd at a constant arrival rate (open loop, as wrk2 or k6's constant-arrival-rate): attempt
@@ -26,7 +27,7 @@ export interface OpenLoopOptions {
   /** Keep-alive connections over all URLs. */
   connections: number;
   saleId: number;
-  bearers: readonly string[];
+  bearers: Bearers;
   plan: Plan;
   /** Attempts started per second. */
   attemptsPerSecond: number;
@@ -47,6 +48,29 @@ export interface OpenLoopRun extends CrowdRun {
   warmup: CrowdRun;
 }
 
+/**
+ * One request through the pool with undici's dispatch handler, not `request`: the answer is a few
+ * hundred bytes, and `request`'s body stream and its objects were most of the load generator's
+ * own work, and garbage, per request (bench/README.md, profile note 14).
+ */
+function send(pool: Pool, path: string, headers: Record<string, string>, body: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    let status = 0;
+    const chunks: Buffer[] = [];
+    pool.dispatch(
+      { path, method: "POST", headers, body },
+      {
+        // undici takes a handler for its current API only when it has this method.
+        onRequestStart: () => undefined,
+        onResponseStart: (_controller, statusCode) => void (status = statusCode),
+        onResponseData: (_controller, chunk) => void chunks.push(chunk),
+        onResponseEnd: () => resolve({ status, body: Buffer.concat(chunks).toString("utf8") }),
+        onResponseError: (_controller, error) => reject(error),
+      },
+    );
+  });
+}
+
 export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLoopRun> {
   const { plan, bearers } = options;
   const warmupDue = Math.min(plan.shopperOf.length, Math.floor(options.attemptsPerSecond * (options.warmupSeconds ?? 0)));
@@ -63,10 +87,6 @@ export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLo
   let lateStarts = 0;
   let maxStartLagMs = 0;
 
-  const send = async (pool: Pool, path: string, headers: Record<string, string>, body: string) => {
-    const response = await pool.request({ path, method: "POST", headers, body });
-    return { status: response.statusCode, body: await response.body.text() };
-  };
 
   const attempt = async (tally: CrowdTally, slot: number, dueAt: number) => {
     const pool = pools[slot % pools.length]!;
