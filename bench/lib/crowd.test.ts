@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { answeredAttempts, answerOf, buildPlan, NO_ANSWER, shopperIp, worstP99 } from "./crowd";
+import { answeredAttempts, answerOf, buildPlan, CrowdTally, NO_ANSWER, shopperIp, worstP99 } from "./crowd";
 import { sweepCrowds } from "./sweep";
 import { parseOptions } from "./options";
 
@@ -47,6 +47,18 @@ describe("a crowd's tallies", () => {
     const latency = (token: number | null, purchase: number | null) => ({ token: { p99: token }, purchase: { p99: purchase }, byOutcome: {} }) as never;
     expect(worstP99({ latency: latency(12, 40) })).toBe(40);
     expect(worstP99({ latency: latency(null, null) })).toBeNull();
+  });
+
+  it("times a run from its first attempt to its last final answer, not to when it is read", async () => {
+    const tally = new CrowdTally(buildPlan(2, 0));
+    const start = performance.now();
+    tally.attemptStarted(0, start - 300);
+    tally.attemptStarted(1, start - 200);
+    tally.tokenAnswered(0, start - 300, 200, JSON.stringify({ result: { data: { json: { status: "SOLD_OUT" } } } }));
+    tally.tokenAnswered(1, start - 200, 200, JSON.stringify({ result: { data: { json: { status: "SOLD_OUT" } } } }));
+    const answeredAt = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(tally.elapsedSeconds()).toBeCloseTo((answeredAt - (start - 300)) / 1000, 1);
   });
 });
 

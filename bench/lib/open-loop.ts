@@ -75,13 +75,14 @@ export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLo
   const { plan, bearers } = options;
   const warmupDue = Math.min(plan.shopperOf.length, Math.floor(options.attemptsPerSecond * (options.warmupSeconds ?? 0)));
   const warmupTally = new CrowdTally(slicePlan(plan, 0, warmupDue));
-  const tally = new CrowdTally(slicePlan(plan, warmupDue, plan.shopperOf.length));
+  const due = Math.min(plan.shopperOf.length - warmupDue, Math.floor(options.attemptsPerSecond * options.seconds));
+  // Sized to the attempts due, not the plan: its per-attempt arrays are the load generator's heap.
+  const tally = new CrowdTally(slicePlan(plan, warmupDue, warmupDue + due));
   const bodies = crowdBodies(options.saleId);
   const perUrl = Math.max(1, Math.floor(options.connections / options.urls.length));
   const pools = options.urls.map(
     (url) => new Pool(url, { connections: perUrl, pipelining: 1, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS }),
   );
-  const due = Math.min(plan.shopperOf.length - warmupDue, Math.floor(options.attemptsPerSecond * options.seconds));
   const intervalMs = 1000 / options.attemptsPerSecond;
   const failures = new Map([warmupTally, tally].map((t) => [t, { errors: 0, timeouts: 0 }]));
   let lateStarts = 0;
@@ -143,9 +144,8 @@ export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLo
     clearInterval(progress);
     await Promise.all(pools.map((pool) => pool.close()));
   }
-  const endedAt = performance.now();
   return {
-    ...tally.result({ sent: due, seconds: (endedAt - measuredFrom) / 1000, ...failures.get(tally)! }),
+    ...tally.result({ sent: due, seconds: tally.elapsedSeconds(), ...failures.get(tally)! }),
     attemptsPerSecond: round(options.attemptsPerSecond, 1)!,
     lateStarts,
     maxStartLagMs: round(maxStartLagMs, 2)!,
