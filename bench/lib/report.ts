@@ -162,7 +162,7 @@ export function markdown(r: BenchReport): string {
   lines.push(
     `- **Purchase path at 80 % of that peak** (open loop: ${fmt(eighty.attemptsPerSecond)} attempts/s due at even intervals for ${fmt(r.options.probeSeconds)} s after a ${fmt(eighty.warmup.seconds)} s warm-up at the same rate on the same connections (${fmt(eighty.warmup.attempts)} attempts, not counted; their p99 ${fmt(worstP99(eighty.warmup))} ms), whether or not earlier ones were answered, over ${r.options.concurrency} keep-alive connections (undici Pool); latency from each request's due time): ${crowdSummary(eighty)}; late starts (more than ${LATE_START_MS} ms after due): ${fmt(eighty.lateStarts)}, latest ${fmt(eighty.maxStartLagMs)} ms after due.`,
   );
-  lines.push(`- **Drain** (the two purchase-path probes' ${fmt(r.probes.drain.orders)} reservations, queued while the create-order queue was paused, then drained by the run's workers, warm from the headline sale): ${fmt(r.probes.drain.ordersPerSecond)} orders/s, first order → last in ${fmt(r.probes.drain.seconds)} s${r.probes.drain.complete ? "" : " (**incomplete**)"}.`);
+  lines.push(`- **Drain** (the purchase-path probes' ${fmt(r.probes.drain.orders)} reservations (the 80 % probe's warm-up included), queued while the create-order queue was paused, then drained by the run's workers, warm from the headline sale): ${fmt(r.probes.drain.ordersPerSecond)} orders/s, first order → last in ${fmt(r.probes.drain.seconds)} s${r.probes.drain.complete ? "" : " (**incomplete**)"}.`);
   lines.push("");
 
   if (r.baselines) {
