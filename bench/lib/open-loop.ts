@@ -88,7 +88,6 @@ export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLo
   let lateStarts = 0;
   let maxStartLagMs = 0;
 
-
   const attempt = async (tally: CrowdTally, slot: number, dueAt: number) => {
     const pool = pools[slot % pools.length]!;
     const headers = shopperHeaders(bearers, tally.plan.shopperOf[slot]!);
