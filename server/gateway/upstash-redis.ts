@@ -15,14 +15,22 @@ const withoutShebang = (script: string) => (script.startsWith("#!") ? script.sli
 
 type Command = [string, ...unknown[]];
 
+const asArgument = (a: unknown) => (a === null || a === undefined ? "" : typeof a === "object" ? JSON.stringify(a) : String(a));
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Each command is one promise from ioredis plus one `then`: the rate limits run twice per purchase
+ * under a crowd, and every async layer here was a promise and a microtask more per check
+ * (bench/README.md, what the rate limits cost).
+ */
 export function ioredisRequester(redis: RedisConnection): Requester {
   // SHA of the script as sent -> the script as loaded, and its own SHA
   const loaded = new Map<string, { script: string; sha: string }>();
 
-  async function run(command: Command): Promise<unknown> {
+  function send(command: Command): Promise<unknown> {
     const [name, ...args] = command;
     const verb = name.toLowerCase();
-    const flat = args.map((a) => (a === null || a === undefined ? "" : typeof a === "object" ? JSON.stringify(a) : String(a)));
+    const flat = args.map(asArgument);
     if (verb === "eval") {
       const [script = "", ...rest] = flat;
       const runnable = withoutShebang(script);
@@ -33,35 +41,33 @@ export function ioredisRequester(redis: RedisConnection): Requester {
       const [sha = "", ...rest] = flat;
       const runnable = loaded.get(sha);
       if (!runnable) return redis.call("evalsha", sha, ...rest); // NOSCRIPT: the caller falls back to EVAL
-      try {
-        return await redis.call("evalsha", runnable.sha, ...rest);
-      } catch (error) {
+      return redis.call("evalsha", runnable.sha, ...rest).catch((error: unknown) => {
         if (!String(error).includes("NOSCRIPT")) throw error;
         return redis.call("eval", runnable.script, ...rest);
-      }
+      });
     }
     return redis.call(verb, ...flat);
   }
 
-  async function settle(command: Command): Promise<UpstashResponse<unknown>> {
-    try {
-      return { result: await run(command) };
-    } catch (error) {
-      return { error: error instanceof Error ? error.message : String(error) };
-    }
-  }
-
   return {
-    async request<TResult>(req: UpstashRequest): Promise<UpstashResponse<TResult>> {
+    request<TResult>(req: UpstashRequest): Promise<UpstashResponse<TResult>> {
       const path = req.path?.[0];
       if (path === "pipeline" || path === "multi-exec") {
         // Upstash answers a pipeline with one {result|error} per command, not wrapped.
-        const results = await Promise.all((req.body as Command[]).map(settle));
-        return results as unknown as UpstashResponse<TResult>;
+        const settled = (req.body as Command[]).map((command) =>
+          send(command).then(
+            (result) => ({ result }),
+            (error: unknown) => ({ error: messageOf(error) }),
+          ),
+        );
+        return Promise.all(settled) as unknown as Promise<UpstashResponse<TResult>>;
       }
-      const single = await settle(req.body as Command);
-      if (single.error !== undefined) throw new Error(single.error);
-      return single as UpstashResponse<TResult>;
+      return send(req.body as Command).then(
+        (result) => ({ result }) as UpstashResponse<TResult>,
+        (error: unknown) => {
+          throw new Error(messageOf(error));
+        },
+      );
     },
   };
 }
