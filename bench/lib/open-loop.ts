@@ -112,7 +112,6 @@ export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLo
   const progress = setInterval(() => {
     options.onProgress?.({ attempts: warmupTally.answered + tally.answered, total: warmupDue + due, requests: warmupTally.httpRequests + tally.httpRequests, seconds: (performance.now() - startedAt) / 1000, queued: warmupTally.queued.length + tally.queued.length });
   }, 1000);
-  let measuredFrom = startedAt;
   const scheduled = new Promise<void>((resolve) => {
     const tick = setInterval(() => {
       const now = performance.now();
@@ -125,7 +124,6 @@ export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLo
           continue;
         }
         const slot = next - warmupDue;
-        if (slot === 0) measuredFrom = dueAt;
         const lag = now - dueAt;
         if (lag > LATE_START_MS) lateStarts++;
         maxStartLagMs = Math.max(maxStartLagMs, lag);
@@ -148,6 +146,6 @@ export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLo
     attemptsPerSecond: round(options.attemptsPerSecond, 1)!,
     lateStarts,
     maxStartLagMs: round(maxStartLagMs, 2)!,
-    warmup: warmupTally.result({ sent: warmupDue, seconds: (measuredFrom - startedAt) / 1000, ...failures.get(warmupTally)! }),
+    warmup: warmupTally.result({ sent: warmupDue, seconds: (warmupDue * intervalMs) / 1000, ...failures.get(warmupTally)! }),
   };
 }

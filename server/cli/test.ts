@@ -56,8 +56,9 @@ for (const project of ["unit", "integration", "chaos"]) {
 
 // The benchmark harness at a small size, baselines included: correctness only (it exits non-zero
 // when an invariant fails or a step breaks); its speed figures mean nothing on a busy CI machine.
+// Through `npm run bench`, so the Node flags the bench runs with are the ones tested here.
 {
-  const status = run(bin("tsx"), ["bench/run.ts", "--users", "5000", "--stock", "500", "--baselines", "--probe-seconds", "3", "--no-report"], {
+  const status = run("npm", ["run", "--silent", "bench", "--", "--users", "5000", "--stock", "500", "--baselines", "--probe-seconds", "3", "--no-report"], {
     BENCH_DATABASE_URL: "mysql://root@127.0.0.1:3306/fs_bench_ci",
     BENCH_REDIS_NAMESPACE: "bench_ci",
   });
