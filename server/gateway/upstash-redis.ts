@@ -17,36 +17,39 @@ type Command = [string, ...unknown[]];
 
 const asArgument = (a: unknown) => (a === null || a === undefined ? "" : typeof a === "object" ? JSON.stringify(a) : String(a));
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+const asResult = (result: unknown): UpstashResponse<unknown> => ({ result });
+const asErrorEntry = (error: unknown): UpstashResponse<unknown> => ({ error: messageOf(error) });
+const rethrow = (error: unknown): never => {
+  throw new Error(messageOf(error));
+};
 
 /**
- * Each command is one promise from ioredis plus one `then`: the rate limits run twice per purchase
- * under a crowd, and every async layer here was a promise and a microtask more per check
- * (bench/README.md, what the rate limits cost).
+ * Each command is one promise from ioredis plus one `then`: the rate limits run 1.5 times per
+ * purchase-path request under a crowd, and every async layer here was a promise and a microtask
+ * more per check (bench/README.md, what the rate limits cost).
  */
 export function ioredisRequester(redis: RedisConnection): Requester {
-  // SHA of the script as sent -> the script as loaded, and its own SHA
-  const loaded = new Map<string, { script: string; sha: string }>();
+  // SHA of the script as sent -> SHA of the script as loaded (without its shebang line)
+  const loaded = new Map<string, string>();
 
-  function send(command: Command): Promise<unknown> {
+  /** One command's reply through `settle` or `fail`: a single `then` on ioredis's promise. */
+  function send<T>(command: Command, settle: (result: unknown) => T, fail: (error: unknown) => T): Promise<T> {
     const [name, ...args] = command;
     const verb = name.toLowerCase();
     const flat = args.map(asArgument);
     if (verb === "eval") {
       const [script = "", ...rest] = flat;
       const runnable = withoutShebang(script);
-      loaded.set(sha1(script), { script: runnable, sha: sha1(runnable) });
-      return redis.call("eval", runnable, ...rest);
+      loaded.set(sha1(script), sha1(runnable));
+      return redis.call("eval", runnable, ...rest).then(settle, fail);
     }
     if (verb === "evalsha") {
+      // A script not loaded yet, or lost by Redis (a restart, SCRIPT FLUSH), answers NOSCRIPT, and
+      // @upstash/ratelimit sends it again as EVAL (its safeEval): the branch above.
       const [sha = "", ...rest] = flat;
-      const runnable = loaded.get(sha);
-      if (!runnable) return redis.call("evalsha", sha, ...rest); // NOSCRIPT: the caller falls back to EVAL
-      return redis.call("evalsha", runnable.sha, ...rest).catch((error: unknown) => {
-        if (!String(error).includes("NOSCRIPT")) throw error;
-        return redis.call("eval", runnable.script, ...rest);
-      });
+      return redis.call("evalsha", loaded.get(sha) ?? sha, ...rest).then(settle, fail);
     }
-    return redis.call(verb, ...flat);
+    return redis.call(verb, ...flat).then(settle, fail);
   }
 
   return {
@@ -54,20 +57,10 @@ export function ioredisRequester(redis: RedisConnection): Requester {
       const path = req.path?.[0];
       if (path === "pipeline" || path === "multi-exec") {
         // Upstash answers a pipeline with one {result|error} per command, not wrapped.
-        const settled = (req.body as Command[]).map((command) =>
-          send(command).then(
-            (result) => ({ result }),
-            (error: unknown) => ({ error: messageOf(error) }),
-          ),
-        );
+        const settled = (req.body as Command[]).map((command) => send(command, asResult, asErrorEntry));
         return Promise.all(settled) as unknown as Promise<UpstashResponse<TResult>>;
       }
-      return send(req.body as Command).then(
-        (result) => ({ result }) as UpstashResponse<TResult>,
-        (error: unknown) => {
-          throw new Error(messageOf(error));
-        },
-      );
+      return send(req.body as Command, asResult, rethrow) as Promise<UpstashResponse<TResult>>;
     },
   };
 }

@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Redis } from "ioredis";
+import { startPrivateRedis, type PrivateRedis } from "../testing/chaos";
+import { ioredisRequester, createUpstashRedis } from "./upstash-redis";
+import { RateLimiter } from "./rate-limit";
+
+/**
+ * The ioredis-backed requester under `@upstash/redis`, against a private redis-server: the test
+ * flushes its script cache, which the machine's shared Redis must never see.
+ */
+let privateRedis: PrivateRedis;
+let redis: Redis;
+beforeAll(async () => {
+  privateRedis = await startPrivateRedis({ appendonly: false });
+  redis = new Redis(privateRedis.url, { enableAutoPipelining: true });
+});
+afterAll(async () => {
+  redis?.disconnect();
+  await privateRedis?.stop();
+});
+
+/** How many times Redis ran each script command since the last CONFIG RESETSTAT. */
+async function scriptCalls(): Promise<{ eval: number; evalsha: number }> {
+  const stats = (await redis.info("commandstats")) as string;
+  const calls = (command: string) => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+  return { eval: calls("eval"), evalsha: calls("evalsha") };
+}
+
+describe("@upstash/ratelimit over the ioredis requester", () => {
+  it("runs Upstash's sliding-window script (its shebang line dropped) and refuses past the limit", async () => {
+    const limiter = new RateLimiter(createUpstashRedis(redis), { prefix: "requester:limit", perSecond: 3 });
+    const verdicts = await Promise.all(Array.from({ length: 5 }, () => limiter.check("ip:10.0.0.1")));
+    expect(verdicts.filter((v) => v.allowed)).toHaveLength(3);
+    expect(verdicts.filter((v) => !v.allowed).every((v) => v.retryAfterSeconds >= 1)).toBe(true);
+  });
+
+  it("loads the script once: later checks are one EVALSHA each, of the script as loaded", async () => {
+    const limiter = new RateLimiter(createUpstashRedis(redis), { prefix: "requester:sha", perSecond: 100 });
+    await limiter.check("ip:10.0.0.2");
+    await redis.config("RESETSTAT");
+    for (let i = 0; i < 5; i++) await limiter.check("ip:10.0.0.2");
+    expect(await scriptCalls()).toEqual({ eval: 0, evalsha: 5 });
+  });
+
+  it("keeps counting after Redis has lost its scripts (EVALSHA answered NOSCRIPT: sent again as EVAL)", async () => {
+    const limiter = new RateLimiter(createUpstashRedis(redis), { prefix: "requester:flush", perSecond: 2 });
+    expect((await limiter.check("shopper:1")).allowed).toBe(true);
+    await redis.script("FLUSH");
+    const after = await Promise.all([limiter.check("shopper:1"), limiter.check("shopper:1")]);
+    expect(after.map((v) => v.allowed).sort()).toEqual([false, true]);
+  });
+});
+
+describe("the requester's answers, in Upstash's REST shapes", () => {
+  it("answers a pipeline with one result or error per command", async () => {
+    const requester = ioredisRequester(redis);
+    const answer = await requester.request({
+      path: ["pipeline"],
+      body: [
+        ["set", "requester:key", "1"],
+        ["incr", "requester:key"],
+        ["hget", "requester:key", "field"],
+      ],
+    });
+    expect(answer).toEqual([{ result: "OK" }, { result: 2 }, { error: expect.stringMatching(/WRONGTYPE/) }]);
+  });
+
+  it("rejects a failed single command with Redis's message", async () => {
+    const requester = ioredisRequester(redis);
+    await redis.set("requester:string", "x");
+    await expect(requester.request({ body: ["hget", "requester:string", "field"] })).rejects.toThrow(/WRONGTYPE/);
+  });
+});
