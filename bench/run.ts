@@ -105,11 +105,14 @@ async function seedShoppers(services: Services): Promise<number[]> {
   return shoppers.map((s) => s.id);
 }
 
-async function crowd(urls: string[], saleId: number, plan: Plan, label: string, extra: { maxSeconds?: number } = {}) {
+/** A closed-loop crowd; with `watch`, the CPU of those processes over its run comes back in `resources`. */
+async function crowd(urls: string[], saleId: number, plan: Plan, label: string, extra: { maxSeconds?: number; watch?: Record<string, number[]> } = {}) {
   collectLoadGeneratorGarbage();
   const bar = progressBar(label);
+  const sampler = extra.watch ? new ResourceSampler(extra.watch) : null;
   try {
-    return await runCrowd({ urls, connections: options.concurrency, saleId, bearers, plan, ...extra, onProgress: bar.update });
+    const run = await runCrowd({ urls, connections: options.concurrency, saleId, bearers, plan, maxSeconds: extra.maxSeconds, onProgress: bar.update });
+    return { ...run, resources: sampler?.stop() };
   } finally {
     bar.done();
   }
@@ -155,9 +158,7 @@ async function main(): Promise<number> {
     await sleep(Math.max(0, sale.startsAt.getTime() - Date.now() + 20));
 
     const watcher = watchOrders(services, sale.saleId);
-    const sampler = new ResourceSampler(components(system));
-    const main = await crowd(system.urls, sale.saleId, buildPlan(options.users, options.repeatRatio), "crowd", { maxSeconds: options.durationSeconds });
-    const mainResources: ResourceUse = sampler.stop();
+    const main = await crowd(system.urls, sale.saleId, buildPlan(options.users, options.repeatRatio), "crowd", { maxSeconds: options.durationSeconds, watch: components(system) });
     const crowdCouldSellOut = main.attempts >= options.stock;
     const drained = await waitForDrain(services, sale.saleId, main.queued.length, DRAIN_TIMEOUT_MS);
     await watcher.stop();
@@ -180,13 +181,14 @@ async function main(): Promise<number> {
       warmupSeconds: PROBE_WARMUP_SECONDS,
       requestFor: (i) => ({ headers: shopperHeaders(bearers, i % bearers.length), body: tokenBody }),
       classify: (status, body) => answerOf(status, body).outcome,
+      watch: components(system),
     });
     const probeSale = await openSale(services, { name: "Bench purchase-path probe", stock: 10_000_000, perUserLimit: 1_000_000 });
     // The purchase path is measured with the workers idle, as the ceiling is (in production the
     // workers run elsewhere): the create-order queue is paused, its jobs wait, and then make the
     // drain probe for the same workers, warm from the headline sale, as a deployed worker is.
     await pauseWorkers(services);
-    const peak = await crowd(system.urls, probeSale.saleId, cycling(PROBE_ATTEMPTS, options.users, 0), "purchase path, peak", { maxSeconds: options.probeSeconds });
+    const peak = await crowd(system.urls, probeSale.saleId, cycling(PROBE_ATTEMPTS, options.users, 0), "purchase path, peak", { maxSeconds: options.probeSeconds, watch: components(system) });
     const atEighty = await openLoopCrowd(system.urls, probeSale.saleId, cycling(PROBE_ATTEMPTS, options.users, peak.attempts), "purchase path, 80 % of peak", {
       attemptsPerSecond: 0.8 * (answeredAttempts(peak) / peak.seconds),
       seconds: options.probeSeconds,
@@ -224,7 +226,6 @@ async function main(): Promise<number> {
       seed: { shoppers: shopperIds.length, seconds: round(seedSeconds, 1)! },
       early,
       main,
-      mainResources,
       drain: {
         allOrdersInMysql: drained,
         secondsFromSellOutToAllOrders: soldOutAt !== null && allOrdersAt !== null ? round(Math.max(0, allOrdersAt - soldOutAt) / 1000, 2) : null,

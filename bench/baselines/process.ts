@@ -19,7 +19,7 @@ export interface BaselineOptions {
 const SERVE_SCRIPT = "bench/baselines/serve.ts";
 
 /** Starts serve.ts (from the project root, like every bench script) and resolves once it listens. */
-export function startBaselineProcess<K extends BaselineKind>(kind: K, options: BaselineOptions[K]): Promise<BaselineServer> {
+export function startBaselineProcess<K extends BaselineKind>(kind: K, options: BaselineOptions[K]): Promise<BaselineServer & { pid: number }> {
   // tsx as a loader, not a wrapper, so SIGTERM reaches the server itself.
   const child = spawn(process.execPath, ["--import", "tsx", SERVE_SCRIPT, kind, JSON.stringify(options)], {
     stdio: ["ignore", "pipe", "pipe"],
@@ -28,12 +28,13 @@ export function startBaselineProcess<K extends BaselineKind>(kind: K, options: B
   child.stderr.on("data", (chunk) => (stderr += String(chunk)));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
 
-  return new Promise<BaselineServer>((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout });
     lines.once("line", (line) => {
       const { url } = JSON.parse(line) as { url: string };
       resolve({
         url,
+        pid: child.pid!,
         async close() {
           if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
           await exited;

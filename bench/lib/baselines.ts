@@ -6,6 +6,7 @@ import { measureLoad, PROBE_WARMUP_SECONDS, type LoadResult } from "./load";
 import { buildPlan, shopperHeaders } from "./crowd";
 import { openSale } from "./sale";
 import { round } from "./stats";
+import { serverPids, type ResourceUse } from "./procs";
 import type { BenchOptions } from "./options";
 import type { Bearers } from "./packed-strings";
 
@@ -21,8 +22,8 @@ const CEILING_TOKEN = "ceiling-token-0000000000";
 
 export interface BaselineResults {
   seconds: number;
-  hello: { requestsPerSecond: number; p99Ms: number | null };
-  luaCeiling: { requestsPerSecond: number; p99Ms: number | null; outcomes: Record<string, number> };
+  hello: { requestsPerSecond: number; p99Ms: number | null; resources?: ResourceUse };
+  luaCeiling: { requestsPerSecond: number; p99Ms: number | null; outcomes: Record<string, number>; resources?: ResourceUse };
   naive: { attemptsPerSecond: number; measuredAttempts: number; measuredSeconds: number; soldOutRate: number | null; outcomes: Record<string, number>; note: string };
   bareInsert: { rows: number; batchSize: number; rowsPerSecond: number };
 }
@@ -43,7 +44,7 @@ interface Context {
   log: (line: string) => void;
 }
 
-const summary = (run: LoadResult) => ({ requestsPerSecond: run.requestsPerSecond, p99Ms: run.latencyMs.p99 });
+const summary = (run: LoadResult) => ({ requestsPerSecond: run.requestsPerSecond, p99Ms: run.latencyMs.p99, resources: run.resources });
 
 export async function runBaselines(context: Context): Promise<BaselineResults> {
   const { options, shopperIds, bearers, log } = context;
@@ -62,6 +63,7 @@ export async function runBaselines(context: Context): Promise<BaselineResults> {
     warmupSeconds: PROBE_WARMUP_SECONDS,
     // The sold-out probe's very request: a token request for the (sold-out) headline sale.
     requestFor: (i) => ({ headers: crowdHeaders(i), body: JSON.stringify({ json: { saleId: context.saleId } }) }),
+    watch: { "bare hello": [hello.pid], ...serverPids() },
   }).finally(() => hello.close());
 
   log("baseline: bare Lua ceiling");
@@ -78,6 +80,7 @@ export async function runBaselines(context: Context): Promise<BaselineResults> {
     // Every shopper holds a pre-issued token, spent by its first reservation; a later request by
     // the same shopper (only in runs with few shoppers) makes the same call and is refused.
     requestFor: (i) => ({ headers: crowdHeaders(i), body: JSON.stringify({ userId: shopperIds[i % users], token: CEILING_TOKEN }) }),
+    watch: { "bare Lua ceiling": [ceiling.pid], ...serverPids() },
     classify: (_status, body) => String((JSON.parse(body) as { code?: number }).code),
   }).finally(() => ceiling.close());
 

@@ -6,6 +6,7 @@
 import { performance } from "node:perf_hooks";
 import autocannon, { type Client as AutocannonClient, type Result as AutocannonResult } from "autocannon";
 import { latencySummary, round, type LatencySummary } from "./stats";
+import { ResourceSampler, type ResourceUse } from "./procs";
 
 export interface LoadRequest {
   headers?: Record<string, string>;
@@ -34,6 +35,11 @@ export interface LoadOptions {
   warmupSeconds?: number;
   /** Per-request timeout; an answer slower than this counts in `timeouts`. Default 30 s. */
   timeoutSeconds?: number;
+  /**
+   * Processes to watch during the measured seconds (not the warm-up), by name, the server under
+   * test first: their CPU comes back in `resources`.
+   */
+  watch?: Record<string, number[]>;
   /** Prefix of the progress line on stderr; no progress line when false. */
   progressLabel?: string | false;
 }
@@ -50,6 +56,8 @@ export interface LoadResult {
   /** Connection errors (refused, reset, …), autocannon's count. */
   errors: number;
   timeouts: number;
+  /** CPU of the watched processes, the load generator and the machine over the measured seconds */
+  resources?: ResourceUse;
 }
 
 interface Tally {
@@ -79,7 +87,9 @@ export async function measureLoad(options: LoadOptions): Promise<LoadResult> {
   if (options.warmupSeconds) {
     await runOnce({ ...options, durationSeconds: options.warmupSeconds, amount: undefined }, takeIndex, "warm-up");
   }
+  const sampler = options.watch ? new ResourceSampler(options.watch) : null;
   const { tally, result, seconds } = await runOnce(options, takeIndex, "measure");
+  const resources = sampler?.stop();
   const requests = tally.latencies.length;
   return {
     requests,
@@ -90,6 +100,7 @@ export async function measureLoad(options: LoadOptions): Promise<LoadResult> {
     outcomes: tally.outcomes,
     errors: result.errors,
     timeouts: result.timeouts,
+    ...(resources && { resources }),
   };
 }
 

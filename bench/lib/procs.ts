@@ -67,6 +67,9 @@ export interface ResourceUse {
   otherCores: number;
 }
 
+/** The bench process's own row: the load generator and its pollers. */
+export const LOAD_GENERATOR = "this process (load generator)";
+
 /**
  * Samples CPU (cumulative, so exact over the window) and resident memory (peak of 1-s samples) of
  * each component between start() and stop(). "this process" is the bench itself: the load
@@ -108,7 +111,7 @@ export class ResourceSampler {
     });
     const self = process.cpuUsage(this.selfAtStart);
     const selfSeconds = (self.user + self.system) / 1e6;
-    rows.push({ component: "this process (load generator)", cpuSeconds: round(selfSeconds, 2)!, cores: round(selfSeconds / seconds, 2)!, peakRssMiB: round(this.peak.get("this process") ?? 0, 0)! });
+    rows.push({ component: LOAD_GENERATOR, cpuSeconds: round(selfSeconds, 2)!, cores: round(selfSeconds / seconds, 2)!, peakRssMiB: round(this.peak.get("this process") ?? 0, 0)! });
     const machine = machineCpu();
     const machineSeconds = machine.busy - this.machineAtStart.busy;
     const accounted = rows.reduce((sum, row) => sum + row.cpuSeconds, 0);

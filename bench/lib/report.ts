@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { BenchOptions } from "./options";
 import { answeredAttempts, NO_ANSWER, worstP99, type CrowdRun } from "./crowd";
-import type { ResourceUse } from "./procs";
+import { LOAD_GENERATOR, type ResourceUse } from "./procs";
 import type { Check } from "./sale";
 import type { SweepPoint } from "./sweep";
 import type { BaselineResults } from "./baselines";
@@ -25,13 +25,12 @@ export interface BenchReport {
   code: Record<string, unknown>;
   seed: { shoppers: number; seconds: number };
   early: CrowdRun | null;
-  main: CrowdRun;
-  mainResources: ResourceUse;
+  main: WatchedRun;
   drain: { allOrdersInMysql: boolean; secondsFromSellOutToAllOrders: number | null; ordersPerSecond: number | null };
   verdict: { ok: boolean; checks: Check[] };
   probes: {
     soldOut: LoadResult;
-    peak: CrowdRun;
+    peak: WatchedRun;
     atEighty: OpenLoopRun;
     drain: { orders: number; seconds: number | null; ordersPerSecond: number | null; complete: boolean };
   };
@@ -41,6 +40,9 @@ export interface BenchReport {
   baselines: BaselineResults | null;
   profile: ProfileSummary[];
 }
+
+/** A crowd with the CPU of the processes it was measured against. */
+export type WatchedRun = CrowdRun & { resources?: ResourceUse };
 
 export interface Ratio {
   name: string;
@@ -104,6 +106,36 @@ function crowdSummary(run: CrowdRun) {
   return `${fmt(run.attempts)} attempts (${fmt(run.httpRequests)} HTTP requests) in ${fmt(run.seconds)} s: ${fmt(round(total / run.seconds, 0))} attempts/s, ${fmt(round(run.httpRequests / run.seconds, 0))} requests/s`;
 }
 
+/** One measurement's CPU: the server under test (the first watched component), Redis, the load generator, the machine. */
+function cpuRow(name: string, requestsPerSecond: number, use: ResourceUse | undefined): string | null {
+  if (!use) return null;
+  const server = use.rows[0]!;
+  const cores = (component: string) => use.rows.find((row) => row.component === component)?.cores;
+  const perRequest = requestsPerSecond > 0 ? round((server.cores * 1e6) / requestsPerSecond, 0) : null;
+  return `| ${name} | ${server.component} | ${fmt(round(requestsPerSecond, 0))} | ${fmt(server.cores)} | ${fmt(cores("Redis"))} | ${fmt(cores(LOAD_GENERATOR))} | ${fmt(use.machineCores)} | ${fmt(perRequest)} |`;
+}
+
+/** The CPU behind the throughput ratios' two numbers: what bound each server, and its work per request. */
+function comparedCpu(r: BenchReport): string[] {
+  const rows = [
+    cpuRow("sold-out answers", r.probes.soldOut.requestsPerSecond, r.probes.soldOut.resources),
+    cpuRow("bare hello", r.baselines?.hello.requestsPerSecond ?? 0, r.baselines?.hello.resources),
+    cpuRow("purchase path, peak", perSecond(r.probes.peak, r.probes.peak.httpRequests), r.probes.peak.resources),
+    cpuRow("bare Lua ceiling", r.baselines?.luaCeiling.requestsPerSecond ?? 0, r.baselines?.luaCeiling.resources),
+  ].filter((row): row is string => row !== null);
+  if (!rows.length) return [];
+  return [
+    "### CPU while the compared numbers were measured",
+    "",
+    `Average cores busy over each measured run (warm-ups excluded), of ${fmt(r.machine.cores)}. A server near 1 core is bound by its own work per request; one well below it, by the rest of the machine: the load generator and Redis share the same cores. The last column is the server's own CPU per answered request.`,
+    "",
+    "| measurement | server under test | requests/s | server (cores) | Redis (cores) | load generator (cores) | machine (cores) | server CPU per request (µs) |",
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ...rows,
+    "",
+  ];
+}
+
 export function markdown(r: BenchReport): string {
   const m = r.main;
   const lines: string[] = [];
@@ -133,6 +165,7 @@ export function markdown(r: BenchReport): string {
   lines.push("| target | ours | baseline | ratio | target | met | how |", "| --- | ---: | ---: | ---: | ---: | :---: | --- |");
   for (const row of rs) lines.push(`| ${row.name} | ${fmt(row.ours)} | ${fmt(row.theirs)} | ${fmt(row.ratio)} | ${row.target} | ${row.met === null ? "–" : row.met ? "yes" : "**no**"} | ${row.how} |`);
   lines.push("");
+  lines.push(...comparedCpu(r));
 
   lines.push("## Invariants (read from MySQL and Redis after the drain)", "", "| check | expected | actual | ok |", "| --- | ---: | ---: | :---: |");
   for (const c of r.verdict.checks) lines.push(`| ${c.name} | ${fmt(c.expected)} | ${fmt(c.actual)} | ${c.ok ? "yes" : "**NO**"} |`);
@@ -203,9 +236,10 @@ export function markdown(r: BenchReport): string {
     lines.push("");
   }
 
-  lines.push("## CPU and memory during the headline crowd", "", `Over ${fmt(r.mainResources.seconds)} s; the machine was ${fmt(r.mainResources.machineCores)} of ${fmt(r.machine.cores)} cores busy, ${fmt(r.mainResources.otherCores)} of them outside the components below (other work on a shared machine).`, "");
+  const mainResources = r.main.resources!;
+  lines.push("## CPU and memory during the headline crowd", "", `Over ${fmt(mainResources.seconds)} s; the machine was ${fmt(mainResources.machineCores)} of ${fmt(r.machine.cores)} cores busy, ${fmt(mainResources.otherCores)} of them outside the components below (other work on a shared machine).`, "");
   lines.push("| component | CPU seconds | cores busy | peak RSS (MiB) |", "| --- | ---: | ---: | ---: |");
-  for (const row of r.mainResources.rows) lines.push(`| ${row.component} | ${fmt(row.cpuSeconds)} | ${fmt(row.cores)} | ${fmt(row.peakRssMiB)} |`);
+  for (const row of mainResources.rows) lines.push(`| ${row.component} | ${fmt(row.cpuSeconds)} | ${fmt(row.cores)} | ${fmt(row.peakRssMiB)} |`);
   lines.push("");
 
   lines.push("## Where and on what", "");
