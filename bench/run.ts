@@ -254,11 +254,20 @@ async function main(): Promise<number> {
  */
 const PERIODIC_QUEUES = ["reconcile", "sweepOrders"] as const;
 
+const ROUND_FINISH_TIMEOUT_MS = 60_000;
+
 async function pauseWorkers(services: Services) {
   await Promise.all([services.queues.createOrder.pause(), ...PERIODIC_QUEUES.map((name) => services.queues[name].pause())]);
-  // Pausing stops new jobs only: a round already under way is let finish.
-  const busy = async () => (await Promise.all(PERIODIC_QUEUES.map((name) => services.queues[name].getActiveCount()))).some((n) => n > 0);
-  while (await busy()) await sleep(50);
+  // Pausing stops new jobs only: a round already under way is let finish, within a bound, so a
+  // round that hangs stops the bench with its name instead of holding it forever.
+  const deadline = Date.now() + ROUND_FINISH_TIMEOUT_MS;
+  for (;;) {
+    const active = await Promise.all(PERIODIC_QUEUES.map((name) => services.queues[name].getActiveCount()));
+    const running = PERIODIC_QUEUES.filter((_, i) => active[i]! > 0);
+    if (!running.length) return;
+    if (Date.now() > deadline) throw new Error(`the workers' ${running.join(" and ")} round did not finish within ${ROUND_FINISH_TIMEOUT_MS / 1000} s; the purchase-path probes need idle workers`);
+    await sleep(50);
+  }
 }
 
 /**
