@@ -15,13 +15,14 @@ export interface CreateOrderProcessor {
 }
 
 /**
- * Group commits one worker runs at once (each holds a connection: keep it under DB_POOL_SIZE).
+ * Group commits one worker runs at once, at most (each holds a connection, so never more than
+ * DB_POOL_SIZE).
  * Their INSERTs run side by side and only the short locked end of each takes turns on the sale's
  * stock row, so more in flight keep MariaDB busy while others wait on the worker's event loop
  * (4 → 8 drained ~12k → ~14.5k orders/s, bench/README.md profile note 13); while all are busy
  * the jobs' reservations gather into full batches.
  */
-const COMMITS_IN_FLIGHT = 8;
+const MAX_COMMITS_IN_FLIGHT = 8;
 
 /**
  * BullMQ hands the worker up to WORKER_CONCURRENCY jobs at once, each carrying a batch of
@@ -52,7 +53,7 @@ export function createOrderProcessor(
     },
     env.ORDER_BATCH_SIZE,
     env.ORDER_BATCH_WAIT_MS,
-    COMMITS_IN_FLIGHT,
+    Math.min(MAX_COMMITS_IN_FLIGHT, env.DB_POOL_SIZE),
   );
 
   return {
