@@ -107,7 +107,7 @@ const envSchema = z
     UPSTASH_REDIS_REST_URL: z.url().optional(),
     UPSTASH_REDIS_REST_TOKEN: z.string().min(1).optional(),
     PURCHASE_TOKEN_TTL_SECONDS: intFrom(30, 1),
-    /** How long an in-process sold-out flag answers before Redis is asked again (one call per lapse). */
+    /** How long an in-process sold-out flag answers alone; then one call asks Redis whether it still holds, the flag answering meanwhile. */
     SOLD_OUT_FLAG_TTL_MS: intFrom(2000, 0),
     /** `npm start` on a database with no open sale creates a demo sale; set 0 in production. */
     DEMO_SALE: z.enum(["0", "1"]).default("1"),

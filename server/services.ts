@@ -4,6 +4,7 @@ import { createDb, createSqlPool, type Db, type SqlPool } from "./clients/db";
 import { clusterReady, connectRedis, createRedis, type AppRedis, type RedisConnection } from "./clients/redis";
 import { createQueues, type Queues } from "./clients/queues";
 import { followSoldOutBroadcasts, SoldOutFlags } from "./seckill/sold-out";
+import { soldOutInRedis } from "./seckill/sale-buckets";
 import { createMetrics, registerReconcileGauges, type Metrics } from "./metrics";
 import { readPublishedReconciliations } from "./seckill/reconcile";
 import { RateLimiter } from "./gateway/rate-limit";
@@ -69,7 +70,8 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
   await Promise.all([clusterReady(redis, env.REDIS_COMMAND_TIMEOUT_MS), clusterReady(queueConnection, env.REDIS_COMMAND_TIMEOUT_MS)]);
   const queues = createQueues(queueConnection, env.REDIS_NAMESPACE);
   for (const queue of Object.values(queues)) queue.on("error", reportRedisError);
-  const soldOut = new SoldOutFlags(env.SOLD_OUT_FLAG_TTL_MS);
+  const saleBuckets = new Map<number, number>();
+  const soldOut = new SoldOutFlags(env.SOLD_OUT_FLAG_TTL_MS, (saleId) => soldOutInRedis({ redis, env, saleBuckets }, saleId));
   const upstash = createUpstashRedis(
     redis,
     env.UPSTASH_REDIS_REST_URL && env.UPSTASH_REDIS_REST_TOKEN
@@ -104,7 +106,7 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
     soldOut,
     metrics,
     purchaseStats,
-    saleBuckets: new Map(),
+    saleBuckets,
     rateLimits,
     payments: sandboxProvider(env),
     async close() {

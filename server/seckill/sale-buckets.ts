@@ -17,6 +17,20 @@ export async function saleBucketCount(services: Pick<Services, "redis" | "env" |
   return count;
 }
 
+/**
+ * Whether a warmed sale is sold out now: no unit left in any of its buckets (the in-process flag's
+ * recheck). False when Redis knows nothing of the sale: not warmed is not sold out, and the
+ * purchase path explains it.
+ */
+export async function soldOutInRedis(services: Pick<Services, "redis" | "env" | "saleBuckets">, saleId: number): Promise<boolean> {
+  const buckets = await saleBucketCount(services, saleId);
+  if (buckets === null) return false;
+  const stocks = await Promise.all(
+    Array.from({ length: buckets }, (_, bucket) => services.redis.get(bucketKeys(services.env.REDIS_NAMESPACE, saleId, bucket).stock)),
+  );
+  return stocks.every((stock) => stock !== null && Number(stock) <= 0);
+}
+
 /** The keys of a shopper's home bucket, where their count, token and eligibility live. */
 export function homeKeys(namespace: string, saleId: number, userId: number, buckets: number): SaleKeys {
   return bucketKeys(namespace, saleId, homeBucket(userId, buckets));

@@ -6,28 +6,44 @@ import { soldOutChannel } from "./keys";
  * SOLD_OUT without touching Redis. Flags travel between instances over Redis pub/sub, so a
  * sell-out seen by one instance (or a warm-up or a released unit that clears them) reaches all
  * of them. A flag also lapses after `ttlMs`: pub/sub does not order messages from different
- * publishers, so a late "sold out" may land after the "buyable again" that followed it; a lapse
- * lets the next request ask Redis, which sets the flag again if the sale really is sold out.
+ * publishers, so a late "sold out" may land after the "buyable again" that followed it.
+ *
+ * A lapsed flag is checked again with ONE question to Redis (`recheck`: is the sale still sold
+ * out?), and it keeps answering until the reply is in: still sold out renews it, anything else
+ * (stock back, the sale's state gone, Redis failing) drops it and requests take the full path.
+ * Letting requests through instead sent every request of the round trip's moment through
+ * authentication, the limits and the script, hundreds at a time under a crowd, every lapse.
  */
 export class SoldOutFlags {
-  private readonly soldOutSince = new Map<number, number>();
+  private readonly flags = new Map<number, { since: number; rechecking: boolean }>();
 
   constructor(
     private readonly ttlMs: number,
+    private readonly recheck: (saleId: number) => Promise<boolean>,
     private readonly now: () => number = Date.now,
   ) {}
 
   isSoldOut(saleId: number): boolean {
-    const since = this.soldOutSince.get(saleId);
-    if (since === undefined) return false;
-    if (this.now() - since < this.ttlMs) return true;
-    this.soldOutSince.delete(saleId);
-    return false;
+    const flag = this.flags.get(saleId);
+    if (flag === undefined) return false;
+    if (this.now() - flag.since >= this.ttlMs && !flag.rechecking) {
+      flag.rechecking = true;
+      void this.recheckLapsed(saleId, flag);
+    }
+    return true;
   }
 
   apply(message: SoldOutMessage): void {
-    if (message.soldOut) this.soldOutSince.set(message.saleId, this.now());
-    else this.soldOutSince.delete(message.saleId);
+    if (message.soldOut) this.flags.set(message.saleId, { since: this.now(), rechecking: false });
+    else this.flags.delete(message.saleId);
+  }
+
+  private async recheckLapsed(saleId: number, flag: { since: number; rechecking: boolean }) {
+    const stillSoldOut = await this.recheck(saleId).catch(() => false);
+    // A broadcast that came meanwhile is newer than this reply.
+    if (this.flags.get(saleId) !== flag) return;
+    if (stillSoldOut) this.flags.set(saleId, { since: this.now(), rechecking: false });
+    else this.flags.delete(saleId);
   }
 }
 
