@@ -86,7 +86,8 @@ export class ResourceSampler {
   constructor(private readonly components: Record<string, number[]>) {
     for (const [component, pids] of Object.entries(components)) this.start.set(component, this.cpu(pids));
     this.sample();
-    this.timer = setInterval(() => this.sample(), 1000);
+    // Unref: a run that fails mid-measurement must still let the bench exit.
+    this.timer = setInterval(() => this.sample(), 1000).unref();
   }
 
   private cpu(pids: number[]): number {
