@@ -20,6 +20,15 @@ function manualRecheck() {
 }
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
+/** Flags of a 500 ms lifetime on a hand-driven clock, sale 1 flagged sold out at its start. */
+function flaggedSale() {
+  let now = 1_000;
+  const redis = manualRecheck();
+  const flags = new SoldOutFlags(500, redis.recheck, () => now);
+  flags.apply({ saleId: 1, soldOut: true });
+  return { flags, redis, advance: (ms: number) => (now += ms) };
+}
+
 describe("SoldOutFlags", () => {
   it("answers sold out once told, until told otherwise, without asking Redis", () => {
     const redis = manualRecheck();
@@ -34,39 +43,30 @@ describe("SoldOutFlags", () => {
   });
 
   it("a lapsed flag asks Redis once, however many requests come, and answers meanwhile", () => {
-    let now = 1_000;
-    const redis = manualRecheck();
-    const flags = new SoldOutFlags(500, redis.recheck, () => now);
-    flags.apply({ saleId: 1, soldOut: true });
-    now += 499;
+    const { flags, redis, advance } = flaggedSale();
+    advance(499);
     expect(flags.isSoldOut(1)).toBe(true);
     expect(redis.asked).toBe(0);
-    now += 1;
+    advance(1);
     for (let i = 0; i < 100; i++) expect(flags.isSoldOut(1)).toBe(true);
     expect(redis.asked).toBe(1);
   });
 
   it("still sold out: the flag is renewed for another lifetime", async () => {
-    let now = 1_000;
-    const redis = manualRecheck();
-    const flags = new SoldOutFlags(500, redis.recheck, () => now);
-    flags.apply({ saleId: 1, soldOut: true });
-    now += 500;
+    const { flags, redis, advance } = flaggedSale();
+    advance(500);
     flags.isSoldOut(1);
     redis.answer(true);
     await settle();
-    now += 499;
+    advance(499);
     expect(flags.isSoldOut(1)).toBe(true);
     expect(redis.asked).toBe(1);
   });
 
   it("stock back, or no answer from Redis: the flag is dropped, so a stale sold-out message cannot shut a sale", async () => {
-    let now = 1_000;
-    const redis = manualRecheck();
-    const flags = new SoldOutFlags(500, redis.recheck, () => now);
-    flags.apply({ saleId: 1, soldOut: true });
+    const { flags, redis, advance } = flaggedSale();
     flags.apply({ saleId: 2, soldOut: true });
-    now += 500;
+    advance(500);
     flags.isSoldOut(1);
     redis.answer(false);
     flags.isSoldOut(2);
@@ -77,11 +77,8 @@ describe("SoldOutFlags", () => {
   });
 
   it("a broadcast that lands during the recheck wins over its reply", async () => {
-    let now = 1_000;
-    const redis = manualRecheck();
-    const flags = new SoldOutFlags(500, redis.recheck, () => now);
-    flags.apply({ saleId: 1, soldOut: true });
-    now += 500;
+    const { flags, redis, advance } = flaggedSale();
+    advance(500);
     flags.isSoldOut(1);
     flags.apply({ saleId: 1, soldOut: false }); // units released while Redis was asked
     redis.answer(true);
