@@ -1,6 +1,6 @@
 import type { Services } from "../services";
 import { AppError } from "../errors";
-import { bucketKeys } from "./keys";
+import { unitsLeftInRedis } from "./sale-buckets";
 import { phaseAt, type SalePhase } from "./phase";
 
 
@@ -46,16 +46,7 @@ type SaleRow = {
 };
 
 async function toViews(services: Services, rows: SaleRow[], now: Date): Promise<SaleView[]> {
-  // Units left = the sum over a sale's stock buckets (one GET per bucket: keys of several hash
-  // tags cannot share one MGET on Redis Cluster); null if any bucket is not warmed.
-  const stocks = await Promise.all(
-    rows.map(async (s) => {
-      const values = await Promise.all(
-        Array.from({ length: s.stockBuckets }, (_, b) => services.redis.get(bucketKeys(services.env.REDIS_NAMESPACE, s.id, b).stock)),
-      );
-      return values.some((v) => v === null) ? null : values.reduce((sum, v) => sum + Number(v), 0);
-    }),
-  );
+  const stocks = await Promise.all(rows.map((s) => unitsLeftInRedis(services, s.id, s.stockBuckets)));
   return rows.map((s, i) => {
     const stock = stocks[i];
     return {

@@ -18,17 +18,26 @@ export async function saleBucketCount(services: Pick<Services, "redis" | "env" |
 }
 
 /**
- * Whether a warmed sale is sold out now: no unit left in any of its buckets (the in-process flag's
- * recheck). False when Redis knows nothing of the sale: not warmed is not sold out, and the
+ * Units left in Redis, summed over a sale's `buckets` stock buckets (one GET per bucket: keys of
+ * several hash tags cannot share one MGET on Redis Cluster); null if any bucket is not warmed.
+ */
+export async function unitsLeftInRedis(services: Pick<Services, "redis" | "env">, saleId: number, buckets: number): Promise<number | null> {
+  const values = await Promise.all(
+    Array.from({ length: buckets }, (_, bucket) => services.redis.get(bucketKeys(services.env.REDIS_NAMESPACE, saleId, bucket).stock)),
+  );
+  return values.some((value) => value === null) ? null : values.reduce((sum, value) => sum + Number(value), 0);
+}
+
+/**
+ * Whether a warmed sale is sold out now, as the catalog would show it: no unit left (the in-process
+ * flag's recheck). False when Redis knows nothing of the sale: not warmed is not sold out, and the
  * purchase path explains it.
  */
 export async function soldOutInRedis(services: Pick<Services, "redis" | "env" | "saleBuckets">, saleId: number): Promise<boolean> {
   const buckets = await saleBucketCount(services, saleId);
   if (buckets === null) return false;
-  const stocks = await Promise.all(
-    Array.from({ length: buckets }, (_, bucket) => services.redis.get(bucketKeys(services.env.REDIS_NAMESPACE, saleId, bucket).stock)),
-  );
-  return stocks.every((stock) => stock !== null && Number(stock) <= 0);
+  const unitsLeft = await unitsLeftInRedis(services, saleId, buckets);
+  return unitsLeft !== null && unitsLeft <= 0;
 }
 
 /** The keys of a shopper's home bucket, where their count, token and eligibility live. */
