@@ -100,7 +100,7 @@ export async function measureLoad(options: LoadOptions): Promise<LoadResult> {
     outcomes: tally.outcomes,
     errors: result.errors,
     timeouts: result.timeouts,
-    ...(resources && { resources }),
+    resources,
   };
 }
 

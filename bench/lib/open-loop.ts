@@ -71,24 +71,31 @@ function send(pool: Pool, path: string, headers: Record<string, string>, body: s
   });
 }
 
+/** The warm-up's or the measured attempts: their tally, and the requests that got no answer. */
+interface Phase {
+  tally: CrowdTally;
+  errors: number;
+  timeouts: number;
+}
+
 export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLoopRun> {
   const { plan, bearers } = options;
   const warmupDue = Math.min(plan.shopperOf.length, Math.floor(options.attemptsPerSecond * (options.warmupSeconds ?? 0)));
-  const warmupTally = new CrowdTally(slicePlan(plan, 0, warmupDue));
   const due = Math.min(plan.shopperOf.length - warmupDue, Math.floor(options.attemptsPerSecond * options.seconds));
-  // Sized to the attempts due, not the plan: its per-attempt arrays are the load generator's heap.
-  const tally = new CrowdTally(slicePlan(plan, warmupDue, warmupDue + due));
+  // Tallies sized to their attempts, not the plan: their per-attempt arrays are the load generator's heap.
+  const warmup: Phase = { tally: new CrowdTally(slicePlan(plan, 0, warmupDue)), errors: 0, timeouts: 0 };
+  const measured: Phase = { tally: new CrowdTally(slicePlan(plan, warmupDue, warmupDue + due)), errors: 0, timeouts: 0 };
   const bodies = crowdBodies(options.saleId);
   const perUrl = Math.max(1, Math.floor(options.connections / options.urls.length));
   const pools = options.urls.map(
     (url) => new Pool(url, { connections: perUrl, pipelining: 1, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS }),
   );
   const intervalMs = 1000 / options.attemptsPerSecond;
-  const failures = new Map([warmupTally, tally].map((t) => [t, { errors: 0, timeouts: 0 }]));
   let lateStarts = 0;
   let maxStartLagMs = 0;
 
-  const attempt = async (tally: CrowdTally, slot: number, dueAt: number) => {
+  const attempt = async (phase: Phase, slot: number, dueAt: number) => {
+    const { tally } = phase;
     const pool = pools[slot % pools.length]!;
     const headers = shopperHeaders(bearers, tally.plan.shopperOf[slot]!);
     try {
@@ -99,10 +106,9 @@ export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLo
       const answer = await send(pool, PURCHASE_PATH, headers, bodies.purchase(token));
       tally.purchaseAnswered(slot, purchaseDueAt, answer.status, answer.body);
     } catch (error) {
-      const failed = failures.get(tally)!;
       const code = (error as { code?: string }).code;
-      if (code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT") failed.timeouts++;
-      else failed.errors++;
+      if (code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT") phase.timeouts++;
+      else phase.errors++;
     }
   };
 
@@ -110,7 +116,8 @@ export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLo
   let next = 0;
   const startedAt = performance.now();
   const progress = setInterval(() => {
-    options.onProgress?.({ attempts: warmupTally.answered + tally.answered, total: warmupDue + due, requests: warmupTally.httpRequests + tally.httpRequests, seconds: (performance.now() - startedAt) / 1000, queued: warmupTally.queued.length + tally.queued.length });
+    const both = (count: (tally: CrowdTally) => number) => count(warmup.tally) + count(measured.tally);
+    options.onProgress?.({ attempts: both((t) => t.answered), total: warmupDue + due, requests: both((t) => t.httpRequests), seconds: (performance.now() - startedAt) / 1000, queued: both((t) => t.queued.length) });
   }, 1000);
   const scheduled = new Promise<void>((resolve) => {
     const tick = setInterval(() => {
@@ -118,17 +125,16 @@ export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLo
       for (; next < warmupDue + due; next++) {
         const dueAt = startedAt + next * intervalMs;
         if (dueAt > now) return;
-        if (next < warmupDue) {
-          warmupTally.attemptStarted(next, dueAt);
-          inFlight.push(attempt(warmupTally, next, dueAt));
-          continue;
+        const inWarmup = next < warmupDue;
+        const phase = inWarmup ? warmup : measured;
+        const slot = inWarmup ? next : next - warmupDue;
+        if (!inWarmup) {
+          const lag = now - dueAt;
+          if (lag > LATE_START_MS) lateStarts++;
+          maxStartLagMs = Math.max(maxStartLagMs, lag);
         }
-        const slot = next - warmupDue;
-        const lag = now - dueAt;
-        if (lag > LATE_START_MS) lateStarts++;
-        maxStartLagMs = Math.max(maxStartLagMs, lag);
-        tally.attemptStarted(slot, dueAt);
-        inFlight.push(attempt(tally, slot, dueAt));
+        phase.tally.attemptStarted(slot, dueAt);
+        inFlight.push(attempt(phase, slot, dueAt));
       }
       clearInterval(tick);
       resolve();
@@ -142,10 +148,10 @@ export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLo
     await Promise.all(pools.map((pool) => pool.close()));
   }
   return {
-    ...tally.result({ sent: due, seconds: tally.elapsedSeconds(), ...failures.get(tally)! }),
+    ...measured.tally.result({ sent: due, seconds: measured.tally.elapsedSeconds(), errors: measured.errors, timeouts: measured.timeouts }),
     attemptsPerSecond: round(options.attemptsPerSecond, 1)!,
     lateStarts,
     maxStartLagMs: round(maxStartLagMs, 2)!,
-    warmup: warmupTally.result({ sent: warmupDue, seconds: (warmupDue * intervalMs) / 1000, ...failures.get(warmupTally)! }),
+    warmup: warmup.tally.result({ sent: warmupDue, seconds: (warmupDue * intervalMs) / 1000, errors: warmup.errors, timeouts: warmup.timeouts }),
   };
 }
