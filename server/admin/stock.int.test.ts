@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestEnvironment, buyAsShopper, placeOrders, createLiveSale, type TestEnvironment } from "../testing/harness";
+import { createTestEnvironment, buyAsShopper, placeOrders, createLiveSale, waitFor, type TestEnvironment } from "../testing/harness";
 import { createSale, createShoppers } from "../seed";
 import { warmUpSale } from "../seckill/warmup";
 import { invariantViolations, readSaleLedger } from "../seckill/invariants";
@@ -30,6 +30,28 @@ async function expectInvariants(saleId: number) {
 }
 
 describe("adjustSaleStock", () => {
+  it("takes the sale and stock rows in a group commit's order: a commit under way makes it wait, not deadlock", async () => {
+    const saleId = await liveSale(10);
+    const worker = await t.services.sql.getConnection();
+    try {
+      await worker.beginTransaction();
+      // What a group commit holds first: its order INSERT's foreign-key check share-locks the sale row.
+      await worker.query("SELECT id FROM sales WHERE id = ? LOCK IN SHARE MODE", [saleId]);
+      const adjusting = adjustSaleStock(t.services, { saleId, delta: 3 });
+      await waitFor(
+        async () => ((await t.services.sql.query("SELECT COUNT(*) AS n FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'")) as { n: bigint }[])[0]!.n > 0n,
+        10_000,
+        "the adjustment to wait for a lock",
+      );
+      // ...then the stock row, which the adjustment must not be holding.
+      await worker.query("SELECT count FROM stock WHERE sale_id = ? FOR UPDATE", [saleId]);
+      await worker.commit();
+      expect(await adjusting).toMatchObject({ totalStock: 13, dbStock: 13, redisStock: 13 });
+    } finally {
+      await worker.release();
+    }
+  });
+
   it("refuses to lower stock below what is sold or reserved, with a clear message, and changes nothing", async () => {
     const saleId = await liveSale(5);
     const [a, b, c, d] = await shoppers(4);

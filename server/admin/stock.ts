@@ -17,11 +17,16 @@ export interface StockAdjustment {
 const ADJUST_APPLIED = 1;
 const ADJUST_TOO_FEW_LEFT = -1;
 
-/** MySQL's half: the stock row through the ledger and the sale's total, in one transaction. */
+/**
+ * MySQL's half: the sale's total and the stock row through the ledger, in one transaction. The
+ * sale row first: a worker's group commit locks them in that order (its order INSERT's foreign-key
+ * check share-locks the sale row, then it takes the stock row), and the opposite order deadlocked
+ * with a commit under way (server/orders/create-orders.ts).
+ */
 function applyInMySql(services: Services, saleId: number, delta: number) {
   return services.db.$transaction(async (tx) => {
-    const change = await adjustStockCount(tx, saleId, delta);
     const sale = await tx.sale.update({ where: { id: saleId }, data: { totalStock: { increment: delta } }, select: { totalStock: true } });
+    const change = await adjustStockCount(tx, saleId, delta);
     return { dbStock: change.count, totalStock: sale.totalStock };
   }, READ_COMMITTED_TRANSACTION);
 }
