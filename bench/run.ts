@@ -16,7 +16,8 @@ import { checkSale, openSale, ordersInMysql, waitForDrain, watchOrders } from ".
 import { ResourceSampler, serverPids, type ResourceUse } from "./lib/procs";
 import { codeInfo, machineInfo, serviceVersions } from "./lib/context";
 import { round } from "./lib/stats";
-import { measureBareInsertBaseline, runBaselines, type BaselineResults } from "./lib/baselines";
+import { measureBareInsertBaseline, runBaselines, startCeilingBaseline, startHelloBaseline, type BaselineResults, type RunningBaseline } from "./lib/baselines";
+import { measurePairs, medianRound, PAIRED_ROUNDS, type PairFigures } from "./lib/paired";
 import { runSweep, type SweepPoint } from "./lib/sweep";
 import { writeReports, type BenchReport } from "./lib/report";
 import { progressBar } from "./lib/progress";
@@ -118,6 +119,26 @@ async function crowd(urls: string[], saleId: number, plan: Plan, label: string, 
   }
 }
 
+/**
+ * `ours` measured once, or (with a baseline to start) in PAIRED_ROUNDS back-to-back pairs with
+ * the baseline server, kept running for them; the median round's two runs are the ones reported.
+ * `all` holds every run of ours, `rounds` each pair's figures.
+ */
+async function pairedWith<A>(start: (() => Promise<RunningBaseline>) | null, ours: () => Promise<A>, rate: (run: A) => number) {
+  if (!start) {
+    const run = await ours();
+    return { ours: run, baseline: null, all: [run], rounds: [] as PairFigures[] };
+  }
+  const baseline = await start();
+  try {
+    const rounds = await measurePairs(PAIRED_ROUNDS, ours, () => baseline.measure(), { ours: rate, baseline: (run) => run.requestsPerSecond });
+    const median = medianRound(rounds);
+    return { ours: median.ours, baseline: median.baseline, all: rounds.map((r) => r.ours), rounds: rounds.map((r) => r.figures) };
+  } finally {
+    await baseline.close();
+  }
+}
+
 /** The crowd at a constant arrival rate, over as many connections as the closed-loop crowd. */
 async function openLoopCrowd(urls: string[], saleId: number, plan: Plan, label: string, pace: { attemptsPerSecond: number; seconds: number; warmupSeconds: number }) {
   collectLoadGeneratorGarbage();
@@ -171,30 +192,51 @@ async function main(): Promise<number> {
     // Probes, each a fixed --probe-seconds: the sold-out answer, then the purchase path at its peak
     // and at 80 % of it (a sale too big to sell out, where every shopper may buy many units).
     // The sold-out answer is one request, measured with the same load generator and request as the
-    // bare hello baseline, so their ratio compares the servers, not two load generators.
+    // bare hello baseline, so their ratio compares the servers, not two load generators. With
+    // --baselines, the sold-out answer and the peak are each measured in pairs with their baseline
+    // (bench/lib/paired.ts): the median round is the one reported, and the 80 % probe's reference.
+    const baselineContext = { redisUrl: REDIS_URL, namespace: NAMESPACE, services, options, shopperIds, bearers, saleId: sale.saleId, log };
+    const urls = system.urls;
     const tokenBody = JSON.stringify({ json: { saleId: sale.saleId } });
-    const soldOutProbe = await measureLoad({
-      url: system.urls[0]!,
-      path: TOKEN_PATH,
-      connections: options.concurrency,
-      durationSeconds: options.probeSeconds,
-      warmupSeconds: PROBE_WARMUP_SECONDS,
-      requestFor: (i) => ({ headers: shopperHeaders(bearers, i % bearers.length), body: tokenBody }),
-      classify: (status, body) => answerOf(status, body).outcome,
-      watch: components(system),
-    });
+    const soldOut = await pairedWith(
+      options.baselines ? () => startHelloBaseline(baselineContext) : null,
+      () =>
+        measureLoad({
+          url: urls[0]!,
+          path: TOKEN_PATH,
+          connections: options.concurrency,
+          durationSeconds: options.probeSeconds,
+          warmupSeconds: PROBE_WARMUP_SECONDS,
+          requestFor: (i) => ({ headers: shopperHeaders(bearers, i % bearers.length), body: tokenBody }),
+          classify: (status, body) => answerOf(status, body).outcome,
+          watch: components(system!),
+        }),
+      (run) => run.requestsPerSecond,
+    );
     const probeSale = await openSale(services, { name: "Bench purchase-path probe", stock: 10_000_000, perUserLimit: 1_000_000 });
     // The purchase path is measured with the workers idle, as the ceiling is (in production the
     // workers run elsewhere): the create-order queue is paused, its jobs wait, and then make the
     // drain probe for the same workers, warm from the headline sale, as a deployed worker is.
     await pauseWorkers(services);
-    const peak = await crowd(system.urls, probeSale.saleId, cycling(PROBE_ATTEMPTS, options.users, 0), "purchase path, peak", { maxSeconds: options.probeSeconds, watch: components(system) });
-    const atEighty = await openLoopCrowd(system.urls, probeSale.saleId, cycling(PROBE_ATTEMPTS, options.users, peak.attempts), "purchase path, 80 % of peak", {
+    // Attempts handed out by the probes so far: each probe goes on through the shoppers from there.
+    let probeAttempts = 0;
+    const purchasePath = await pairedWith(
+      options.baselines ? () => startCeilingBaseline(baselineContext) : null,
+      async () => {
+        const run = await crowd(urls, probeSale.saleId, cycling(PROBE_ATTEMPTS, options.users, probeAttempts), "purchase path, peak", { maxSeconds: options.probeSeconds, watch: components(system!) });
+        probeAttempts += run.attempts;
+        return run;
+      },
+      (run) => run.httpRequests / run.seconds,
+    );
+    const peak = purchasePath.ours;
+    const atEighty = await openLoopCrowd(urls, probeSale.saleId, cycling(PROBE_ATTEMPTS, options.users, probeAttempts), "purchase path, 80 % of peak", {
       attemptsPerSecond: 0.8 * (answeredAttempts(peak) / peak.seconds),
       seconds: options.probeSeconds,
       warmupSeconds: PROBE_WARMUP_SECONDS,
     });
-    const probeReservations = peak.queued.length + atEighty.warmup.queued.length + atEighty.queued.length;
+    probeAttempts += atEighty.warmup.attempts + atEighty.attempts;
+    const probeReservations = [...purchasePath.all, atEighty.warmup, atEighty].reduce((sum, run) => sum + run.queued.length, 0);
     // Drain: the probes' reservations, queued while the queue was paused, timed once it resumes.
     const drainProbe = await measureDrain(services, probeSale.saleId, probeReservations);
     await Promise.all(PERIODIC_QUEUES.map((name) => services.queues[name].resume()));
@@ -204,7 +246,7 @@ async function main(): Promise<number> {
     const scale: ScaleRow[] = [];
     if (options.scale) {
       scale.push(scaleRow("seckill service processes", String(system.urls.length), peak));
-      scale.push(await secondInstanceRow({ childEnv, urls: system.urls, saleId: probeSale.saleId, plan: cycling(PROBE_ATTEMPTS, options.users, peak.attempts + atEighty.warmup.attempts + atEighty.attempts), seconds: options.probeSeconds, crowd }));
+      scale.push(await secondInstanceRow({ childEnv, urls: system.urls, saleId: probeSale.saleId, plan: cycling(PROBE_ATTEMPTS, options.users, probeAttempts), seconds: options.probeSeconds, crowd }));
       scale.push(...(await bucketRows({ childEnv, stock: options.stock, users: Math.min(options.users, 10 * options.stock), crowd, log })));
     }
 
@@ -212,9 +254,10 @@ async function main(): Promise<number> {
     system = undefined;
     const profile = options.profile ? [...summarizeProfiles(path.join(PROFILE_DIR, "seckill"), "seckill service"), ...summarizeProfiles(path.join(PROFILE_DIR, "worker"), "worker")] : [];
 
-    const baselines: BaselineResults | null = bareInsert
-      ? await runBaselines({ databaseUrl: DATABASE_URL, redisUrl: REDIS_URL, namespace: NAMESPACE, services, options, shopperIds, bearers, saleId: sale.saleId, bareInsert, log })
-      : null;
+    const baselines: BaselineResults | null =
+      bareInsert && soldOut.baseline && purchasePath.baseline
+        ? await runBaselines({ ...baselineContext, databaseUrl: DATABASE_URL, bareInsert, paired: { hello: soldOut.baseline, ceiling: purchasePath.baseline } })
+        : null;
 
     const report: BenchReport = {
       startedAt: startedAt.toISOString(),
@@ -232,7 +275,7 @@ async function main(): Promise<number> {
         ordersPerSecond: firstQueuedAt !== null && allOrdersAt !== null ? round(main.queued.length / Math.max(0.001, (allOrdersAt - firstQueuedAt) / 1000), 0) : null,
       },
       verdict,
-      probes: { soldOut: soldOutProbe, peak, atEighty, drain: drainProbe },
+      probes: { soldOut: soldOut.ours, peak, atEighty, drain: drainProbe, pairs: { soldOut: soldOut.rounds, purchasePath: purchasePath.rounds } },
       sweep,
       scale,
       baselines,

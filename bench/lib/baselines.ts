@@ -46,43 +46,84 @@ interface Context {
 
 const summary = (run: LoadResult) => ({ requestsPerSecond: run.requestsPerSecond, p99Ms: run.latencyMs.p99, resources: run.resources });
 
-export async function runBaselines(context: Context): Promise<BaselineResults> {
-  const { options, shopperIds, bearers, log } = context;
-  const users = shopperIds.length;
-  // The crowd's request shape: a bearer token, an address per shopper, a small JSON body.
-  const crowdHeaders = (i: number) => shopperHeaders(bearers, i % users);
+/** A baseline server kept running while it is measured in rounds, each a fresh --probe-seconds run. */
+export interface RunningBaseline {
+  measure(): Promise<LoadResult>;
+  close(): Promise<void>;
+}
 
-  log("baseline: bare hello");
+type StartContext = Omit<Context, "databaseUrl" | "bareInsert">;
+
+/** The crowd's request shape: a bearer token, an address per shopper, a small JSON body. */
+const crowdHeaders = (context: Pick<Context, "bearers" | "shopperIds">) => (i: number) => shopperHeaders(context.bearers, i % context.shopperIds.length);
+
+/** The bare hello, asked the sold-out probe's very request: a token request for the (sold-out) headline sale. */
+export async function startHelloBaseline(context: StartContext): Promise<RunningBaseline> {
+  const { options, log } = context;
   const hello = await startBaselineProcess("hello", {});
-  const helloRun = await measureLoad({
-    url: hello.url,
-    path: "/",
-    method: "POST",
-    connections: options.concurrency,
-    durationSeconds: options.probeSeconds,
-    warmupSeconds: PROBE_WARMUP_SECONDS,
-    // The sold-out probe's very request: a token request for the (sold-out) headline sale.
-    requestFor: (i) => ({ headers: crowdHeaders(i), body: JSON.stringify({ json: { saleId: context.saleId } }) }),
-    watch: { "bare hello": [hello.pid], ...serverPids() },
-  }).finally(() => hello.close());
+  const headers = crowdHeaders(context);
+  const body = JSON.stringify({ json: { saleId: context.saleId } });
+  return {
+    measure() {
+      log("baseline: bare hello");
+      return measureLoad({
+        url: hello.url,
+        path: "/",
+        method: "POST",
+        connections: options.concurrency,
+        durationSeconds: options.probeSeconds,
+        warmupSeconds: PROBE_WARMUP_SECONDS,
+        requestFor: (i) => ({ headers: headers(i), body }),
+        watch: { "bare hello": [hello.pid], ...serverPids() },
+      });
+    },
+    close: () => hello.close(),
+  };
+}
 
-  log("baseline: bare Lua ceiling");
+/**
+ * The bare Lua ceiling on a sale of its own. Every shopper holds a pre-issued token, spent by its
+ * first reservation; each round goes on where the last one stopped in the shopper list, so a
+ * later request by the same shopper (only once the list is used up, in runs with few shoppers)
+ * makes the same call and is refused.
+ */
+export async function startCeilingBaseline(context: StartContext): Promise<RunningBaseline> {
+  const { options, shopperIds, log } = context;
+  const users = shopperIds.length;
   const ceilingSale = await openSale(context.services, { name: "Bench baseline: Lua ceiling", stock: 10_000_000, perUserLimit: 1_000_000 });
   await issueCeilingTokens(context.services.redis, context.namespace, ceilingSale.saleId, shopperIds, CEILING_TOKEN);
   const ceiling = await startBaselineProcess("lua-ceiling", { redisUrl: context.redisUrl, namespace: context.namespace, saleId: ceilingSale.saleId });
-  const ceilingRun = await measureLoad({
-    url: ceiling.url,
-    path: "/",
-    method: "POST",
-    connections: options.concurrency,
-    durationSeconds: options.probeSeconds,
-    warmupSeconds: PROBE_WARMUP_SECONDS,
-    // Every shopper holds a pre-issued token, spent by its first reservation; a later request by
-    // the same shopper (only in runs with few shoppers) makes the same call and is refused.
-    requestFor: (i) => ({ headers: crowdHeaders(i), body: JSON.stringify({ userId: shopperIds[i % users], token: CEILING_TOKEN }) }),
-    watch: { "bare Lua ceiling": [ceiling.pid], ...serverPids() },
-    classify: (_status, body) => String((JSON.parse(body) as { code?: number }).code),
-  }).finally(() => ceiling.close());
+  const headers = crowdHeaders(context);
+  let sent = 0;
+  return {
+    measure() {
+      log("baseline: bare Lua ceiling");
+      return measureLoad({
+        url: ceiling.url,
+        path: "/",
+        method: "POST",
+        connections: options.concurrency,
+        durationSeconds: options.probeSeconds,
+        warmupSeconds: PROBE_WARMUP_SECONDS,
+        requestFor: () => {
+          const shopper = sent++ % users;
+          return { headers: headers(shopper), body: JSON.stringify({ userId: shopperIds[shopper], token: CEILING_TOKEN }) };
+        },
+        watch: { "bare Lua ceiling": [ceiling.pid], ...serverPids() },
+        classify: (_status, body) => String((JSON.parse(body) as { code?: number }).code),
+      });
+    },
+    close: () => ceiling.close(),
+  };
+}
+
+/**
+ * The naive design's baseline, with the hello and ceiling runs measured in pairs with the probes
+ * (the median rounds' runs, `paired`), and the bare INSERT measured after the drain probe.
+ */
+export async function runBaselines(context: Context & { paired: { hello: LoadResult; ceiling: LoadResult } }): Promise<BaselineResults> {
+  const { options, shopperIds, log } = context;
+  const headers = crowdHeaders(context);
 
   log("baseline: naive MySQL design");
   const naiveSale = await openSale(context.services, { name: "Bench baseline: naive MySQL", stock: options.stock });
@@ -90,7 +131,7 @@ export async function runBaselines(context: Context): Promise<BaselineResults> {
   const plan = buildPlan(options.users, options.repeatRatio);
   const attempts = plan.shopperOf.length;
   const classify = (status: number, body: string) => (status === 200 ? ((JSON.parse(body) as { status?: string }).status ?? "no status") : `error HTTP ${status}`);
-  const naiveRequest = (i: number) => ({ headers: crowdHeaders(plan.shopperOf[i % attempts]!), body: JSON.stringify({ userId: shopperIds[plan.shopperOf[i % attempts]!] }) });
+  const naiveRequest = (i: number) => ({ headers: headers(plan.shopperOf[i % attempts]!), body: JSON.stringify({ userId: shopperIds[plan.shopperOf[i % attempts]!] }) });
   let naiveNote: string;
   let naiveRun: LoadResult;
   let soldOutRun: LoadResult | null = null;
@@ -117,8 +158,8 @@ export async function runBaselines(context: Context): Promise<BaselineResults> {
 
   return {
     seconds: options.probeSeconds,
-    hello: summary(helloRun),
-    luaCeiling: { ...summary(ceilingRun), outcomes: ceilingRun.outcomes },
+    hello: summary(context.paired.hello),
+    luaCeiling: { ...summary(context.paired.ceiling), outcomes: context.paired.ceiling.outcomes },
     naive: {
       attemptsPerSecond: round(naivePerSecond, 1)!,
       measuredAttempts: naiveRun.requests,

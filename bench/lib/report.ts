@@ -13,6 +13,7 @@ import { writeLineChartSvg, type LineChartSpec } from "./chart";
 import type { ProfileSummary } from "./profile";
 import type { ScaleRow } from "./scale";
 import { LATE_START_MS, type OpenLoopRun } from "./open-loop";
+import type { PairFigures } from "./paired";
 
 /** The bench's report: JSON with every number, and markdown for people (bench/reports/). */
 
@@ -33,6 +34,8 @@ export interface BenchReport {
     peak: WatchedRun;
     atEighty: OpenLoopRun;
     drain: { orders: number; seconds: number | null; ordersPerSecond: number | null; complete: boolean };
+    /** With --baselines: every round of the paired measurements (bench/lib/paired.ts), in order */
+    pairs: { soldOut: PairFigures[]; purchasePath: PairFigures[] };
   };
   sweep: SweepPoint[];
   sweepChart?: string;
@@ -68,6 +71,8 @@ function versus(name: string, ours: number | null, theirs: number | undefined, t
   return { name, ours: ours === null ? null : round(ours, 0), theirs: theirs === undefined ? null : round(theirs, 0), ratio, target, met: ratio === null ? null : meets(ratio, target), how };
 }
 
+const PAIRED = "the median of back-to-back pairs (paired rounds, below)";
+
 /** The issue's targets, each a ratio of two numbers measured in this run (and one latency). */
 export function ratios(report: BenchReport): Ratio[] {
   const b = report.baselines;
@@ -75,11 +80,11 @@ export function ratios(report: BenchReport): Ratio[] {
   const eightyP99 = worstP99(atEighty);
   return [
     versus("purchase path / bare Lua ceiling", perSecond(peak, peak.httpRequests), b?.luaCeiling.requestsPerSecond, "≥ 0.5",
-      "HTTP requests/s at peak, workers idle: seckill.token + seckill.purchase (each one reservation-script call; the crowd's two-step load generator) vs a bare node:http server making one reservation-script call per request (one-step load generator)"),
+      `HTTP requests/s at peak, workers idle: seckill.token + seckill.purchase (each one reservation-script call; the crowd's two-step load generator) vs a bare node:http server making one reservation-script call per request (one-step load generator); ${PAIRED}`),
     versus("whole run / naive MySQL design", perSecond(report.main, answeredAttempts(report.main)), b?.naive.attemptsPerSecond, "≥ 4",
       "purchase attempts answered per second over the same crowd (shoppers, stock, repeats): ours = the headline run; naive = conditional UPDATE + INSERT per request"),
     versus("sold-out answers / bare hello", soldOut.requestsPerSecond, b?.hello.requestsPerSecond, "≥ 0.8",
-      "requests/s of the same request (a token request, bearer, address, body) to the sold-out sale vs to a bare node:http server answering {\"ok\":true}, same load generator"),
+      `requests/s of the same request (a token request, bearer, address, body) to the sold-out sale vs to a bare node:http server answering {"ok":true}, same load generator; ${PAIRED}`),
     versus("worker drain / bare batched INSERT", drain.ordersPerSecond, b?.bareInsert.rowsPerSecond, "≥ 0.5",
       "orders/s from queued jobs into MySQL vs multi-row INSERTs of the same rows alone"),
     {
@@ -104,6 +109,25 @@ function latencyRow(name: string, l: LatencySummary) {
 function crowdSummary(run: CrowdRun) {
   const total = answeredAttempts(run);
   return `${fmt(run.attempts)} attempts (${fmt(run.httpRequests)} HTTP requests) in ${fmt(run.seconds)} s: ${fmt(round(total / run.seconds, 0))} attempts/s, ${fmt(round(run.httpRequests / run.seconds, 0))} requests/s`;
+}
+
+/** Every round of the paired measurements: the reported ratio is the median round's. */
+function pairedRounds(pairs: BenchReport["probes"]["pairs"]): string[] {
+  const rows = [
+    ...pairs.soldOut.map((p, i) => ({ name: "sold-out answers / bare hello", round: i + 1, ...p })),
+    ...pairs.purchasePath.map((p, i) => ({ name: "purchase path / bare Lua ceiling", round: i + 1, ...p })),
+  ];
+  if (!rows.length) return [];
+  return [
+    "### Paired rounds",
+    "",
+    "The machine's speed drifts by tens of per cent over minutes, so each of these two ratios is measured as back-to-back pairs (each a full probe run, warm-up included), the side that goes first alternating; the round with the median ratio is the one reported above and in the tables below.",
+    "",
+    "| ratio | round | first | ours (requests/s) | baseline (requests/s) | ratio |",
+    "| --- | ---: | --- | ---: | ---: | ---: |",
+    ...rows.map((row) => `| ${row.name} | ${row.round} | ${row.oursFirst ? "ours" : "baseline"} | ${fmt(round(row.ours, 0))} | ${fmt(round(row.baseline, 0))} | ${fmt(round(row.ratio, 2))} |`),
+    "",
+  ];
 }
 
 /** One measurement's CPU: the server under test (the first watched component), Redis, the load generator, the machine. */
@@ -165,6 +189,7 @@ export function markdown(r: BenchReport): string {
   lines.push("| target | ours | baseline | ratio | target | met | how |", "| --- | ---: | ---: | ---: | ---: | :---: | --- |");
   for (const row of rs) lines.push(`| ${row.name} | ${fmt(row.ours)} | ${fmt(row.theirs)} | ${fmt(row.ratio)} | ${row.target} | ${row.met === null ? "–" : row.met ? "yes" : "**no**"} | ${row.how} |`);
   lines.push("");
+  lines.push(...pairedRounds(r.probes.pairs));
   lines.push(...comparedCpu(r));
 
   lines.push("## Invariants (read from MySQL and Redis after the drain)", "", "| check | expected | actual | ok |", "| --- | ---: | ---: | :---: |");
