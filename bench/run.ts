@@ -140,7 +140,7 @@ async function pairedWith<A>(start: (() => Promise<RunningBaseline>) | null, our
 }
 
 /** The crowd at a constant arrival rate, over as many connections as the closed-loop crowd. */
-async function openLoopCrowd(urls: string[], saleId: number, plan: Plan, label: string, pace: { attemptsPerSecond: number; seconds: number; warmupSeconds: number }) {
+async function openLoopCrowd(urls: string[], saleId: number, plan: Plan, label: string, pace: { attemptsPerSecond: number; seconds: number; warmupSeconds: number; watch?: Record<string, number[]> }) {
   collectLoadGeneratorGarbage();
   const bar = progressBar(label);
   try {
@@ -234,6 +234,7 @@ async function main(): Promise<number> {
       attemptsPerSecond: 0.8 * (answeredAttempts(peak) / peak.seconds),
       seconds: options.probeSeconds,
       warmupSeconds: PROBE_WARMUP_SECONDS,
+      watch: components(system),
     });
     probeAttempts += atEighty.warmup.attempts + atEighty.attempts;
     const probeReservations = [...purchasePath.all, atEighty.warmup, atEighty].reduce((sum, run) => sum + run.queued.length, 0);

@@ -3,6 +3,7 @@ import { Pool } from "undici";
 import { crowdBodies, CrowdTally, slicePlan, PURCHASE_PATH, shopperHeaders, TOKEN_PATH, type CrowdRun, type Plan } from "./crowd";
 import { round } from "./stats";
 import type { Bearers } from "./packed-strings";
+import { ResourceSampler, type ResourceUse } from "./procs";
 
 /**
  * The crowd at a constant arrival rate (open loop, as wrk2 or k6's constant-arrival-rate): attempt
@@ -36,6 +37,8 @@ export interface OpenLoopOptions {
   /** Seconds of attempts at the same rate before those, answered but counted apart (`warmup`). */
   warmupSeconds?: number;
   onProgress?: (progress: { attempts: number; total: number; requests: number; seconds: number; queued: number }) => void;
+  /** Processes to watch from the first measured attempt on (the warm-up left out), by name. */
+  watch?: Record<string, number[]>;
 }
 
 export interface OpenLoopRun extends CrowdRun {
@@ -46,6 +49,8 @@ export interface OpenLoopRun extends CrowdRun {
   maxStartLagMs: number;
   /** the warm-up's attempts (the first of the plan's), with their answers and reservations */
   warmup: CrowdRun;
+  /** CPU of the watched processes while the measured attempts ran */
+  resources?: ResourceUse;
 }
 
 /**
@@ -93,6 +98,8 @@ export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLo
   const intervalMs = 1000 / options.attemptsPerSecond;
   let lateStarts = 0;
   let maxStartLagMs = 0;
+  // Set by the first measured attempt, in the timer below; typed here, or TypeScript narrows it to null.
+  let sampler = null as ResourceSampler | null;
 
   const attempt = async (phase: Phase, slot: number, dueAt: number) => {
     const { tally } = phase;
@@ -129,6 +136,7 @@ export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLo
         const phase = inWarmup ? warmup : measured;
         const slot = inWarmup ? next : next - warmupDue;
         if (!inWarmup) {
+          if (options.watch && !sampler) sampler = new ResourceSampler(options.watch);
           const lag = now - dueAt;
           if (lag > LATE_START_MS) lateStarts++;
           maxStartLagMs = Math.max(maxStartLagMs, lag);
@@ -140,9 +148,11 @@ export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLo
       resolve();
     }, TICK_MS);
   });
+  let resources: ResourceUse | undefined;
   try {
     await scheduled;
     await Promise.all(inFlight);
+    resources = sampler?.stop();
   } finally {
     clearInterval(progress);
     await Promise.all(pools.map((pool) => pool.close()));
@@ -153,5 +163,6 @@ export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLo
     lateStarts,
     maxStartLagMs: round(maxStartLagMs, 2)!,
     warmup: warmup.tally.result({ sent: warmupDue, seconds: (warmupDue * intervalMs) / 1000, errors: warmup.errors, timeouts: warmup.timeouts }),
+    resources,
   };
 }

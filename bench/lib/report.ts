@@ -146,12 +146,13 @@ function comparedCpu(r: BenchReport): string[] {
     cpuRow("bare hello", r.baselines?.hello.requestsPerSecond ?? 0, r.baselines?.hello.resources),
     cpuRow("purchase path, peak", perSecond(r.probes.peak, r.probes.peak.httpRequests), r.probes.peak.resources),
     cpuRow("bare Lua ceiling", r.baselines?.luaCeiling.requestsPerSecond ?? 0, r.baselines?.luaCeiling.resources),
+    cpuRow("purchase path, 80 % of peak", perSecond(r.probes.atEighty, r.probes.atEighty.httpRequests), r.probes.atEighty.resources),
   ].filter((row): row is string => row !== null);
   if (!rows.length) return [];
   return [
     "### CPU while the compared numbers were measured",
     "",
-    `Average cores busy over each measured run (warm-ups excluded), of ${fmt(r.machine.cores)}. A server near 1 core is bound by its own work per request; one well below it, by the rest of the machine: the load generator and Redis share the same cores. The last column is the server's own CPU per answered request.`,
+    `Average cores busy over each measured run (warm-ups excluded), of ${fmt(r.machine.cores)}. A server near 1 core is bound by its own work per request; one well below it, by the rest of the machine: the load generator and Redis share the same cores. The last column is the server's own CPU per answered request; the open loop's row (80 % of peak) shows what the same requests cost when they arrive spread out rather than back to back, fewer of them sharing each write to Redis, and how close to a whole core that rate leaves the server.`,
     "",
     "| measurement | server under test | requests/s | server (cores) | Redis (cores) | load generator (cores) | machine (cores) | server CPU per request (µs) |",
     "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
