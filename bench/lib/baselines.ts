@@ -1,8 +1,8 @@
 import type { Services } from "../../server/services";
 import { startBaselineProcess } from "../baselines/process";
-import { issueCeilingTokens } from "../baselines/servers";
+import { issueCeilingTokens, type BaselineServer } from "../baselines/servers";
 import { measureBareBatchedInsert } from "../baselines/drain";
-import { measureLoad, PROBE_WARMUP_SECONDS, type LoadResult } from "./load";
+import { measureLoad, PROBE_WARMUP_SECONDS, type LoadOptions, type LoadResult } from "./load";
 import { buildPlan, shopperHeaders } from "./crowd";
 import { openSale } from "./sale";
 import { round } from "./stats";
@@ -57,28 +57,33 @@ type StartContext = Omit<Context, "databaseUrl" | "bareInsert">;
 /** The crowd's request shape: a bearer token, an address per shopper, a small JSON body. */
 const crowdHeaders = (context: Pick<Context, "bearers" | "shopperIds">) => (i: number) => shopperHeaders(context.bearers, i % context.shopperIds.length);
 
-/** The bare hello, asked the sold-out probe's very request: a token request for the (sold-out) headline sale. */
-export async function startHelloBaseline(context: StartContext): Promise<RunningBaseline> {
+/** A started baseline server, each `measure()` a probe-length run over the probes' connections. */
+function running(name: string, server: BaselineServer & { pid: number }, context: Pick<StartContext, "options" | "log">, request: Pick<LoadOptions, "requestFor" | "classify">): RunningBaseline {
   const { options, log } = context;
-  const hello = await startBaselineProcess("hello", {});
-  const headers = crowdHeaders(context);
-  const body = JSON.stringify({ json: { saleId: context.saleId } });
   return {
     measure() {
-      log("baseline: bare hello");
+      log(`baseline: ${name}`);
       return measureLoad({
-        url: hello.url,
+        url: server.url,
         path: "/",
         method: "POST",
         connections: options.concurrency,
         durationSeconds: options.probeSeconds,
         warmupSeconds: PROBE_WARMUP_SECONDS,
-        requestFor: (i) => ({ headers: headers(i), body }),
-        watch: { "bare hello": [hello.pid], ...serverPids() },
+        watch: { [name]: [server.pid], ...serverPids() },
+        ...request,
       });
     },
-    close: () => hello.close(),
+    close: () => server.close(),
   };
+}
+
+/** The bare hello, asked the sold-out probe's very request: a token request for the (sold-out) headline sale. */
+export async function startHelloBaseline(context: StartContext): Promise<RunningBaseline> {
+  const hello = await startBaselineProcess("hello", {});
+  const headers = crowdHeaders(context);
+  const body = JSON.stringify({ json: { saleId: context.saleId } });
+  return running("bare hello", hello, context, { requestFor: (i) => ({ headers: headers(i), body }) });
 }
 
 /**
@@ -88,33 +93,20 @@ export async function startHelloBaseline(context: StartContext): Promise<Running
  * makes the same call and is refused.
  */
 export async function startCeilingBaseline(context: StartContext): Promise<RunningBaseline> {
-  const { options, shopperIds, log } = context;
+  const { shopperIds } = context;
   const users = shopperIds.length;
   const ceilingSale = await openSale(context.services, { name: "Bench baseline: Lua ceiling", stock: 10_000_000, perUserLimit: 1_000_000 });
   await issueCeilingTokens(context.services.redis, context.namespace, ceilingSale.saleId, shopperIds, CEILING_TOKEN);
   const ceiling = await startBaselineProcess("lua-ceiling", { redisUrl: context.redisUrl, namespace: context.namespace, saleId: ceilingSale.saleId });
   const headers = crowdHeaders(context);
   let sent = 0;
-  return {
-    measure() {
-      log("baseline: bare Lua ceiling");
-      return measureLoad({
-        url: ceiling.url,
-        path: "/",
-        method: "POST",
-        connections: options.concurrency,
-        durationSeconds: options.probeSeconds,
-        warmupSeconds: PROBE_WARMUP_SECONDS,
-        requestFor: () => {
-          const shopper = sent++ % users;
-          return { headers: headers(shopper), body: JSON.stringify({ userId: shopperIds[shopper], token: CEILING_TOKEN }) };
-        },
-        watch: { "bare Lua ceiling": [ceiling.pid], ...serverPids() },
-        classify: (_status, body) => String((JSON.parse(body) as { code?: number }).code),
-      });
+  return running("bare Lua ceiling", ceiling, context, {
+    requestFor: () => {
+      const shopper = sent++ % users;
+      return { headers: headers(shopper), body: JSON.stringify({ userId: shopperIds[shopper], token: CEILING_TOKEN }) };
     },
-    close: () => ceiling.close(),
-  };
+    classify: (_status, body) => String((JSON.parse(body) as { code?: number }).code),
+  });
 }
 
 /**
