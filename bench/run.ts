@@ -197,6 +197,7 @@ async function main(): Promise<number> {
     // (bench/lib/paired.ts): the median round is the one reported, and the 80 % probe's reference.
     const baselineContext = { redisUrl: REDIS_URL, namespace: NAMESPACE, services, options, shopperIds, bearers, saleId: sale.saleId, log };
     const urls = system.urls;
+    const watch = components(system);
     const tokenBody = JSON.stringify({ json: { saleId: sale.saleId } });
     const soldOut = await pairedWith(
       options.baselines ? () => startHelloBaseline(baselineContext) : null,
@@ -209,7 +210,7 @@ async function main(): Promise<number> {
           warmupSeconds: PROBE_WARMUP_SECONDS,
           requestFor: (i) => ({ headers: shopperHeaders(bearers, i % bearers.length), body: tokenBody }),
           classify: (status, body) => answerOf(status, body).outcome,
-          watch: components(system!),
+          watch,
         }),
       (run) => run.requestsPerSecond,
     );
@@ -223,7 +224,7 @@ async function main(): Promise<number> {
     const purchasePath = await pairedWith(
       options.baselines ? () => startCeilingBaseline(baselineContext) : null,
       async () => {
-        const run = await crowd(urls, probeSale.saleId, cycling(PROBE_ATTEMPTS, options.users, probeAttempts), "purchase path, peak", { maxSeconds: options.probeSeconds, watch: components(system!) });
+        const run = await crowd(urls, probeSale.saleId, cycling(PROBE_ATTEMPTS, options.users, probeAttempts), "purchase path, peak", { maxSeconds: options.probeSeconds, watch });
         probeAttempts += run.attempts;
         return run;
       },
@@ -234,7 +235,7 @@ async function main(): Promise<number> {
       attemptsPerSecond: 0.8 * (answeredAttempts(peak) / peak.seconds),
       seconds: options.probeSeconds,
       warmupSeconds: PROBE_WARMUP_SECONDS,
-      watch: components(system),
+      watch,
     });
     probeAttempts += atEighty.warmup.attempts + atEighty.attempts;
     const probeReservations = [...purchasePath.all, atEighty.warmup, atEighty].reduce((sum, run) => sum + run.queued.length, 0);

@@ -24,9 +24,6 @@ export interface PairedRound<A, B> {
   figures: PairFigures;
 }
 
-/** The side measured first in round `index` (0-based): ours in even rounds, the baseline in odd ones. */
-export const oursFirstIn = (index: number) => index % 2 === 0;
-
 /**
  * `rounds` pairs of `ours()` and `baseline()`, alternating which runs first; `rate` reads each
  * measurement's throughput.
@@ -39,7 +36,8 @@ export async function measurePairs<A, B>(
 ): Promise<PairedRound<A, B>[]> {
   const measured: PairedRound<A, B>[] = [];
   for (let index = 0; index < rounds; index++) {
-    const oursFirst = oursFirstIn(index);
+    // Ours first in even rounds (0, 2, …), the baseline first in odd ones.
+    const oursFirst = index % 2 === 0;
     let a: A;
     let b: B;
     if (oursFirst) {
@@ -49,9 +47,10 @@ export async function measurePairs<A, B>(
       b = await baseline();
       a = await ours();
     }
-    const figures = { oursFirst, ours: rate.ours(a), baseline: rate.baseline(b), ratio: 0 };
-    figures.ratio = figures.baseline > 0 ? figures.ours / figures.baseline : 0;
-    measured.push({ ours: a, baseline: b, figures });
+    const oursRate = rate.ours(a);
+    const baselineRate = rate.baseline(b);
+    const ratio = baselineRate > 0 ? oursRate / baselineRate : 0;
+    measured.push({ ours: a, baseline: b, figures: { oursFirst, ours: oursRate, baseline: baselineRate, ratio } });
   }
   return measured;
 }

@@ -29,6 +29,10 @@ async function expectInvariants(saleId: number) {
   expect(invariantViolations(await readSaleLedger(t.services, saleId))).toEqual([]);
 }
 
+const LOCK_WAITS_HERE = `SELECT COUNT(*) AS n FROM information_schema.INNODB_TRX trx
+  JOIN information_schema.PROCESSLIST p ON p.ID = trx.trx_mysql_thread_id
+  WHERE trx.trx_state = 'LOCK WAIT' AND p.DB = DATABASE()`;
+
 describe("adjustSaleStock", () => {
   it("takes the sale and stock rows in a group commit's order: a commit under way makes it wait, not deadlock", async () => {
     const saleId = await liveSale(10);
@@ -39,7 +43,8 @@ describe("adjustSaleStock", () => {
       await worker.query("SELECT id FROM sales WHERE id = ? LOCK IN SHARE MODE", [saleId]);
       const adjusting = adjustSaleStock(t.services, { saleId, delta: 3 });
       await waitFor(
-        async () => ((await t.services.sql.query("SELECT COUNT(*) AS n FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'")) as { n: bigint }[])[0]!.n > 0n,
+        // Only this file's database: integration files run side by side on the same server.
+        async () => ((await t.services.sql.query(LOCK_WAITS_HERE)) as { n: bigint }[])[0]!.n > 0n,
         10_000,
         "the adjustment to wait for a lock",
       );
