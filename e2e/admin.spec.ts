@@ -2,6 +2,7 @@ import { expect, test, type Page } from "@playwright/test";
 import { readEnv } from "../server/env";
 import { createServices, type Services } from "../server/services";
 import { createShoppers, type SeededShopper } from "../server/seed";
+import { FORGED_PURCHASE_TOKEN } from "../server/testing/tokens";
 import { E2E_ADMIN, e2eAppEnv, e2eBaseUrl } from "./e2e-env";
 import { signUpNewShopper, snap } from "./shop";
 
@@ -149,7 +150,7 @@ test("an admin creates and warms a sale, watches a load on the live dashboard, a
   const load = (async () => {
     const answers: string[] = [];
     for (const [i, shopper] of shoppers.entries()) {
-      if (i < FORGED) expect((await call("seckill.purchase", shopper.token, { saleId, token: "forged-token-012345678" })).status).toBe("INVALID_TOKEN");
+      if (i < FORGED) expect((await call("seckill.purchase", shopper.token, { saleId, token: FORGED_PURCHASE_TOKEN })).status).toBe("INVALID_TOKEN");
       answers.push(await buyOverHttp(shopper, saleId));
       await new Promise((r) => setTimeout(r, 150));
     }

@@ -76,7 +76,7 @@ describe("startBalancer (npm start's stand-in for nginx)", () => {
 
   it("passes method, path, query and body through, and appends the client's address to X-Forwarded-For", async () => {
     const base = await balancer({ web: [await upstream("web")], seckill: [await upstream("seckill")] });
-    const body = JSON.stringify({ json: { saleId: 7, token: "A".repeat(22) } });
+    const body = JSON.stringify({ json: { saleId: 7, token: "any-token" } });
     expect(await request(base, "/api/seckill/seckill.purchase?x=1", { method: "POST", body })).toEqual({
       upstream: "seckill",
       method: "POST",

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestEnvironment, readMetric, startWeb, waitFor, type TestEnvironment } from "../testing/harness";
 import { createSale, createShoppers } from "../seed";
 import { warmUpSale } from "../seckill/warmup";
+import { FORGED_PURCHASE_TOKEN } from "../testing/tokens";
+import { PURCHASE_PATH } from "../trpc/endpoints";
 
 /**
  * The gateway as a client meets it: real `next start` instances over HTTP, sharing one Redis and
@@ -50,9 +52,9 @@ describe("sold-out broadcast between web instances", () => {
 
       // B heard the broadcast: its answers now come from the flag, and its reserve count stays put.
       const reservesBefore = await readMetric(b.url, "seckill_reserve_calls_total");
-      await waitFor(async () => (await post(b.url, "seckill.purchase", { saleId, token: "A".repeat(22) }, shoppers[3]!.token)).body.result?.data.json.status === "SOLD_OUT", 5000, "instance B to know");
+      await waitFor(async () => (await post(b.url, "seckill.purchase", { saleId, token: FORGED_PURCHASE_TOKEN }, shoppers[3]!.token)).body.result?.data.json.status === "SOLD_OUT", 5000, "instance B to know");
       for (let i = 0; i < 50; i++) {
-        expect((await post(b.url, "seckill.purchase", { saleId, token: "A".repeat(22) }, shoppers[3]!.token)).body.result?.data.json.status).toBe("SOLD_OUT");
+        expect((await post(b.url, "seckill.purchase", { saleId, token: FORGED_PURCHASE_TOKEN }, shoppers[3]!.token)).body.result?.data.json.status).toBe("SOLD_OUT");
       }
       expect(await readMetric(b.url, "seckill_reserve_calls_total")).toBe(reservesBefore);
       expect(await readMetric(b.url, "seckill_purchase_answers_total", '{status="SOLD_OUT",source="flag"}')).toBeGreaterThanOrEqual(50);
@@ -79,6 +81,11 @@ describe("per-IP limit at the gateway", () => {
       expect(Number(limited[0]!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
       expect(await limited[0]!.json()).toMatchObject({ error: { code: "TOO_MANY_REQUESTS", message: expect.stringMatching(/Try again in \d+ s/) } });
       expect((await fetch(`${web.url}/api/health`)).status).toBe(200);
+      // The purchase step is let through, more of it than one window allows (its signed token
+      // admits it): every one reaches tRPC, which wants a session.
+      const body = JSON.stringify({ json: { saleId: 1, token: FORGED_PURCHASE_TOKEN } });
+      const purchases = await Promise.all(Array.from({ length: 30 }, () => fetch(`${web.url}${PURCHASE_PATH}`, { method: "POST", headers: { "content-type": "application/json" }, body })));
+      expect(purchases.map((r) => r.status)).toEqual(purchases.map(() => 401));
       expect(await readMetric(web.url, "gateway_rate_limited_total", '{scope="ip"}')).toBe(limited.length);
     } finally {
       await web.stop();

@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Services } from "../services";
 import { AppError } from "../errors";
-import { randomString } from "../random-pool";
 import { tooManyRequests } from "../gateway/rate-limit";
 import { gateRefusalError, PASSED_GATE, type PendingGate } from "../gateway/ip-gate";
 import { newReservationId, parseReservationId, reservationInBucket, stockBucketOf } from "./reservation";
@@ -12,6 +11,7 @@ import { falloverOrder, homeBucket } from "./buckets";
 import { homeKeys, saleBucketCount } from "./sale-buckets";
 import { interpretReserveReply, interpretTokenReply, type PurchaseOutcome, type TokenOutcome } from "./outcome";
 import { broadcastSoldOut } from "./sold-out";
+import { isPurchaseTokenFor, newPurchaseToken } from "./purchase-token";
 
 const BUSY = "We are very busy right now. Please try again in a moment.";
 const BACKLOG_FULL = "Orders are backing up while we catch up. Your purchase was not taken; please try again in a minute.";
@@ -43,13 +43,11 @@ async function failClosed<T>(work: Promise<T>): Promise<T> {
 }
 
 /**
- * Purchases are rationed per shopper. The per-IP gate's verdict (`ipGate`) is awaited here, its
- * Redis call made together with this one: a refusal by either stops the request before anything
- * is spent.
+ * Purchases are rationed per shopper: a token replayed from many addresses is refused here, in
+ * process once the shopper is over the limit, before it costs a reservation script.
  */
-async function limitPerShopper(services: Services, userId: number, ipGate: PendingGate) {
-  const [ipRefusal, verdict] = await Promise.all([ipGate, services.rateLimits.perUser.check(`purchase:${userId}`)]);
-  if (ipRefusal) throw gateRefusalError(ipRefusal);
+async function limitPerShopper(services: Services, userId: number) {
+  const verdict = await services.rateLimits.perUser.check(`purchase:${userId}`);
   if (!verdict.allowed) {
     services.metrics.rateLimited.inc({ scope: "user" });
     throw tooManyRequests(verdict.retryAfterSeconds);
@@ -110,7 +108,7 @@ async function runTokenScript(services: Services, input: { userId: number; saleI
   const buckets = await failClosed(saleBucketCount(services, input.saleId));
   if (buckets === null) return null;
   const home = homeKeys(env.REDIS_NAMESPACE, input.saleId, input.userId, buckets);
-  const fresh = randomString(16, "base64url");
+  const fresh = newPurchaseToken(env.SESSION_SECRET, input);
   return failClosed(redis.seckill(...seckillKeyList(home, input.userId), "token", String(input.userId), fresh, env.PURCHASE_TOKEN_TTL_SECONDS * 1000));
 }
 
@@ -127,16 +125,21 @@ export function soldOutByFlag(services: Services, saleId: number): { status: "SO
   return { status: "SOLD_OUT" };
 }
 
-/** One purchase attempt (below), counted by outcome for the admin dashboard's per-second charts. */
-export async function purchase(
-  services: Services,
-  input: { userId: number; saleId: number; token: string },
-  ipGate = PASSED_GATE,
-): Promise<PurchaseOutcome> {
+/**
+ * One purchase attempt (below), counted by outcome for the admin dashboard's per-second charts.
+ * A token not made for this shopper and sale is refused before anything else but the sold-out
+ * flag: a forged purchase costs neither a rate limit nor Redis (server/seckill/purchase-token.ts).
+ */
+export async function purchase(services: Services, input: { userId: number; saleId: number; token: string }): Promise<PurchaseOutcome> {
   const flagged = soldOutByFlag(services, input.saleId);
   if (flagged) return flagged;
+  if (!isPurchaseTokenFor(services.env.SESSION_SECRET, input, input.token)) {
+    services.metrics.purchaseAnswers.inc({ status: "INVALID_TOKEN", source: "signature" });
+    services.purchaseStats.record(input.saleId, "INVALID_TOKEN");
+    return { status: "INVALID_TOKEN" };
+  }
   try {
-    const outcome = await attemptPurchase(services, input, ipGate);
+    const outcome = await attemptPurchase(services, input);
     services.purchaseStats.record(input.saleId, outcome.status);
     return outcome;
   } catch (error) {
@@ -146,20 +149,16 @@ export async function purchase(
 }
 
 /**
- * One purchase attempt after the sold-out flag: the shopper's rate limit, then ONE Lua round
+ * One purchase attempt after the sold-out flag and the token's MAC: the shopper's rate limit, then ONE Lua round
  * trip on the shopper's home bucket that checks window, eligibility, limit, stock and token and
  * reserves, then the create-order job (peak shaving: MySQL sees the worker's pace, not the
  * crowd's). In a sale of several buckets an empty home bucket holds the shopper instead, and the
  * unit is sought in the other buckets (`reserveElsewhere`).
  */
-async function attemptPurchase(
-  services: Services,
-  input: { userId: number; saleId: number; token: string },
-  ipGate: PendingGate,
-): Promise<PurchaseOutcome> {
+async function attemptPurchase(services: Services, input: { userId: number; saleId: number; token: string }): Promise<PurchaseOutcome> {
   const { redis, env, soldOut, metrics } = services;
   const { userId, saleId } = input;
-  await limitPerShopper(services, userId, ipGate);
+  await limitPerShopper(services, userId);
   const buckets = await bucketsOrRefuse(services, saleId);
   const home = homeBucket(userId, buckets);
 

@@ -3,6 +3,8 @@ import { createTestEnvironment, type TestEnvironment } from "../testing/harness"
 import { createSale, createShoppers, type SeededShopper } from "../seed";
 import { warmUpSale } from "../seckill/warmup";
 import { saleKeys } from "../seckill/keys";
+import { newPurchaseToken } from "../seckill/purchase-token";
+import { FORGED_PURCHASE_TOKEN } from "../testing/tokens";
 import { signSession } from "../gateway/session";
 import { handleTrpcRequest } from "./http";
 
@@ -50,16 +52,17 @@ async function nothingWritten() {
   expect(await queues.createOrder.count()).toBe(0);
 }
 
-const WELL_FORMED_TOKEN = "A".repeat(22);
+/** A genuine token for alice (a forged one is refused as INVALID_TOKEN before the sale is looked up). */
+const aliceTokenFor = (id: number) => newPurchaseToken(t.env.SESSION_SECRET, { saleId: id, userId: alice.id });
 
 describe("seckill.token and seckill.purchase refuse bad input", () => {
   it.each(["seckill.token", "seckill.purchase"])("%s: unknown sale → 404 NOT_FOUND", async (path) => {
-    const r = await call(path, { saleId: 999_999, token: WELL_FORMED_TOKEN }, alice.token);
+    const r = await call(path, { saleId: 999_999, token: aliceTokenFor(999_999) }, alice.token);
     expect(r).toMatchObject({ status: 404, error: { message: "Sale 999999 does not exist.", data: { code: "NOT_FOUND" } } });
   });
 
   it.each(["seckill.token", "seckill.purchase"])("%s: a sale that is not warmed up → 412 with a try-again message", async (path) => {
-    const r = await call(path, { saleId: coldSaleId, token: WELL_FORMED_TOKEN }, alice.token);
+    const r = await call(path, { saleId: coldSaleId, token: aliceTokenFor(coldSaleId) }, alice.token);
     expect(r.status).toBe(412);
     expect(r.error?.message).toMatch(/not open for purchases yet/);
   });
@@ -78,21 +81,21 @@ describe("seckill.token and seckill.purchase refuse bad input", () => {
   });
 
   it("no credential → 401 UNAUTHORIZED", async () => {
-    const r = await call("seckill.purchase", { saleId, token: WELL_FORMED_TOKEN });
+    const r = await call("seckill.purchase", { saleId, token: FORGED_PURCHASE_TOKEN });
     expect(r).toMatchObject({ status: 401, error: { message: "Sign in to continue.", data: { code: "UNAUTHORIZED" } } });
   });
 
   it("a token signed with another key → 401", async () => {
     const forged = await signSession({ id: alice.id, role: "ADMIN" }, "attacker-secret-that-is-long-enough-xxxxx", 3600);
-    expect((await call("seckill.purchase", { saleId, token: WELL_FORMED_TOKEN }, forged)).status).toBe(401);
+    expect((await call("seckill.purchase", { saleId, token: FORGED_PURCHASE_TOKEN }, forged)).status).toBe(401);
   });
 
   it("a tampered token → 401", async () => {
     const [h, p, s] = alice.token.split(".");
     const payload = JSON.parse(Buffer.from(p!, "base64url").toString()) as Record<string, unknown>;
     const tampered = Buffer.from(JSON.stringify({ ...payload, sub: String(bob.id) })).toString("base64url");
-    expect((await call("seckill.purchase", { saleId, token: WELL_FORMED_TOKEN }, `${h}.${tampered}.${s}`)).status).toBe(401);
-    expect((await call("seckill.purchase", { saleId, token: WELL_FORMED_TOKEN }, "garbage")).status).toBe(401);
+    expect((await call("seckill.purchase", { saleId, token: FORGED_PURCHASE_TOKEN }, `${h}.${tampered}.${s}`)).status).toBe(401);
+    expect((await call("seckill.purchase", { saleId, token: FORGED_PURCHASE_TOKEN }, "garbage")).status).toBe(401);
   });
 
   it("left nothing behind", nothingWritten);

@@ -5,14 +5,14 @@ import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import type { Logger } from "pino";
 import type { Services } from "../services";
 import type { HeaderReader } from "../gateway/session";
-import { gateByIp, type PendingGate } from "../gateway/ip-gate";
+import { gateByIp, PASSED_GATE, type PendingGate } from "../gateway/ip-gate";
 import { checkHealth } from "../health";
 import { renderMetrics } from "../admin/sale-gauges";
 import { soldOutByFlag } from "../seckill/purchase";
 import { appRouter } from "./root";
 import { createContext } from "./init";
 import { createLogger } from "../logger";
-import { SECKILL_ENDPOINT, SECKILL_PROCEDURES, TRPC_ENDPOINT } from "./endpoints";
+import { PURCHASE_PATH, SECKILL_ENDPOINT, SECKILL_PROCEDURES, TRPC_ENDPOINT } from "./endpoints";
 
 // Created on first use: Next evaluates route modules at build time, before the env is complete.
 let log: Logger | undefined;
@@ -150,9 +150,10 @@ function saleIdOf(input: unknown): number | null {
  * The lean seckill service: the purchase path's procedures of the same tRPC router on a bare Node
  * `http` server, without Next.js's per-request machinery (routing, rendering, middleware), for
  * the calls a crowd makes all at once. In order: a sold-out sale is answered from the in-process
- * flag before anything else (the crowd after a sell-out costs no Redis, no JWT check); then the
- * gateway's per-IP limit, as Next's proxy.ts does for the storefront, sent to Redis together with
- * the procedure's per-shopper limit; then the rest of the procedure. Also
+ * flag before anything else (the crowd after a sell-out costs no Redis, no JWT check); then, for
+ * the token step, the gateway's per-IP limit, as Next's proxy.ts does for the storefront, sent to
+ * Redis together with the token script (the purchase step proves itself with its token instead:
+ * PURCHASE_PATH); then the rest of the procedure. Also
  * answers /api/health and /api/metrics, so it is watched like a web instance.
  */
 export function createSeckillServer(services: Services): http.Server {
@@ -184,8 +185,9 @@ export function createSeckillServer(services: Services): http.Server {
       }
       // Like Next.js, count the connecting peer as the last X-Forwarded-For hop.
       const forwardedFor = [req.headers["x-forwarded-for"], req.socket.remoteAddress].filter(Boolean).join(", ");
-      // Not awaited: the procedure runs meanwhile, and its own limit goes to Redis with the gate's.
-      return answerMutation(services, req, res, path, parsed, gateByIp(services, forwardedFor));
+      // Not awaited: the procedure runs meanwhile, and its token script goes to Redis with the gate's.
+      const ipGate = pathname === PURCHASE_PATH ? PASSED_GATE : gateByIp(services, forwardedFor);
+      return answerMutation(services, req, res, path, parsed, ipGate);
     })().catch((error: unknown) => {
       logServerFaults({ error: getTRPCErrorFromUnknown(error), path, type: "mutation" });
       if (!res.headersSent) sendJson(res, 500, { error: { message: "Something went wrong on our side.", code: "INTERNAL_SERVER_ERROR" } });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { RESERVATION_ID_PATTERN } from "../seckill/reservation";
+import { PURCHASE_TOKEN_PATTERN } from "../seckill/purchase-token";
 
 /** Input shapes shared by several procedures. */
 export const saleIdInput = z.object({
@@ -7,7 +8,7 @@ export const saleIdInput = z.object({
 });
 
 export const purchaseInput = saleIdInput.extend({
-  token: z.string({ error: "token is required: get one from seckill.token once the sale starts" }).regex(/^[A-Za-z0-9_-]{22}$/, "token is malformed"),
+  token: z.string({ error: "token is required: get one from seckill.token once the sale starts" }).regex(PURCHASE_TOKEN_PATTERN, "token is malformed"),
 });
 
 export const reservationIdInput = z.object({

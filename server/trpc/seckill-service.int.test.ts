@@ -18,6 +18,8 @@ import {
 import { createShoppers, type SeededShopper } from "../seed";
 import { warmUpSale } from "../seckill/warmup";
 import { saleKeys } from "../seckill/keys";
+import { PURCHASE_TOKEN_PATTERN } from "../seckill/purchase-token";
+import { FORGED_PURCHASE_TOKEN } from "../testing/tokens";
 import { invariantViolations, readSaleLedger } from "../seckill/invariants";
 import { createSeckillServer } from "./http";
 import type { AppRouter } from "./root";
@@ -138,7 +140,7 @@ describe("the seckill service process (npm run seckill)", () => {
     const issued = await mutate(service.url, "seckill.token", { saleId }, shopper!.token);
     expect(issued.status).toBe(200);
     expect(issued.headers.get("content-type")).toContain("application/json");
-    expect(issued.body.result?.data.json).toEqual({ status: "ISSUED", token: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/), expiresInMs: expect.any(Number) });
+    expect(issued.body.result?.data.json).toEqual({ status: "ISSUED", token: expect.stringMatching(PURCHASE_TOKEN_PATTERN), expiresInMs: expect.any(Number) });
 
     const bought = await mutate(service.url, "seckill.purchase", { saleId, token: issued.body.result!.data.json.token }, shopper!.token);
     expect(bought.status).toBe(200);
@@ -163,7 +165,7 @@ describe("the seckill service process (npm run seckill)", () => {
 
     const issued = await client(shopper!.token).seckill.token.mutate({ saleId });
     if (issued.status !== "ISSUED") throw new Error(`expected a token, got ${issued.status}`);
-    expect(await client(shopper!.token).seckill.purchase.mutate({ saleId, token: "A".repeat(22) })).toEqual({ status: "INVALID_TOKEN" });
+    expect(await client(shopper!.token).seckill.purchase.mutate({ saleId, token: FORGED_PURCHASE_TOKEN })).toEqual({ status: "INVALID_TOKEN" });
     expect(await client(shopper!.token).seckill.purchase.mutate({ saleId, token: issued.token })).toMatchObject({ status: "QUEUED" });
 
     const refusal = await client().seckill.token.mutate({ saleId }).catch((error: unknown) => error);
@@ -184,7 +186,7 @@ describe("the seckill service process (npm run seckill)", () => {
       await mutate(service.url, "seckill.token", { saleId }),
       // No purchase token either: the sell-out is the answer, whatever else the request lacks.
       await mutate(service.url, "seckill.purchase", { saleId }),
-      await mutate(service.url, "seckill.purchase", { saleId, token: "A".repeat(22) }),
+      await mutate(service.url, "seckill.purchase", { saleId, token: FORGED_PURCHASE_TOKEN }),
     ];
     for (const answer of anonymous) expect({ status: answer.status, json: answer.body.result?.data.json }).toEqual({ status: 200, json: { status: "SOLD_OUT" } });
     // Sized, not chunked: the crowd's commonest answer in one write.
@@ -242,7 +244,7 @@ describe("the service's error contract (tRPC's wire format)", () => {
 
   it("no session → 401 UNAUTHORIZED, for both procedures", async () => {
     for (const procedure of ["seckill.token", "seckill.purchase"]) {
-      const answer = await mutate(url, procedure, { saleId, token: "A".repeat(22) });
+      const answer = await mutate(url, procedure, { saleId, token: FORGED_PURCHASE_TOKEN });
       expect(answer.status).toBe(401);
       expect(answer.body.error?.json).toMatchObject({ message: "Sign in to continue.", data: { code: "UNAUTHORIZED", httpStatus: 401 } });
     }
@@ -268,7 +270,7 @@ describe("the service's error contract (tRPC's wire format)", () => {
   });
 
   it("a body over 16 KB → 413 PAYLOAD_TOO_LARGE", async () => {
-    const answer = await send(url, "/api/seckill/seckill.purchase", { input: { saleId, token: "A".repeat(22), padding: "x".repeat(17 * 1024) }, bearer: shopper.token });
+    const answer = await send(url, "/api/seckill/seckill.purchase", { input: { saleId, token: FORGED_PURCHASE_TOKEN, padding: "x".repeat(17 * 1024) }, bearer: shopper.token });
     expect(answer.status).toBe(413);
     expect(answer.body.error?.json).toMatchObject({ data: { code: "PAYLOAD_TOO_LARGE", httpStatus: 413 } });
   });
@@ -299,7 +301,7 @@ describe("the service's error contract (tRPC's wire format)", () => {
 });
 
 describe("rate limits in front of the procedures", () => {
-  it("per IP (the address left of the trusted hop): 429 with Retry-After; another address and a sold-out sale still answered", async () => {
+  it("per IP (the address left of the trusted hop): 429 with Retry-After; another address, a sold-out sale and the purchase step still answered", async () => {
     const PER_SECOND = 5;
     const { url } = await serveInProcess({ RATE_LIMIT_PER_IP: String(PER_SECOND), TRUSTED_PROXY_HOPS: "1", SOLD_OUT_FLAG_TTL_MS: "600000" });
     const saleId = await openSale(5);
@@ -331,6 +333,18 @@ describe("rate limits in front of the procedures", () => {
     // has moved on meanwhile cannot let it all through) meets 429 again.
     const again = await Promise.all(Array.from({ length: 2 * PER_SECOND + 1 }, () => mutate(url, "seckill.token", { saleId }, undefined, crowdedAddress)));
     expect(again.some((a) => a.status === 429)).toBe(true);
+
+    // The purchase step is not counted per address: a genuine token, issued behind the gate (here
+    // to another address), admits it; a forged one is refused in process, before any limit or Redis.
+    const issued = await mutate(url, "seckill.token", { saleId }, buyer!.token, "203.0.113.9, 198.51.100.3");
+    const [limitedBefore, reservesBefore] = [await readMetric(url, "gateway_rate_limited_total", '{scope="ip"}'), await readMetric(url, "seckill_reserve_calls_total")];
+    const forged = await mutate(url, "seckill.purchase", { saleId, token: FORGED_PURCHASE_TOKEN }, buyer!.token, crowdedAddress);
+    expect(statusOf(forged)).toBe("INVALID_TOKEN");
+    expect(await readMetric(url, "seckill_reserve_calls_total")).toBe(reservesBefore);
+    expect(await readMetric(url, "seckill_purchase_answers_total", '{status="INVALID_TOKEN",source="signature"}')).toBe(1);
+    const bought = await mutate(url, "seckill.purchase", { saleId, token: issued.body.result!.data.json.token }, buyer!.token, crowdedAddress);
+    expect(statusOf(bought)).toBe("QUEUED");
+    expect(await readMetric(url, "gateway_rate_limited_total", '{scope="ip"}')).toBe(limitedBefore);
   });
 
   it("per shopper, on the purchase: 429 TOO_MANY_REQUESTS with Retry-After in tRPC's shape; other shoppers unaffected", async () => {

@@ -9,7 +9,7 @@ export const seckillRouter = createTRPCRouter({
 
   purchase: shopperProcedure
     .input(purchaseInput)
-    .mutation(({ ctx, input }) => purchase(ctx.services, { userId: ctx.session.userId, ...input }, ctx.ipGate)),
+    .mutation(({ ctx, input }) => purchase(ctx.services, { userId: ctx.session.userId, ...input })),
 
   result: shopperProcedure
     .input(reservationIdInput)
