@@ -48,7 +48,7 @@ const callerFor = async (token: string) => createCaller(await createContext(t.se
 const redisStock = async (saleId: number) => Number(await t.services.redis.get(saleKeys(t.env.REDIS_NAMESPACE, saleId).stock));
 
 describe("per-shopper rate limit", () => {
-  it("500 purchase calls in a burst: at most the limit reach the reservation, the rest get 429 with Retry-After", async () => {
+  it("500 purchase calls with one token in a burst: its first use and at most the limit reach the reservation, the rest get 429 with Retry-After", async () => {
     const saleId = await liveSale(10);
     await warmUpSale(t.services, saleId);
     const [shopper] = await createShoppers(t.services, 1, { emailPrefix: "burst" });
@@ -71,7 +71,8 @@ describe("per-shopper rate limit", () => {
     // The limit is per 1-second window: a burst that runs across a window boundary may rightly
     // get the limit in each window it touches (usually one or two).
     const windowsTouched = Math.floor(Date.now() / 1000) - Math.floor(started / 1000) + 1;
-    const allowed = PER_USER * windowsTouched;
+    // Plus the token's first purchase, which goes straight to the reservation (purchase.ts).
+    const allowed = PER_USER * windowsTouched + 1;
     const limited = responses.filter((r) => r.status === 429);
     const reservesAfter = (await t.services.metrics.reserveCalls.get()).values[0]?.value ?? 0;
     expect(reservesAfter - reservesBefore).toBeLessThanOrEqual(allowed);

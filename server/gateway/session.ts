@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
+import { TwoGenerationMap } from "../generations";
 
 /**
  * Session credentials: a signed, expiring JWT (HS256). The same string is the browser's httpOnly
@@ -44,31 +45,17 @@ export async function signSession(
 /**
  * Sessions already verified, by credential: a shopper's token and purchase requests carry the same
  * bearer milliseconds apart, and verifying was ~7 % of the seckill service's CPU at peak
- * (bench/README.md, profile notes). Two generations: when the current one is full it becomes the
- * previous one and the older generation is dropped whole, so a crowd of new shoppers costs no
- * per-entry eviction (dropping the oldest entry of one Map, one by one, was ~5 % of the service's
- * CPU: profile note 15). An entry serves only the secret it was verified with, and only until its
- * session expires.
+ * (bench/README.md, profile notes). An entry serves only the secret it was verified with, and
+ * only until its session expires.
  */
-const GENERATION_SIZE = 5_000;
-type Verified = { secret: string; session: Readonly<Session> };
-let recent = new Map<string, Verified>();
-let older = new Map<string, Verified>();
-
-function remember(token: string, verified: Verified) {
-  if (recent.size >= GENERATION_SIZE) {
-    older = recent;
-    recent = new Map();
-  }
-  recent.set(token, verified);
-}
+const verified = new TwoGenerationMap<string, { secret: string; session: Readonly<Session> }>(5_000);
 
 /** The session a credential proves, or null for anything forged, expired or malformed. */
 export async function verifySession(token: string, secret: string): Promise<Session | null> {
-  const known = recent.get(token) ?? older.get(token);
+  const known = verified.get(token);
   if (known && known.secret === secret && known.session.expiresAt.getTime() > Date.now()) return known.session;
   const session = verifyCredential(token, secret);
-  if (session) remember(token, { secret, session });
+  if (session) verified.set(token, { secret, session });
   return session;
 }
 

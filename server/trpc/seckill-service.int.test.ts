@@ -372,6 +372,21 @@ describe("rate limits in front of the procedures", () => {
     expect(statusOf(await buy(url, saleId, calm))).toBe("QUEUED");
   });
 
+  it("per shopper: a token's first purchase at a process is not counted; a token presented again is", async () => {
+    const { url } = await serveInProcess({ RATE_LIMIT_PER_USER: "1" });
+    const saleId = await openSale(10);
+    const [shopper] = (await createShoppers(t.services, 1, { emailPrefix: "replay" })) as [SeededShopper];
+    const token = (await mutate(url, "seckill.token", { saleId }, shopper.token)).body.result!.data.json.token;
+    const limitedBefore = await readMetric(url, "gateway_rate_limited_total", '{scope="user"}');
+
+    expect(statusOf(await mutate(url, "seckill.purchase", { saleId, token }, shopper.token))).toBe("QUEUED");
+    // The first replay is the first the limit counts (1 a second): let through to the script,
+    // which refuses it (the shopper holds the unit).
+    expect(statusOf(await mutate(url, "seckill.purchase", { saleId, token }, shopper.token))).toBe("ALREADY_PURCHASED");
+    expect(statusOf(await mutate(url, "seckill.purchase", { saleId, token }, shopper.token))).toBe("HTTP 429 TOO_MANY_REQUESTS");
+    expect(await readMetric(url, "gateway_rate_limited_total", '{scope="user"}')).toBe(limitedBefore + 1);
+  });
+
   it("a catalog page asking one token per live sale, more sales than the limit, gets every token", async () => {
     const PER_SECOND = 2;
     const { url } = await serveInProcess({ RATE_LIMIT_PER_USER: String(PER_SECOND) });

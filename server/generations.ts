@@ -1,0 +1,25 @@
+/**
+ * A bounded in-process memory that forgets in bulk: when the current generation is full it
+ * becomes the previous one and the older generation is dropped whole. A crowd of new keys then
+ * costs no per-entry eviction (dropping the oldest entry of one Map, one by one, was ~5 % of the
+ * seckill service's CPU: bench/README.md, profile note 15). Holds between one and two
+ * generations of the most recent keys.
+ */
+export class TwoGenerationMap<K, V> {
+  private recent = new Map<K, V>();
+  private older = new Map<K, V>();
+
+  constructor(private readonly generationSize: number) {}
+
+  get(key: K): V | undefined {
+    return this.recent.get(key) ?? this.older.get(key);
+  }
+
+  set(key: K, value: V): void {
+    if (this.recent.size >= this.generationSize) {
+      this.older = this.recent;
+      this.recent = new Map();
+    }
+    this.recent.set(key, value);
+  }
+}
