@@ -166,9 +166,10 @@ export async function purchase(services: Services, input: { userId: number; sale
 /**
  * One purchase attempt after the sold-out flag and the token's MAC: the shopper's rate limit for a
  * token seen before, then ONE Lua round trip on the shopper's home bucket that checks window,
- * eligibility, limit, stock and token and reserves, then the create-order job (peak shaving: MySQL sees the worker's pace, not the
- * crowd's). In a sale of several buckets an empty home bucket holds the shopper instead, and the
- * unit is sought in the other buckets (`reserveElsewhere`).
+ * eligibility, limit, stock and token and reserves, then the create-order job (peak shaving:
+ * MySQL sees the worker's pace, not the crowd's). In a sale of several buckets an empty home
+ * bucket holds the shopper instead, and the unit is sought in the other buckets
+ * (`reserveElsewhere`).
  */
 async function attemptPurchase(services: Services, input: { userId: number; saleId: number; token: string }): Promise<PurchaseOutcome> {
   const { redis, env, soldOut, metrics } = services;

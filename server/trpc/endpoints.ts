@@ -16,7 +16,8 @@ export const SECKILL_PROCEDURES: ReadonlySet<string> = new Set(["seckill.token",
 /**
  * The purchase step's address, which the per-IP gate lets through (both front doors: proxy.ts and
  * the seckill service): its token was issued by seckill.token behind the gate and proves itself
- * in-process (server/seckill/purchase-token.ts), and the purchase has its per-shopper limit, so a
- * second per-IP check would cost every purchase one more Redis script and guard nothing new.
+ * in-process (server/seckill/purchase-token.ts), and a token presented again meets the
+ * per-shopper limit, so a second per-IP check would cost every purchase one more Redis script
+ * and guard nothing new.
  */
 export const PURCHASE_PATH = `${SECKILL_ENDPOINT}/seckill.purchase`;
