@@ -1,16 +1,14 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { getServices } from "@/server/services";
-import { gateByIp } from "@/server/gateway/ip-gate";
-import { PURCHASE_PATH } from "@/server/trpc/endpoints";
+import { gateFor } from "@/server/gateway/ip-gate";
 
 /**
  * The gateway (Next 16's proxy, on the Node.js runtime): a per-IP rate limit in front of every
- * API call and page but the purchase step (PURCHASE_PATH), before any application code runs.
+ * API call and page but the purchase step (gateFor), before any application code runs.
  * Health and metrics stay reachable.
  */
 export async function proxy(request: NextRequest) {
-  if (request.nextUrl.pathname === PURCHASE_PATH) return NextResponse.next();
-  const refusal = await gateByIp(await getServices(), request.headers.get("x-forwarded-for"));
+  const refusal = await gateFor(await getServices(), request.nextUrl.pathname, request.headers.get("x-forwarded-for"));
   if (!refusal) return NextResponse.next();
   return NextResponse.json(refusal.body, { status: refusal.status, headers: { "retry-after": String(refusal.retryAfterSeconds) } });
 }

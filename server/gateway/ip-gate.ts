@@ -1,6 +1,7 @@
 import type { Services } from "../services";
 import { AppError } from "../errors";
 import { clientIp } from "./client-ip";
+import { PURCHASE_PATH } from "../trpc/endpoints";
 
 /** A refusal at the gate: the HTTP answer to send instead of running the request. */
 export interface GateRefusal {
@@ -25,12 +26,23 @@ export function gateRefusalError(refusal: GateRefusal): AppError {
 }
 
 /**
+ * The gate for a request to `pathname`, as every front door (Next's proxy.ts, the seckill service)
+ * asks it. The purchase step passes: its token was issued by seckill.token behind this gate and
+ * proves itself in process (server/seckill/purchase-token.ts), and a token presented again meets
+ * the per-shopper limit, so a per-IP check there would cost every purchase one more Redis script
+ * and guard nothing new.
+ */
+export function gateFor(services: Services, pathname: string, forwardedFor: string | null): PendingGate {
+  return pathname === PURCHASE_PATH ? PASSED_GATE : gateByIp(services, forwardedFor);
+}
+
+/**
  * The gateway's per-IP rate limit, shared by every front door (Next's proxy.ts and the standalone
  * seckill service): null lets the request through. Fails closed: without Redis no one can be
  * counted, so no one is let through. `forwardedFor` must end with the connecting peer's address,
  * as Next.js appends it (see client-ip.ts).
  */
-export async function gateByIp(services: Services, forwardedFor: string | null): Promise<GateRefusal | null> {
+async function gateByIp(services: Services, forwardedFor: string | null): Promise<GateRefusal | null> {
   if (!services.rateLimits.perIp.enabled) return null;
   const ip = clientIp(forwardedFor, services.env.TRUSTED_PROXY_HOPS);
   try {

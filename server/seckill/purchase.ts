@@ -63,6 +63,7 @@ async function limitPerShopper(services: Services, userId: number) {
 /** Genuine purchase tokens this process has sent on (forged ones never get in), for limitPerShopper. */
 const tokensSeen = new TwoGenerationMap<string, true>(50_000);
 
+/** Whether this process has sent the token on before; it is remembered from now on either way. */
 function seenBefore(token: string): boolean {
   if (tokensSeen.get(token)) return true;
   tokensSeen.set(token, true);
@@ -134,10 +135,19 @@ async function runTokenScript(services: Services, input: { userId: number; saleI
  * than any check in front of it.
  */
 export function soldOutByFlag(services: Services, saleId: number): { status: "SOLD_OUT" } | null {
-  if (!services.soldOut.isSoldOut(saleId)) return null;
-  services.metrics.purchaseAnswers.inc({ status: "SOLD_OUT", source: "flag" });
-  services.purchaseStats.record(saleId, "SOLD_OUT");
-  return { status: "SOLD_OUT" };
+  return services.soldOut.isSoldOut(saleId) ? answeredInProcess(services, saleId, "SOLD_OUT", "flag") : null;
+}
+
+/** An answer given before any Redis call, counted like every purchase answer. */
+function answeredInProcess<S extends "SOLD_OUT" | "INVALID_TOKEN">(
+  services: Services,
+  saleId: number,
+  status: S,
+  source: "flag" | "signature",
+): { status: S } {
+  services.metrics.purchaseAnswers.inc({ status, source });
+  services.purchaseStats.record(saleId, status);
+  return { status };
 }
 
 /**
@@ -149,9 +159,7 @@ export async function purchase(services: Services, input: { userId: number; sale
   const flagged = soldOutByFlag(services, input.saleId);
   if (flagged) return flagged;
   if (!isPurchaseTokenFor(services.env.SESSION_SECRET, input, input.token)) {
-    services.metrics.purchaseAnswers.inc({ status: "INVALID_TOKEN", source: "signature" });
-    services.purchaseStats.record(input.saleId, "INVALID_TOKEN");
-    return { status: "INVALID_TOKEN" };
+    return answeredInProcess(services, input.saleId, "INVALID_TOKEN", "signature");
   }
   try {
     const outcome = await attemptPurchase(services, input);

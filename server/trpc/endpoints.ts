@@ -13,11 +13,5 @@ export const SECKILL_ENDPOINT = "/api/seckill";
 /** The procedures a crowd calls at the opening second, sent to SECKILL_ENDPOINT. */
 export const SECKILL_PROCEDURES: ReadonlySet<string> = new Set(["seckill.token", "seckill.purchase"]);
 
-/**
- * The purchase step's address, which the per-IP gate lets through (both front doors: proxy.ts and
- * the seckill service): its token was issued by seckill.token behind the gate and proves itself
- * in-process (server/seckill/purchase-token.ts), and a token presented again meets the
- * per-shopper limit, so a second per-IP check would cost every purchase one more Redis script
- * and guard nothing new.
- */
+/** The purchase step's address, which the per-IP gate lets through (server/gateway/ip-gate.ts, gateFor). */
 export const PURCHASE_PATH = `${SECKILL_ENDPOINT}/seckill.purchase`;

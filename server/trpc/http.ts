@@ -5,14 +5,14 @@ import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import type { Logger } from "pino";
 import type { Services } from "../services";
 import type { HeaderReader } from "../gateway/session";
-import { gateByIp, PASSED_GATE, type PendingGate } from "../gateway/ip-gate";
+import { gateFor, type PendingGate } from "../gateway/ip-gate";
 import { checkHealth } from "../health";
 import { renderMetrics } from "../admin/sale-gauges";
 import { soldOutByFlag } from "../seckill/purchase";
 import { appRouter } from "./root";
 import { createContext } from "./init";
 import { createLogger } from "../logger";
-import { PURCHASE_PATH, SECKILL_ENDPOINT, SECKILL_PROCEDURES, TRPC_ENDPOINT } from "./endpoints";
+import { SECKILL_ENDPOINT, SECKILL_PROCEDURES, TRPC_ENDPOINT } from "./endpoints";
 
 // Created on first use: Next evaluates route modules at build time, before the env is complete.
 let log: Logger | undefined;
@@ -153,7 +153,7 @@ function saleIdOf(input: unknown): number | null {
  * flag before anything else (the crowd after a sell-out costs no Redis, no JWT check); then, for
  * the token step, the gateway's per-IP limit, as Next's proxy.ts does for the storefront, sent to
  * Redis together with the token script (the purchase step proves itself with its token instead:
- * PURCHASE_PATH); then the rest of the procedure. Also
+ * gateFor); then the rest of the procedure. Also
  * answers /api/health and /api/metrics, so it is watched like a web instance.
  */
 export function createSeckillServer(services: Services): http.Server {
@@ -186,8 +186,7 @@ export function createSeckillServer(services: Services): http.Server {
       // Like Next.js, count the connecting peer as the last X-Forwarded-For hop.
       const forwardedFor = [req.headers["x-forwarded-for"], req.socket.remoteAddress].filter(Boolean).join(", ");
       // Not awaited: the procedure runs meanwhile, and its token script goes to Redis with the gate's.
-      const ipGate = pathname === PURCHASE_PATH ? PASSED_GATE : gateByIp(services, forwardedFor);
-      return answerMutation(services, req, res, path, parsed, ipGate);
+      return answerMutation(services, req, res, path, parsed, gateFor(services, pathname, forwardedFor));
     })().catch((error: unknown) => {
       logServerFaults({ error: getTRPCErrorFromUnknown(error), path, type: "mutation" });
       if (!res.headersSent) sendJson(res, 500, { error: { message: "Something went wrong on our side.", code: "INTERNAL_SERVER_ERROR" } });
