@@ -69,14 +69,13 @@ function scriptPath(file: string): string {
 export function connectRedis(target: RedisTarget, options: RedisOptions = {}): RedisConnection {
   if (typeof target === "string") return new Redis(target, options);
   if (target.REDIS_CLUSTER_NODES.length === 0) return new Redis(target.REDIS_URL, options);
-  // These two belong to the Cluster client itself: it connects lazily as a whole, and its
-  // auto-pipelining batches commands per node (ioredis refuses explicit pipelines across nodes).
-  const { enableAutoPipelining, lazyConnect, ...redisOptions } = options;
+  // This one belongs to the Cluster client itself: it connects lazily as a whole.
+  const { lazyConnect, ...redisOptions } = options;
   // While it has no node to send to (all down, reconnecting), a Cluster client queues commands
   // with no limit: commandTimeout and maxRetriesPerRequest act per node. A caller that bounds
   // its retries wants them refused then, as a single Redis does once its retries are spent.
   const enableOfflineQueue = typeof redisOptions.maxRetriesPerRequest !== "number";
-  return new Cluster(target.REDIS_CLUSTER_NODES, { enableAutoPipelining, lazyConnect, enableOfflineQueue, redisOptions });
+  return new Cluster(target.REDIS_CLUSTER_NODES, { lazyConnect, enableOfflineQueue, redisOptions });
 }
 
 /**
@@ -97,9 +96,37 @@ export async function clusterReady(redis: RedisConnection, timeoutMs: number): P
   redis.off("ready", onReady);
 }
 
-/** The command connection: auto-pipelined, with the seckill scripts defined on it. */
+/**
+ * Commands sent during one turn of the event loop leave in one write: the connection's socket is
+ * corked at the first and uncorked once the turn's I/O callbacks have run (setImmediate), the
+ * batching ioredis's auto-pipelining does, without its Pipeline objects. Those kept each batch's
+ * commands alive past a young-generation collection, so V8 promoted ~0.9 KB per command and the
+ * seckill service's scavenges grew from ~1 ms to 5–15 ms between full collections, each a stall
+ * of every request in flight (bench/README.md, profile note 20).
+ */
+export function coalesceWrites(redis: Redis): void {
+  const send = redis.sendCommand.bind(redis);
+  let corked = false;
+  redis.sendCommand = (command, stream) => {
+    // A `stream` is an explicit pipeline's or transaction's, which writes its batch itself.
+    if (!corked && !stream && redis.status === "ready") {
+      const socket = redis.stream;
+      corked = true;
+      socket.cork();
+      setImmediate(() => {
+        corked = false;
+        socket.uncork();
+      });
+    }
+    return send(command, stream);
+  };
+}
+
+/** The command connection: writes coalesced per turn of the event loop, the seckill scripts defined on it. */
 export function createRedis(target: RedisTarget, options: RedisOptions = {}): AppRedis {
-  const redis = connectRedis(target, { enableAutoPipelining: true, ...options }) as AppRedis;
+  const redis = connectRedis(target, options) as AppRedis;
+  if (redis instanceof Cluster) redis.on("+node", coalesceWrites);
+  else coalesceWrites(redis);
   for (const [name, file] of Object.entries(SCRIPTS)) {
     const numberOfKeys = Number(/-(\d+)\.lua$/.exec(file)?.[1]);
     redis.defineCommand(name, { numberOfKeys, lua: readFileSync(scriptPath(file), "utf8") });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
+import { coalesceWrites } from "../clients/redis";
 import { startPrivateRedis, type PrivateRedis } from "../testing/chaos";
 import { ioredisRequester, createUpstashRedis } from "./upstash-redis";
 import { RateLimiter } from "./rate-limit";
@@ -12,7 +13,9 @@ let privateRedis: PrivateRedis;
 let redis: Redis;
 beforeAll(async () => {
   privateRedis = await startPrivateRedis({ appendonly: false });
-  redis = new Redis(privateRedis.url, { enableAutoPipelining: true });
+  // Coalesced writes, as the services' command connection (createRedis) sends.
+  redis = new Redis(privateRedis.url);
+  coalesceWrites(redis);
 });
 afterAll(async () => {
   redis?.disconnect();

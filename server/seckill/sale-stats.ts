@@ -33,7 +33,7 @@ export class PurchaseStats {
 
   /**
    * Writes everything counted so far. Separate commands, not one pipeline: sales live in
-   * different Cluster slots, and auto-pipelining still sends them one round trip per node.
+   * different Cluster slots, and the connection still sends them in one write per node.
    */
   async flush(redis: RedisConnection, namespace: string): Promise<void> {
     if (this.unflushed.size === 0) return;
