@@ -1,14 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Socket } from "node:net";
 import type { Redis } from "ioredis";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { createRedis, type AppRedis } from "./redis";
+import { recordSocketWrites, type SocketWrites } from "../testing/socket-writes";
 
-/**
- * The command connection's coalesced writes, against the machine's Redis. What leaves the socket
- * is counted at the stream's own write methods (`_write`, `_writev`): each call is one write to
- * the kernel.
- */
+/** The command connection's coalesced writes, against the machine's Redis, counted at its socket. */
 const KEY = "test:redis-client:counter";
 /**
  * A script that holds Redis for ARGV[1] ms, so its reply comes back well after the next turn;
@@ -21,22 +17,12 @@ while now() - started < tonumber(ARGV[1]) do end
 return 1`;
 
 let redis: AppRedis;
-let socketWrites = { calls: 0 };
+let writes: SocketWrites;
 
 beforeAll(async () => {
   redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379/0");
   await redis.ping();
-  const socket = (redis as Redis).stream as Socket;
-  const write = socket._write.bind(socket);
-  const writev = socket._writev!.bind(socket);
-  socket._write = (chunk, encoding, done) => {
-    socketWrites.calls++;
-    write(chunk, encoding, done);
-  };
-  socket._writev = (chunks, done) => {
-    socketWrites.calls++;
-    writev(chunks, done);
-  };
+  writes = recordSocketWrites(redis as Redis);
 });
 afterAll(async () => {
   await redis.del(KEY);
@@ -44,14 +30,14 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   await redis.del(KEY);
-  socketWrites = { calls: 0 };
+  writes.clear();
 });
 
 describe("the command connection's writes", () => {
   it("sends the commands of one turn of the event loop in one write, in order", async () => {
     const replies = await Promise.all(Array.from({ length: 20 }, () => redis.incr(KEY)));
     expect(replies).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
-    expect(socketWrites.calls).toBe(1);
+    expect(writes.texts).toHaveLength(1);
   });
 
   it("sends the next turn's commands without waiting for the replies to the last", async () => {
@@ -62,16 +48,16 @@ describe("the command connection's writes", () => {
     await nextTurn();
     // Both batches are on the wire while Redis still runs the first.
     expect(slowAnswered).toBe(false);
-    expect(socketWrites.calls).toBe(2);
+    expect(writes.texts).toHaveLength(2);
     expect(await ping).toBe("PONG");
     await slow;
   });
 
   it("runs a defined script within a coalesced write", async () => {
     await redis.set(KEY, 10);
-    socketWrites = { calls: 0 };
+    writes.clear();
     const [adjusted, counted] = await Promise.all([redis.adjustStock(KEY, 5), redis.incr(KEY)]);
     expect([adjusted, counted]).toEqual([[1, 15], 16]);
-    expect(socketWrites.calls).toBe(1);
+    expect(writes.texts).toHaveLength(1);
   });
 });

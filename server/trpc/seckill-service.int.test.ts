@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
 import superjson from "superjson";
@@ -20,6 +21,7 @@ import { warmUpSale } from "../seckill/warmup";
 import { saleKeys } from "../seckill/keys";
 import { PURCHASE_TOKEN_PATTERN } from "../seckill/purchase-token";
 import { FORGED_PURCHASE_TOKEN } from "../testing/tokens";
+import { recordSocketWrites, scriptCallsPerWrite } from "../testing/socket-writes";
 import { invariantViolations, readSaleLedger } from "../seckill/invariants";
 import { createSeckillServer } from "./http";
 import type { AppRouter } from "./root";
@@ -298,6 +300,23 @@ describe("the service's error contract (tRPC's wire format)", () => {
   });
 
   it("left the sale untouched: no token, no reservation, no order", () => expectUntouched(saleId, STOCK, shopper));
+});
+
+describe("Redis round trips on the purchase path (the command connection, counted at its socket)", () => {
+  it("a token request is one write with the per-IP gate's and the token script; a token's first purchase one write with the reservation script alone", async () => {
+    const { url, services } = await serveInProcess({ RATE_LIMIT_PER_IP: "100" });
+    const saleId = await openSale(5);
+    const [first, shopper] = (await createShoppers(t.services, 2, { emailPrefix: "round-trips" })) as [SeededShopper, SeededShopper];
+    // A first purchase loads the scripts on this connection and caches the sale's bucket count.
+    expect(statusOf(await buy(url, saleId, first))).toBe("QUEUED");
+    const writes = recordSocketWrites(services.redis as Redis);
+
+    const token = (await mutate(url, "seckill.token", { saleId }, shopper.token)).body.result!.data.json.token;
+    expect(scriptCallsPerWrite(writes)).toEqual([2]);
+    writes.clear();
+    expect(statusOf(await mutate(url, "seckill.purchase", { saleId, token }, shopper.token))).toBe("QUEUED");
+    expect(scriptCallsPerWrite(writes)).toEqual([1]);
+  });
 });
 
 describe("rate limits in front of the procedures", () => {
