@@ -107,7 +107,7 @@ export async function issuePurchaseToken(
   const flagged = soldOutByFlag(services, input.saleId);
   if (flagged) return flagged;
   // Only the per-IP gate here, no per-shopper limit: an unspent token is handed out again, so
-  // asking twice gains nothing, and the purchase that spends it is limited per shopper. For the
+  // asking twice gains nothing, and a token presented again meets the per-shopper limit. For the
   // same reason the token script goes to Redis together with the gate's count, one round trip:
   // a refused request's token is never shown, and the next request is handed the same one.
   const [ipRefusal, reply] = await Promise.all([ipGate, runTokenScript(services, input)]);

@@ -18,7 +18,7 @@ export interface Context {
   resHeaders: Headers;
   /** The browser reached us over HTTPS (directly or through a proxy that says so). */
   https: boolean;
-  /** The front door's per-IP verdict, possibly still pending: purchase steps await it with their own limit. */
+  /** The front door's per-IP verdict, possibly still pending: the token step awaits it with its token script. */
   ipGate: PendingGate;
 }
 
