@@ -6,6 +6,8 @@ ENV NEXT_TELEMETRY_DISABLED=1 CHECKPOINT_DISABLE=1
 COPY package.json package-lock.json ./
 COPY prisma ./prisma
 COPY prisma.config.ts ./
+# postinstall applies these (patch-package) before anything imports the patched packages.
+COPY patches ./patches
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build
