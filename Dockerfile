@@ -7,7 +7,7 @@ COPY package.json package-lock.json ./
 COPY prisma ./prisma
 COPY prisma.config.ts ./
 # postinstall applies these (patch-package) before anything imports the patched packages.
-COPY patches ./patches
+COPY server/patches ./server/patches
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build

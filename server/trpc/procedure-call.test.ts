@@ -13,7 +13,7 @@ const call = (rawInput: unknown) =>
 
 afterEach(() => vi.restoreAllMocks());
 
-describe("a procedure call through tRPC (patched: patches/README.md)", () => {
+describe("a procedure call through tRPC (patched: server/patches/README.md)", () => {
   it("copies the call's options at each middleware level with native spreads, not property descriptors", async () => {
     const descriptorCopies = vi.spyOn(Object, "getOwnPropertyDescriptors");
     const data = await call({ saleId: 7 });
