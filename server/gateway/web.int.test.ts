@@ -77,7 +77,8 @@ describe("per-IP limit at the gateway", () => {
       const passed = responses.filter((r) => r.status === 200);
       expect(passed.length).toBeGreaterThan(0);
       expect(passed.length).toBeLessThanOrEqual(allowed);
-      expect(limited.length).toBe(200 - passed.length);
+      // Every answer is one of the two; any other status is listed in the failure.
+      expect(responses.map((r) => r.status).filter((status) => status !== 200 && status !== 429)).toEqual([]);
       expect(Number(limited[0]!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
       expect(await limited[0]!.json()).toMatchObject({ error: { code: "TOO_MANY_REQUESTS", message: expect.stringMatching(/Try again in \d+ s/) } });
       expect((await fetch(`${web.url}/api/health`)).status).toBe(200);
