@@ -14,7 +14,7 @@ const call = (rawInput: unknown) =>
 afterEach(() => vi.restoreAllMocks());
 
 describe("a procedure call through tRPC (patched: server/patches/README.md)", () => {
-  it("copies the call's options at each middleware level with native spreads, not property descriptors", async () => {
+  it("copies the call's options at each middleware level with native spreads, still handing each level the context and input", async () => {
     const descriptorCopies = vi.spyOn(Object, "getOwnPropertyDescriptors");
     const data = await call({ saleId: 7 });
     const copies = descriptorCopies.mock.calls.length; // read before expect(), which copies descriptors itself
@@ -22,8 +22,7 @@ describe("a procedure call through tRPC (patched: server/patches/README.md)", ()
     expect(copies).toBe(0);
   });
 
-  it("still hands each level the context and input the one before it passed on", async () => {
-    await expect(call({ saleId: 8 })).resolves.toEqual({ userId: 3, saleId: 8 });
+  it("still refuses an input its schema rejects", async () => {
     await expect(call({ saleId: -1 })).rejects.toMatchObject({ code: "BAD_REQUEST" });
   });
 });
