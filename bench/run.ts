@@ -9,7 +9,7 @@ import { dropDatabase, deleteRedisNamespace } from "../server/testing/resources"
 import { startSeckillService, startWorker, type ChildHandle } from "../server/testing/harness";
 import { parseOptions } from "./lib/options";
 import { answeredAttempts, answerOf, buildPlan, runCrowd, shopperHeaders, TOKEN_PATH, type Plan } from "./lib/crowd";
-import { runOpenLoopCrowd } from "./lib/open-loop";
+import { OPEN_LOOP_WARMUP, runOpenLoopCrowd } from "./lib/open-loop";
 import { PackedStrings, type Bearers } from "./lib/packed-strings";
 import { collectLoadGeneratorGarbage, measureLoad, PROBE_WARMUP_SECONDS } from "./lib/load";
 import { checkSale, openSale, ordersInMysql, waitForDrain, watchOrders } from "./lib/sale";
@@ -140,7 +140,7 @@ async function pairedWith<A>(start: (() => Promise<RunningBaseline>) | null, our
 }
 
 /** The crowd at a constant arrival rate, over as many connections as the closed-loop crowd. */
-async function openLoopCrowd(urls: string[], saleId: number, plan: Plan, label: string, pace: { attemptsPerSecond: number; seconds: number; warmupSeconds: number; watch?: Record<string, number[]> }) {
+async function openLoopCrowd(urls: string[], saleId: number, plan: Plan, label: string, pace: { attemptsPerSecond: number; seconds: number; warmupSeconds: number; rampSeconds: number; watch?: Record<string, number[]> }) {
   collectLoadGeneratorGarbage();
   const bar = progressBar(label);
   try {
@@ -234,7 +234,7 @@ async function main(): Promise<number> {
     const atEighty = await openLoopCrowd(urls, probeSale.saleId, cycling(PROBE_ATTEMPTS, options.users, probeAttempts), "purchase path, 80 % of peak", {
       attemptsPerSecond: 0.8 * (answeredAttempts(peak) / peak.seconds),
       seconds: options.probeSeconds,
-      warmupSeconds: PROBE_WARMUP_SECONDS,
+      ...OPEN_LOOP_WARMUP,
       watch,
     });
     probeAttempts += atEighty.warmup.attempts + atEighty.attempts;

@@ -1,6 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { Pool } from "undici";
 import { crowdBodies, CrowdTally, slicePlan, PURCHASE_PATH, shopperHeaders, TOKEN_PATH, type CrowdRun, type Plan } from "./crowd";
+import { arrivalSchedule } from "./arrivals";
 import { round } from "./stats";
 import type { Bearers } from "./packed-strings";
 import { ResourceSampler, type ResourceUse } from "./procs";
@@ -11,13 +12,16 @@ import { ResourceSampler, type ResourceUse } from "./procs";
  * from that due time, so time spent waiting for a free connection or behind a slow answer is in
  * it (no coordinated omission). Each attempt is the browser's two steps, as in runCrowd, sent
  * through undici Pools of keep-alive connections; the purchase step is due when the token arrives.
- * A warm-up at the same rate comes first, on the same connections, and is counted apart: the
- * first second of a cold run (connections opening, code not yet optimised on either side) answers
- * tens of times slower than the steady state the probe is after (bench/README.md, profile note 14).
+ * A warm-up on the same connections comes first and is counted apart: the first second of a cold
+ * run (connections opening, code not yet optimised on either side) answers tens of times slower
+ * than the steady state the probe is after (bench/README.md, profile note 14). Its rate ramps up
+ * to the probe's (bench/lib/arrivals.ts).
  */
 
 /** An attempt that starts more than this after its due time shows the load generator fell behind. */
 export const LATE_START_MS = 5;
+/** The warm-up the purchase-path probe gives the open loop: its rate ramps up over the first half. */
+export const OPEN_LOOP_WARMUP = { warmupSeconds: 4, rampSeconds: 2 };
 /** How often due attempts are started (Node's timers fire at best every millisecond). */
 const TICK_MS = 1;
 const TIMEOUT_MS = 30_000;
@@ -34,8 +38,10 @@ export interface OpenLoopOptions {
   attemptsPerSecond: number;
   /** Attempts are due during this many seconds; the run ends when the last is answered. */
   seconds: number;
-  /** Seconds of attempts at the same rate before those, answered but counted apart (`warmup`). */
+  /** Seconds of attempts before those, answered but counted apart (`warmup`). */
   warmupSeconds?: number;
+  /** Over the warm-up's first this many seconds, its rate climbs from zero to attemptsPerSecond. */
+  rampSeconds?: number;
   onProgress?: (progress: { attempts: number; total: number; requests: number; seconds: number; queued: number }) => void;
   /** Processes to watch from the first measured attempt on (the warm-up left out), by name. */
   watch?: Record<string, number[]>;
@@ -49,6 +55,8 @@ export interface OpenLoopRun extends CrowdRun {
   maxStartLagMs: number;
   /** the warm-up's attempts (the first of the plan's), with their answers and reservations */
   warmup: CrowdRun;
+  /** seconds over which the warm-up's rate climbed to attemptsPerSecond */
+  rampSeconds: number;
   /** CPU of the watched processes while the measured attempts ran */
   resources?: ResourceUse;
 }
@@ -85,7 +93,8 @@ interface Phase {
 
 export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLoopRun> {
   const { plan, bearers } = options;
-  const warmupDue = Math.min(plan.shopperOf.length, Math.floor(options.attemptsPerSecond * (options.warmupSeconds ?? 0)));
+  const schedule = arrivalSchedule(options.attemptsPerSecond, options.warmupSeconds ?? 0, options.rampSeconds ?? 0);
+  const warmupDue = Math.min(plan.shopperOf.length, schedule.warmupAttempts);
   const due = Math.min(plan.shopperOf.length - warmupDue, Math.floor(options.attemptsPerSecond * options.seconds));
   // Tallies sized to their attempts, not the plan: their per-attempt arrays are the load generator's heap.
   const warmup: Phase = { tally: new CrowdTally(slicePlan(plan, 0, warmupDue)), errors: 0, timeouts: 0 };
@@ -95,7 +104,6 @@ export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLo
   const pools = options.urls.map(
     (url) => new Pool(url, { connections: perUrl, pipelining: 1, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS }),
   );
-  const intervalMs = 1000 / options.attemptsPerSecond;
   let lateStarts = 0;
   let maxStartLagMs = 0;
   // Set by the first measured attempt, in the timer below; typed here, or TypeScript narrows it to null.
@@ -130,7 +138,7 @@ export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLo
     const tick = setInterval(() => {
       const now = performance.now();
       for (; next < warmupDue + due; next++) {
-        const dueAt = startedAt + next * intervalMs;
+        const dueAt = startedAt + schedule.dueOffsetMs(next);
         if (dueAt > now) return;
         const inWarmup = next < warmupDue;
         const phase = inWarmup ? warmup : measured;
@@ -162,7 +170,8 @@ export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLo
     attemptsPerSecond: round(options.attemptsPerSecond, 1)!,
     lateStarts,
     maxStartLagMs: round(maxStartLagMs, 2)!,
-    warmup: warmup.tally.result({ sent: warmupDue, seconds: (warmupDue * intervalMs) / 1000, errors: warmup.errors, timeouts: warmup.timeouts }),
+    warmup: warmup.tally.result({ sent: warmupDue, seconds: schedule.dueOffsetMs(warmupDue) / 1000, errors: warmup.errors, timeouts: warmup.timeouts }),
+    rampSeconds: options.rampSeconds ?? 0,
     resources,
   };
 }

@@ -94,7 +94,7 @@ export function ratios(report: BenchReport): Ratio[] {
       ratio: eightyP99,
       target: "< 50",
       met: eightyP99 === null ? null : meets(eightyP99, "< 50"),
-      how: "the worse p99 of seckill.token and seckill.purchase with attempts started at a constant 80 % of the peak's attempt rate (open loop, evenly spaced), after a warm-up at that rate that is not counted; each request's latency counts from when it was due (a token request: its attempt's scheduled start; a purchase: its token's arrival), so waiting for a free connection counts",
+      how: "the worse p99 of seckill.token and seckill.purchase with attempts started at a constant 80 % of the peak's attempt rate (open loop, evenly spaced), after a warm-up that is not counted (its rate ramping up to that one); each request's latency counts from when it was due (a token request: its attempt's scheduled start; a purchase: its token's arrival), so waiting for a free connection counts",
     },
   ];
 }
@@ -219,7 +219,7 @@ export function markdown(r: BenchReport): string {
   lines.push(`- **Purchase path at its peak** (a 10,000,000-unit sale that cannot sell out, so every attempt reserves; workers idle, as for the ceiling): ${crowdSummary(r.probes.peak)}; ${fmt(r.probes.peak.queued.length)} reservations.`);
   const eighty = r.probes.atEighty;
   lines.push(
-    `- **Purchase path at 80 % of that peak** (open loop: ${fmt(eighty.attemptsPerSecond)} attempts/s due at even intervals for ${fmt(r.options.probeSeconds)} s after a ${fmt(eighty.warmup.seconds)} s warm-up at the same rate on the same connections (${fmt(eighty.warmup.attempts)} attempts, not counted; their p99 ${fmt(worstP99(eighty.warmup))} ms), whether or not earlier ones were answered, over ${r.options.concurrency} keep-alive connections (undici Pool); latency from each request's due time): ${crowdSummary(eighty)}; late starts (more than ${LATE_START_MS} ms after due): ${fmt(eighty.lateStarts)}, latest ${fmt(eighty.maxStartLagMs)} ms after due.`,
+    `- **Purchase path at 80 % of that peak** (open loop: ${fmt(eighty.attemptsPerSecond)} attempts/s due at even intervals for ${fmt(r.options.probeSeconds)} s after a ${fmt(eighty.warmup.seconds)} s warm-up on the same connections, its rate climbing from zero to that one over the first ${fmt(eighty.rampSeconds)} s (${fmt(eighty.warmup.attempts)} attempts, not counted; their p99 ${fmt(worstP99(eighty.warmup))} ms), whether or not earlier ones were answered, over ${r.options.concurrency} keep-alive connections (undici Pool); latency from each request's due time): ${crowdSummary(eighty)}; late starts (more than ${LATE_START_MS} ms after due): ${fmt(eighty.lateStarts)}, latest ${fmt(eighty.maxStartLagMs)} ms after due.`,
   );
   lines.push(`- **Drain** (the purchase-path probes' ${fmt(r.probes.drain.orders)} reservations (the 80 % probe's warm-up included), queued while the create-order queue was paused, then drained by the run's workers, warm from the headline sale): ${fmt(r.probes.drain.ordersPerSecond)} orders/s, first order → last in ${fmt(r.probes.drain.seconds)} s${r.probes.drain.complete ? "" : " (**incomplete**)"}.`);
   lines.push("");
