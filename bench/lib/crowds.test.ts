@@ -68,6 +68,15 @@ describe("the open-loop crowd", () => {
     expect(shoppersOf(run.queued)).toEqual(Array.from({ length: 20 }, (_, i) => 10 + i));
   });
 
+  it("ramps a warm-up's rate up: a ramp as long as the warm-up holds half its attempts", async () => {
+    const url = await fakeService(0);
+    const run = await runOpenLoopCrowd({ urls: [url], connections: 4, saleId: 7, ...shoppers(50), attemptsPerSecond: 200, seconds: 0.1, warmupSeconds: 0.1, rampSeconds: 0.1 });
+    expect(run.warmup.attempts).toBe(10);
+    expect(run.rampSeconds).toBe(0.1);
+    expect(run.attempts).toBe(20);
+    expect(run.outcomes).toEqual({ QUEUED: 20 });
+  });
+
   it("counts latency from the due time, so waiting for the one busy connection is measured", async () => {
     const url = await fakeService(50);
     // Ten attempts due 10 ms apart on one connection whose token answers take 50 ms each: the
