@@ -75,6 +75,9 @@ describe("the open-loop crowd", () => {
     expect(run.rampSeconds).toBe(0.1);
     expect(run.attempts).toBe(20);
     expect(run.outcomes).toEqual({ QUEUED: 20 });
+    // Second by second, the measured requests only (both steps), the warm-up's left out.
+    const total = (key: "due" | "answered") => run.bySecond.reduce((sum, row) => sum + row[key], 0);
+    expect([total("due"), total("answered")]).toEqual([40, 40]);
   });
 
   it("counts latency from the due time, so waiting for the one busy connection is measured", async () => {

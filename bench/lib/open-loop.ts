@@ -2,7 +2,7 @@ import { performance } from "node:perf_hooks";
 import { Pool } from "undici";
 import { crowdBodies, CrowdTally, slicePlan, PURCHASE_PATH, shopperHeaders, TOKEN_PATH, type CrowdRun, type Plan } from "./crowd";
 import { arrivalSchedule } from "./arrivals";
-import { round } from "./stats";
+import { LatencyBySecond, round, type SecondRow } from "./stats";
 import type { Bearers } from "./packed-strings";
 import { ResourceSampler, type ResourceUse } from "./procs";
 
@@ -59,6 +59,8 @@ export interface OpenLoopRun extends CrowdRun {
   rampSeconds: number;
   /** CPU of the watched processes while the measured attempts ran */
   resources?: ResourceUse;
+  /** the measured requests (both steps) by the second they were due in, from the first measured attempt's due time */
+  bySecond: SecondRow[];
 }
 
 /**
@@ -109,16 +111,24 @@ export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLo
   // Set by the first measured attempt, in the timer below; typed here, or TypeScript narrows it to null.
   let sampler = null as ResourceSampler | null;
 
+  // The measured requests second by second, for the report: a queue that grew all along, or a few bad seconds.
+  const bySecond = new LatencyBySecond();
+  const bySecondIfMeasured = (phase: Phase, dueAt: number) => {
+    if (phase === measured) bySecond.add(dueAt - measuredFrom, performance.now() - dueAt);
+  };
+
   const attempt = async (phase: Phase, slot: number, dueAt: number) => {
     const { tally } = phase;
     const pool = pools[slot % pools.length]!;
     const headers = shopperHeaders(bearers, tally.plan.shopperOf[slot]!);
     try {
       const issued = await send(pool, TOKEN_PATH, headers, bodies.token);
+      bySecondIfMeasured(phase, dueAt);
       const token = tally.tokenAnswered(slot, dueAt, issued.status, issued.body);
       if (token === undefined) return;
       const purchaseDueAt = performance.now();
       const answer = await send(pool, PURCHASE_PATH, headers, bodies.purchase(token));
+      bySecondIfMeasured(phase, purchaseDueAt);
       tally.purchaseAnswered(slot, purchaseDueAt, answer.status, answer.body);
     } catch (error) {
       const code = (error as { code?: string }).code;
@@ -130,6 +140,7 @@ export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLo
   const inFlight: Promise<void>[] = [];
   let next = 0;
   const startedAt = performance.now();
+  const measuredFrom = startedAt + schedule.dueOffsetMs(warmupDue);
   const progress = setInterval(() => {
     const both = (count: (tally: CrowdTally) => number) => count(warmup.tally) + count(measured.tally);
     options.onProgress?.({ attempts: both((t) => t.answered), total: warmupDue + due, requests: both((t) => t.httpRequests), seconds: (performance.now() - startedAt) / 1000, queued: both((t) => t.queued.length) });
@@ -173,5 +184,6 @@ export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLo
     warmup: warmup.tally.result({ sent: warmupDue, seconds: schedule.dueOffsetMs(warmupDue) / 1000, errors: warmup.errors, timeouts: warmup.timeouts }),
     rampSeconds: options.rampSeconds ?? 0,
     resources,
+    bySecond: bySecond.rows(),
   };
 }

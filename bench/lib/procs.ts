@@ -62,6 +62,8 @@ export interface ResourceRow {
 export interface ResourceUse {
   seconds: number;
   rows: ResourceRow[];
+  /** the first component's cores busy in each whole second of the window */
+  firstComponentCoresBySecond: number[];
   /** cores busy on the whole machine, and the part no listed component accounts for */
   machineCores: number;
   otherCores: number;
@@ -82,6 +84,8 @@ export class ResourceSampler {
   private readonly startedAt = performance.now();
   private readonly machineAtStart = machineCpu();
   private readonly selfAtStart = process.cpuUsage();
+  /** the first component's CPU seconds at each sample (one a second), and when it was taken */
+  private readonly firstComponentSamples: { at: number; cpuSeconds: number }[] = [];
 
   constructor(private readonly components: Record<string, number[]>) {
     for (const [component, pids] of Object.entries(components)) this.start.set(component, this.cpu(pids));
@@ -95,6 +99,8 @@ export class ResourceSampler {
   }
 
   private sample() {
+    const first = Object.values(this.components)[0];
+    if (first) this.firstComponentSamples.push({ at: performance.now(), cpuSeconds: this.cpu(first) });
     for (const [component, pids] of Object.entries(this.components)) {
       const rss = pids.reduce((sum, pid) => sum + rssMiB(pid), 0);
       this.peak.set(component, Math.max(this.peak.get(component) ?? 0, rss));
@@ -116,9 +122,11 @@ export class ResourceSampler {
     const machine = machineCpu();
     const machineSeconds = machine.busy - this.machineAtStart.busy;
     const accounted = rows.reduce((sum, row) => sum + row.cpuSeconds, 0);
+    const samples = this.firstComponentSamples;
     return {
       seconds: round(seconds, 2)!,
       rows,
+      firstComponentCoresBySecond: samples.slice(1).map((sample, i) => round((sample.cpuSeconds - samples[i]!.cpuSeconds) / ((sample.at - samples[i]!.at) / 1000), 2)!),
       machineCores: round(machineSeconds / seconds, 2)!,
       otherCores: round(Math.max(0, machineSeconds - accounted) / seconds, 2)!,
     };

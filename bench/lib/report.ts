@@ -139,6 +139,25 @@ function cpuRow(name: string, requestsPerSecond: number, use: ResourceUse | unde
   return `| ${name} | ${server.component} | ${fmt(round(requestsPerSecond, 0))} | ${fmt(server.cores)} | ${fmt(cores("Redis"))} | ${fmt(cores(LOAD_GENERATOR))} | ${fmt(use.machineCores)} | ${fmt(perRequest)} |`;
 }
 
+/** The 80 % probe second by second: whether its p99 came from a queue that grew all along or from a few bad seconds. */
+function eightyBySecond(eighty: OpenLoopRun): string[] {
+  const cores = eighty.resources?.firstComponentCoresBySecond ?? [];
+  const server = eighty.resources?.rows[0]?.component ?? "server";
+  return [
+    "",
+    `  Second by second (requests of both steps by the second they were due in; the ${server}'s cores busy in that second, and its CPU per request answered in it):`,
+    "",
+    `  | second | requests due | answered | p50 (ms) | p99 (ms) | max (ms) | ${server} (cores) | CPU per answered request (µs) |`,
+    "  | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ...eighty.bySecond.map((row) => {
+      const busy = cores[row.second];
+      const perRequest = busy !== undefined && row.answered > 0 ? round((busy * 1e6) / row.answered, 0) : null;
+      return `  | ${row.second + 1} | ${fmt(row.due)} | ${fmt(row.answered)} | ${fmt(row.p50)} | ${fmt(row.p99)} | ${fmt(row.max)} | ${fmt(busy)} | ${fmt(perRequest)} |`;
+    }),
+    "",
+  ];
+}
+
 /** The CPU behind the throughput ratios' two numbers: what bound each server, and its work per request. */
 function comparedCpu(r: BenchReport): string[] {
   const rows = [
@@ -221,6 +240,7 @@ export function markdown(r: BenchReport): string {
   lines.push(
     `- **Purchase path at 80 % of that peak** (open loop: ${fmt(eighty.attemptsPerSecond)} attempts/s due at even intervals for ${fmt(r.options.probeSeconds)} s after a ${fmt(eighty.warmup.seconds)} s warm-up on the same connections, its rate climbing from zero to that one over the first ${fmt(eighty.rampSeconds)} s (${fmt(eighty.warmup.attempts)} attempts, not counted; their p99 ${fmt(worstP99(eighty.warmup))} ms), whether or not earlier ones were answered, over ${r.options.concurrency} keep-alive connections (undici Pool); latency from each request's due time): ${crowdSummary(eighty)}; late starts (more than ${LATE_START_MS} ms after due): ${fmt(eighty.lateStarts)}, latest ${fmt(eighty.maxStartLagMs)} ms after due.`,
   );
+  lines.push(...eightyBySecond(eighty));
   lines.push(`- **Drain** (the purchase-path probes' ${fmt(r.probes.drain.orders)} reservations (the 80 % probe's warm-up included), queued while the create-order queue was paused, then drained by the run's workers, warm from the headline sale): ${fmt(r.probes.drain.ordersPerSecond)} orders/s, first order → last in ${fmt(r.probes.drain.seconds)} s${r.probes.drain.complete ? "" : " (**incomplete**)"}.`);
   lines.push("");
 

@@ -22,3 +22,28 @@ export function latencySummary(values: number[]) {
   };
 }
 export type LatencySummary = ReturnType<typeof latencySummary>;
+
+/**
+ * Latencies grouped by the whole second, counted from a start, in which each request was due; and
+ * answers by the second they arrived in. A probe's p99 over its whole window says how bad its
+ * worst 1 % was; this says whether that was a queue that grew all along or a few bad seconds.
+ */
+export class LatencyBySecond {
+  private readonly latencies: number[][] = [];
+  private readonly answers: number[] = [];
+
+  /** A request due `dueOffsetMs` after the start was answered `latencyMs` later. */
+  add(dueOffsetMs: number, latencyMs: number) {
+    (this.latencies[Math.max(0, Math.floor(dueOffsetMs / 1000))] ??= []).push(latencyMs);
+    const answeredIn = Math.max(0, Math.floor((dueOffsetMs + latencyMs) / 1000));
+    this.answers[answeredIn] = (this.answers[answeredIn] ?? 0) + 1;
+  }
+
+  rows() {
+    return Array.from({ length: Math.max(this.latencies.length, this.answers.length) }, (_, second) => {
+      const { count, p50, p99, max } = latencySummary(this.latencies[second] ?? []);
+      return { second, due: count, answered: this.answers[second] ?? 0, p50, p99, max };
+    });
+  }
+}
+export type SecondRow = ReturnType<LatencyBySecond["rows"]>[number];
