@@ -62,8 +62,8 @@ export interface ResourceRow {
 export interface ResourceUse {
   seconds: number;
   rows: ResourceRow[];
-  /** the first component's cores busy in each whole second of the window */
-  firstComponentCoresBySecond: number[];
+  /** the first component's CPU in each second of the window (the last one may be shorter) */
+  firstComponentBySecond: { seconds: number; cpuSeconds: number }[];
   /** cores busy on the whole machine, and the part no listed component accounts for */
   machineCores: number;
   otherCores: number;
@@ -126,7 +126,7 @@ export class ResourceSampler {
     return {
       seconds: round(seconds, 2)!,
       rows,
-      firstComponentCoresBySecond: samples.slice(1).map((sample, i) => round((sample.cpuSeconds - samples[i]!.cpuSeconds) / ((sample.at - samples[i]!.at) / 1000), 2)!),
+      firstComponentBySecond: samples.slice(1).map((sample, i) => ({ seconds: (sample.at - samples[i]!.at) / 1000, cpuSeconds: sample.cpuSeconds - samples[i]!.cpuSeconds })),
       machineCores: round(machineSeconds / seconds, 2)!,
       otherCores: round(Math.max(0, machineSeconds - accounted) / seconds, 2)!,
     };

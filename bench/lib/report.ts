@@ -141,7 +141,7 @@ function cpuRow(name: string, requestsPerSecond: number, use: ResourceUse | unde
 
 /** The 80 % probe second by second: whether its p99 came from a queue that grew all along or from a few bad seconds. */
 function eightyBySecond(eighty: OpenLoopRun): string[] {
-  const cores = eighty.resources?.firstComponentCoresBySecond ?? [];
+  const cpu = eighty.resources?.firstComponentBySecond ?? [];
   const server = eighty.resources?.rows[0]?.component ?? "server";
   return [
     "",
@@ -150,9 +150,11 @@ function eightyBySecond(eighty: OpenLoopRun): string[] {
     `  | second | requests due | answered | p50 (ms) | p99 (ms) | max (ms) | ${server} (cores) | CPU per answered request (µs) |`,
     "  | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ...eighty.bySecond.map((row) => {
-      const busy = cores[row.second];
-      const perRequest = busy !== undefined && row.answered > 0 ? round((busy * 1e6) / row.answered, 0) : null;
-      return `  | ${row.second + 1} | ${fmt(row.due)} | ${fmt(row.answered)} | ${fmt(row.p50)} | ${fmt(row.p99)} | ${fmt(row.max)} | ${fmt(busy)} | ${fmt(perRequest)} |`;
+      // /proc counts CPU in 10 ms ticks: the sampler's last interval, often a few ms, reads as noise.
+      const second = (cpu[row.second]?.seconds ?? 0) >= 0.25 ? cpu[row.second] : undefined;
+      const cores = second ? round(second.cpuSeconds / second.seconds, 2) : null;
+      const perRequest = second && row.answered > 0 ? round((second.cpuSeconds * 1e6) / row.answered, 0) : null;
+      return `  | ${row.second + 1} | ${fmt(row.due)} | ${fmt(row.answered)} | ${fmt(row.p50)} | ${fmt(row.p99)} | ${fmt(row.max)} | ${fmt(cores)} | ${fmt(perRequest)} |`;
     }),
     "",
   ];

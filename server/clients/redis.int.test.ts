@@ -4,7 +4,8 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import { createRedis, type AppRedis } from "./redis";
 import { recordSocketWrites, type SocketWrites } from "../testing/socket-writes";
 
-/** The command connection's coalesced writes, against the machine's Redis, counted at its socket. */
+// The command connection's coalesced writes, against the machine's Redis, counted at its socket.
+
 const KEY = "test:redis-client:counter";
 /**
  * A script that holds Redis for ARGV[1] ms, so its reply comes back well after the next turn;
