@@ -78,6 +78,9 @@ describe("the open-loop crowd", () => {
     // Second by second, the measured requests only (both steps), the warm-up's left out.
     const total = (key: "due" | "answered") => run.bySecond.reduce((sum, row) => sum + row[key], 0);
     expect([total("due"), total("answered")]).toEqual([40, 40]);
+    // The load generator's own lag, second by second: the largest is the run's latest start.
+    expect(run.bySecond[0]!.latestStartMs).toBeGreaterThanOrEqual(0);
+    expect(Math.max(...run.bySecond.map((row) => row.latestStartMs ?? 0))).toBeCloseTo(run.maxStartLagMs, 1);
   });
 
   it("counts latency from the due time, so waiting for the one busy connection is measured", async () => {

@@ -59,7 +59,7 @@ export interface OpenLoopRun extends CrowdRun {
   rampSeconds: number;
   /** CPU of the watched processes while the measured attempts ran */
   resources?: ResourceUse;
-  /** the measured requests (both steps) by the second they were due in, from the first measured attempt's due time */
+  /** the measured requests (both steps) by the second they were due in, from the first measured attempt's due time, with the latest start in each */
   bySecond: SecondRow[];
 }
 
@@ -159,6 +159,7 @@ export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLo
           const lag = now - dueAt;
           if (lag > LATE_START_MS) lateStarts++;
           maxStartLagMs = Math.max(maxStartLagMs, lag);
+          bySecond.started(dueAt - measuredFrom, lag);
         }
         phase.tally.attemptStarted(slot, dueAt);
         inFlight.push(attempt(phase, slot, dueAt));

@@ -145,16 +145,16 @@ function eightyBySecond(eighty: OpenLoopRun): string[] {
   const server = eighty.resources?.rows[0]?.component ?? "server";
   return [
     "",
-    `  Second by second (requests of both steps by the second they were due in; the ${server}'s cores busy in that second, and its CPU per request answered in it):`,
+    `  Second by second (requests of both steps by the second they were due in; the latest start of that second's attempts after their due time, the load generator's own lag, which their latency includes; the ${server}'s cores busy in that second, and its CPU per request answered in it):`,
     "",
-    `  | second | requests due | answered | p50 (ms) | p99 (ms) | max (ms) | ${server} (cores) | CPU per answered request (µs) |`,
-    "  | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    `  | second | requests due | answered | p50 (ms) | p99 (ms) | max (ms) | latest start (ms after due) | ${server} (cores) | CPU per answered request (µs) |`,
+    "  | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ...eighty.bySecond.map((row) => {
       // /proc counts CPU in 10 ms ticks: the sampler's last interval, often a few ms, reads as noise.
       const second = (cpu[row.second]?.seconds ?? 0) >= 0.25 ? cpu[row.second] : undefined;
       const cores = second ? round(second.cpuSeconds / second.seconds, 2) : null;
       const perRequest = second && row.answered > 0 ? round((second.cpuSeconds * 1e6) / row.answered, 0) : null;
-      return `  | ${row.second + 1} | ${fmt(row.due)} | ${fmt(row.answered)} | ${fmt(row.p50)} | ${fmt(row.p99)} | ${fmt(row.max)} | ${fmt(cores)} | ${fmt(perRequest)} |`;
+      return `  | ${row.second + 1} | ${fmt(row.due)} | ${fmt(row.answered)} | ${fmt(row.p50)} | ${fmt(row.p99)} | ${fmt(row.max)} | ${fmt(row.latestStartMs)} | ${fmt(cores)} | ${fmt(perRequest)} |`;
     }),
     "",
   ];

@@ -17,4 +17,15 @@ describe("LatencyBySecond", () => {
     expect(rows[1]).toMatchObject({ p50: 10, p99: 1200, max: 1200 });
     expect(rows[2]).toMatchObject({ due: 0, p50: null, p99: null, max: null });
   });
+
+  it("keeps the latest start of each second's attempts, none where no attempt was due", () => {
+    const bySecond = new LatencyBySecond();
+    bySecond.add(100, 5);
+    bySecond.started(100, 0.4);
+    bySecond.started(900, 12.346);
+    bySecond.started(950, 3);
+    bySecond.add(2100, 5);
+    bySecond.started(2100, 1);
+    expect(bySecond.rows().map((row) => row.latestStartMs)).toEqual([12.35, null, 1]);
+  });
 });

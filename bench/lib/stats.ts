@@ -23,26 +23,38 @@ export function latencySummary(values: number[]) {
 }
 export type LatencySummary = ReturnType<typeof latencySummary>;
 
+const secondOf = (offsetMs: number) => Math.max(0, Math.floor(offsetMs / 1000));
+
 /**
  * Latencies grouped by the whole second, counted from a start, in which each request was due; and
  * answers by the second they arrived in. A probe's p99 over its whole window says how bad its
  * worst 1 % was; this says whether that was a queue that grew all along or a few bad seconds.
+ * With the load generator's own lateness in each second (`started`), it also says whether a bad
+ * second began on the load generator's side: its latency counts from the due time.
  */
 export class LatencyBySecond {
   private readonly latencies: number[][] = [];
   private readonly answers: number[] = [];
+  private readonly latestStarts: number[] = [];
 
   /** A request due `dueOffsetMs` after the start was answered `latencyMs` later. */
   add(dueOffsetMs: number, latencyMs: number) {
-    (this.latencies[Math.max(0, Math.floor(dueOffsetMs / 1000))] ??= []).push(latencyMs);
-    const answeredIn = Math.max(0, Math.floor((dueOffsetMs + latencyMs) / 1000));
+    (this.latencies[secondOf(dueOffsetMs)] ??= []).push(latencyMs);
+    const answeredIn = secondOf(dueOffsetMs + latencyMs);
     this.answers[answeredIn] = (this.answers[answeredIn] ?? 0) + 1;
+  }
+
+  /** An attempt due `dueOffsetMs` after the start was started `lagMs` after it was due. */
+  started(dueOffsetMs: number, lagMs: number) {
+    const second = secondOf(dueOffsetMs);
+    this.latestStarts[second] = Math.max(this.latestStarts[second] ?? 0, lagMs);
   }
 
   rows() {
     return Array.from({ length: Math.max(this.latencies.length, this.answers.length) }, (_, second) => {
       const { count, p50, p99, max } = latencySummary(this.latencies[second] ?? []);
-      return { second, due: count, answered: this.answers[second] ?? 0, p50, p99, max };
+      const latestStart = this.latestStarts[second];
+      return { second, due: count, answered: this.answers[second] ?? 0, p50, p99, max, latestStartMs: latestStart === undefined ? null : round(latestStart, 2) };
     });
   }
 }
