@@ -28,4 +28,15 @@ describe("LatencyBySecond", () => {
     bySecond.started(2100, 1);
     expect(bySecond.rows().map((row) => row.latestStartMs)).toEqual([12.35, null, 1]);
   });
+
+  it("keeps a second whose attempts were started but never answered", () => {
+    const bySecond = new LatencyBySecond();
+    bySecond.add(100, 5);
+    bySecond.started(100, 0.4);
+    bySecond.started(1200, 40); // its request failed: nothing added
+    expect(bySecond.rows().map((row) => [row.second, row.due, row.latestStartMs])).toEqual([
+      [0, 1, 0.4],
+      [1, 0, 40],
+    ]);
+  });
 });

@@ -51,7 +51,8 @@ export class LatencyBySecond {
   }
 
   rows() {
-    return Array.from({ length: Math.max(this.latencies.length, this.answers.length) }, (_, second) => {
+    // A second can hold only starts: attempts whose requests got no answer (errors, timeouts).
+    return Array.from({ length: Math.max(this.latencies.length, this.answers.length, this.latestStarts.length) }, (_, second) => {
       const { count, p50, p99, max } = latencySummary(this.latencies[second] ?? []);
       const latestStart = this.latestStarts[second];
       return { second, due: count, answered: this.answers[second] ?? 0, p50, p99, max, latestStartMs: latestStart === undefined ? null : round(latestStart, 2) };
