@@ -1,7 +1,6 @@
 import { spawnSync } from "node:child_process";
 import os from "node:os";
-import mariadb from "mariadb";
-import { Redis } from "ioredis";
+import type { Services } from "../../server/services";
 import { round } from "./stats";
 
 /** What every benchmark report says about where and on what code it ran. */
@@ -23,25 +22,17 @@ export function machineInfo() {
   };
 }
 
-export async function serviceVersions(redisUrl: string) {
-  let mariadbVersion = "unknown";
-  let redisVersion = "unknown";
-  try {
-    const conn = await mariadb.createConnection({ host: "127.0.0.1", port: 3306, user: "root" });
-    mariadbVersion = String(((await conn.query("SELECT VERSION() AS v")) as { v: string }[])[0]?.v);
-    await conn.end();
-  } catch {
-    // leave unknown
-  }
-  try {
-    const redis = new Redis(redisUrl);
-    const info = await redis.info("server");
-    redisVersion = /redis_version:(\S+)/.exec(info)?.[1] ?? "unknown";
-    await redis.quit();
-  } catch {
-    // leave unknown
-  }
-  return { mariadb: mariadbVersion, redis: redisVersion };
+/** The versions of the MariaDB and Redis the run used, through its own connections to them. */
+export async function serviceVersions(services: Pick<Services, "db" | "redis">) {
+  const mariadb = await services.db.$queryRaw<{ v: string }[]>`SELECT VERSION() AS v`.then(
+    (rows) => String(rows[0]?.v ?? "unknown"),
+    () => "unknown",
+  );
+  const redis = await services.redis.info("server").then(
+    (info) => /redis_version:(\S+)/.exec(info)?.[1] ?? "unknown",
+    () => "unknown",
+  );
+  return { mariadb, redis };
 }
 
 /** What code ran: HEAD plus uncommitted changes outside bench/ (a --ref run passes its own). */
