@@ -18,7 +18,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "integration",
-          include: ["server/**/*.int.test.ts", "worker/**/*.int.test.ts", "prisma/**/*.int.test.ts"],
+          include: ["server/**/*.int.test.ts", "worker/**/*.int.test.ts", "prisma/**/*.int.test.ts", "bench/**/*.int.test.ts"],
           // Each file owns a database and a Redis namespace, so files may run side by side;
           // two at a time suits a 2-core machine.
           maxWorkers: 2,

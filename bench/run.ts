@@ -19,6 +19,7 @@ import { round } from "./lib/stats";
 import { measureBareInsertBaseline, runBaselines, startCeilingBaseline, startHelloBaseline, type BaselineResults, type RunningBaseline } from "./lib/baselines";
 import { measurePairs, medianRound, PAIRED_ROUNDS, type PairFigures } from "./lib/paired";
 import { runSweep, type SweepPoint } from "./lib/sweep";
+import { checkTargets, crowdRefusedProblem } from "./lib/target";
 import { writeReports, type BenchReport } from "./lib/report";
 import { progressBar } from "./lib/progress";
 import { summarizeProfiles } from "./lib/profile";
@@ -28,9 +29,11 @@ import { bucketRows, scaleRow, secondInstanceRow, type ScaleRow } from "./lib/sc
  * npm run bench -- --users U --stock S [--baselines] [--sweep] …  (bench/README.md)
  * A crowd of distinct shoppers through real HTTP against the seckill service and a worker, the
  * invariants checked in MySQL and Redis afterwards, and (with --baselines) the same machine's
- * ceilings measured in the same run, so the report's ratios hold on a noisy machine.
+ * ceilings measured in the same run, so the report's ratios hold on a noisy machine. With
+ * --target, the headline sale against a system already running, its data added to, not reset.
  */
 const options = parseOptions(process.argv.slice(2));
+const targeted = options.targets.length > 0;
 const log = (line: string) => console.log(`[bench] ${line}`);
 const TMP_DIR = path.join(process.cwd(), "bench", "tmp");
 mkdirSync(TMP_DIR, { recursive: true });
@@ -41,6 +44,7 @@ const NAMESPACE = process.env.BENCH_REDIS_NAMESPACE ?? "bench";
 /** More attempts than any probe gets through in its time on this kind of machine. */
 const PROBE_ATTEMPTS = 2_000_000;
 const DRAIN_TIMEOUT_MS = 180_000;
+const WARMUP_DRAIN_TIMEOUT_MS = 60_000;
 
 const childEnv: Record<string, string> = {
   NODE_ENV: "production",
@@ -67,7 +71,9 @@ const PROFILE_DIR = path.join(TMP_DIR, "profile");
 /** With --profile, a process of `role` runs under node --cpu-prof, its profiles in a folder of the role's. */
 const profiling = (role: "seckill" | "worker"): string[] => (options.profile ? ["--cpu-prof", `--cpu-prof-dir=${path.join(PROFILE_DIR, role)}`] : []);
 
+/** The system under test: --target's, running already, or the bench's own processes, started here. */
 async function startSystem(): Promise<System> {
+  if (targeted) return { services: [], urls: options.targets, workers: [] };
   if (options.profile) rmSync(PROFILE_DIR, { recursive: true, force: true });
   const services = await Promise.all(Array.from({ length: options.instances }, () => startSeckillService(childEnv, {}, profiling("seckill"))));
   const workers = await Promise.all(Array.from({ length: options.workers }, () => startWorker(childEnv, {}, profiling("worker"))));
@@ -78,7 +84,9 @@ async function stopAll(handles: ChildHandle[]) {
   await Promise.all(handles.map((h) => h.stop()));
 }
 
+/** The processes whose CPU the report gives: none of a --target's, which may be on other machines. */
 function components(system: System): Record<string, number[]> {
+  if (targeted) return {};
   return {
     [`seckill service ×${system.services.length}`]: system.services.map((s) => s.process.pid!),
     [`worker ×${system.workers.length}`]: system.workers.map((w) => w.process.pid!),
@@ -101,7 +109,8 @@ let bearers: Bearers = [];
 
 /** Seeds the shoppers, keeps their bearers packed (`bearers`) and answers their ids, by index. */
 async function seedShoppers(services: Services): Promise<number[]> {
-  const shoppers = await createShoppers(services, options.users, { emailPrefix: "bench" });
+  // A prefix of this run's: against a --target, earlier runs' shoppers are still there.
+  const shoppers = await createShoppers(services, options.users, { emailPrefix: `bench-${Date.now().toString(36)}` });
   bearers = new PackedStrings(shoppers.map((s) => s.token));
   return shoppers.map((s) => s.id);
 }
@@ -153,11 +162,18 @@ async function openLoopCrowd(urls: string[], saleId: number, plan: Plan, label: 
 async function main(): Promise<number> {
   const startedAt = new Date();
   log(`${options.command}`);
-  log(`reset: database ${new URL(DATABASE_URL).pathname.slice(1)}, Redis namespace ${NAMESPACE}:*`);
-  await dropDatabase(DATABASE_URL);
-  await migrate(DATABASE_URL);
-  await deleteRedisNamespace(REDIS_URL, NAMESPACE);
-  const services = await createServices(readEnv({ ...childEnv }));
+  if (targeted) {
+    await checkTargets(options.targets);
+  } else {
+    log(`reset: database ${new URL(DATABASE_URL).pathname.slice(1)}, Redis namespace ${NAMESPACE}:*`);
+    await dropDatabase(DATABASE_URL);
+    await migrate(DATABASE_URL);
+    await deleteRedisNamespace(REDIS_URL, NAMESPACE);
+  }
+  // A --target's own configuration (the environment, or .env, as `npm run seed` reads it): its
+  // database, Redis namespace and session secret, so its shoppers and sales are the system's.
+  const services = await createServices(targeted ? readEnv() : readEnv({ ...childEnv }));
+  if (targeted) log(`target: ${options.targets.join(", ")}; database ${new URL(services.env.DATABASE_URL).pathname.slice(1)}, Redis namespace ${services.env.REDIS_NAMESPACE}:* (added to, not reset)`);
   let system: System | undefined;
   try {
     const seedStarted = Date.now();
@@ -166,12 +182,16 @@ async function main(): Promise<number> {
     log(`seeded ${shopperIds.length.toLocaleString("en-US")} shoppers in ${seedSeconds.toFixed(1)} s`);
 
     system = await startSystem();
-    log(`seckill service on ${system.urls.join(", ")}; ${system.workers.length} worker(s)`);
+    if (!targeted) log(`seckill service on ${system.urls.join(", ")}; ${system.workers.length} worker(s)`);
 
     // JIT warm-up: a cold process answers several times slower for its first few thousand requests.
     const warm = await openSale(services, { name: "Bench warm-up", stock: 200 });
-    await crowd(system.urls, warm.saleId, distinct(Math.min(2000, options.users)), "warm-up");
-    await waitForDrain(services, warm.saleId, Math.min(200, options.users), 60_000);
+    const warmup = await crowd(system.urls, warm.saleId, distinct(Math.min(2000, options.users)), "warm-up");
+    const refused = crowdRefusedProblem(warmup.outcomes);
+    if (refused) throw new Error(refused);
+    if (!(await waitForDrain(services, warm.saleId, Math.min(200, options.users), WARMUP_DRAIN_TIMEOUT_MS))) {
+      throw new Error(`the warm-up sale's orders did not all reach MySQL within ${WARMUP_DRAIN_TIMEOUT_MS / 1000} s: is a worker running against ${services.env.REDIS_NAMESPACE}:* in that Redis?`);
+    }
 
     // The headline sale opens a few seconds from now; an early burst meets NOT_STARTED first.
     const sale = await openSale(services, { name: `Bench sale (${options.stock} units)`, stock: options.stock, startsInMs: 4000 });
@@ -189,76 +209,15 @@ async function main(): Promise<number> {
     const verdict = await checkSale(services, sale.saleId, options.stock, main, crowdCouldSellOut);
     log(`invariants: ${verdict.ok ? "all held" : "VIOLATED"}${drained ? "" : " (the worker did not drain in time)"}`);
 
-    // Probes, each a fixed --probe-seconds: the sold-out answer, then the purchase path at its peak
-    // and at 80 % of it (a sale too big to sell out, where every shopper may buy many units).
-    // The sold-out answer is one request, measured with the same load generator and request as the
-    // bare hello baseline, so their ratio compares the servers, not two load generators. With
-    // --baselines, the sold-out answer and the peak are each measured in pairs with their baseline
-    // (bench/lib/paired.ts): the median round is the one reported, and the 80 % probe's reference.
-    const baselineContext = { redisUrl: REDIS_URL, namespace: NAMESPACE, services, options, shopperIds, bearers, saleId: sale.saleId, log };
-    const urls = system.urls;
-    const watch = components(system);
-    const tokenBody = JSON.stringify({ json: { saleId: sale.saleId } });
-    const soldOut = await pairedWith(
-      options.baselines ? () => startHelloBaseline(baselineContext) : null,
-      () =>
-        measureLoad({
-          url: urls[0]!,
-          path: TOKEN_PATH,
-          connections: options.concurrency,
-          durationSeconds: options.probeSeconds,
-          warmupSeconds: PROBE_WARMUP_SECONDS,
-          requestFor: (i) => ({ headers: shopperHeaders(bearers, i % bearers.length), body: tokenBody }),
-          classify: (status, body) => answerOf(status, body).outcome,
-          watch,
-        }),
-      (run) => run.requestsPerSecond,
-    );
-    const probeSale = await openSale(services, { name: "Bench purchase-path probe", stock: 10_000_000, perUserLimit: 1_000_000 });
-    // The purchase path is measured with the workers idle, as the ceiling is (in production the
-    // workers run elsewhere): the create-order queue is paused, its jobs wait, and then make the
-    // drain probe for the same workers, warm from the headline sale, as a deployed worker is.
-    await pauseWorkers(services);
-    // Attempts handed out by the probes so far: each probe goes on through the shoppers from there.
-    let probeAttempts = 0;
-    const purchasePath = await pairedWith(
-      options.baselines ? () => startCeilingBaseline(baselineContext) : null,
-      async () => {
-        const run = await crowd(urls, probeSale.saleId, cycling(PROBE_ATTEMPTS, options.users, probeAttempts), "purchase path, peak", { maxSeconds: options.probeSeconds, watch });
-        probeAttempts += run.attempts;
-        return run;
-      },
-      (run) => run.httpRequests / run.seconds,
-    );
-    const peak = purchasePath.ours;
-    const atEighty = await openLoopCrowd(urls, probeSale.saleId, cycling(PROBE_ATTEMPTS, options.users, probeAttempts), "purchase path, 80 % of peak", {
-      attemptsPerSecond: 0.8 * (answeredAttempts(peak) / peak.seconds),
-      seconds: options.probeSeconds,
-      ...OPEN_LOOP_WARMUP,
-      watch,
-    });
-    probeAttempts += atEighty.warmup.attempts + atEighty.attempts;
-    const probeReservations = [...purchasePath.all, atEighty.warmup, atEighty].reduce((sum, run) => sum + run.queued.length, 0);
-    // Drain: the probes' reservations, queued while the queue was paused, timed once it resumes.
-    const drainProbe = await measureDrain(services, probeSale.saleId, probeReservations);
-    await Promise.all(PERIODIC_QUEUES.map((name) => services.queues[name].resume()));
-    const bareInsert = options.baselines ? await measureBareInsertBaseline({ databaseUrl: DATABASE_URL, services, saleId: sale.saleId, drainedOrders: drainProbe.orders, log }) : null;
-
-    const sweep: SweepPoint[] = options.sweep ? await runSweep({ services, shoppers: shopperIds.length, crowd: (saleId, plan, label, extra) => crowd(system!.urls, saleId, plan, label, extra), log }) : [];
-    const scale: ScaleRow[] = [];
-    if (options.scale) {
-      scale.push(scaleRow("seckill service processes", String(system.urls.length), peak));
-      scale.push(await secondInstanceRow({ childEnv, urls: system.urls, saleId: probeSale.saleId, plan: cycling(PROBE_ATTEMPTS, options.users, probeAttempts), seconds: options.probeSeconds, crowd }));
-      scale.push(...(await bucketRows({ childEnv, stock: options.stock, users: Math.min(options.users, 10 * options.stock), crowd, log })));
-    }
+    const probes = targeted ? null : await measureProbes(services, system, sale.saleId, shopperIds);
 
     await stopAll([...system.services, ...system.workers]);
     system = undefined;
     const profile = options.profile ? [...summarizeProfiles(path.join(PROFILE_DIR, "seckill"), "seckill service"), ...summarizeProfiles(path.join(PROFILE_DIR, "worker"), "worker")] : [];
 
     const baselines: BaselineResults | null =
-      bareInsert && soldOut.baseline && purchasePath.baseline
-        ? await runBaselines({ ...baselineContext, databaseUrl: DATABASE_URL, bareInsert, paired: { hello: soldOut.baseline, ceiling: purchasePath.baseline } })
+      probes?.bareInsert && probes.soldOut.baseline && probes.purchasePath.baseline
+        ? await runBaselines({ ...probes.baselineContext, databaseUrl: DATABASE_URL, bareInsert: probes.bareInsert, paired: { hello: probes.soldOut.baseline, ceiling: probes.purchasePath.baseline } })
         : null;
 
     const report: BenchReport = {
@@ -266,7 +225,7 @@ async function main(): Promise<number> {
       command: options.command,
       options,
       machine: machineInfo(),
-      services: await serviceVersions(REDIS_URL),
+      services: await serviceVersions(services),
       code: codeInfo(),
       seed: { shoppers: shopperIds.length, seconds: round(seedSeconds, 1)! },
       early,
@@ -277,9 +236,15 @@ async function main(): Promise<number> {
         ordersPerSecond: firstQueuedAt !== null && allOrdersAt !== null ? round(main.queued.length / Math.max(0.001, (allOrdersAt - firstQueuedAt) / 1000), 0) : null,
       },
       verdict,
-      probes: { soldOut: soldOut.ours, peak, atEighty, drain: drainProbe, pairs: { soldOut: soldOut.rounds, purchasePath: purchasePath.rounds } },
-      sweep,
-      scale,
+      probes: probes && {
+        soldOut: probes.soldOut.ours,
+        peak: probes.purchasePath.ours,
+        atEighty: probes.atEighty,
+        drain: probes.drainProbe,
+        pairs: { soldOut: probes.soldOut.rounds, purchasePath: probes.purchasePath.rounds },
+      },
+      sweep: probes?.sweep ?? [],
+      scale: probes?.scale ?? [],
       baselines,
       profile,
     };
@@ -290,6 +255,78 @@ async function main(): Promise<number> {
     if (system) await stopAll([...system.services, ...system.workers]);
     await services.close();
   }
+}
+
+/**
+ * The probes of a run against the bench's own system, after the headline sale (`saleId`), each a
+ * fixed --probe-seconds: the sold-out answer, then the purchase path at its peak and at 80 % of it
+ * (a sale too big to sell out, where every shopper may buy many units), the drain; with their
+ * flags, the baselines measured beside them, the sweep and the scale-out rows.
+ */
+async function measureProbes(services: Services, system: System, saleId: number, shopperIds: number[]) {
+  // Probes, each a fixed --probe-seconds: the sold-out answer, then the purchase path at its peak
+  // and at 80 % of it (a sale too big to sell out, where every shopper may buy many units).
+  // The sold-out answer is one request, measured with the same load generator and request as the
+  // bare hello baseline, so their ratio compares the servers, not two load generators. With
+  // --baselines, the sold-out answer and the peak are each measured in pairs with their baseline
+  // (bench/lib/paired.ts): the median round is the one reported, and the 80 % probe's reference.
+  const baselineContext = { redisUrl: REDIS_URL, namespace: NAMESPACE, services, options, shopperIds, bearers, saleId: saleId, log };
+  const urls = system.urls;
+  const watch = components(system);
+  const tokenBody = JSON.stringify({ json: { saleId: saleId } });
+  const soldOut = await pairedWith(
+    options.baselines ? () => startHelloBaseline(baselineContext) : null,
+    () =>
+      measureLoad({
+        url: urls[0]!,
+        path: TOKEN_PATH,
+        connections: options.concurrency,
+        durationSeconds: options.probeSeconds,
+        warmupSeconds: PROBE_WARMUP_SECONDS,
+        requestFor: (i) => ({ headers: shopperHeaders(bearers, i % bearers.length), body: tokenBody }),
+        classify: (status, body) => answerOf(status, body).outcome,
+        watch,
+      }),
+    (run) => run.requestsPerSecond,
+  );
+  const probeSale = await openSale(services, { name: "Bench purchase-path probe", stock: 10_000_000, perUserLimit: 1_000_000 });
+  // The purchase path is measured with the workers idle, as the ceiling is (in production the
+  // workers run elsewhere): the create-order queue is paused, its jobs wait, and then make the
+  // drain probe for the same workers, warm from the headline sale, as a deployed worker is.
+  await pauseWorkers(services);
+  // Attempts handed out by the probes so far: each probe goes on through the shoppers from there.
+  let probeAttempts = 0;
+  const purchasePath = await pairedWith(
+    options.baselines ? () => startCeilingBaseline(baselineContext) : null,
+    async () => {
+      const run = await crowd(urls, probeSale.saleId, cycling(PROBE_ATTEMPTS, options.users, probeAttempts), "purchase path, peak", { maxSeconds: options.probeSeconds, watch });
+      probeAttempts += run.attempts;
+      return run;
+    },
+    (run) => run.httpRequests / run.seconds,
+  );
+  const peak = purchasePath.ours;
+  const atEighty = await openLoopCrowd(urls, probeSale.saleId, cycling(PROBE_ATTEMPTS, options.users, probeAttempts), "purchase path, 80 % of peak", {
+    attemptsPerSecond: 0.8 * (answeredAttempts(peak) / peak.seconds),
+    seconds: options.probeSeconds,
+    ...OPEN_LOOP_WARMUP,
+    watch,
+  });
+  probeAttempts += atEighty.warmup.attempts + atEighty.attempts;
+  const probeReservations = [...purchasePath.all, atEighty.warmup, atEighty].reduce((sum, run) => sum + run.queued.length, 0);
+  // Drain: the probes' reservations, queued while the queue was paused, timed once it resumes.
+  const drainProbe = await measureDrain(services, probeSale.saleId, probeReservations);
+  await Promise.all(PERIODIC_QUEUES.map((name) => services.queues[name].resume()));
+  const bareInsert = options.baselines ? await measureBareInsertBaseline({ databaseUrl: DATABASE_URL, services, saleId: saleId, drainedOrders: drainProbe.orders, log }) : null;
+
+  const sweep: SweepPoint[] = options.sweep ? await runSweep({ services, shoppers: shopperIds.length, crowd: (saleId, plan, label, extra) => crowd(system.urls, saleId, plan, label, extra), log }) : [];
+  const scale: ScaleRow[] = [];
+  if (options.scale) {
+    scale.push(scaleRow("seckill service processes", String(system.urls.length), peak));
+    scale.push(await secondInstanceRow({ childEnv, urls: system.urls, saleId: probeSale.saleId, plan: cycling(PROBE_ATTEMPTS, options.users, probeAttempts), seconds: options.probeSeconds, crowd }));
+    scale.push(...(await bucketRows({ childEnv, stock: options.stock, users: Math.min(options.users, 10 * options.stock), crowd, log })));
+  }
+  return { soldOut, purchasePath, atEighty, drainProbe, bareInsert, sweep, scale, baselineContext };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { answeredAttempts, answerOf, buildPlan, CrowdTally, NO_ANSWER, shopperIp, worstP99 } from "./crowd";
 import { sweepCrowds } from "./sweep";
 import { parseOptions } from "./options";
@@ -73,6 +73,34 @@ describe("the sweep", () => {
 describe("bench options", () => {
   it("reads the issue's command line", () => {
     const options = parseOptions(["--users", "1000000", "--stock", "10000", "--baselines", "--set", "ORDER_BATCH_SIZE=500"]);
-    expect(options).toMatchObject({ users: 1_000_000, stock: 10_000, baselines: true, sweep: false, concurrency: 100, early: 2000, settings: { ORDER_BATCH_SIZE: "500" } });
+    expect(options).toMatchObject({ users: 1_000_000, stock: 10_000, baselines: true, sweep: false, concurrency: 100, early: 2000, settings: { ORDER_BATCH_SIZE: "500" }, targets: [] });
+  });
+
+  it("takes running systems to load as base URLs", () => {
+    expect(parseOptions(["--target", "http://127.0.0.1:3000/", "--target", "https://staging.example:8443"]).targets).toEqual(["http://127.0.0.1:3000", "https://staging.example:8443"]);
+  });
+
+  /** The usage error parseOptions prints before it exits with status 2. */
+  function usageError(argv: string[]): string {
+    const exit = vi.spyOn(process, "exit").mockImplementation((code) => {
+      throw new Error(`exit ${code}`);
+    });
+    const printed = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      expect(() => parseOptions(argv)).toThrow("exit 2");
+      return String(printed.mock.calls[0]?.[0]).split("\n")[0]!;
+    } finally {
+      exit.mockRestore();
+      printed.mockRestore();
+    }
+  }
+
+  it("refuses a target that is not a base URL, and what only the bench's own processes can do with one", () => {
+    expect(usageError(["--target", "127.0.0.1:3000"])).toContain('--target takes a URL such as http://127.0.0.1:3000, not "127.0.0.1:3000"');
+    expect(usageError(["--target", "localhost:3000"])).toContain("--target takes the base URL of the running system (http or https, no path)");
+    expect(usageError(["--target", "http://127.0.0.1:3000/api/seckill"])).toContain("no path");
+    expect(usageError(["--target", "http://127.0.0.1:3000", "--baselines", "--workers", "2"])).toBe(
+      "--target loads a running system with the headline sale only; --workers, --baselines need the processes the bench starts itself",
+    );
   });
 });

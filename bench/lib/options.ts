@@ -18,6 +18,9 @@ export const USAGE = `usage: npm run bench -- --users U --stock S [options]
   --probe-seconds N  length of each fixed-time probe and baseline (default 10)
   --profile          CPU-profile the seckill service (node --cpu-prof) and summarize it in the report
   --set KEY=VALUE    an app setting for this run (repeatable), e.g. --set ORDER_BATCH_SIZE=500
+  --target URL       use the system running at URL (its balancer or a seckill service; repeat for several)
+                     instead of starting one: the headline sale only, into that system's database and
+                     Redis as its environment (or .env) names them, which are added to, never reset
   --json FILE        also write the JSON report to FILE
   --no-report        write nothing to bench/reports (the CI smoke run)`;
 
@@ -38,6 +41,8 @@ export interface BenchOptions {
   settings: Record<string, string>;
   json?: string;
   writeReport: boolean;
+  /** Base URLs of a running system to load (--target); empty: the bench starts its own. */
+  targets: string[];
   /** the command line as typed, for the report */
   command: string;
 }
@@ -52,6 +57,27 @@ function wholeNumber(name: string, raw: string | undefined, fallback: number, mi
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min || value > max) fail(`--${name} must be a whole number from ${min} to ${max}, not "${raw}"`);
   return value;
+}
+
+/**
+ * What --target cannot do: each of these starts processes of the bench's own, measures them (the
+ * probes pause the create-order queue and lift the backlog bound; the baselines are bare servers
+ * beside them), or changes their settings.
+ */
+const OWN_SYSTEM_OPTIONS = ["instances", "workers", "baselines", "sweep", "scale", "probe-seconds", "profile", "set"] as const;
+
+/** A --target as a base URL: http(s), no path, query or credentials. */
+function targetUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    fail(`--target takes a URL such as http://127.0.0.1:3000, not "${raw}"`);
+  }
+  if ((url.protocol !== "http:" && url.protocol !== "https:") || url.pathname !== "/" || url.search || url.username) {
+    fail(`--target takes the base URL of the running system (http or https, no path), not "${raw}"`);
+  }
+  return url.origin;
 }
 
 export function parseOptions(argv: string[]): BenchOptions {
@@ -74,6 +100,7 @@ export function parseOptions(argv: string[]): BenchOptions {
         "probe-seconds": { type: "string" },
         profile: { type: "boolean", default: false },
         set: { type: "string", multiple: true, default: [] },
+        target: { type: "string", multiple: true, default: [] },
         json: { type: "string" },
         "no-report": { type: "boolean", default: false },
         help: { type: "boolean", default: false },
@@ -96,6 +123,14 @@ export function parseOptions(argv: string[]): BenchOptions {
     if (!match) fail(`--set takes KEY=VALUE with an upper-case KEY, not "${pair}"`);
     settings[match[1]!] = match[2]!;
   }
+  const targets = parsed.target.map(targetUrl);
+  if (targets.length) {
+    const given = (value: string | boolean | string[] | undefined) => (Array.isArray(value) ? value.length > 0 : value !== undefined && value !== false);
+    const needOwnSystem = OWN_SYSTEM_OPTIONS.filter((name) => given(parsed[name]));
+    if (needOwnSystem.length) {
+      fail(`--target loads a running system with the headline sale only; ${needOwnSystem.map((name) => `--${name}`).join(", ")} need the processes the bench starts itself`);
+    }
+  }
   return {
     users,
     stock,
@@ -113,6 +148,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     settings,
     json: parsed.json,
     writeReport: !parsed["no-report"],
+    targets,
     command: `npm run bench -- ${argv.join(" ")}`.trim(),
   };
 }

@@ -29,6 +29,7 @@ export interface BenchReport {
   main: WatchedRun;
   drain: { allOrdersInMysql: boolean; secondsFromSellOutToAllOrders: number | null; ordersPerSecond: number | null };
   verdict: { ok: boolean; checks: Check[] };
+  /** null against a --target: the probes need the bench's own processes */
   probes: {
     soldOut: LoadResult;
     peak: WatchedRun;
@@ -36,7 +37,7 @@ export interface BenchReport {
     drain: { orders: number; seconds: number | null; ordersPerSecond: number | null; complete: boolean };
     /** With --baselines: every round of the paired measurements (bench/lib/paired.ts), in order */
     pairs: { soldOut: PairFigures[]; purchasePath: PairFigures[] };
-  };
+  } | null;
   sweep: SweepPoint[];
   sweepChart?: string;
   scale: ScaleRow[];
@@ -73,8 +74,9 @@ function versus(name: string, ours: number | null, theirs: number | undefined, t
 
 const PAIRED = "the median of back-to-back pairs (paired rounds, below)";
 
-/** The issue's targets, each a ratio of two numbers measured in this run (and one latency). */
+/** The issue's targets, each a ratio of two numbers measured in this run (and one latency); none without the probes. */
 export function ratios(report: BenchReport): Ratio[] {
+  if (!report.probes) return [];
   const b = report.baselines;
   const { peak, soldOut, drain, atEighty } = report.probes;
   const eightyP99 = worstP99(atEighty);
@@ -111,8 +113,10 @@ function crowdSummary(run: CrowdRun) {
   return `${fmt(run.attempts)} attempts (${fmt(run.httpRequests)} HTTP requests) in ${fmt(run.seconds)} s: ${fmt(round(total / run.seconds, 0))} attempts/s, ${fmt(round(run.httpRequests / run.seconds, 0))} requests/s`;
 }
 
+type Probes = NonNullable<BenchReport["probes"]>;
+
 /** Every round of the paired measurements: the reported ratio is the median round's. */
-function pairedRounds(pairs: BenchReport["probes"]["pairs"]): string[] {
+function pairedRounds(pairs: Probes["pairs"]): string[] {
   const rows = [
     ...pairs.soldOut.map((p, i) => ({ name: "sold-out answers / bare hello", round: i + 1, ...p })),
     ...pairs.purchasePath.map((p, i) => ({ name: "purchase path / bare Lua ceiling", round: i + 1, ...p })),
@@ -161,13 +165,13 @@ function eightyBySecond(eighty: OpenLoopRun): string[] {
 }
 
 /** The CPU behind the throughput ratios' two numbers: what bound each server, and its work per request. */
-function comparedCpu(r: BenchReport): string[] {
+function comparedCpu(r: BenchReport, probes: Probes): string[] {
   const rows = [
-    cpuRow("sold-out answers", r.probes.soldOut.requestsPerSecond, r.probes.soldOut.resources),
+    cpuRow("sold-out answers", probes.soldOut.requestsPerSecond, probes.soldOut.resources),
     cpuRow("bare hello", r.baselines?.hello.requestsPerSecond ?? 0, r.baselines?.hello.resources),
-    cpuRow("purchase path, peak", perSecond(r.probes.peak, r.probes.peak.httpRequests), r.probes.peak.resources),
+    cpuRow("purchase path, peak", perSecond(probes.peak, probes.peak.httpRequests), probes.peak.resources),
     cpuRow("bare Lua ceiling", r.baselines?.luaCeiling.requestsPerSecond ?? 0, r.baselines?.luaCeiling.resources),
-    cpuRow("purchase path, 80 % of peak", perSecond(r.probes.atEighty, r.probes.atEighty.httpRequests), r.probes.atEighty.resources),
+    cpuRow("purchase path, 80 % of peak", perSecond(probes.atEighty, probes.atEighty.httpRequests), probes.atEighty.resources),
   ].filter((row): row is string => row !== null);
   if (!rows.length) return [];
   return [
@@ -182,6 +186,22 @@ function comparedCpu(r: BenchReport): string[] {
   ];
 }
 
+/** The probes' section: what each measured, in a sentence with its figures. */
+function probeLines(r: BenchReport, probes: Probes): string[] {
+  const lines = ["## Probes", ""];
+  const so = probes.soldOut;
+  lines.push(`- **Sold-out path** (token requests for the sold-out headline sale, the bare hello baseline's load generator and request shape, ${r.options.concurrency} connections): ${fmt(so.requests)} requests in ${fmt(so.seconds)} s, ${fmt(round(so.requestsPerSecond, 0))} requests/s; answers: ${Object.entries(so.outcomes).map(([o, n]) => `${o} ${fmt(n)}`).join(", ")}.`);
+  lines.push(`- **Purchase path at its peak** (a 10,000,000-unit sale that cannot sell out, so every attempt reserves; workers idle, as for the ceiling): ${crowdSummary(probes.peak)}; ${fmt(probes.peak.queued.length)} reservations.`);
+  const eighty = probes.atEighty;
+  lines.push(
+    `- **Purchase path at 80 % of that peak** (open loop: ${fmt(eighty.attemptsPerSecond)} attempts/s due at even intervals for ${fmt(r.options.probeSeconds)} s after a ${fmt(eighty.warmup.seconds)} s warm-up on the same connections, its rate climbing from zero to that one over the first ${fmt(eighty.rampSeconds)} s (${fmt(eighty.warmup.attempts)} attempts, not counted; their p99 ${fmt(worstP99(eighty.warmup))} ms), whether or not earlier ones were answered, over ${r.options.concurrency} keep-alive connections (undici Pool); latency from each request's due time): ${crowdSummary(eighty)}; late starts (more than ${LATE_START_MS} ms after due): ${fmt(eighty.lateStarts)}, latest ${fmt(eighty.maxStartLagMs)} ms after due.`,
+  );
+  lines.push(...eightyBySecond(eighty));
+  lines.push(`- **Drain** (the purchase-path probes' ${fmt(probes.drain.orders)} reservations (the 80 % probe's warm-up included), queued while the create-order queue was paused, then drained by the run's workers, warm from the headline sale): ${fmt(probes.drain.ordersPerSecond)} orders/s, first order → last in ${fmt(probes.drain.seconds)} s${probes.drain.complete ? "" : " (**incomplete**)"}.`);
+  lines.push("");
+  return lines;
+}
+
 export function markdown(r: BenchReport): string {
   const m = r.main;
   const lines: string[] = [];
@@ -190,7 +210,11 @@ export function markdown(r: BenchReport): string {
   lines.push(`**Result: ${r.verdict.ok ? "PASS" : "FAIL"}** — ${r.verdict.ok ? "every invariant held" : "an invariant was violated (see below)"}.`, "");
   lines.push("```", r.command, "```", "");
   lines.push(
-    `${fmt(r.options.users)} distinct shoppers (plus ${fmt(Math.floor(r.options.users * r.options.repeatRatio))} repeat attempts and an early burst of ${fmt(r.options.early)} before the opening) against a sale of ${fmt(r.options.stock)} units, through real HTTP: ${r.options.concurrency} keep-alive connections (autocannon) to ${r.options.instances} seckill service process(es), ${r.options.workers} worker(s), MariaDB and Redis, all on this one machine with the load generator.`,
+    `${fmt(r.options.users)} distinct shoppers (plus ${fmt(Math.floor(r.options.users * r.options.repeatRatio))} repeat attempts and an early burst of ${fmt(r.options.early)} before the opening) against a sale of ${fmt(r.options.stock)} units, through real HTTP: ${r.options.concurrency} keep-alive connections (autocannon) to ${
+      r.options.targets.length
+        ? `the system already running at ${r.options.targets.join(", ")} (\`--target\`), its seckill service(s), worker(s), MariaDB and Redis as deployed there; the load generator on the machine described below`
+        : `${r.options.instances} seckill service process(es), ${r.options.workers} worker(s), MariaDB and Redis, all on this one machine with the load generator`
+    }.`,
     "",
   );
 
@@ -207,12 +231,16 @@ export function markdown(r: BenchReport): string {
   lines.push("");
 
   lines.push("## Ratios (same run, same machine)", "");
-  if (!r.baselines) lines.push("_Run with `--baselines` to measure the baselines; only the p99 target is checked without them._", "");
-  lines.push("| target | ours | baseline | ratio | target | met | how |", "| --- | ---: | ---: | ---: | ---: | :---: | --- |");
-  for (const row of rs) lines.push(`| ${row.name} | ${fmt(row.ours)} | ${fmt(row.theirs)} | ${fmt(row.ratio)} | ${row.target} | ${row.met === null ? "–" : row.met ? "yes" : "**no**"} | ${row.how} |`);
-  lines.push("");
-  lines.push(...pairedRounds(r.probes.pairs));
-  lines.push(...comparedCpu(r));
+  if (!r.probes) {
+    lines.push("_Against a running system (`--target`) the bench runs the headline sale only: the probes and baselines behind the ratios need processes it starts itself (workers paused, the backlog bound lifted, bare servers beside them on the same machine)._", "");
+  } else {
+    if (!r.baselines) lines.push("_Run with `--baselines` to measure the baselines; only the p99 target is checked without them._", "");
+    lines.push("| target | ours | baseline | ratio | target | met | how |", "| --- | ---: | ---: | ---: | ---: | :---: | --- |");
+    for (const row of rs) lines.push(`| ${row.name} | ${fmt(row.ours)} | ${fmt(row.theirs)} | ${fmt(row.ratio)} | ${row.target} | ${row.met === null ? "–" : row.met ? "yes" : "**no**"} | ${row.how} |`);
+    lines.push("");
+    lines.push(...pairedRounds(r.probes.pairs));
+    lines.push(...comparedCpu(r, r.probes));
+  }
 
   lines.push("## Invariants (read from MySQL and Redis after the drain)", "", "| check | expected | actual | ok |", "| --- | ---: | ---: | :---: |");
   for (const c of r.verdict.checks) lines.push(`| ${c.name} | ${fmt(c.expected)} | ${fmt(c.actual)} | ${c.ok ? "yes" : "**NO**"} |`);
@@ -227,24 +255,15 @@ export function markdown(r: BenchReport): string {
   lines.push("", `HTTP statuses: ${Object.entries(m.statuses).map(([c, n]) => `${c}: ${fmt(n)}`).join(", ")}.`, "");
 
   lines.push("## Latency per HTTP request (ms)", "", "| run / procedure | requests | p50 | p90 | p99 | max |", "| --- | ---: | ---: | ---: | ---: | ---: |");
-  for (const [name, run] of [["headline crowd", m], ["purchase path, peak", r.probes.peak], ["purchase path, 80 % of peak", r.probes.atEighty]] as const) {
+  const probeRuns: [string, CrowdRun][] = r.probes ? [["purchase path, peak", r.probes.peak], ["purchase path, 80 % of peak", r.probes.atEighty]] : [];
+  for (const [name, run] of [["headline crowd", m] as [string, CrowdRun], ...probeRuns]) {
     lines.push(latencyRow(`${name}: seckill.token`, run.latency.token));
     if (run.latency.purchase.count) lines.push(latencyRow(`${name}: seckill.purchase`, run.latency.purchase));
   }
-  lines.push(latencyRow("sold-out probe: seckill.token", r.probes.soldOut.latencyMs));
+  if (r.probes) lines.push(latencyRow("sold-out probe: seckill.token", r.probes.soldOut.latencyMs));
   lines.push("");
 
-  lines.push("## Probes", "");
-  const so = r.probes.soldOut;
-  lines.push(`- **Sold-out path** (token requests for the sold-out headline sale, the bare hello baseline's load generator and request shape, ${r.options.concurrency} connections): ${fmt(so.requests)} requests in ${fmt(so.seconds)} s, ${fmt(round(so.requestsPerSecond, 0))} requests/s; answers: ${Object.entries(so.outcomes).map(([o, n]) => `${o} ${fmt(n)}`).join(", ")}.`);
-  lines.push(`- **Purchase path at its peak** (a 10,000,000-unit sale that cannot sell out, so every attempt reserves; workers idle, as for the ceiling): ${crowdSummary(r.probes.peak)}; ${fmt(r.probes.peak.queued.length)} reservations.`);
-  const eighty = r.probes.atEighty;
-  lines.push(
-    `- **Purchase path at 80 % of that peak** (open loop: ${fmt(eighty.attemptsPerSecond)} attempts/s due at even intervals for ${fmt(r.options.probeSeconds)} s after a ${fmt(eighty.warmup.seconds)} s warm-up on the same connections, its rate climbing from zero to that one over the first ${fmt(eighty.rampSeconds)} s (${fmt(eighty.warmup.attempts)} attempts, not counted; their p99 ${fmt(worstP99(eighty.warmup))} ms), whether or not earlier ones were answered, over ${r.options.concurrency} keep-alive connections (undici Pool); latency from each request's due time): ${crowdSummary(eighty)}; late starts (more than ${LATE_START_MS} ms after due): ${fmt(eighty.lateStarts)}, latest ${fmt(eighty.maxStartLagMs)} ms after due.`,
-  );
-  lines.push(...eightyBySecond(eighty));
-  lines.push(`- **Drain** (the purchase-path probes' ${fmt(r.probes.drain.orders)} reservations (the 80 % probe's warm-up included), queued while the create-order queue was paused, then drained by the run's workers, warm from the headline sale): ${fmt(r.probes.drain.ordersPerSecond)} orders/s, first order → last in ${fmt(r.probes.drain.seconds)} s${r.probes.drain.complete ? "" : " (**incomplete**)"}.`);
-  lines.push("");
+  if (r.probes) lines.push(...probeLines(r, r.probes));
 
   if (r.baselines) {
     const b = r.baselines;
@@ -285,7 +304,8 @@ export function markdown(r: BenchReport): string {
   }
 
   const mainResources = r.main.resources!;
-  lines.push("## CPU and memory during the headline crowd", "", `Over ${fmt(mainResources.seconds)} s; the machine was ${fmt(mainResources.machineCores)} of ${fmt(r.machine.cores)} cores busy, ${fmt(mainResources.otherCores)} of them outside the components below (other work on a shared machine).`, "");
+  const elsewhere = r.options.targets.length ? "the running system's processes where they share this machine, and other work" : "other work on a shared machine";
+  lines.push("## CPU and memory during the headline crowd", "", `Over ${fmt(mainResources.seconds)} s; the machine was ${fmt(mainResources.machineCores)} of ${fmt(r.machine.cores)} cores busy, ${fmt(mainResources.otherCores)} of them outside the components below (${elsewhere}).`, "");
   lines.push("| component | CPU seconds | cores busy | peak RSS (MiB) |", "| --- | ---: | ---: | ---: |");
   for (const row of mainResources.rows) lines.push(`| ${row.component} | ${fmt(row.cpuSeconds)} | ${fmt(row.cores)} | ${fmt(row.peakRssMiB)} |`);
   lines.push("");
