@@ -264,16 +264,14 @@ async function main(): Promise<number> {
  * flags, the baselines measured beside them, the sweep and the scale-out rows.
  */
 async function measureProbes(services: Services, system: System, saleId: number, shopperIds: number[]) {
-  // Probes, each a fixed --probe-seconds: the sold-out answer, then the purchase path at its peak
-  // and at 80 % of it (a sale too big to sell out, where every shopper may buy many units).
   // The sold-out answer is one request, measured with the same load generator and request as the
   // bare hello baseline, so their ratio compares the servers, not two load generators. With
   // --baselines, the sold-out answer and the peak are each measured in pairs with their baseline
   // (bench/lib/paired.ts): the median round is the one reported, and the 80 % probe's reference.
-  const baselineContext = { redisUrl: REDIS_URL, namespace: NAMESPACE, services, options, shopperIds, bearers, saleId: saleId, log };
+  const baselineContext = { redisUrl: REDIS_URL, namespace: NAMESPACE, services, options, shopperIds, bearers, saleId, log };
   const urls = system.urls;
   const watch = components(system);
-  const tokenBody = JSON.stringify({ json: { saleId: saleId } });
+  const tokenBody = JSON.stringify({ json: { saleId } });
   const soldOut = await pairedWith(
     options.baselines ? () => startHelloBaseline(baselineContext) : null,
     () =>
