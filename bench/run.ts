@@ -315,7 +315,7 @@ async function measureProbes(services: Services, system: System, saleId: number,
   // Drain: the probes' reservations, queued while the queue was paused, timed once it resumes.
   const drainProbe = await measureDrain(services, probeSale.saleId, probeReservations);
   await Promise.all(PERIODIC_QUEUES.map((name) => services.queues[name].resume()));
-  const bareInsert = options.baselines ? await measureBareInsertBaseline({ databaseUrl: DATABASE_URL, services, saleId: saleId, drainedOrders: drainProbe.orders, log }) : null;
+  const bareInsert = options.baselines ? await measureBareInsertBaseline({ databaseUrl: DATABASE_URL, services, saleId, drainedOrders: drainProbe.orders, log }) : null;
 
   const sweep: SweepPoint[] = options.sweep ? await runSweep({ services, shoppers: shopperIds.length, crowd: (saleId, plan, label, extra) => crowd(system.urls, saleId, plan, label, extra), log }) : [];
   const scale: ScaleRow[] = [];

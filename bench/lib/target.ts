@@ -1,3 +1,5 @@
+import { answeredAttempts } from "./crowd";
+
 /**
  * `--target URL`: the bench loads a system that is already running (`npm start`, a staging
  * deployment) instead of starting its own: what an SRE runs the night before a sale.
@@ -14,7 +16,7 @@ const REFUSED_SHARE = 0.1;
 
 /** Why a warm-up's answers say the crowd cannot be measured against this system, or null when it can. */
 export function crowdRefusedProblem(outcomes: Record<string, number>): string | null {
-  const answered = Object.values(outcomes).reduce((sum, n) => sum + n, 0);
+  const answered = answeredAttempts({ outcomes });
   const refused = outcomes[RATE_LIMITED] ?? 0;
   if (answered === 0 || refused / answered <= REFUSED_SHARE) return null;
   return (
