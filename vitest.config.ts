@@ -10,7 +10,7 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["server/**/*.test.ts", "worker/**/*.test.ts", "app/**/*.test.ts", "bench/**/*.test.ts"],
-          exclude: ["**/*.int.test.ts", "**/*.chaos.test.ts", "**/node_modules/**"],
+          exclude: ["**/*.int.test.ts", "**/*.chaos.test.ts", "**/*.security.test.ts", "**/node_modules/**"],
           sequence: { groupOrder: 0 },
         },
       },
@@ -30,12 +30,25 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: "security",
+          // Attacks over real HTTP against the whole system as `npm start` runs it (balancer, web,
+          // seckill service, worker); each file owns its database and namespace.
+          include: ["server/**/*.security.test.ts"],
+          maxWorkers: 2,
+          sequence: { groupOrder: 2 },
+          testTimeout: 180_000,
+          hookTimeout: 240_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: "chaos",
           // Real processes killed and services restarted (npm run test:chaos); each file owns its
           // database, namespace and private redis-server, one file at a time on 2 cores.
           include: ["server/**/*.chaos.test.ts"],
           maxWorkers: 1,
-          sequence: { groupOrder: 2 },
+          sequence: { groupOrder: 3 },
           testTimeout: 300_000,
           hookTimeout: 120_000,
         },

@@ -5,7 +5,7 @@ import { buildIfNeeded } from "./build";
 
 /**
  * npm test: type check, build, unit tests, integration tests (real Redis + MariaDB + worker
- * processes), the chaos suite, a small benchmark run, then Playwright in Chromium. Every suite runs even if an earlier one failed; the last line
+ * processes), the security suite (attacks over HTTP on the whole system), the chaos suite, a small benchmark run, then Playwright in Chromium. Every suite runs even if an earlier one failed; the last line
  * sums them up as "N passed, N failed".
  */
 const reports = path.join(process.cwd(), "test-results", "summaries");
@@ -41,7 +41,7 @@ tallies.push({ suite: "build", passed: built ? 1 : 0, failed: built ? 0 : 1, ski
 
 // chaos: real process kills, a private redis-server restarted, MySQL cut behind a TCP proxy
 // (about 4 minutes on 2 cores); it fits CI's time, so it is part of every run.
-for (const project of ["unit", "integration", "chaos"]) {
+for (const project of ["unit", "integration", "security", "chaos"]) {
   const file = path.join(reports, `${project}.json`);
   const status = run(bin("vitest"), ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${file}`]);
   const json = readJson<{ numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number }>(file);

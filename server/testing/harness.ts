@@ -149,6 +149,38 @@ export async function startSeckillService(
   return { ...service, url };
 }
 
+/**
+ * The whole system as `npm start` runs it (server/cli/start.ts: its preparation, then web, seckill
+ * service and worker behind the bundled balancer on a free PORT), on the test's database and
+ * namespace; resolves once the balancer answers /api/health and the seckill service and worker
+ * are up. What the security suite attacks: every request goes through the balancer, as a
+ * browser's would. Needs `npm run build` first (npm test does).
+ */
+export async function startSystem(childEnv: Record<string, string>, extra: Record<string, string> = {}): Promise<ChildHandle & { url: string }> {
+  if (!buildIsFresh()) throw new Error("The web app is not built or is out of date: run `npm run build` first (npm test does).");
+  const port = await freePort();
+  const system = spawnChild(process.execPath, ["--import", "tsx", "server/cli/start.ts"], {
+    ...process.env,
+    ...childEnv,
+    NEXT_TELEMETRY_DISABLED: "1",
+    LOG_LEVEL: "info",
+    ...extra,
+    PORT: String(port),
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(
+    async () => {
+      if (system.process.exitCode !== null) throw new Error(`npm start exited early:\n${system.output()}`);
+      const output = system.output();
+      if (!output.includes('"worker ready"') || !output.includes('"seckill service listening"')) return false;
+      return fetch(`${url}/api/health`).then((r) => r.ok, () => false);
+    },
+    90_000,
+    `npm start on ${url}`,
+  );
+  return { ...system, url };
+}
+
 /** Waits for a server process's /api/health to answer 200, failing at once if the process dies. */
 async function untilHealthy(child: ChildHandle, url: string, name: string): Promise<void> {
   await waitFor(
