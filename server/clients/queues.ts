@@ -72,10 +72,10 @@ export const SWEEP_SCHEDULER_ID = "sweep-overdue-orders";
 
 /**
  * The sandbox provider's notification of a confirmed payment, delivered (and re-delivered until
- * answered `success`) by the worker, as a real provider's servers would.
+ * answered `success`) by the worker, as a real provider's servers would. No address: the worker
+ * delivers to the configured PUBLIC_BASE_URL only (an older job's notifyUrl is dropped unread).
  */
 export const paymentNotifyJob = z.object({
-  notifyUrl: z.url(),
   outTradeNo: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
   tradeNo: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
   totalAmount: z.string().regex(/^\d{1,10}\.\d{2}$/),

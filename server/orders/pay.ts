@@ -3,15 +3,14 @@ import type { Db } from "../clients/db";
 import { isUniqueViolation, READ_COMMITTED_TRANSACTION } from "../clients/db";
 import { AppError } from "../errors";
 import type { PaymentNotification } from "../payments/provider";
+import { PAYMENTS_NOT_SET_UP } from "../payments/providers";
+import { paymentNotifyUrl } from "../payments/urls";
 import { allows } from "./state-machine";
 import { applyOrderEvent } from "./transition";
 
-/** Served by app/api/payments/notify/route.ts. */
-const NOTIFY_PATH = "/api/payments/notify";
-
 /**
  * order.pay: the order's payment (one per order, created on the first call and reused after)
- * and the provider's address where the buyer pays it.
+ * and the provider's address where the buyer pays it. With no provider set up, nothing is created.
  */
 export async function startPayment(
   services: Services,
@@ -19,6 +18,7 @@ export async function startPayment(
   now = new Date(),
 ): Promise<{ paymentId: number; payUrl: string }> {
   const { db, env, payments } = services;
+  if (!payments) throw new AppError("PRECONDITION_FAILED", PAYMENTS_NOT_SET_UP);
   const order = await db.order.findFirst({
     where: { id: input.orderId, userId: input.userId },
     select: { id: true, status: true, amountCents: true, payDeadline: true, product: { select: { name: true } } },
@@ -34,7 +34,7 @@ export async function startPayment(
     paymentId: payment.id,
     amountCents: payment.amountCents,
     subject: order.product.name,
-    notifyUrl: `${env.PUBLIC_BASE_URL}${NOTIFY_PATH}`,
+    notifyUrl: paymentNotifyUrl(env),
     // Back to their orders, this one highlighted, where the page waits for the notify.
     returnUrl: `/orders?order=${order.id}`,
     expiresAt: order.payDeadline,

@@ -1,6 +1,7 @@
 import type { Services } from "../services";
 import { createLogger } from "../logger";
 import { applyPaymentNotification, type PaymentApplied } from "../orders/pay";
+import { PAYMENTS_NOT_SET_UP } from "./providers";
 import { settleRefund } from "./refunds";
 
 export type NotifyResult =
@@ -18,14 +19,16 @@ export async function receivePaymentNotification(
   request: { body: string; headers: Headers },
   now = new Date(),
 ): Promise<NotifyResult> {
-  const verdict = services.payments.verifyNotification(request);
+  const { payments } = services;
+  if (!payments) return { accepted: false, reason: "no payment provider is set up" };
+  const verdict = payments.verifyNotification(request);
   if (!verdict.ok) return { accepted: false, reason: verdict.reason };
   const notification = verdict.notification;
   // Bounds the replay window too: a notification older than this is refused whatever its id.
   if (Math.abs(now.getTime() - notification.sentAt.getTime()) > services.env.PAYMENT_NOTIFY_MAX_AGE_SECONDS * 1000) {
     return { accepted: false, reason: `stale notification, sent ${notification.sentAt.toISOString()}` };
   }
-  const applied = await applyPaymentNotification(services.db, services.payments.name, notification, now);
+  const applied = await applyPaymentNotification(services.db, payments.name, notification, now);
   if (applied.outcome === "REJECTED") return { accepted: false, reason: applied.reason };
   if (applied.outcome === "REFUND_DUE") {
     await settleRefund(services, applied.paymentId, now).catch((error: unknown) => {
@@ -40,14 +43,16 @@ const log = () => (logger ??= createLogger("web"));
 
 /** POST /api/payments/notify: the whole route handler, answering in the provider's protocol. */
 export async function handlePaymentNotifyRequest(req: Request, services: Services): Promise<Response> {
+  const { payments } = services;
+  if (!payments) return new Response(PAYMENTS_NOT_SET_UP, { status: 404, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } });
   let reply;
   try {
     const result = await receivePaymentNotification(services, { body: await req.text(), headers: req.headers });
     if (!result.accepted) log().warn({ reason: result.reason }, "payment notification refused");
-    reply = services.payments.reply(result.accepted ? "accepted" : "rejected");
+    reply = payments.reply(result.accepted ? "accepted" : "rejected");
   } catch (error) {
     log().error({ err: error }, "payment notification failed; the provider will retry");
-    reply = services.payments.reply("error");
+    reply = payments.reply("error");
   }
   return new Response(reply.body, { status: reply.status, headers: { "content-type": reply.contentType, "cache-control": "no-store" } });
 }
