@@ -330,11 +330,11 @@ describe("production mode with the sandbox enabled", () => {
         postForm(`${web.url}/pay/sandbox/confirm`, fields, { origin: web.url, ...cookieOf(forged!.shopper) });
 
       // Changed after the merchant signed it: refused.
-      for (const change of [{ notify_url: foreign }, { return_url: "//evil.example/" }]) {
+      for (const change of [{ notify_url: foreign }, { return_url: "//evil.example/" }] as Record<string, string>[]) {
         expect((await confirm({ ...checkout.params, ...change })).status).toBe(400);
       }
       // Signed with the merchant's key, yet naming another address (what the public demo key allowed).
-      for (const change of [{ notify_url: foreign }, { return_url: "/\\evil.example/" }, { return_url: "https://evil.example/" }]) {
+      for (const change of [{ notify_url: foreign }, { return_url: "/\\evil.example/" }, { return_url: "https://evil.example/" }] as Record<string, string>[]) {
         const { sign: _sign, sign_type: _type, ...fields } = checkout.params;
         const answer = await confirm(signed({ ...fields, ...change }, SANDBOX_PAY_KEY));
         const location = answer.headers.get("location") ?? "";
@@ -354,7 +354,7 @@ describe("production mode with the sandbox enabled", () => {
       // Every notify job the worker holds is finished: nothing more can go out.
       await waitFor(async () => {
         const counts = await on.services.queues.paymentNotify.getJobCounts("waiting", "active", "delayed");
-        return counts.waiting + counts.active + counts.delayed === 0;
+        return (counts.waiting ?? 0) + (counts.active ?? 0) + (counts.delayed ?? 0) === 0;
       }, 30_000, "the notify jobs to settle");
       expect(received).toEqual([]);
       expect((await snapshot(on, forged!.orderId)).status).toBe("WAIT_PAY");

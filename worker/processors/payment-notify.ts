@@ -3,6 +3,7 @@ import type { Services } from "../../server/services";
 import { paymentNotifyJob, type PaymentNotifyJob } from "../../server/clients/queues";
 import { deliverSandboxNotify } from "../../server/payments/sandbox-gateway";
 import { sandboxEnabled } from "../../server/payments/providers";
+import { pruneProcessedNotifications } from "../../server/payments/notify-retention";
 
 /**
  * The sandbox provider notifying the merchant of a payment, at the configured notify URL; a throw
@@ -15,3 +16,7 @@ export async function processPaymentNotify(services: Services, job: Job<PaymentN
   await deliverSandboxNotify(services.env, parsed.data);
 }
 
+/** The hourly prune of processed notify ids past the providers' retry horizon. */
+export async function processPruneNotifications(services: Services): Promise<{ pruned: number }> {
+  return { pruned: await pruneProcessedNotifications(services) };
+}
