@@ -189,6 +189,8 @@ test("an admin creates and warms a sale, watches a load on the live dashboard, a
   const { payUrl } = await call("order.pay", payer.token, { orderId });
   const confirm = await fetch(`${e2eBaseUrl()}/pay/sandbox/confirm`, {
     method: "POST",
+    // The cashier acts for the order's own shopper only: their session, from this site.
+    headers: { cookie: `fs_session=${payer.token}`, origin: e2eBaseUrl() },
     body: new URLSearchParams(new URL(payUrl, e2eBaseUrl()).search),
     redirect: "manual",
   });

@@ -8,6 +8,9 @@
 /** A fixed, test-only secret: the web server, the worker and any code signing tokens agree on it. */
 export const E2E_SESSION_SECRET = "e2e-only-session-secret-not-for-production-0123456789abcdef";
 
+/** The sandbox's test-only keys: the web server runs in production mode, which refuses the public defaults. */
+export const E2E_SANDBOX_PAY = { key: "e2e-only-sandbox-pay-key-not-for-production-0123456789", appId: "e2e-sandbox" } as const;
+
 /** Its own Redis namespace; set E2E_REDIS_NAMESPACE when two checkouts run e2e at once. */
 export const E2E_REDIS_NAMESPACE = process.env.E2E_REDIS_NAMESPACE ?? "e2e";
 
@@ -76,6 +79,9 @@ export function e2eAppEnv(): Record<string, string> {
     REDIS_URL: e2eRedisUrl(),
     REDIS_NAMESPACE: E2E_REDIS_NAMESPACE,
     SESSION_SECRET: E2E_SESSION_SECRET,
+    PAYMENT_PROVIDERS: "sandbox",
+    SANDBOX_PAY_KEY: E2E_SANDBOX_PAY.key,
+    SANDBOX_PAY_APP_ID: E2E_SANDBOX_PAY.appId,
     ORDER_PAY_TIMEOUT_SECONDS: String(E2E_PAY_TIMEOUT_SECONDS),
     NEXT_TELEMETRY_DISABLED: "1",
     LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? "warn",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readEnv } from "./env";
+import { DEV_SANDBOX_PAY_APP_ID, DEV_SANDBOX_PAY_KEY, DEV_SESSION_SECRET, EnvError, parsePaymentProviders, readEnv } from "./env";
 
 describe("readEnv", () => {
   it("fills defaults", () => {
@@ -36,6 +36,56 @@ describe("readEnv", () => {
   });
   it("demands a real session secret in production", () => {
     expect(() => readEnv({ NODE_ENV: "production" })).toThrow(/SESSION_SECRET/);
+    expect(() => readEnv({ NODE_ENV: "production", SESSION_SECRET: DEV_SESSION_SECRET })).toThrow(/SESSION_SECRET: is the public development default/);
     expect(readEnv({ NODE_ENV: "production", SESSION_SECRET: "x".repeat(40) }).NODE_ENV).toBe("production");
+  });
+  it("says what is wrong in one line, as an EnvError", () => {
+    const bad = () => readEnv({ PORT: "abc", REDIS_URL: "localhost:6379" });
+    expect(bad).toThrow(EnvError);
+    expect(bad).toThrow(/^Invalid environment: [^\n]+$/);
+  });
+});
+
+describe("payment providers", () => {
+  const production = { NODE_ENV: "production", SESSION_SECRET: "s".repeat(40) };
+  const realSandbox = { SANDBOX_PAY_KEY: "k".repeat(40), SANDBOX_PAY_APP_ID: "shop-sandbox" };
+
+  it("offers the sandbox outside production, nothing in production, unless PAYMENT_PROVIDERS says", () => {
+    expect(readEnv({}).PAYMENT_PROVIDERS).toEqual(["sandbox"]);
+    expect(readEnv({ NODE_ENV: "test" }).PAYMENT_PROVIDERS).toEqual(["sandbox"]);
+    expect(readEnv({ PAYMENT_PROVIDERS: "" }).PAYMENT_PROVIDERS).toEqual([]);
+    expect(readEnv(production).PAYMENT_PROVIDERS).toEqual([]);
+    expect(readEnv({ ...production, ...realSandbox, PAYMENT_PROVIDERS: "sandbox" }).PAYMENT_PROVIDERS).toEqual(["sandbox"]);
+  });
+
+  it("refuses the sandbox in production on its public key or app id, and only then", () => {
+    const withSandbox = { ...production, PAYMENT_PROVIDERS: "sandbox" };
+    expect(() => readEnv({ ...withSandbox, SANDBOX_PAY_APP_ID: realSandbox.SANDBOX_PAY_APP_ID })).toThrow(/SANDBOX_PAY_KEY: is the public development default/);
+    expect(() => readEnv({ ...withSandbox, SANDBOX_PAY_KEY: realSandbox.SANDBOX_PAY_KEY })).toThrow(/SANDBOX_PAY_APP_ID: is the public development default/);
+    expect(() => readEnv({ ...withSandbox, SANDBOX_PAY_KEY: DEV_SANDBOX_PAY_KEY, SANDBOX_PAY_APP_ID: DEV_SANDBOX_PAY_APP_ID })).toThrow(/SANDBOX_PAY_KEY.*SANDBOX_PAY_APP_ID/);
+    // The sandbox off: its defaults are never used, so they are no reason to refuse.
+    expect(readEnv(production).SANDBOX_PAY_KEY).toBe(DEV_SANDBOX_PAY_KEY);
+    // Outside production the defaults are the demo's.
+    expect(readEnv({ PAYMENT_PROVIDERS: "sandbox" }).SANDBOX_PAY_APP_ID).toBe(DEV_SANDBOX_PAY_APP_ID);
+  });
+
+  it.each([
+    ["sandbox", ["sandbox"]],
+    [" Sandbox , ", ["sandbox"]],
+    ["", []],
+    [",", []],
+  ])("reads %j as %j", (list, providers) => {
+    expect(parsePaymentProviders(list)).toEqual({ providers });
+  });
+
+  it.each([
+    ["paypal", /unknown provider "paypal" \(choose from alipay, wechatpay, sandbox\)/],
+    ["alipay", /alipay has no adapter yet; only sandbox can be offered/],
+    ["sandbox,wechatpay", /wechatpay has no adapter yet/],
+    ["sandbox,sandbox", /sandbox is listed twice/],
+  ])("refuses %j", (list, problem) => {
+    const parsed = parsePaymentProviders(list);
+    expect("problem" in parsed && parsed.problem).toMatch(problem);
+    expect(() => readEnv({ PAYMENT_PROVIDERS: list })).toThrow(/PAYMENT_PROVIDERS: /);
   });
 });

@@ -6,8 +6,36 @@ import { z } from "zod";
  * so every process agrees on names, defaults and validation.
  */
 
-const DEV_SESSION_SECRET = "dev-only-session-secret-change-me-in-production-0123456789";
-const DEV_SANDBOX_PAY_KEY = "dev-only-sandbox-pay-key-0123456789abcdef";
+/** Development defaults, public in this repository: production refuses them (see the refinement below). */
+export const DEV_SESSION_SECRET = "dev-only-session-secret-change-me-in-production-0123456789";
+export const DEV_SANDBOX_PAY_KEY = "dev-only-sandbox-pay-key-0123456789abcdef";
+export const DEV_SANDBOX_PAY_APP_ID = "sandbox-flash-sale";
+
+/** Payment providers PAYMENT_PROVIDERS may name, and those with an adapter (server/payments/) today. */
+export const PAYMENT_PROVIDER_NAMES = ["alipay", "wechatpay", "sandbox"] as const;
+export type PaymentProviderName = (typeof PAYMENT_PROVIDER_NAMES)[number];
+const PROVIDERS_WITH_ADAPTER: ReadonlySet<PaymentProviderName> = new Set(["sandbox"]);
+
+/**
+ * PAYMENT_PROVIDERS' list, in the order checkout offers them: known names, each once, each with
+ * an adapter. Empty: no provider (payments are not set up). Pure, for env.test.ts.
+ */
+export function parsePaymentProviders(list: string): { providers: PaymentProviderName[] } | { problem: string } {
+  const providers: PaymentProviderName[] = [];
+  for (const entry of list.split(",").map((e) => e.trim().toLowerCase())) {
+    if (!entry) continue;
+    if (!(PAYMENT_PROVIDER_NAMES as readonly string[]).includes(entry)) {
+      return { problem: `PAYMENT_PROVIDERS: unknown provider "${entry}" (choose from ${PAYMENT_PROVIDER_NAMES.join(", ")})` };
+    }
+    const name = entry as PaymentProviderName;
+    if (!PROVIDERS_WITH_ADAPTER.has(name)) {
+      return { problem: `PAYMENT_PROVIDERS: ${name} has no adapter yet; only ${[...PROVIDERS_WITH_ADAPTER].join(", ")} can be offered` };
+    }
+    if (providers.includes(name)) return { problem: `PAYMENT_PROVIDERS: ${name} is listed twice` };
+    providers.push(name);
+  }
+  return { providers };
+}
 
 /** A Redis Cluster seed node, as ioredis's Cluster takes it. */
 export interface ClusterNode {
@@ -68,10 +96,32 @@ const envSchema = z
      * The built-in sandbox payment provider: its merchant app id and HMAC-SHA256 key. It is a demo
      * (anyone may "pay" on its page), so the dev key is fine wherever the sandbox is fine.
      */
-    SANDBOX_PAY_APP_ID: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/).default("sandbox-flash-sale"),
+    SANDBOX_PAY_APP_ID: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/).default(DEV_SANDBOX_PAY_APP_ID),
     SANDBOX_PAY_KEY: z.string().min(32, "SANDBOX_PAY_KEY must be at least 32 characters").default(DEV_SANDBOX_PAY_KEY),
+    /**
+     * The payment providers checkout offers, in order (`alipay`, `wechatpay`, `sandbox`; comma
+     * list). Default: the sandbox outside production, none in production (order.pay then answers
+     * that payments are not set up). Production refuses the sandbox on its public dev key or app id.
+     */
+    PAYMENT_PROVIDERS: z
+      .string()
+      .optional()
+      .transform((list, ctx) => {
+        if (list === undefined) return undefined;
+        const parsed = parsePaymentProviders(list);
+        if ("providers" in parsed) return parsed.providers;
+        ctx.addIssue({ code: "custom", message: parsed.problem.replace(/^PAYMENT_PROVIDERS: /, "") });
+        return z.NEVER;
+      }),
     /** A payment notification whose own timestamp is further than this from now is refused as stale. */
     PAYMENT_NOTIFY_MAX_AGE_SECONDS: intFrom(300, 1),
+    /**
+     * How long processed notify ids are kept, so a provider's retry of one is answered `success`
+     * again (Alipay retries over ~25 h, WeChat Pay ~24 h); the worker prunes older ones hourly.
+     */
+    PAYMENT_NOTIFY_KEEP_HOURS: intFrom(48, 1),
+    /** Notify requests per second per client address (providers send bursts; 0 turns the limit off). */
+    RATE_LIMIT_NOTIFY_PER_IP: intFrom(200, 0),
     /**
      * Group commit: most reservations written in one MySQL transaction (and carried by one
      * create-order job), and how long the worker waits to fill a transaction. 50 ms, not 5: with
@@ -135,15 +185,21 @@ const envSchema = z
     /** The web process SIGKILLs itself after this many reservations, between the Lua and Queue.add. */
     FAULT_CRASH_BEFORE_ENQUEUE: intFrom(0, 0),
   })
-  .superRefine((value, ctx) => {
-    if (value.NODE_ENV === "production" && value.SESSION_SECRET === DEV_SESSION_SECRET) {
-      ctx.addIssue({ code: "custom", path: ["SESSION_SECRET"], message: "set SESSION_SECRET in production" });
-    }
-  })
   .transform((value) => ({
     ...value,
+    PAYMENT_PROVIDERS: value.PAYMENT_PROVIDERS ?? (value.NODE_ENV === "production" ? [] : (["sandbox"] as PaymentProviderName[])),
     PUBLIC_BASE_URL: (value.PUBLIC_BASE_URL ?? `http://127.0.0.1:${value.PORT}`).replace(/\/+$/, ""),
-  }));
+  }))
+  .superRefine((value, ctx) => {
+    if (value.NODE_ENV !== "production") return;
+    // These defaults are published in this repository: with them anyone signs sessions or payments.
+    const refuse = (variable: string, message: string) => ctx.addIssue({ code: "custom", path: [variable], message });
+    if (value.SESSION_SECRET === DEV_SESSION_SECRET) refuse("SESSION_SECRET", "is the public development default; set your own (32+ random characters) in production");
+    if (!value.PAYMENT_PROVIDERS.includes("sandbox")) return;
+    const orDisable = "or leave sandbox out of PAYMENT_PROVIDERS";
+    if (value.SANDBOX_PAY_KEY === DEV_SANDBOX_PAY_KEY) refuse("SANDBOX_PAY_KEY", `is the public development default, with which anyone can forge a payment; set your own (32+ random characters), ${orDisable}`);
+    if (value.SANDBOX_PAY_APP_ID === DEV_SANDBOX_PAY_APP_ID) refuse("SANDBOX_PAY_APP_ID", `is the public development default; set your own app id, ${orDisable}`);
+  });
 
 export type Env = z.infer<typeof envSchema>;
 
@@ -156,19 +212,35 @@ function loadDotEnvOnce() {
   if (existsSync(".env")) process.loadEnvFile(".env");
 }
 
+/** A configuration no process may run on; its message is one line naming each variable. */
+export class EnvError extends Error {
+  override name = "EnvError";
+}
+
 export function readEnv(source: Record<string, string | undefined> = process.env): Env {
   if (source === process.env) loadDotEnvOnce();
   const parsed = envSchema.safeParse(source);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`).join("\n");
-    throw new Error(`Invalid environment:\n${problems}`);
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new EnvError(`Invalid environment: ${problems}`);
   }
   return parsed.data;
 }
 
 let cached: Env | undefined;
-/** The process's own configuration, read once. */
+/**
+ * The process's own configuration, read once. A process cannot run on an invalid one, so it stops
+ * here, whatever its entry point (npm start, the worker, the seckill service, Next's
+ * instrumentation.ts): one line naming the variables on stderr, exit code 1, no stack trace.
+ */
 export function env(): Env {
-  cached ??= readEnv();
+  if (cached) return cached;
+  try {
+    cached = readEnv();
+  } catch (error) {
+    if (!(error instanceof EnvError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
   return cached;
 }

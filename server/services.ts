@@ -11,7 +11,7 @@ import { RateLimiter } from "./gateway/rate-limit";
 import { createUpstashRedis } from "./gateway/upstash-redis";
 import { createLogger } from "./logger";
 import type { PaymentProvider } from "./payments/provider";
-import { sandboxProvider } from "./payments/sandbox";
+import { paymentProviderFor } from "./payments/providers";
 import { PurchaseStats } from "./seckill/sale-stats";
 import { createOrderEnqueuer } from "./seckill/enqueue";
 import type { GroupCommitter } from "./orders/group-commit";
@@ -35,9 +35,10 @@ export interface Services {
   purchaseStats: PurchaseStats;
   /** saleId -> its stock bucket count, as warm-up wrote it (fixed at creation, so kept for good). */
   saleBuckets: Map<number, number>;
-  rateLimits: { perIp: RateLimiter; perUser: RateLimiter };
-  /** The payment provider orders are paid with (the built-in sandbox until a real adapter exists). */
-  payments: PaymentProvider;
+  /** paymentNotify: per client address at /api/payments/notify, which the proxy's per-IP gate leaves out. */
+  rateLimits: { perIp: RateLimiter; perUser: RateLimiter; paymentNotify: RateLimiter };
+  /** The payment provider orders are paid with (PAYMENT_PROVIDERS' first); null when none is set up. */
+  payments: PaymentProvider | null;
   /** Reservations on their way into create-order jobs, a batch per few milliseconds (server/seckill/enqueue.ts). */
   orderEnqueuer: GroupCommitter<QueuedReservation, void>;
   close(): Promise<void>;
@@ -81,6 +82,7 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
   const rateLimits = {
     perIp: new RateLimiter(upstash, { prefix: `${env.REDIS_NAMESPACE}:ratelimit:ip`, perSecond: env.RATE_LIMIT_PER_IP }),
     perUser: new RateLimiter(upstash, { prefix: `${env.REDIS_NAMESPACE}:ratelimit:user`, perSecond: env.RATE_LIMIT_PER_USER }),
+    paymentNotify: new RateLimiter(upstash, { prefix: `${env.REDIS_NAMESPACE}:ratelimit:notify`, perSecond: env.RATE_LIMIT_NOTIFY_PER_IP }),
   };
   let subscriber: RedisConnection | undefined;
   if (options.followBroadcasts) {
@@ -108,7 +110,7 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
     purchaseStats,
     saleBuckets,
     rateLimits,
-    payments: sandboxProvider(env),
+    payments: paymentProviderFor(env),
     async close() {
       clearInterval(statsTimer);
       await Promise.all([flushStats(), orderEnqueuer.drain()]);

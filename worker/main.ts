@@ -3,16 +3,18 @@ import { env } from "../server/env";
 import { createLogger } from "../server/logger";
 import { createServices } from "../server/services";
 import { connectRedis } from "../server/clients/redis";
-import { QUEUE, RECONCILE_SCHEDULER_ID, SWEEP_SCHEDULER_ID } from "../server/clients/queues";
+import { PRUNE_NOTIFICATIONS_SCHEDULER_ID, QUEUE, RECONCILE_SCHEDULER_ID, SWEEP_SCHEDULER_ID } from "../server/clients/queues";
 import { queuePrefix } from "../server/seckill/keys";
 import { createOrderProcessor } from "./processors/create-order";
 import { processCancelOrder } from "./processors/cancel-order";
 import { processSweepOrders } from "./processors/sweep-orders";
-import { processPaymentNotify } from "./processors/payment-notify";
+import { processPaymentNotify, processPruneNotifications } from "./processors/payment-notify";
 import { processReconcile } from "./processors/reconcile";
 
 /** Jobs of the order lifecycle (timers, notifications) one worker handles at once. */
 const LIFECYCLE_CONCURRENCY = 20;
+/** Processed notify ids are kept for days (PAYMENT_NOTIFY_KEEP_HOURS); pruning hourly is plenty. */
+const PRUNE_NOTIFICATIONS_EVERY_MS = 3600_000;
 
 /**
  * The worker process: drains create-order jobs into MySQL, runs the pay-deadline timers and the
@@ -76,6 +78,7 @@ async function main() {
     start(QUEUE.sweepOrders, () => processSweepOrders(services), 1),
     start(QUEUE.paymentNotify, (job) => processPaymentNotify(services, job), LIFECYCLE_CONCURRENCY),
     start(QUEUE.reconcile, (job) => processReconcile(services, job, log), 1),
+    start(QUEUE.pruneNotifications, () => processPruneNotifications(services), 1),
   ];
   await Promise.all(workers.map((worker) => worker.waitUntilReady()));
   // Upsert: every worker process declares the same schedulers, and there stays one of each.
@@ -84,6 +87,7 @@ async function main() {
     Promise.all([
       services.queues.sweepOrders.upsertJobScheduler(SWEEP_SCHEDULER_ID, { every: config.ORDER_SWEEP_INTERVAL_SECONDS * 1000 }, { name: "sweep" }),
       services.queues.reconcile.upsertJobScheduler(RECONCILE_SCHEDULER_ID, { every: config.RECONCILE_INTERVAL_MS }, { name: "reconcile" }),
+      services.queues.pruneNotifications.upsertJobScheduler(PRUNE_NOTIFICATIONS_SCHEDULER_ID, { every: PRUNE_NOTIFICATIONS_EVERY_MS }, { name: "prune" }),
     ]);
   await declareSchedulers();
   const redeclare = setInterval(

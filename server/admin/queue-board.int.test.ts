@@ -26,7 +26,7 @@ describe("queue board", () => {
     await cancelOrder.add("cancel-order", { orderIds: [7, 8] }, { jobId: "cancel-7-8-2", delay: 3600_000 });
     await paymentNotify.add(
       "payment-notify",
-      { notifyUrl: "http://127.0.0.1:9/notify", outTradeNo: "1", tradeNo: "SBX-1", totalAmount: "1.00" },
+      { outTradeNo: "1", tradeNo: "SBX-1", totalAmount: "1.00" },
       { jobId: "notify-1", attempts: 1 },
     );
     const connection = new Redis(t.env.REDIS_URL, { maxRetriesPerRequest: null });

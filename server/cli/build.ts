@@ -3,7 +3,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 
 /** What the Next.js build reads; a change to any of them calls for a new build. */
-const BUILD_INPUTS = ["app", "server", "public", "proxy.ts", "next.config.ts", "package.json", "tsconfig.json", "prisma/schema.prisma"];
+const BUILD_INPUTS = ["app", "server", "public", "proxy.ts", "instrumentation.ts", "next.config.ts", "package.json", "tsconfig.json", "prisma/schema.prisma"];
 
 const SKIPPED = new Set(["node_modules", "testing", "cli"]);
 

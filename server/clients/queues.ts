@@ -10,6 +10,7 @@ export const QUEUE = {
   sweepOrders: "sweep-orders",
   paymentNotify: "payment-notify",
   reconcile: "reconcile",
+  pruneNotifications: "prune-notifications",
 } as const;
 
 export const queuedReservation = z.object({
@@ -72,10 +73,10 @@ export const SWEEP_SCHEDULER_ID = "sweep-overdue-orders";
 
 /**
  * The sandbox provider's notification of a confirmed payment, delivered (and re-delivered until
- * answered `success`) by the worker, as a real provider's servers would.
+ * answered `success`) by the worker, as a real provider's servers would. No address: the worker
+ * delivers to the configured PUBLIC_BASE_URL only (an older job's notifyUrl is dropped unread).
  */
 export const paymentNotifyJob = z.object({
-  notifyUrl: z.url(),
   outTradeNo: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
   tradeNo: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
   totalAmount: z.string().regex(/^\d{1,10}\.\d{2}$/),
@@ -87,12 +88,17 @@ export function paymentNotifyJobId(outTradeNo: string): string {
   return `notify-${outTradeNo}`;
 }
 
+/** The hourly prune of processed notify ids (a BullMQ job scheduler); it carries no data. */
+export type PruneNotificationsJob = Record<string, never>;
+export const PRUNE_NOTIFICATIONS_SCHEDULER_ID = "prune-processed-notifications";
+
 export interface Queues {
   createOrder: Queue<CreateOrderJob>;
   cancelOrder: Queue<CancelOrderJob>;
   sweepOrders: Queue<SweepOrdersJob>;
   paymentNotify: Queue<PaymentNotifyJob>;
   reconcile: Queue<ReconcileJob>;
+  pruneNotifications: Queue<PruneNotificationsJob>;
 }
 
 export const CREATE_ORDER_JOB_OPTIONS = {
@@ -113,6 +119,7 @@ const CANCEL_ORDER_JOB_OPTIONS = {
 } as const;
 
 const SWEEP_ORDERS_JOB_OPTIONS = { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } } as const;
+const PRUNE_NOTIFICATIONS_JOB_OPTIONS = { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } } as const;
 
 // Completed re-warms go, so the next loss of the sale's state can ask again under the same id.
 const RECONCILE_JOB_OPTIONS = { removeOnComplete: true, removeOnFail: { count: 100 }, attempts: 3, backoff: { type: "fixed", delay: 1000 } } as const;
@@ -134,5 +141,6 @@ export function createQueues(connection: ConnectionOptions, namespace: string): 
     sweepOrders: new Queue<SweepOrdersJob>(QUEUE.sweepOrders, { connection, prefix, defaultJobOptions: SWEEP_ORDERS_JOB_OPTIONS }),
     paymentNotify: new Queue<PaymentNotifyJob>(QUEUE.paymentNotify, { connection, prefix, defaultJobOptions: PAYMENT_NOTIFY_JOB_OPTIONS }),
     reconcile: new Queue<ReconcileJob>(QUEUE.reconcile, { connection, prefix, defaultJobOptions: RECONCILE_JOB_OPTIONS }),
+    pruneNotifications: new Queue<PruneNotificationsJob>(QUEUE.pruneNotifications, { connection, prefix, defaultJobOptions: PRUNE_NOTIFICATIONS_JOB_OPTIONS }),
   };
 }

@@ -3,15 +3,14 @@ import type { Db } from "../clients/db";
 import { isUniqueViolation, READ_COMMITTED_TRANSACTION } from "../clients/db";
 import { AppError } from "../errors";
 import type { PaymentNotification } from "../payments/provider";
+import { PAYMENTS_NOT_SET_UP } from "../payments/providers";
+import { paymentNotifyUrl } from "../payments/urls";
 import { allows } from "./state-machine";
 import { applyOrderEvent } from "./transition";
 
-/** Served by app/api/payments/notify/route.ts. */
-const NOTIFY_PATH = "/api/payments/notify";
-
 /**
  * order.pay: the order's payment (one per order, created on the first call and reused after)
- * and the provider's address where the buyer pays it.
+ * and the provider's address where the buyer pays it. With no provider set up, nothing is created.
  */
 export async function startPayment(
   services: Services,
@@ -19,6 +18,7 @@ export async function startPayment(
   now = new Date(),
 ): Promise<{ paymentId: number; payUrl: string }> {
   const { db, env, payments } = services;
+  if (!payments) throw new AppError("PRECONDITION_FAILED", PAYMENTS_NOT_SET_UP);
   const order = await db.order.findFirst({
     where: { id: input.orderId, userId: input.userId },
     select: { id: true, status: true, amountCents: true, payDeadline: true, product: { select: { name: true } } },
@@ -34,7 +34,7 @@ export async function startPayment(
     paymentId: payment.id,
     amountCents: payment.amountCents,
     subject: order.product.name,
-    notifyUrl: `${env.PUBLIC_BASE_URL}${NOTIFY_PATH}`,
+    notifyUrl: paymentNotifyUrl(env),
     // Back to their orders, this one highlighted, where the page waits for the notify.
     returnUrl: `/orders?order=${order.id}`,
     expiresAt: order.payDeadline,
@@ -60,7 +60,7 @@ export type PaymentApplied =
   | { outcome: "PAID"; orderId: number }
   /** The order was cancelled before the money came: the payment is owed back (see payments/refunds.ts). */
   | { outcome: "REFUND_DUE"; orderId: number; paymentId: number }
-  /** The payment was settled by an earlier notification (a provider's retry): nothing changed. */
+  /** Processed before (this notify id, or the payment settled by this trade): nothing changed. */
   | { outcome: "DUPLICATE" }
   /** Not acted upon, and nothing changed. */
   | { outcome: "REJECTED"; reason: string };
@@ -69,8 +69,11 @@ class Rejected extends Error {}
 
 /**
  * Applies an authenticated payment notification, in ONE transaction: it must name a payment of
- * ours, with its amount; its notify id is recorded (UNIQUE, so a replay is refused and changes
- * nothing); the payment is settled conditionally (CREATED → SUCCEEDED, so concurrent or repeated
+ * ours, with its amount and (once settled) its trade. One processed before — its notify id
+ * recorded, or the payment already settled by this trade — is a DUPLICATE, answered `success`
+ * again so the provider stops retrying, and changes nothing (a stale one too: a provider's late
+ * retry). Otherwise it must be `fresh` (its timestamp near now); its notify id is recorded
+ * (UNIQUE); the payment is settled conditionally (CREATED → SUCCEEDED, so concurrent
  * notifications settle it once); and the order moves WAIT_PAY → PAID — or, if the timeout won
  * the race, CANCELLED → REFUNDED with the payment marked for refund: money is never kept for an
  * order that gave its unit back.
@@ -79,8 +82,9 @@ export async function applyPaymentNotification(
   db: Db,
   provider: string,
   notification: PaymentNotification,
-  now = new Date(),
+  options: { fresh: boolean; now?: Date },
 ): Promise<PaymentApplied> {
+  const now = options.now ?? new Date();
   try {
     return await db.$transaction(async (tx) => {
       // Notifications of one payment take turns: without this row lock first, two of them would
@@ -89,7 +93,7 @@ export async function applyPaymentNotification(
       await tx.$queryRaw`SELECT id FROM payments WHERE id = ${notification.paymentId} FOR UPDATE`;
       const payment = await tx.payment.findUnique({
         where: { id: notification.paymentId },
-        select: { id: true, orderId: true, provider: true, amountCents: true, providerTradeNo: true },
+        select: { id: true, orderId: true, provider: true, amountCents: true, providerTradeNo: true, status: true },
       });
       if (!payment || payment.provider !== provider) throw new Rejected(`no ${provider} payment ${notification.paymentId}`);
       if (payment.amountCents !== notification.amountCents) {
@@ -98,10 +102,22 @@ export async function applyPaymentNotification(
       if (payment.providerTradeNo !== null && payment.providerTradeNo !== notification.providerTradeNo) {
         throw new Rejected(`payment ${payment.id} was settled by trade ${payment.providerTradeNo}, not ${notification.providerTradeNo}`);
       }
+      // Under the row lock, so a notification of this payment processed meanwhile is seen here.
+      const seen = await tx.paymentNotification.findUnique({
+        where: { provider_notifyId: { provider, notifyId: notification.notifyId } },
+        select: { paymentId: true },
+      });
+      if (seen) {
+        if (seen.paymentId !== payment.id) throw new Rejected(`notification ${notification.notifyId} was about payment ${seen.paymentId}`);
+        return { outcome: "DUPLICATE" as const };
+      }
+      if (payment.status !== "CREATED" && !options.fresh) return { outcome: "DUPLICATE" as const };
+      if (!options.fresh) throw new Rejected(`stale notification, sent ${notification.sentAt.toISOString()}`);
       await tx.paymentNotification
         .create({ data: { provider, notifyId: notification.notifyId, paymentId: payment.id } })
         .catch((error: unknown) => {
-          throw isUniqueViolation(error) ? new Rejected(`notification ${notification.notifyId} was seen before (replay)`) : error;
+          // The same id recorded for another payment at this moment (ours is under the row lock).
+          throw isUniqueViolation(error) ? new Rejected(`notification ${notification.notifyId} was recorded for another payment`) : error;
         });
 
       const settled = await tx.payment

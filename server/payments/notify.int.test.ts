@@ -16,6 +16,9 @@ import { handlePaymentNotifyRequest, receivePaymentNotification } from "./notify
 import { confirmSandboxCheckout, readSandboxCheckout, sandboxNotifyFields } from "./sandbox-gateway";
 import { settlePendingRefunds } from "./refunds";
 import { signed } from "./signature";
+import { pruneProcessedNotifications } from "./notify-retention";
+import { RateLimiter } from "../gateway/rate-limit";
+import { createUpstashRedis } from "../gateway/upstash-redis";
 
 /**
  * POST /api/payments/notify against real MariaDB and Redis: only a genuine, fresh, first-seen
@@ -145,23 +148,46 @@ describe("refused, changing nothing", () => {
     expect(await post(notifyBody(order))).toEqual(SUCCESS);
   });
 
-  it("a replay of an accepted notification", async () => {
+  it("a notify id already recorded for another payment", async () => {
+    const { saleId, orders } = await unpaidOrders(2);
+    const [first, second] = orders as [Paying, Paying];
+    expect(await post(notifyBody(first, { notifyId: "shared-notify-id-1" }))).toEqual(SUCCESS);
+    const before = await snapshot(saleId, second.orderId);
+    expect(await post(notifyBody(second, { notifyId: "shared-notify-id-1" }))).toEqual(FAIL);
+    expect(await snapshot(saleId, second.orderId)).toEqual(before);
+  });
+});
+
+describe("idempotent: what was processed is answered `success` again and changes nothing", () => {
+  it("a repeat of an accepted notification (the provider did not hear our `success`)", async () => {
     const { saleId, orders } = await unpaidOrders(1);
     const body = notifyBody(orders[0]!);
     expect(await post(body)).toEqual(SUCCESS);
     const before = await snapshot(saleId, orders[0]!.orderId);
-    expect(await post(body)).toEqual(FAIL);
+    expect(await post(body)).toEqual(SUCCESS);
     expect(await snapshot(saleId, orders[0]!.orderId)).toEqual(before);
   });
-});
 
-describe("idempotent", () => {
-  it("20 identical notifications at once: one is acted upon, the other 19 are replays; one PAID", async () => {
+  it("a repeat long after, past the freshness window (a provider's retry hours later)", async () => {
+    const { saleId, orders } = await unpaidOrders(1);
+    const sentAt = new Date();
+    const body = notifyBody(orders[0]!, { now: sentAt, notifyId: "late-retry-0001" });
+    expect(await receivePaymentNotification(t.services, { body, headers: new Headers() }, sentAt)).toEqual({ accepted: true, outcome: "PAID" });
+    const before = await snapshot(saleId, orders[0]!.orderId);
+    const hoursLater = new Date(sentAt.getTime() + 20 * 3600_000);
+    expect(await receivePaymentNotification(t.services, { body, headers: new Headers() }, hoursLater)).toEqual({ accepted: true, outcome: "DUPLICATE" });
+    // Another delivery of the same trade, stale, with an id never seen: the payment is settled by it.
+    const other = notifyBody(orders[0]!, { now: sentAt, notifyId: "late-retry-0002" });
+    expect(await receivePaymentNotification(t.services, { body: other, headers: new Headers() }, hoursLater)).toEqual({ accepted: true, outcome: "DUPLICATE" });
+    expect(await snapshot(saleId, orders[0]!.orderId)).toEqual(before);
+  });
+
+  it("20 identical notifications at once: one is acted upon, all are answered `success`; one PAID", async () => {
     const { saleId, orders } = await unpaidOrders(1);
     const body = notifyBody(orders[0]!);
-    const replies = await Promise.all(Array.from({ length: 20 }, () => post(body)));
-    expect(replies.filter((r) => r.body === "success")).toHaveLength(1);
-    expect(replies.filter((r) => r.body === "fail")).toHaveLength(19);
+    const results = await Promise.all(Array.from({ length: 20 }, () => receivePaymentNotification(t.services, { body, headers: new Headers() })));
+    expect(results.filter((r) => r.accepted && r.outcome === "PAID")).toHaveLength(1);
+    expect(results.filter((r) => r.accepted && r.outcome === "DUPLICATE")).toHaveLength(19);
     const after = await snapshot(saleId, orders[0]!.orderId);
     expect(after.order.status).toBe("PAID");
     expect(after.notifications).toBe(1);
@@ -207,7 +233,7 @@ describe("a payment that arrives after the order was cancelled", () => {
     const { saleId, orders } = await unpaidOrders(1);
     const order = orders[0]!;
     await cancelOwnOrder(t.services, { userId: order.userId, orderId: order.orderId });
-    const refundDown = { ...t.services, payments: { ...t.services.payments, refund: () => Promise.reject(new Error("provider down")) } };
+    const refundDown = { ...t.services, payments: { ...t.services.payments!, refund: () => Promise.reject(new Error("provider down")) } };
     const result = await receivePaymentNotification(refundDown, { body: notifyBody(order), headers: new Headers() });
     expect(result).toEqual({ accepted: true, outcome: "REFUND_DUE" });
     expect((await snapshot(saleId, order.orderId)).order.payment?.status).toBe("REFUND_PENDING");
@@ -218,23 +244,64 @@ describe("a payment that arrives after the order was cancelled", () => {
 });
 
 describe("the sandbox provider", () => {
+  const paramsOf = (order: Paying) => Object.fromEntries(new URL(order.payUrl, "http://x").searchParams);
+
   it("checkout is signed: the cashier page refuses a changed amount or another app's request", async () => {
     const { orders } = await unpaidOrders(1);
-    const params = Object.fromEntries(new URL(orders[0]!.payUrl, "http://x").searchParams);
+    const params = paramsOf(orders[0]!);
+    const userId = orders[0]!.userId;
     expect(readSandboxCheckout(t.env, params)).toMatchObject({ amountCents: 9900, outTradeNo: String(orders[0]!.paymentId), returnUrl: `/orders?order=${orders[0]!.orderId}` });
     expect(readSandboxCheckout(t.env, { ...params, total_amount: "0.01" })).toBeNull();
     expect(readSandboxCheckout({ ...t.env, SANDBOX_PAY_APP_ID: "another-app" }, params)).toBeNull();
-    await expect(confirmSandboxCheckout(t.services, { ...params, total_amount: "0.01" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
-    await expect(confirmSandboxCheckout(t.services, params, new Date(Date.now() + 3 * 3600_000))).rejects.toMatchObject({ code: "PRECONDITION_FAILED" });
+    // The same request, notifying another shop's address: not this shop's checkout.
+    expect(readSandboxCheckout({ ...t.env, PUBLIC_BASE_URL: "https://elsewhere.example" }, params)).toBeNull();
+    await expect(confirmSandboxCheckout(t.services, { params: { ...params, total_amount: "0.01" }, userId })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(confirmSandboxCheckout(t.services, { params, userId }, new Date(Date.now() + 3 * 3600_000))).rejects.toMatchObject({ code: "PRECONDITION_FAILED" });
+  });
+
+  it("the cashier acts for the order's own shopper only, and only with the sandbox enabled", async () => {
+    const { orders } = await unpaidOrders(2);
+    const [mine, theirs] = orders as [Paying, Paying];
+    const params = paramsOf(mine);
+    await expect(confirmSandboxCheckout(t.services, { params, userId: theirs.userId })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    const sandboxOff = { ...t.services, env: { ...t.env, PAYMENT_PROVIDERS: [] } };
+    await expect(confirmSandboxCheckout(sandboxOff, { params, userId: mine.userId })).rejects.toMatchObject({ code: "PRECONDITION_FAILED", message: "Payments are not set up on this shop." });
+    expect(await t.services.queues.paymentNotify.getJob(paymentNotifyJobId(String(mine.paymentId)))).toBeUndefined();
+    expect(await confirmSandboxCheckout(t.services, { params, userId: mine.userId })).toEqual({ returnUrl: `/orders?order=${mine.orderId}` });
+    // No worker here: take the queued notify away again, as the later tests count the queue.
+    await (await t.services.queues.paymentNotify.getJob(paymentNotifyJobId(String(mine.paymentId))))!.remove();
+  });
+
+  it("delivers to this shop's notify URL, whatever address a job carries", async () => {
+    const { saleId, orders } = await unpaidOrders(1);
+    const order = orders[0]!;
+    const elsewhere: string[] = [];
+    const port = await freePort();
+    const other = createServer((req, res) => {
+      elsewhere.push(req.url ?? "");
+      res.end("success");
+    });
+    await new Promise<void>((resolve) => other.listen(port, "127.0.0.1", resolve));
+    try {
+      const job = { data: { notifyUrl: `http://127.0.0.1:${port}/steal`, outTradeNo: String(order.paymentId), tradeNo: `SBX-J${order.paymentId}`, totalAmount: "99.00" } };
+      await processPaymentNotify(t.services, job as never);
+      expect((await snapshot(saleId, order.orderId)).order.status).toBe("PAID");
+      expect(elsewhere).toEqual([]);
+      // Without the sandbox enabled the worker signs and sends nothing.
+      const sandboxOff = { ...t.services, env: { ...t.env, PAYMENT_PROVIDERS: [] } };
+      await expect(processPaymentNotify(sandboxOff, job as never)).rejects.toThrow(/not enabled/);
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
   });
 
   it("retries its notification with backoff until the merchant answers `success`, each delivery freshly signed", async () => {
     const { saleId, orders } = await unpaidOrders(1);
     const order = orders[0]!;
-    const params = Object.fromEntries(new URL(order.payUrl, "http://x").searchParams);
+    const params = paramsOf(order);
     // The buyer presses Confirm twice: one payment, one notify job.
-    await confirmSandboxCheckout(t.services, params);
-    await confirmSandboxCheckout(t.services, params);
+    await confirmSandboxCheckout(t.services, { params, userId: order.userId });
+    await confirmSandboxCheckout(t.services, { params, userId: order.userId });
     expect(await t.services.queues.paymentNotify.getJobCounts("waiting", "delayed")).toEqual({ waiting: 1, delayed: 0 });
 
     failuresToServe = 2;
@@ -260,6 +327,26 @@ describe("the sandbox provider", () => {
 });
 
 describe("order.pay (startPayment)", () => {
+  it("with no provider set up, says so and creates nothing", async () => {
+    const { saleId } = await createSale(t.services, {
+      productName: "No provider",
+      priceCents: 9900,
+      originalPriceCents: 19900,
+      stock: 1,
+      startsAt: new Date(Date.now() - 1000),
+      endsAt: new Date(Date.now() + 3600_000),
+    });
+    await warmUpSale(t.services, saleId);
+    const [shopper] = await createShoppers(t.services, 1, { emailPrefix: `notify${batch++}` });
+    const [order] = await placeOrders(t.services, saleId, [shopper!.id]);
+    const noProvider = { ...t.services, payments: null };
+    await expect(startPayment(noProvider, { userId: order!.userId, orderId: order!.orderId })).rejects.toMatchObject({
+      code: "PRECONDITION_FAILED",
+      message: "Payments are not set up on this shop.",
+    });
+    expect(await t.services.db.payment.count({ where: { orderId: order!.orderId } })).toBe(0);
+  });
+
   it("reuses the order's one payment, even when pressed twice at once", async () => {
     const { orders } = await unpaidOrders(1);
     const order = orders[0]!;
@@ -277,5 +364,48 @@ describe("order.pay (startPayment)", () => {
     await expect(pay(paid)).rejects.toMatchObject({ code: "CONFLICT", message: expect.stringMatching(/is paid; there is nothing to pay/) });
     await expect(pay(cancelled)).rejects.toMatchObject({ code: "CONFLICT" });
     await expect(pay(late, new Date(Date.now() + 3600_000))).rejects.toMatchObject({ code: "PRECONDITION_FAILED", message: expect.stringMatching(/run out/) });
+  });
+});
+
+describe("POST /api/payments/notify, before any notification is read", () => {
+  const request = (body: BodyInit, headers: Record<string, string> = {}) =>
+    new Request("http://test/api/payments/notify", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", ...headers }, body });
+
+  it("refuses a body over 64 KB with 413", async () => {
+    const response = await handlePaymentNotifyRequest(request("a".repeat(64 * 1024 + 1)), t.services);
+    expect(response.status).toBe(413);
+  });
+
+  it("answers 404 when no provider is set up", async () => {
+    const response = await handlePaymentNotifyRequest(request("hello=world"), { ...t.services, payments: null });
+    expect({ status: response.status, body: await response.text() }).toEqual({ status: 404, body: "Payments are not set up on this shop." });
+  });
+
+  it("limits each client address on its own (429 with Retry-After), others go on", async () => {
+    const limited = { ...t.services, rateLimits: { ...t.services.rateLimits, paymentNotify: new RateLimiter(createUpstashRedis(t.services.redis), { prefix: `${t.env.REDIS_NAMESPACE}:ratelimit:notify-test`, perSecond: 3 }) } };
+    const from = (ip: string) => handlePaymentNotifyRequest(request("hello=world", { "x-forwarded-for": ip }), limited);
+    const statuses = await Promise.all(Array.from({ length: 8 }, () => from("203.0.113.9").then((r) => r.status)));
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(5);
+    expect(statuses.filter((s) => s === 400)).toHaveLength(3);
+    expect((await from("203.0.113.10")).status).toBe(400);
+  });
+});
+
+describe("processed notify ids are pruned after the retry horizon", () => {
+  it("deletes those older than PAYMENT_NOTIFY_KEEP_HOURS, keeps the rest", async () => {
+    const { orders } = await unpaidOrders(1);
+    const now = new Date();
+    const hoursAgo = (h: number) => new Date(now.getTime() - h * 3600_000);
+    const paymentId = orders[0]!.paymentId;
+    await t.services.db.paymentNotification.createMany({
+      data: [
+        { provider: "sandbox", notifyId: `old-${paymentId}-a`, paymentId, receivedAt: hoursAgo(49) },
+        { provider: "sandbox", notifyId: `old-${paymentId}-b`, paymentId, receivedAt: hoursAgo(72) },
+        { provider: "sandbox", notifyId: `kept-${paymentId}-a`, paymentId, receivedAt: hoursAgo(25) },
+      ],
+    });
+    expect(await pruneProcessedNotifications(t.services, now)).toBe(2);
+    const left = await t.services.db.paymentNotification.findMany({ where: { paymentId }, select: { notifyId: true } });
+    expect(left.map((n) => n.notifyId)).toEqual([`kept-${paymentId}-a`]);
   });
 });

@@ -10,9 +10,11 @@ export async function settleRefund(services: Services, paymentId: number, now = 
   const { db, payments } = services;
   const payment = await db.payment.findUnique({
     where: { id: paymentId },
-    select: { id: true, status: true, providerTradeNo: true, amountCents: true },
+    select: { id: true, status: true, provider: true, providerTradeNo: true, amountCents: true },
   });
   if (payment?.status !== "REFUND_PENDING" || !payment.providerTradeNo) return false;
+  // Only its own provider can send it back; one no longer set up here leaves it pending (and listed).
+  if (payments?.name !== payment.provider) throw new Error(`payment ${payment.id} is owed back by ${payment.provider}, which is not set up here`);
   const { providerRefundNo } = await payments.refund({
     paymentId: payment.id,
     providerTradeNo: payment.providerTradeNo,
@@ -27,8 +29,9 @@ export async function settleRefund(services: Services, paymentId: number, now = 
 
 /** The sweep's share: refunds whose first attempt failed (provider down, process died). */
 export async function settlePendingRefunds(services: Services, limit = 100): Promise<number[]> {
+  if (!services.payments) return [];
   const pending = await services.db.payment.findMany({
-    where: { status: "REFUND_PENDING" },
+    where: { status: "REFUND_PENDING", provider: services.payments.name },
     select: { id: true },
     orderBy: { id: "asc" },
     take: limit,

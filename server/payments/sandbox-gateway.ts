@@ -4,37 +4,68 @@ import type { Services } from "../services";
 import { AppError } from "../errors";
 import { paymentNotifyJobId, type PaymentNotifyJob } from "../clients/queues";
 import { amountToCents } from "./money";
+import { PAYMENTS_NOT_SET_UP, sandboxEnabled } from "./providers";
 import { TRADE_SUCCESS } from "./sandbox";
 import { signed, verifySigned } from "./signature";
+import { paymentNotifyUrl, sameOriginPath } from "./urls";
 
 /**
  * The sandbox provider's own side, what would run on the provider's servers: its cashier page
- * reads a merchant's signed checkout; "Confirm" records the payment as a notify job; the worker
- * delivers that notify, signed with the provider's key, again and again until the merchant
- * answers `success` (BullMQ's retries with exponential backoff).
+ * reads a merchant's signed checkout and shows it to the order's own shopper only; "Confirm"
+ * records the payment as a notify job; the worker delivers that notify, signed with the
+ * provider's key, to this shop's configured notify URL (never one a request named), again and
+ * again until the merchant answers `success` (BullMQ's retries with exponential backoff).
  */
 export interface SandboxCheckout {
   outTradeNo: string;
   totalAmount: string;
   amountCents: number;
   subject: string;
-  notifyUrl: string;
   returnUrl: string;
   expiresAt: Date;
 }
 
 type SandboxKeys = Pick<Env, "SANDBOX_PAY_APP_ID" | "SANDBOX_PAY_KEY">;
+type SandboxConfig = SandboxKeys & Pick<Env, "PUBLIC_BASE_URL">;
 
-/** A merchant's checkout request as the cashier page receives it, checked; null if not genuine. */
-export function readSandboxCheckout(env: SandboxKeys, params: Readonly<Record<string, string>>): SandboxCheckout | null {
+/**
+ * A merchant's checkout request as the cashier page receives it, checked; null if not genuine:
+ * signed by the merchant's key for its app id, notifying this shop's own notify URL, and sending
+ * the buyer back to a path of this shop.
+ */
+export function readSandboxCheckout(env: SandboxConfig, params: Readonly<Record<string, string>>): SandboxCheckout | null {
   if (!verifySigned(params, env.SANDBOX_PAY_KEY) || params.app_id !== env.SANDBOX_PAY_APP_ID) return null;
+  if (params.notify_url !== paymentNotifyUrl(env)) return null;
   const amountCents = amountToCents(params.total_amount ?? "");
   const expiresAt = new Date(params.time_expire ?? "");
-  const notifyUrl = URL.canParse(params.notify_url ?? "") ? params.notify_url! : null;
-  // The buyer returns within the merchant's site only (a path), never to another origin.
-  const returnUrl = /^\/(?!\/)/.test(params.return_url ?? "") ? params.return_url! : null;
-  if (amountCents === null || Number.isNaN(expiresAt.getTime()) || !notifyUrl || !returnUrl || !params.out_trade_no || !params.subject) return null;
-  return { outTradeNo: params.out_trade_no, totalAmount: params.total_amount!, amountCents, subject: params.subject, notifyUrl, returnUrl, expiresAt };
+  const returnUrl = sameOriginPath(params.return_url ?? "");
+  if (amountCents === null || Number.isNaN(expiresAt.getTime()) || !returnUrl || !params.out_trade_no || !params.subject) return null;
+  return { outTradeNo: params.out_trade_no, totalAmount: params.total_amount!, amountCents, subject: params.subject, returnUrl, expiresAt };
+}
+
+/**
+ * The checkout the cashier shows `userId`, who must be the shopper of the order it pays (a
+ * stranger holding the link gets NOT_FOUND, as for any other shopper's order); the sandbox must
+ * be enabled and the request genuine and unexpired.
+ */
+export async function sandboxCheckoutFor(
+  services: Services,
+  input: { params: Readonly<Record<string, string>>; userId: number },
+  now = new Date(),
+): Promise<SandboxCheckout> {
+  if (!sandboxEnabled(services.env)) throw new AppError("PRECONDITION_FAILED", PAYMENTS_NOT_SET_UP);
+  const checkout = readSandboxCheckout(services.env, input.params);
+  if (!checkout) throw new AppError("BAD_REQUEST", "This payment request is not genuine.");
+  const payment = await services.db.payment.findUnique({
+    where: { id: Number(checkout.outTradeNo) },
+    select: { provider: true, amountCents: true, order: { select: { userId: true } } },
+  });
+  if (!payment || payment.provider !== "sandbox" || payment.order.userId !== input.userId) {
+    throw new AppError("NOT_FOUND", "There is no such payment for this account.");
+  }
+  if (payment.amountCents !== checkout.amountCents) throw new AppError("BAD_REQUEST", "This payment request is not genuine.");
+  if (checkout.expiresAt <= now) throw new AppError("PRECONDITION_FAILED", "This payment request has expired.");
+  return checkout;
 }
 
 /**
@@ -43,14 +74,11 @@ export function readSandboxCheckout(env: SandboxKeys, params: Readonly<Record<st
  */
 export async function confirmSandboxCheckout(
   services: Services,
-  params: Readonly<Record<string, string>>,
+  input: { params: Readonly<Record<string, string>>; userId: number },
   now = new Date(),
 ): Promise<{ returnUrl: string }> {
-  const checkout = readSandboxCheckout(services.env, params);
-  if (!checkout) throw new AppError("BAD_REQUEST", "This payment request is not genuine.");
-  if (checkout.expiresAt <= now) throw new AppError("PRECONDITION_FAILED", "This payment request has expired.");
+  const checkout = await sandboxCheckoutFor(services, input, now);
   const job: PaymentNotifyJob = {
-    notifyUrl: checkout.notifyUrl,
     outTradeNo: checkout.outTradeNo,
     tradeNo: `SBX${now.getTime()}${randomBytes(4).toString("hex")}`,
     totalAmount: checkout.totalAmount,
@@ -62,7 +90,7 @@ export async function confirmSandboxCheckout(
 /** One delivery's form fields, signed; a fresh notify id and time for every delivery. */
 export function sandboxNotifyFields(
   env: SandboxKeys,
-  job: Omit<PaymentNotifyJob, "notifyUrl">,
+  job: PaymentNotifyJob,
   delivery: { notifyId?: string; now?: Date; appId?: string } = {},
 ): Record<string, string> {
   return signed(
@@ -81,9 +109,12 @@ export function sandboxNotifyFields(
 
 const NOTIFY_TIMEOUT_MS = 10_000;
 
-/** Delivers the notify once; throws unless the merchant answers `success` (BullMQ then retries). */
-export async function deliverSandboxNotify(env: SandboxKeys, job: PaymentNotifyJob): Promise<void> {
-  const response = await fetch(job.notifyUrl, {
+/**
+ * Delivers the notify once, to this shop's configured notify URL whatever the job says; throws
+ * unless the merchant answers `success` (BullMQ then retries).
+ */
+export async function deliverSandboxNotify(env: SandboxConfig, job: PaymentNotifyJob): Promise<void> {
+  const response = await fetch(paymentNotifyUrl(env), {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams(sandboxNotifyFields(env, job)),

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { sandboxProvider } from "./sandbox";
 import { readSandboxCheckout, sandboxNotifyFields } from "./sandbox-gateway";
 
-const env = { SANDBOX_PAY_APP_ID: "test-app", SANDBOX_PAY_KEY: "k".repeat(40) };
+const env = { SANDBOX_PAY_APP_ID: "test-app", SANDBOX_PAY_KEY: "k".repeat(40), PUBLIC_BASE_URL: "http://127.0.0.1:3000" };
 const provider = sandboxProvider(env);
 const job = { outTradeNo: "42", tradeNo: "SBX-1", totalAmount: "99.00" };
 const verify = (fields: Record<string, string>) => provider.verifyNotification({ body: new URLSearchParams(fields).toString(), headers: new Headers() });
@@ -53,7 +53,6 @@ describe("sandbox provider: checkout", () => {
       totalAmount: "99.00",
       amountCents: 9900,
       subject: "Lantern & co",
-      notifyUrl: request.notifyUrl,
       returnUrl: "/orders?order=7",
       expiresAt: request.expiresAt,
     });
@@ -64,5 +63,8 @@ describe("sandbox provider: checkout", () => {
     expect(readSandboxCheckout({ ...env, SANDBOX_PAY_KEY: "x".repeat(40) }, await paramsOf())).toBeNull();
     expect(readSandboxCheckout(env, await paramsOf({ ...request, returnUrl: "//evil.example/" }))).toBeNull();
     expect(readSandboxCheckout(env, await paramsOf({ ...request, returnUrl: "https://evil.example/" }))).toBeNull();
+    expect(readSandboxCheckout(env, await paramsOf({ ...request, returnUrl: "/\\evil.example/" }))).toBeNull();
+    // Signed by the merchant, yet notifying another address: the sandbox notifies this shop only.
+    expect(readSandboxCheckout(env, await paramsOf({ ...request, notifyUrl: "http://127.0.0.1:9/steal" }))).toBeNull();
   });
 });

@@ -49,6 +49,10 @@ export async function createTestEnvironment(name: string, overrides: Record<stri
     REDIS_NAMESPACE: `t_${name.replace(/\W/g, "_")}_${suffix}`,
     // `next start` runs in production mode, which insists on a real secret.
     SESSION_SECRET: randomBytes(24).toString("hex"),
+    // The sandbox, on in production mode too (next start), on keys of the test's own.
+    PAYMENT_PROVIDERS: "sandbox",
+    SANDBOX_PAY_KEY: randomBytes(24).toString("hex"),
+    SANDBOX_PAY_APP_ID: `test-${suffix}`,
     LOG_LEVEL: "warn",
     ...overrides,
   };
@@ -70,6 +74,8 @@ export interface ChildHandle {
   process: ChildProcess;
   /** Resolves with the exit code or signal once the process is gone. */
   exited: Promise<number | string | null>;
+  /** Resolves once the child's stdout and stderr have closed (its last words are in output()). */
+  outputClosed: Promise<void>;
   output(): string;
   stop(signal?: NodeJS.Signals): Promise<number | string | null>;
 }
@@ -81,9 +87,11 @@ function spawnChild(command: string, args: string[], env: NodeJS.ProcessEnv): Ch
   createInterface({ input: child.stdout! }).on("line", (line) => (output += `${line}\n`));
   child.stderr!.on("data", (chunk) => (output += String(chunk)));
   const exited = new Promise<number | string | null>((resolve) => child.on("exit", (code, signal) => resolve(signal ?? code)));
+  const outputClosed = Promise.all([child.stdout!, child.stderr!].map((stream) => new Promise((resolve) => stream.once("close", resolve)))).then(() => undefined);
   return {
     process: child,
     exited,
+    outputClosed,
     output: () => output,
     async stop(signal = "SIGTERM") {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
@@ -99,7 +107,7 @@ export async function startWorker(childEnv: Record<string, string>, extra: Recor
   await waitFor(
     async () => {
       if (worker.process.exitCode !== null || worker.process.signalCode !== null) {
-        throw new Error(`worker exited before it was ready:\n${worker.output()}`);
+        throw await earlyExit(worker, "worker exited before it was ready");
       }
       return worker.output().includes('"worker ready"');
     },
@@ -170,7 +178,7 @@ export async function startSystem(childEnv: Record<string, string>, extra: Recor
   const url = `http://127.0.0.1:${port}`;
   await waitFor(
     async () => {
-      if (system.process.exitCode !== null) throw new Error(`npm start exited early:\n${system.output()}`);
+      if (system.process.exitCode !== null) throw await earlyExit(system, "npm start exited early");
       const output = system.output();
       if (!output.includes('"worker ready"') || !output.includes('"seckill service listening"')) return false;
       return fetch(`${url}/api/health`).then((r) => r.ok, () => false);
@@ -181,11 +189,19 @@ export async function startSystem(childEnv: Record<string, string>, extra: Recor
   return { ...system, url };
 }
 
+/** The error for a child that stopped before it was ready: how it ended ("(exit code N)") and all it said. */
+async function earlyExit(child: ChildHandle, what: string): Promise<Error> {
+  // Its last lines may still be in the pipes when the exit is seen; a grandchild may hold them open.
+  await Promise.race([child.outputClosed, new Promise((resolve) => setTimeout(resolve, 1000))]);
+  const how = child.process.signalCode ? `(signal ${child.process.signalCode})` : `(exit code ${child.process.exitCode})`;
+  return new Error(`${what} ${how}:\n${child.output()}`);
+}
+
 /** Waits for a server process's /api/health to answer 200, failing at once if the process dies. */
 async function untilHealthy(child: ChildHandle, url: string, name: string): Promise<void> {
   await waitFor(
     async () => {
-      if (child.process.exitCode !== null) throw new Error(`${name} exited early:\n${child.output()}`);
+      if (child.process.exitCode !== null) throw await earlyExit(child, `${name} exited early`);
       return fetch(`${url}/api/health`).then((r) => r.ok, () => false);
     },
     60_000,

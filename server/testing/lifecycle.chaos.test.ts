@@ -29,7 +29,9 @@ afterAll(async () => {
 describe("chaos: order lifecycle", () => {
   it("payment notify and cancellation racing under a stalled worker: one winner per order, each unit back once", async () => {
     const web = await startWeb(t.childEnv);
-    const frozen = await startWorker(t.childEnv, { FAULT_STALL_CANCEL_MS: "6000" });
+    // The workers deliver the sandbox's notifications to the configured notify URL: this web's.
+    const notifyAtWeb = { PUBLIC_BASE_URL: web.url };
+    const frozen = await startWorker(t.childEnv, { ...notifyAtWeb, FAULT_STALL_CANCEL_MS: "6000" });
     children.push(web, frozen);
     const { saleId, shoppers } = await newChaosSale(t.services, { stock: 40, shoppers: 40, name: "payrace" });
     const answers = await crowdBuys(() => web.url, saleId, shoppers);
@@ -44,11 +46,11 @@ describe("chaos: order lifecycle", () => {
     // Confirm just before the first deadline, so deliveries and timers arrive together.
     const firstDeadline = Math.min(...orders.map((o) => o.payDeadline.getTime()));
     await new Promise((r) => setTimeout(r, Math.max(0, firstDeadline - 700 - Date.now())));
-    await Promise.allSettled(checkouts.map((params) => confirmSandboxCheckout(t.services, params)));
+    await Promise.allSettled(checkouts.map((params, i) => confirmSandboxCheckout(atWeb, { params, userId: orders[i]!.userId })));
 
     // The frozen worker takes the first cancel jobs and stops; a second one finds them stalled.
     await waitFor(async () => (await t.services.queues.cancelOrder.getActiveCount()) > 0, 60_000, "a cancel job to be taken");
-    const rescuer = await startWorker(t.childEnv);
+    const rescuer = await startWorker(t.childEnv, notifyAtWeb);
     children.push(rescuer);
     const faultEnded = Date.now();
 

@@ -31,15 +31,28 @@ export async function createContext(services: Services, reqHeaders: HeaderReader
 }
 
 // 2. Init -----------------------------------------------------------------------------------------
+/**
+ * Stack traces and the text of unexpected errors (a Prisma message names tables and queries, a
+ * stack absolute paths) reach a client only on a developer's machine. tRPC's own default shows
+ * stacks whenever NODE_ENV is not "production" (a test run, a process started without it).
+ */
+const isDev = process.env.NODE_ENV === "development";
+const UNEXPECTED_ERROR_MESSAGE = "Something went wrong on our side.";
+
 const t = initTRPC.context<Context>().create({
   transformer: superjson,
+  isDev,
   errorFormatter({ shape, error }) {
     const cause = error.cause;
+    // AppErrors are written for the client; anything else is a fault whose text is for our logs.
+    const unexpected = error.code === "INTERNAL_SERVER_ERROR" && !(cause instanceof AppError);
+    const { stack, ...data } = shape.data;
     return {
       ...shape,
-      message: cause instanceof ZodError ? `Invalid input: ${z.prettifyError(cause)}` : shape.message,
+      message: cause instanceof ZodError ? `Invalid input: ${z.prettifyError(cause)}` : unexpected && !isDev ? UNEXPECTED_ERROR_MESSAGE : shape.message,
       data: {
-        ...shape.data,
+        ...data,
+        ...(isDev && stack !== undefined ? { stack } : {}),
         // Field-by-field reasons for bad input, so a form can point at the field.
         fieldErrors: cause instanceof ZodError ? z.flattenError(cause).fieldErrors : null,
       },

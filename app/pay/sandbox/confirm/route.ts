@@ -1,17 +1,33 @@
 import { AppError, httpStatusOf } from "@/server/errors";
+import { readTextWithin } from "@/server/bounded-body";
+import { credentialFrom, verifySession } from "@/server/gateway/session";
 import { confirmSandboxCheckout } from "@/server/payments/sandbox-gateway";
 import { getServices } from "@/server/services";
 
-/** The sandbox cashier's Confirm button: take the (pretend) payment, send the buyer back. */
+/** The cashier's form: the signed checkout's few fields. */
+const MAX_FORM_BYTES = 16 * 1024;
+
+const text = (status: number, message: string) =>
+  new Response(message, { status, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } });
+
+/**
+ * The sandbox cashier's Confirm button: take the (pretend) payment for the signed-in shopper whose
+ * order it is, send them back. No session: 401; another shopper's order: 404.
+ */
 export async function POST(req: Request) {
-  const form = await req.formData();
-  const params = Object.fromEntries([...form.entries()].flatMap(([name, value]) => (typeof value === "string" ? [[name, value]] : [])));
+  const services = await getServices();
+  const credential = credentialFrom(req.headers);
+  const session = credential ? await verifySession(credential, services.env.SESSION_SECRET) : null;
+  if (!session) return text(401, "Sign in to pay for this order.");
+  const form = await readTextWithin(req, MAX_FORM_BYTES);
+  if (form === null) return text(413, "This payment request is too large to be genuine.");
+  const params = Object.fromEntries(new URLSearchParams(form));
   try {
-    const { returnUrl } = await confirmSandboxCheckout(await getServices(), params);
-    // 303: the browser follows with a GET; a relative Location keeps the buyer on this origin.
+    const { returnUrl } = await confirmSandboxCheckout(services, { params, userId: session.userId });
+    // 303: the browser follows with a GET; returnUrl is a same-origin path (sameOriginPath).
     return new Response(null, { status: 303, headers: { location: returnUrl } });
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
-    return new Response(error.message, { status: httpStatusOf(error.code), headers: { "content-type": "text/plain; charset=utf-8" } });
+    return text(httpStatusOf(error.code), error.message);
   }
 }
