@@ -67,6 +67,9 @@ const en = {
   email: "Email",
   password: "Password",
   passwordHint: "At least 8 characters.",
+  wrongCredentials: "Email or password is wrong.",
+  signInThrottled: (minutes: number | null) =>
+    `Too many failed sign-ins. ${minutes === null ? "Try again later" : `Try again in ${minutes} ${minutes === 1 ? "minute" : "minutes"}`}.`,
   signInTitle: "Sign in",
   signUpTitle: "Create your account",
   haveAccount: "Already have an account? Sign in",
@@ -174,6 +177,8 @@ const zh: Messages = {
   email: "邮箱",
   password: "密码",
   passwordHint: "至少 8 个字符。",
+  wrongCredentials: "邮箱或密码错误。",
+  signInThrottled: (minutes) => `登录失败次数过多,请${minutes === null ? "稍后" : ` ${minutes} 分钟后`}再试。`,
   signInTitle: "登录",
   signUpTitle: "创建账号",
   haveAccount: "已有账号?去登录",
