@@ -3,6 +3,7 @@ import type { Services } from "../services";
 import { AppError } from "../errors";
 import { isUniqueViolation } from "../clients/db";
 import { signSession, type Role } from "./session";
+import { fitsBcrypt, PASSWORD_TOO_LONG } from "./password";
 import { takeSignInAttempt } from "./sign-in-throttle";
 
 /** Accounts: sign-up and sign-in with bcrypt-hashed passwords; both answer a session credential. */
@@ -14,7 +15,9 @@ export interface SignedIn {
   user: { id: number; email: string; role: Role };
 }
 
-export function hashPassword(password: string): Promise<string> {
+/** Every password that is set comes through here, so none is ever stored cut short (password.ts). */
+export async function hashPassword(password: string): Promise<string> {
+  if (!fitsBcrypt(password)) throw new AppError("BAD_REQUEST", `The password is too long. ${PASSWORD_TOO_LONG}.`);
   return bcrypt.hash(password, BCRYPT_COST);
 }
 
