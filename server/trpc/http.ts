@@ -6,7 +6,7 @@ import type { Logger } from "pino";
 import type { Services } from "../services";
 import type { HeaderReader } from "../gateway/session";
 import { gateFor, gateRefusalHeaders, type PendingGate } from "../gateway/ip-gate";
-import { addressFromFrontDoor, forwardedHeaders } from "../gateway/client-ip";
+import { addressFromFrontDoor, clientAddress } from "../gateway/client-ip";
 import { batchRefusal } from "../gateway/trpc-calls";
 import { checkHealth } from "../health";
 import { renderMetrics } from "../admin/sale-gauges";
@@ -194,10 +194,11 @@ export function createSeckillServer(services: Services): http.Server {
         res.writeHead(200, SOLD_OUT_HEADERS).end(SOLD_OUT_BODY);
         return;
       }
-      // The client's address by the front doors' one rule (client-ip.ts), read only if the gate counts the call.
-      const clientAddress = () => forwardedHeaders(req.headers, req.socket, services.env.TRUSTED_PROXY_HOPS)["x-forwarded-for"];
+      // The client's address by the front doors' one rule (client-ip.ts), read only if the gate
+      // counts the call (Node joins a repeated X-Forwarded-For into one string).
+      const address = () => clientAddress(req.headers["x-forwarded-for"] as string | undefined, req.socket.remoteAddress, services.env.TRUSTED_PROXY_HOPS);
       // Not awaited: the procedure runs meanwhile, and its token script goes to Redis with the gate's.
-      return answerMutation(services, req, res, path, parsed, gateFor(services, pathname, null, clientAddress));
+      return answerMutation(services, req, res, path, parsed, gateFor(services, pathname, null, address));
     })().catch((error: unknown) => {
       logServerFaults({ error: getTRPCErrorFromUnknown(error), path, type: "mutation" });
       if (!res.headersSent) sendJson(res, 500, { error: { message: "Something went wrong on our side.", code: "INTERNAL_SERVER_ERROR" } });
