@@ -49,5 +49,6 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     server.close(exit);
     server.closeIdleConnections();
     setTimeout(() => server.closeAllConnections(), 5000).unref();
+    setTimeout(() => process.exit(0), 10_000).unref();
   });
 }

@@ -202,6 +202,8 @@ describe("every call counts: batches are bounded and sign-in guesses are throttl
     }
     expect(answers.map((a) => a.status)).toEqual(accounts.map((_, i) => (i < IP_FAILURES ? 401 : 429)));
     expect(answers.at(-1)!.body).toMatch(/Too many failed sign-ins from your address/);
+    // Counted against the address the connection came from, as the web's front door resolved it.
+    expect(await t.services.redis.exists(`${t.env.REDIS_NAMESPACE}:signin:{ip:127.0.2.1}`)).toBe(1);
   });
 });
 
