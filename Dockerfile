@@ -1,5 +1,6 @@
-# The app image: web (next start) and worker come from the same build, started with different
-# commands (see docker-compose.yml). Not built on the development machine (no Docker engine there).
+# The app image: web (Next behind server/cli/web.ts) and worker come from the same build, started
+# with different commands (see docker-compose.yml). Not built on the development machine (no
+# Docker engine there).
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 ENV NEXT_TELEMETRY_DISABLED=1 CHECKPOINT_DISABLE=1

@@ -1,16 +1,20 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { getServices } from "@/server/services";
-import { gateFor } from "@/server/gateway/ip-gate";
+import { gateFor, gateRefusalHeaders } from "@/server/gateway/ip-gate";
+import { addressFromFrontDoor } from "@/server/gateway/client-ip";
 
 /**
  * The gateway (Next 16's proxy, on the Node.js runtime): a per-IP rate limit in front of every
- * API call and page but the purchase step (gateFor), before any application code runs.
- * Health and metrics stay reachable.
+ * API call and page but the purchase step (gateFor), each tRPC call in a batch counted, before
+ * any application code runs. Health and metrics stay reachable. The client's address is the one
+ * the web server in front of Next resolved from its socket (server/cli/web.ts): this code cannot
+ * see the socket.
  */
 export async function proxy(request: NextRequest) {
-  const refusal = await gateFor(await getServices(), request.nextUrl.pathname, request.headers.get("x-forwarded-for"));
+  const { pathname, searchParams } = request.nextUrl;
+  const refusal = await gateFor(await getServices(), pathname, searchParams, () => addressFromFrontDoor(request.headers));
   if (!refusal) return NextResponse.next();
-  return NextResponse.json(refusal.body, { status: refusal.status, headers: { "retry-after": String(refusal.retryAfterSeconds) } });
+  return NextResponse.json(refusal.body, { status: refusal.status, headers: gateRefusalHeaders(refusal) });
 }
 
 // Payment notifications come from a provider's few servers in bursts (every sale's payments)

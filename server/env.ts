@@ -151,8 +151,17 @@ const envSchema = z
     RATE_LIMIT_PER_IP: intFrom(100, 0),
     /** Purchase calls per second per shopper (token calls hand out the same token again); 0 turns the limit off. */
     RATE_LIMIT_PER_USER: intFrom(5, 0),
-    /** How many proxies in front of us append to X-Forwarded-For (0: clients talk to Next directly). */
+    /**
+     * Proxies in front of this process that append the address they saw to X-Forwarded-For (0:
+     * clients connect to it directly); the client's address is the entry that many from the right.
+     */
     TRUSTED_PROXY_HOPS: intFrom(0, 0),
+    /** Failed sign-ins per account in a lockout window before that account's sign-ins are refused until the window ends. */
+    SIGN_IN_MAX_FAILURES_PER_ACCOUNT: intFrom(5, 1),
+    /** Failed sign-ins per client address (an IPv6 /64) in a lockout window, whichever accounts they tried. */
+    SIGN_IN_MAX_FAILURES_PER_IP: intFrom(50, 1),
+    /** The lockout window: it starts at the first counted failure and ends this long after, whatever happens in it. */
+    SIGN_IN_LOCKOUT_SECONDS: intFrom(900, 1),
     /** Rate limits on Upstash's REST API instead of the local Redis, when both are set. */
     UPSTASH_REDIS_REST_URL: z.url().optional(),
     UPSTASH_REDIS_REST_TOKEN: z.string().min(1).optional(),

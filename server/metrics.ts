@@ -9,6 +9,8 @@ export interface Metrics {
   /** Calls of seckill-7.lua in reserve mode: what the sold-out flag and the rate limits exist to keep down. */
   reserveCalls: Counter;
   rateLimited: Counter<"scope">;
+  /** Passwords compared with bcrypt at sign-in: the CPU a brute force costs, which the sign-in throttle bounds. */
+  passwordChecks: Counter;
   /** Sale numbers, set from Redis and MySQL at scrape time (server/admin/sale-gauges.ts). */
   sale: {
     stock: Gauge<"sale_id" | "store">;
@@ -38,6 +40,11 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
       name: "gateway_rate_limited_total",
       help: "Requests refused by a rate limit",
       labelNames: ["scope"],
+      registers: [registry],
+    }),
+    passwordChecks: new Counter({
+      name: "auth_password_checks_total",
+      help: "Passwords compared with bcrypt at sign-in",
       registers: [registry],
     }),
     sale: {

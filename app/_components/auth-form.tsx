@@ -4,7 +4,7 @@ import { useRouter, useSearchParams } from "next/navigation";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import type { FormEvent } from "react";
 import { useMessages } from "../_i18n/client";
-import { errorText } from "./errors";
+import { authErrorText } from "./errors";
 import { safeNext } from "./safe-next";
 import { useTRPC } from "./trpc";
 
@@ -55,7 +55,7 @@ export function AuthForm({ mode }: { mode: "signIn" | "signUp" }) {
         </p>
         {active.isError ? (
           <p className="status bad" role="alert">
-            {errorText(active.error, t)}
+            {authErrorText(active.error, t)}
           </p>
         ) : null}
         <button type="submit" disabled={active.isPending || active.isSuccess}>

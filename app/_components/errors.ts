@@ -13,10 +13,28 @@ interface CallError {
  * message the server wrote for people.
  */
 export function errorText(error: CallError, t: Messages): string {
-  const response = error.meta?.response;
-  const status = error.data?.httpStatus ?? (response instanceof Response ? response.status : undefined);
+  const status = statusOf(error);
   if (status === 429) return t.tooManyRequests;
   if (status === 503) return t.tryAgain;
   if (status === 401) return t.signInFirst;
   return error.message;
+}
+
+function statusOf(error: CallError): number | undefined {
+  const response = error.meta?.response;
+  return error.data?.httpStatus ?? (response instanceof Response ? response.status : undefined);
+}
+
+/**
+ * What a failed sign-in or sign-up means: a wrong password, and the sign-in throttle's refusal (a
+ * tRPC 429, with the wait from its Retry-After), in the shop's words; anything else as errorText.
+ */
+export function authErrorText(error: CallError, t: Messages): string {
+  if (error.data?.httpStatus === 401) return t.wrongCredentials;
+  if (error.data?.httpStatus === 429) {
+    const response = error.meta?.response;
+    const seconds = Number(response instanceof Response ? response.headers.get("retry-after") : NaN);
+    return t.signInThrottled(seconds > 0 ? Math.ceil(seconds / 60) : null);
+  }
+  return errorText(error, t);
 }

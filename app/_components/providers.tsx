@@ -4,7 +4,7 @@ import { createTRPCClient, httpBatchLink, httpLink, httpSubscriptionLink, splitL
 import { useState, type ReactNode } from "react";
 import superjson from "superjson";
 import type { AppRouter } from "@/server/trpc/root";
-import { SECKILL_ENDPOINT, SECKILL_PROCEDURES, TRPC_ENDPOINT } from "@/server/trpc/endpoints";
+import { isUnbatchable, SECKILL_ENDPOINT, SECKILL_PROCEDURES, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS } from "@/server/trpc/endpoints";
 import type { Lang } from "../_i18n/messages";
 import { LangProvider } from "../_i18n/client";
 import { TRPCProvider } from "./trpc";
@@ -23,14 +23,16 @@ export function Providers({ lang, children }: { lang: Lang; children: ReactNode 
           false: splitLink({
             // The purchase path goes alone to the seckill service (the same router, served lean),
             // and the clock goes alone too: in a batch its answer would wait for the slowest query,
-            // and the countdown's offset is only as good as the round trip is short.
-            condition: (op) => SECKILL_PROCEDURES.has(op.path) || op.path === "clock.now",
+            // and the countdown's offset is only as good as the round trip is short. auth.* goes
+            // alone because the server refuses a batch carrying one.
+            condition: (op) => SECKILL_PROCEDURES.has(op.path) || op.path === "clock.now" || isUnbatchable(op.path),
             true: splitLink({
               condition: (op) => SECKILL_PROCEDURES.has(op.path),
               true: httpLink({ url: SECKILL_ENDPOINT, transformer: superjson }),
               false: httpLink({ url: TRPC_ENDPOINT, transformer: superjson }),
             }),
-            false: httpBatchLink({ url: TRPC_ENDPOINT, transformer: superjson }),
+            // Split where the server's batch bound is (each call counts at the per-IP gate).
+            false: httpBatchLink({ url: TRPC_ENDPOINT, transformer: superjson, maxItems: TRPC_MAX_BATCH_CALLS }),
           }),
         }),
       ],

@@ -66,7 +66,10 @@ const en = {
   // Accounts
   email: "Email",
   password: "Password",
-  passwordHint: "At least 8 characters.",
+  passwordHint: "At least 8 characters, at most 72 bytes (an accented letter counts 2, a Chinese character 3).",
+  wrongCredentials: "Email or password is wrong.",
+  signInThrottled: (minutes: number | null) =>
+    `Too many failed sign-ins. ${minutes === null ? "Try again later" : `Try again in ${minutes} ${minutes === 1 ? "minute" : "minutes"}`}.`,
   signInTitle: "Sign in",
   signUpTitle: "Create your account",
   haveAccount: "Already have an account? Sign in",
@@ -175,7 +178,9 @@ const zh: Messages = {
   eligibleHint: "您的账号符合本场秒杀的参与条件。",
   email: "邮箱",
   password: "密码",
-  passwordHint: "至少 8 个字符。",
+  passwordHint: "至少 8 个字符,最多 72 字节(一个带重音的字母算 2 字节,一个汉字算 3 字节)。",
+  wrongCredentials: "邮箱或密码错误。",
+  signInThrottled: (minutes) => `登录失败次数过多,请${minutes === null ? "稍后" : ` ${minutes} 分钟后`}再试。`,
   signInTitle: "登录",
   signUpTitle: "创建账号",
   haveAccount: "已有账号?去登录",

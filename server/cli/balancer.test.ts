@@ -13,6 +13,7 @@ interface Echo {
   method: string;
   url: string;
   forwardedFor: string | null;
+  forwardedProto?: string;
   body: string;
 }
 
@@ -27,6 +28,7 @@ async function upstream(name: string): Promise<number> {
     req.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
     req.on("end", () => {
       const echo: Echo = { upstream: name, method: req.method!, url: req.url!, forwardedFor: (req.headers["x-forwarded-for"] as string | undefined) ?? null, body };
+      if (req.headers["x-forwarded-proto"]) echo.forwardedProto = req.headers["x-forwarded-proto"] as string;
       res.writeHead(200, { "content-type": "application/json", "x-upstream": name });
       res.end(JSON.stringify(echo));
     });
@@ -39,9 +41,9 @@ async function upstream(name: string): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
-async function balancer(pools: Pools): Promise<string> {
+async function balancer(pools: Pools, trustedHops = 0): Promise<string> {
   const port = await freePort();
-  const started = await startBalancer(port, pools, "127.0.0.1");
+  const started = await startBalancer(port, pools, { host: "127.0.0.1", trustedHops });
   closers.push(() => started.close());
   return `http://127.0.0.1:${port}`;
 }
@@ -74,7 +76,7 @@ describe("startBalancer (npm start's stand-in for nginx)", () => {
     expect(await upstreamsOf(base, ["/api/seckill/seckill.token", "/", "/api/seckill/seckill.purchase"])).toEqual(["web-1", "web-2", "web-1"]);
   });
 
-  it("passes method, path, query and body through, and appends the client's address to X-Forwarded-For", async () => {
+  it("passes method, path, query and body through, and sets X-Forwarded-For to the client's address", async () => {
     const base = await balancer({ web: [await upstream("web")], seckill: [await upstream("seckill")] });
     const body = JSON.stringify({ json: { saleId: 7, token: "any-token" } });
     expect(await request(base, "/api/seckill/seckill.purchase?x=1", { method: "POST", body })).toEqual({
@@ -82,11 +84,21 @@ describe("startBalancer (npm start's stand-in for nginx)", () => {
       method: "POST",
       url: "/api/seckill/seckill.purchase?x=1",
       forwardedFor: "127.0.0.1",
+      forwardedProto: "http",
       body,
     });
-    // What a proxy in front already wrote is kept, with this hop's peer after it.
-    const proxied = await request(base, "/", { headers: { "x-forwarded-for": "203.0.113.9, 198.51.100.1" } });
-    expect(proxied.forwardedFor).toBe("203.0.113.9, 198.51.100.1, 127.0.0.1");
+    // With nothing trusted in front, what a client wrote there is dropped.
+    const spoofed = await request(base, "/", { headers: { "x-forwarded-for": "203.0.113.9, 198.51.100.1" } });
+    expect(spoofed.forwardedFor).toBe("127.0.0.1");
+  });
+
+  it("behind trusted proxies, hands on the address the farthest of them appended, and its scheme", async () => {
+    const base = await balancer({ web: [await upstream("web")], seckill: [] }, 1);
+    const proxied = await request(base, "/", { headers: { "x-forwarded-for": "6.6.6.6, 203.0.113.9", "x-forwarded-proto": "https" } });
+    expect(proxied.forwardedFor).toBe("203.0.113.9");
+    expect(proxied.forwardedProto).toBe("https");
+    // A chain shorter than the trusted hops: the leftmost entry, which a trusted hop wrote.
+    expect((await request(base, "/")).forwardedFor).toBe("127.0.0.1");
   });
 
   it("sends a GET again when the kept-alive connection it reused was closed under it", async () => {

@@ -1,12 +1,15 @@
 import http from "node:http";
 import { SECKILL_ENDPOINT } from "../trpc/endpoints";
+import { forwardedHeaders } from "../gateway/client-ip";
 
 /**
  * A small HTTP load balancer for running the system on one machine (`npm start`). In production a
  * real load balancer (nginx, a cloud LB) takes its place, with the same two rules: the purchase
  * path (/api/seckill/…) round-robin over the seckill services, everything else round-robin over
- * the Next.js instances. Like those, it appends the client's address to X-Forwarded-For, so the
- * instances behind it count it as one trusted hop (TRUSTED_PROXY_HOPS=1).
+ * the Next.js instances. It is the front door: it sets X-Forwarded-For to the client's address as
+ * its own socket and `trustedHops` (the proxies in front of it) prove it (server/gateway/client-ip.ts),
+ * and X-Forwarded-Proto likewise, dropping whatever else a client wrote there; the instances
+ * behind it count it as their one trusted hop (TRUSTED_PROXY_HOPS=1).
  */
 export interface Balancer {
   close(): Promise<void>;
@@ -23,13 +26,19 @@ function roundRobin(ports: readonly number[]): () => number {
   return () => ports[next++ % ports.length]!;
 }
 
-export function startBalancer(port: number, pools: Pools, host = "0.0.0.0"): Promise<Balancer> {
+export interface BalancerOptions {
+  /** Proxies in front of the balancer that append to X-Forwarded-For (the deployment's TRUSTED_PROXY_HOPS). */
+  trustedHops?: number;
+  host?: string;
+}
+
+export function startBalancer(port: number, pools: Pools, { trustedHops = 0, host = "0.0.0.0" }: BalancerOptions = {}): Promise<Balancer> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   const nextWeb = roundRobin(pools.web);
   const nextSeckill = pools.seckill.length ? roundRobin(pools.seckill) : nextWeb;
   const server = http.createServer((req, res) => {
     const target = req.url?.startsWith(`${SECKILL_ENDPOINT}/`) ? nextSeckill() : nextWeb();
-    const forwardedFor = [req.headers["x-forwarded-for"], req.socket.remoteAddress].filter(Boolean).join(", ");
+    const forwarded = forwardedHeaders(req.headers, req.socket, trustedHops);
     const bodiless = req.method === "GET" || req.method === "HEAD";
     const forward = (retried: boolean) => {
       const upstream = http.request(
@@ -38,7 +47,7 @@ export function startBalancer(port: number, pools: Pools, host = "0.0.0.0"): Pro
           port: target,
           method: req.method,
           path: req.url,
-          headers: { ...req.headers, "x-forwarded-for": forwardedFor },
+          headers: { ...req.headers, ...forwarded },
           agent,
         },
         (answer) => {

@@ -10,6 +10,7 @@ import { ensureDemoSale, warmColdSales } from "../demo";
 import { buildIfNeeded } from "./build";
 import { startBalancer, type Balancer } from "./balancer";
 import { SECKILL_SERVICE_ARGS } from "./seckill-launch";
+import { webServerArgs } from "./web-launch";
 import { ensureAdmin } from "../gateway/accounts";
 import { freePort } from "../net";
 import { SECKILL_ENDPOINT } from "../trpc/endpoints";
@@ -103,18 +104,18 @@ const run = (name: string, command: string, args: string[], extraEnv: Record<str
   });
   children.push(child);
 };
-const next = path.join(root, "node_modules", ".bin", "next");
-if (only === "web") run("web", next, ["start", "-p", String(config.PORT)]);
+if (only === "web") run("web", process.execPath, webServerArgs(config.PORT));
 else if (only === "seckill") run("seckill", process.execPath, SECKILL_SERVICE_ARGS);
 else if (webCount > 0) {
   // The instances listen on free loopback ports and trust the balancer's one hop; the balancer,
-  // on PORT, stands in for a production load balancer (nginx, a cloud LB).
-  const hops = { TRUSTED_PROXY_HOPS: String(config.TRUSTED_PROXY_HOPS + 1) };
+  // on PORT, stands in for a production load balancer (nginx, a cloud LB) and trusts the
+  // configured TRUSTED_PROXY_HOPS in front of it.
+  const hops = { TRUSTED_PROXY_HOPS: "1" };
   const webPorts: number[] = [];
   for (let i = 0; i < webCount; i++) {
     const port = await freePort();
     webPorts.push(port);
-    run(`web:${port}`, next, ["start", "-p", String(port), "-H", "127.0.0.1"], hops);
+    run(`web:${port}`, process.execPath, webServerArgs(port, "127.0.0.1"), hops);
   }
   const seckillPorts: number[] = [];
   for (let i = 0; i < seckillCount; i++) {
@@ -122,7 +123,7 @@ else if (webCount > 0) {
     seckillPorts.push(port);
     run(`seckill:${port}`, process.execPath, SECKILL_SERVICE_ARGS, { ...hops, SECKILL_PORT: String(port) });
   }
-  balancer = await startBalancer(config.PORT, { web: webPorts, seckill: seckillPorts });
+  balancer = await startBalancer(config.PORT, { web: webPorts, seckill: seckillPorts }, { trustedHops: config.TRUSTED_PROXY_HOPS });
   log(`balancing ${config.PORT}: web instances on ${webPorts.join(", ")}; ${SECKILL_ENDPOINT}/ to ${seckillPorts.length ? `seckill services on ${seckillPorts.join(", ")}` : "the web instances"}`);
 }
 for (let i = 1; i <= workerCount; i++) run(workerCount > 1 ? `worker ${i}` : "worker", process.execPath, ["--import", "tsx", "worker/main.ts"]);

@@ -17,6 +17,7 @@ const SCRIPTS = {
   takeStock: "take-stock-2.lua",
   holding: "holding-2.lua",
   settle: "settle-3.lua",
+  signInAttempts: "gateway/sign-in-attempts-1.lua",
 } as const;
 
 /** The scripts as ioredis commands; argument order is each script's KEYS then ARGV. */
@@ -36,6 +37,7 @@ export interface SeckillCommands {
   releaseReservation(stockKey: string, usersKey: string, pendingKey: string, reservationId: string, userId: string): Promise<[number, number]>;
   takeStock(stockKey: string, pendingKey: string, reservationId: string): Promise<[number, number]>;
   settle(ordersKey: string, pendingKey: string, jobsKey: string, ...reservationAndOrderIds: (string | number)[]): Promise<number>;
+  signInAttempts(counterKey: string, ...argv: ["take", limit: number, windowMs: number] | ["give-back"]): Promise<[number, number]>;
   holding(usersKey: string, holdsKey: string, ...argv: ["taken" | "released", userId: string, reservationId: string] | ["returned", userId: string]): Promise<number>;
   repairStock(
     stockKey: string,
@@ -58,8 +60,9 @@ export type AppRedis = RedisConnection & SeckillCommands;
 export type RedisTarget = Pick<Env, "REDIS_URL" | "REDIS_CLUSTER_NODES"> | string;
 
 function scriptPath(file: string): string {
-  // Resolved from the project root: web, worker, scripts and tests all run from there.
-  return path.join(process.cwd(), "server", "seckill", file);
+  // Resolved from the project root: web, worker, scripts and tests all run from there. A bare
+  // name is one of server/seckill/'s; another folder's script is named with its folder.
+  return file.includes("/") ? path.join(process.cwd(), "server", file) : path.join(process.cwd(), "server", "seckill", file);
 }
 
 /**

@@ -3,6 +3,8 @@ import type { Services } from "../services";
 import { AppError } from "../errors";
 import { isUniqueViolation } from "../clients/db";
 import { signSession, type Role } from "./session";
+import { fitsBcrypt, PASSWORD_TOO_LONG } from "./password";
+import { takeSignInAttempt } from "./sign-in-throttle";
 
 /** Accounts: sign-up and sign-in with bcrypt-hashed passwords; both answer a session credential. */
 
@@ -13,7 +15,9 @@ export interface SignedIn {
   user: { id: number; email: string; role: Role };
 }
 
-export function hashPassword(password: string): Promise<string> {
+/** Every password that is set comes through here, so none is ever stored cut short (password.ts). */
+export async function hashPassword(password: string): Promise<string> {
+  if (!fitsBcrypt(password)) throw new AppError("BAD_REQUEST", `The password is too long. ${PASSWORD_TOO_LONG}.`);
   return bcrypt.hash(password, BCRYPT_COST);
 }
 
@@ -38,14 +42,28 @@ export async function signUp(services: Services, input: { email: string; passwor
   }
 }
 
-export async function signIn(services: Services, input: { email: string; password: string }): Promise<SignedIn> {
-  const user = await services.db.user.findUnique({
-    where: { email: input.email.toLowerCase() },
-    select: { id: true, email: true, role: true, passwordHash: true },
-  });
-  // Compare even when the account is missing, so timing does not reveal which emails exist.
-  const ok = await bcrypt.compare(input.password, user?.passwordHash ?? "$2b$10$invalidinvalidinvalidinvalidinvalidinvalidinvalidinva");
+/**
+ * Signs in, behind the sign-in throttle (sign-in-throttle.ts): the attempt is counted against the
+ * account and `clientAddress` before the password is checked, and a right password gives it back.
+ */
+export async function signIn(services: Services, input: { email: string; password: string }, clientAddress: string): Promise<SignedIn> {
+  const attempt = await takeSignInAttempt(services, input.email, clientAddress);
+  let user: { id: number; email: string; role: Role; passwordHash: string } | null;
+  let ok: boolean;
+  try {
+    user = await services.db.user.findUnique({
+      where: { email: input.email.toLowerCase() },
+      select: { id: true, email: true, role: true, passwordHash: true },
+    });
+    // Compare even when the account is missing, so timing does not reveal which emails exist.
+    ok = await bcrypt.compare(input.password, user?.passwordHash ?? "$2b$10$invalidinvalidinvalidinvalidinvalidinvalidinvalidinva");
+    services.metrics.passwordChecks.inc();
+  } catch (error) {
+    await attempt.giveBack(); // our fault, not a guess
+    throw error;
+  }
   if (!user || !ok) throw new AppError("UNAUTHORIZED", "Email or password is wrong.");
+  await attempt.giveBack();
   return issue(services, { id: user.id, email: user.email, role: user.role });
 }
 

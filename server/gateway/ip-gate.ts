@@ -1,13 +1,15 @@
 import type { Services } from "../services";
 import { AppError } from "../errors";
-import { clientIp } from "./client-ip";
+import { rateLimitKey } from "./client-ip";
+import { trpcCallsOf } from "./trpc-calls";
 import { PURCHASE_PATH } from "../trpc/endpoints";
 
 /** A refusal at the gate: the HTTP answer to send instead of running the request. */
 export interface GateRefusal {
-  status: 429 | 503;
+  status: 400 | 429 | 503;
+  /** Sent as Retry-After (not for a 400: the same request will never pass). */
   retryAfterSeconds: number;
-  body: { error: { message: string; code: "TOO_MANY_REQUESTS" | "SERVICE_UNAVAILABLE" } };
+  body: { error: { message: string; code: "BAD_REQUEST" | "TOO_MANY_REQUESTS" | "SERVICE_UNAVAILABLE" } };
 }
 
 /**
@@ -22,31 +24,38 @@ export const PASSED_GATE: PendingGate = Promise.resolve(null);
 
 /** A gate refusal as the domain's error, for code that learns of it inside a procedure. */
 export function gateRefusalError(refusal: GateRefusal): AppError {
-  return new AppError(refusal.body.error.code, refusal.body.error.message, { retryAfterSeconds: refusal.retryAfterSeconds });
+  return new AppError(refusal.body.error.code, refusal.body.error.message, { retryAfterSeconds: refusal.status === 400 ? undefined : refusal.retryAfterSeconds });
+}
+
+/** The headers a gate refusal goes out with. */
+export function gateRefusalHeaders(refusal: GateRefusal): Record<string, string> {
+  return refusal.status === 400 ? {} : { "retry-after": String(refusal.retryAfterSeconds) };
 }
 
 /**
- * The gate for a request to `pathname`, as every front door (Next's proxy.ts, the seckill service)
- * asks it. The purchase step passes: its token was issued by seckill.token behind this gate and
- * proves itself in process (server/seckill/purchase-token.ts), and a token presented again meets
- * the per-shopper limit, so a per-IP check there would cost every purchase one more Redis script
- * and guard nothing new.
+ * The gate for a request, as every front door (Next's proxy.ts, the seckill service) asks it,
+ * `clientAddress` read only when it counts (server/gateway/client-ip.ts). The purchase step
+ * passes: its token was issued by seckill.token behind this gate and proves itself in process
+ * (server/seckill/purchase-token.ts), and a token presented again meets the per-shopper limit,
+ * so a per-IP check there would cost every purchase one more Redis script and guard nothing new.
+ * Every other request is charged one unit per procedure call it carries (a page: one), and a
+ * batch the server would refuse (too many calls, an `auth.*` call) is refused here, uncharged.
  */
-export function gateFor(services: Services, pathname: string, forwardedFor: string | null): PendingGate {
-  return pathname === PURCHASE_PATH ? PASSED_GATE : gateByIp(services, forwardedFor);
+export function gateFor(services: Services, pathname: string, searchParams: URLSearchParams | null, clientAddress: () => string): PendingGate {
+  if (pathname === PURCHASE_PATH) return PASSED_GATE;
+  const calls = searchParams ? trpcCallsOf(pathname, searchParams) : null;
+  if (calls && "refusal" in calls) return Promise.resolve({ status: 400, retryAfterSeconds: 0, body: { error: { message: calls.refusal, code: "BAD_REQUEST" } } });
+  return gateByIp(services, clientAddress(), calls ? calls.procedures.length : 1);
 }
 
 /**
- * The gateway's per-IP rate limit, shared by every front door (Next's proxy.ts and the standalone
- * seckill service): null lets the request through. Fails closed: without Redis no one can be
- * counted, so no one is let through. `forwardedFor` must end with the connecting peer's address,
- * as Next.js appends it (see client-ip.ts).
+ * The gateway's per-IP rate limit, shared by every front door: null lets the request through.
+ * Fails closed: without Redis no one can be counted, so no one is let through.
  */
-async function gateByIp(services: Services, forwardedFor: string | null): Promise<GateRefusal | null> {
+async function gateByIp(services: Services, clientAddress: string, calls: number): Promise<GateRefusal | null> {
   if (!services.rateLimits.perIp.enabled) return null;
-  const ip = clientIp(forwardedFor, services.env.TRUSTED_PROXY_HOPS);
   try {
-    const verdict = await services.rateLimits.perIp.check(`ip:${ip}`);
+    const verdict = await services.rateLimits.perIp.check(`ip:${rateLimitKey(clientAddress)}`, calls);
     if (verdict.allowed) return null;
     services.metrics.rateLimited.inc({ scope: "ip" });
     return {

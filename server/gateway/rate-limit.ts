@@ -36,12 +36,16 @@ export class RateLimiter {
     return this.limiter !== null;
   }
 
-  async check(identifier: string, now = Date.now()): Promise<RateVerdict> {
+  /**
+   * Counts `units` requests at once (a batch of calls): a batch over what the window has left
+   * is refused whole, and still counted, as @upstash/ratelimit's `rate` does.
+   */
+  async check(identifier: string, units = 1, now = Date.now()): Promise<RateVerdict> {
     if (!this.limiter) return { allowed: true, retryAfterSeconds: 0 };
     let result: Awaited<ReturnType<Ratelimit["limit"]>>;
     try {
       // Braces make the identifier a hash tag: its window keys share one Cluster slot.
-      result = await this.limiter.limit(`{${identifier}}`);
+      result = await this.limiter.limit(`{${identifier}}`, units === 1 ? undefined : { rate: units });
     } catch (error) {
       throw new AppError("SERVICE_UNAVAILABLE", "We are very busy right now. Please try again in a moment.", { cause: error });
     }

@@ -37,6 +37,14 @@ describe("@upstash/ratelimit over the ioredis requester", () => {
     expect(verdicts.filter((v) => !v.allowed).every((v) => v.retryAfterSeconds >= 1)).toBe(true);
   });
 
+  it("counts a batch of calls as that many requests: one that fits, then none over what is left", async () => {
+    const limiter = new RateLimiter(createUpstashRedis(redis), { prefix: "requester:units", perSecond: 5 });
+    // One burst of commands, so all fall in one window of the limit whatever the machine's pace.
+    const [four, two, one] = await Promise.all([limiter.check("ip:10.0.0.4", 4), limiter.check("ip:10.0.0.4", 2), limiter.check("ip:10.0.0.4")]);
+    expect([four.allowed, two.allowed, one.allowed]).toEqual([true, false, false]);
+    expect((await limiter.check("ip:10.0.0.5", 6)).allowed).toBe(false);
+  });
+
   it("loads the script once: later checks are one EVALSHA each, of the script as loaded", async () => {
     const limiter = new RateLimiter(createUpstashRedis(redis), { prefix: "requester:sha", perSecond: 100 });
     await limiter.check("ip:10.0.0.2");

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import path from "node:path";
 import { createInterface } from "node:readline";
 import { Worker } from "bullmq";
 import { readEnv, type Env } from "../env";
@@ -9,6 +8,7 @@ import { createServices, type Services } from "../services";
 import { issuePurchaseToken, purchase } from "../seckill/purchase";
 import { buildIsFresh } from "../cli/build";
 import { SECKILL_SERVICE_ARGS } from "../cli/seckill-launch";
+import { webServerArgs } from "../cli/web-launch";
 import { createSale, type NewSale } from "../seed";
 import { deleteRedisNamespace, dropDatabase } from "./resources";
 import { freePort } from "../net";
@@ -118,13 +118,14 @@ export async function startWorker(childEnv: Record<string, string>, extra: Recor
 }
 
 /**
- * Starts the built web app (`next start`) on a free port with the test's database and namespace;
- * resolves once /api/health answers 200. Needs `npm run build` first (npm test does it).
+ * Starts the built web app (server/cli/web.ts, what `npm start` runs: Next.js behind the server
+ * that owns the socket) on a free port with the test's database and namespace; resolves once
+ * /api/health answers 200. Needs `npm run build` first (npm test does it).
  */
 export async function startWeb(childEnv: Record<string, string>, extra: Record<string, string> = {}): Promise<ChildHandle & { url: string }> {
   if (!buildIsFresh()) throw new Error("The web app is not built or is out of date: run `npm run build` first (npm test does).");
   const port = await freePort();
-  const web = spawnChild(path.join("node_modules", ".bin", "next"), ["start", "-p", String(port), "-H", "127.0.0.1"], {
+  const web = spawnChild(process.execPath, webServerArgs(port, "127.0.0.1"), {
     ...process.env,
     ...childEnv,
     NEXT_TELEMETRY_DISABLED: "1",
@@ -132,7 +133,7 @@ export async function startWeb(childEnv: Record<string, string>, extra: Record<s
     NODE_ENV: "production",
   });
   const url = `http://127.0.0.1:${port}`;
-  await untilHealthy(web, url, "next start");
+  await untilHealthy(web, url, "the web app");
   return { ...web, url };
 }
 

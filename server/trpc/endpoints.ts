@@ -15,3 +15,17 @@ export const SECKILL_PROCEDURES: ReadonlySet<string> = new Set(["seckill.token",
 
 /** The purchase step's address, which the per-IP gate lets through (server/gateway/ip-gate.ts, gateFor). */
 export const PURCHASE_PATH = `${SECKILL_ENDPOINT}/seckill.purchase`;
+
+/**
+ * The most calls one batched request may carry (the browser's batch link splits at the same
+ * number): each is charged at the per-IP gate, so a bound keeps one request's cost in view.
+ */
+export const TRPC_MAX_BATCH_CALLS = 10;
+
+/**
+ * Calls never sent in a batch: `auth.*` (sign-in, sign-up) each cost a bcrypt run and are
+ * throttled call by call, so a batch carrying one is refused whole.
+ */
+export function isUnbatchable(path: string): boolean {
+  return path.startsWith("auth.");
+}

@@ -5,14 +5,16 @@ import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import type { Logger } from "pino";
 import type { Services } from "../services";
 import type { HeaderReader } from "../gateway/session";
-import { gateFor, type PendingGate } from "../gateway/ip-gate";
+import { gateFor, gateRefusalHeaders, type PendingGate } from "../gateway/ip-gate";
+import { addressFromFrontDoor, clientAddress } from "../gateway/client-ip";
+import { batchRefusal } from "../gateway/trpc-calls";
 import { checkHealth } from "../health";
 import { renderMetrics } from "../admin/sale-gauges";
 import { soldOutByFlag } from "../seckill/purchase";
 import { appRouter } from "./root";
 import { createContext } from "./init";
 import { createLogger } from "../logger";
-import { SECKILL_ENDPOINT, SECKILL_PROCEDURES, TRPC_ENDPOINT } from "./endpoints";
+import { SECKILL_ENDPOINT, SECKILL_PROCEDURES, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS } from "./endpoints";
 
 // Created on first use: Next evaluates route modules at build time, before the env is complete.
 let log: Logger | undefined;
@@ -25,13 +27,22 @@ function logServerFaults({ error, path, type }: { error: TRPCError; path: string
   log.error({ err: error.cause ?? error, path, type }, "tRPC procedure failed");
 }
 
-/** tRPC over HTTP (a Next.js route handler's whole job), with the services passed in. */
+/**
+ * tRPC over HTTP (a Next.js route handler's whole job), with the services passed in. Batches are
+ * bounded, and never carry an `auth.*` call: the gate refuses those first (proxy.ts), this holds
+ * for a caller that did not pass it.
+ */
 export function handleTrpcRequest(req: Request, services: Services, endpoint = TRPC_ENDPOINT): Promise<Response> {
   return fetchRequestHandler({
     endpoint,
     req,
     router: appRouter,
-    createContext: ({ resHeaders }) => createContext(services, req.headers, resHeaders),
+    maxBatchSize: TRPC_MAX_BATCH_CALLS,
+    createContext: async ({ resHeaders, info }) => {
+      const refusal = info.isBatchCall ? batchRefusal(info.calls.map((call) => call.path)) : null;
+      if (refusal) throw new TRPCError({ code: "BAD_REQUEST", message: refusal });
+      return { ...(await createContext(services, req.headers, resHeaders)), clientAddress: addressFromFrontDoor(req.headers) };
+    },
     onError: logServerFaults,
   });
 }
@@ -137,7 +148,7 @@ async function answerMutation(services: Services, req: http.IncomingMessage, res
 /** The per-IP gate's refusal, answered instead of the procedure's answer; false when it let the request through. */
 async function answeredGateRefusal(res: http.ServerResponse, ipGate: PendingGate): Promise<boolean> {
   const refusal = await ipGate;
-  if (refusal) sendJson(res, refusal.status, refusal.body, { "retry-after": String(refusal.retryAfterSeconds) });
+  if (refusal) sendJson(res, refusal.status, refusal.body, gateRefusalHeaders(refusal));
   return refusal !== null;
 }
 
@@ -183,10 +194,11 @@ export function createSeckillServer(services: Services): http.Server {
         res.writeHead(200, SOLD_OUT_HEADERS).end(SOLD_OUT_BODY);
         return;
       }
-      // Like Next.js, count the connecting peer as the last X-Forwarded-For hop.
-      const forwardedFor = [req.headers["x-forwarded-for"], req.socket.remoteAddress].filter(Boolean).join(", ");
+      // The client's address by the front doors' one rule (client-ip.ts), read only if the gate
+      // counts the call (Node joins a repeated X-Forwarded-For into one string).
+      const address = () => clientAddress(req.headers["x-forwarded-for"] as string | undefined, req.socket.remoteAddress, services.env.TRUSTED_PROXY_HOPS);
       // Not awaited: the procedure runs meanwhile, and its token script goes to Redis with the gate's.
-      return answerMutation(services, req, res, path, parsed, gateFor(services, pathname, forwardedFor));
+      return answerMutation(services, req, res, path, parsed, gateFor(services, pathname, null, address));
     })().catch((error: unknown) => {
       logServerFaults({ error: getTRPCErrorFromUnknown(error), path, type: "mutation" });
       if (!res.headersSent) sendJson(res, 500, { error: { message: "Something went wrong on our side.", code: "INTERNAL_SERVER_ERROR" } });

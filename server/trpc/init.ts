@@ -20,6 +20,8 @@ export interface Context {
   https: boolean;
   /** The front door's per-IP verdict, possibly still pending: the token step awaits it with its token script. */
   ipGate: PendingGate;
+  /** The caller's address as the front door resolved it (server/gateway/client-ip.ts); set by Next's tRPC handler. */
+  clientAddress?: string;
 }
 
 /** The inner context: what tests pass to `createCaller` directly. */

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { RESERVATION_ID_PATTERN } from "../seckill/reservation";
 import { PURCHASE_TOKEN_PATTERN } from "../seckill/purchase-token";
+import { fitsBcrypt, PASSWORD_TOO_LONG } from "../gateway/password";
 
 /** Input shapes shared by several procedures. */
 export const saleIdInput = z.object({
@@ -21,5 +22,5 @@ export const orderIdInput = z.object({
 
 export const credentialsInput = z.object({
   email: z.email("Enter a valid email address").max(191),
-  password: z.string().min(8, "Use at least 8 characters").max(200),
+  password: z.string().min(8, "Use at least 8 characters").refine(fitsBcrypt, PASSWORD_TOO_LONG),
 });

@@ -11,7 +11,7 @@ function withCookie(ctx: Context, signedIn: SignedIn) {
 
 export const authRouter = createTRPCRouter({
   signUp: publicProcedure.input(credentialsInput).mutation(async ({ ctx, input }) => withCookie(ctx, await signUp(ctx.services, input))),
-  signIn: publicProcedure.input(credentialsInput).mutation(async ({ ctx, input }) => withCookie(ctx, await signIn(ctx.services, input))),
+  signIn: publicProcedure.input(credentialsInput).mutation(async ({ ctx, input }) => withCookie(ctx, await signIn(ctx.services, input, ctx.clientAddress ?? "unknown"))),
   signOut: publicProcedure.mutation(({ ctx }) => {
     ctx.resHeaders.append("set-cookie", sessionCookie("", 0, ctx.https));
     return { ok: true as const };
