@@ -1,6 +1,6 @@
 import type { Services } from "../services";
 import { createLogger } from "../logger";
-import { clientIp } from "../gateway/client-ip";
+import { addressFromFrontDoor, rateLimitKey } from "../gateway/client-ip";
 import { readTextWithin } from "../bounded-body";
 import { applyPaymentNotification, type PaymentApplied } from "../orders/pay";
 import { PAYMENTS_NOT_SET_UP } from "./providers";
@@ -56,9 +56,9 @@ const TEXT = { "content-type": "text/plain; charset=utf-8", "cache-control": "no
  * the proxy's per-IP gate leaves this path out), a provider set up, the body bound, the notification.
  */
 export async function handlePaymentNotifyRequest(req: Request, services: Services): Promise<Response> {
-  const { env, payments, rateLimits } = services;
+  const { payments, rateLimits } = services;
   try {
-    const verdict = await rateLimits.paymentNotify.check(`ip:${clientIp(req.headers.get("x-forwarded-for"), env.TRUSTED_PROXY_HOPS)}`);
+    const verdict = await rateLimits.paymentNotify.check(`ip:${rateLimitKey(addressFromFrontDoor(req.headers))}`);
     if (!verdict.allowed) {
       services.metrics.rateLimited.inc({ scope: "notify" });
       const retryAfter = String(verdict.retryAfterSeconds);
