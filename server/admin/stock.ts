@@ -84,7 +84,12 @@ async function adjustInRedis(services: Services, saleId: number, total: number, 
  * unit already reserved cannot be taken back), then MySQL; raising writes MySQL first, then
  * Redis, where the new units are buyable at once. A failed second half undoes the first.
  */
-export async function adjustSaleStock(services: Services, input: { saleId: number; delta: number }): Promise<StockAdjustment> {
+export interface StockChangeOptions {
+  /** Test seam: runs after the change's first half (MySQL for a raise, Redis for a lowering), before its second. */
+  betweenHalves?: () => Promise<void>;
+}
+
+export async function adjustSaleStock(services: Services, input: { saleId: number; delta: number }, options: StockChangeOptions = {}): Promise<StockAdjustment> {
   const { saleId, delta } = input;
   const { db, redis, env } = services;
   const sale = await db.sale.findUnique({ where: { id: saleId }, select: { totalStock: true, stockBuckets: true } });
@@ -95,6 +100,7 @@ export async function adjustSaleStock(services: Services, input: { saleId: numbe
   if (delta < 0) {
     const redisChange = await inRedis();
     if (redisChange.kind === "too-few-left") throw refuseLowering(saleId, delta, redisChange.left, bucketNamed(redisChange.bucket));
+    await options.betweenHalves?.();
     try {
       const mysql = await applyInMySql(services, saleId, delta);
       if (redisChange.warmed && redisChange.left <= 0) await broadcastSoldOut(redis, env.REDIS_NAMESPACE, services.soldOut, { saleId, soldOut: true });
@@ -107,6 +113,7 @@ export async function adjustSaleStock(services: Services, input: { saleId: numbe
   }
 
   const mysql = await applyInMySql(services, saleId, delta);
+  await options.betweenHalves?.();
   let redisChange: RedisAdjustment;
   try {
     redisChange = await inRedis();
