@@ -63,6 +63,14 @@ export function bucketKeys(namespace: string, saleId: number, bucket: number): S
   };
 }
 
+/**
+ * saleId -> reservations the worker's group commit released because MySQL's stock could not
+ * cover them (server/orders/create-orders.ts): served with the reconciler's reports, same slot.
+ */
+export function shortageReleasesKey(namespace: string): string {
+  return `${namespace}:{reconcile}:shortage-releases`;
+}
+
 export function soldOutChannel(namespace: string): string {
   return `${namespace}:seckill:sold-out`;
 }

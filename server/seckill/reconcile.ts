@@ -7,7 +7,7 @@ import { lockSaleStock } from "../orders/create-orders";
 import { changeStock, prismaStockStore } from "../stock/ledger";
 import { checkBackSale, type CheckBackReport } from "./check-back";
 import { invariantViolations, readSaleLedger, type SaleLedger } from "./invariants";
-import { bucketKeys } from "./keys";
+import { bucketKeys, shortageReleasesKey } from "./keys";
 import { activeByBucket, bucketStockInDb } from "./buckets";
 import { warmUpSaleLocked } from "./warmup";
 import { broadcastSoldOut } from "./sold-out";
@@ -44,15 +44,21 @@ export interface PublishedReconciliation {
   violations: string[];
   /** Repairs and re-warms of this sale since reports began. */
   repairsTotal: number;
+  /** Reservations the worker released for a stock shortage (server/orders/create-orders.ts), ever. */
+  shortageReleasesTotal: number;
 }
 
 /** The last round's report of every sale, as the worker published it. */
 export async function readPublishedReconciliations(services: Pick<Services, "redis" | "env">): Promise<PublishedReconciliation[]> {
   const key = reconcileReportKey(services.env.REDIS_NAMESPACE);
-  const [reports, repairs] = await Promise.all([services.redis.hgetall(key), services.redis.hgetall(`${key}:repairs`)]);
+  const [reports, repairs, shortages] = await Promise.all([
+    services.redis.hgetall(key),
+    services.redis.hgetall(`${key}:repairs`),
+    services.redis.hgetall(shortageReleasesKey(services.env.REDIS_NAMESPACE)),
+  ]);
   return Object.entries(reports).map(([saleId, json]) => {
-    const report = JSON.parse(json) as Omit<PublishedReconciliation, "repairsTotal">;
-    return { ...report, repairsTotal: Number(repairs[saleId] ?? 0) };
+    const report = JSON.parse(json) as Omit<PublishedReconciliation, "repairsTotal" | "shortageReleasesTotal">;
+    return { ...report, repairsTotal: Number(repairs[saleId] ?? 0), shortageReleasesTotal: Number(shortages[saleId] ?? 0) };
   });
 }
 
