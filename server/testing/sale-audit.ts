@@ -28,10 +28,10 @@ export interface BucketOffer {
  * still to come makes Redis offer less, never more). Empty when no shopper can be told QUEUED
  * for a unit MySQL cannot sell.
  */
-export async function overOffers(services: Services, saleId: number): Promise<BucketOffer[]> {
+export async function overOffers(services: Services, saleId: number, stockBuckets?: number): Promise<BucketOffer[]> {
   const { db, redis, env } = services;
-  const sale = await db.sale.findUniqueOrThrow({ where: { id: saleId }, select: { stockBuckets: true } });
-  const buckets = Array.from({ length: sale.stockBuckets }, (_, b) => b);
+  const bucketCount = stockBuckets ?? (await db.sale.findUniqueOrThrow({ where: { id: saleId }, select: { stockBuckets: true } })).stockBuckets;
+  const buckets = Array.from({ length: bucketCount }, (_, b) => b);
   const redisReads = await Promise.all(
     buckets.map((b) => {
       const keys = bucketKeys(env.REDIS_NAMESPACE, saleId, b);
@@ -46,7 +46,7 @@ export async function overOffers(services: Services, saleId: number): Promise<Bu
     pending.length ? db.releasedReservation.findMany({ where: { reservationId: { in: pending } }, select: { reservationId: true } }) : [],
   ]);
   const decided = new Set([...ordered, ...released].map((r) => r.reservationId));
-  const activeCounts = activeByBucket(active, sale.stockBuckets);
+  const activeCounts = activeByBucket(active, bucketCount);
   return buckets
     .map((b) => {
       const [left, ids] = redisReads[b]!;
@@ -82,15 +82,17 @@ export function createOrderJobOf(reservations: readonly QueuedReservation[]): Jo
 
 /**
  * Runs the worker's own group commit (its create-order processor, in this process) over every
- * pending reservation of the sale, then a reconcile round (check-back settles or releases what a
- * failed batch left), until nothing is pending or `rounds` are spent. True when drained. A batch
- * that fails (MySQL refusing it) counts as a spent round, as it does for a worker retrying it.
+ * pending reservation of the sale, and while some stay pending a reconcile round (check-back
+ * settles or releases what a failed batch left), until nothing is pending or `rounds` are spent.
+ * True when drained. A batch that fails (MySQL refusing it) spends a round, as it does a worker's
+ * retry.
  */
 export async function drainSale(services: Services, processor: CreateOrderProcessor, saleId: number, log: Logger, rounds = 4): Promise<boolean> {
   for (let round = 0; round < rounds; round++) {
     const pending = await pendingReservations(services, saleId);
     if (!pending.length) return true;
     await processor.process(createOrderJobOf(pending)).catch(() => undefined);
+    if (!(await pendingReservations(services, saleId)).length) return true;
     await reconcileLiveSales(services, log);
   }
   return (await pendingReservations(services, saleId)).length === 0;
