@@ -43,9 +43,9 @@ export function planBatch<R extends ReservationToOrder>(
 
 /**
  * Pure: the new orders of a batch that `available` units of the stock row cover, earliest
- * reservation first (batch order among equal or unknown times), and the rest, `short`. Redis
- * reserved more than MySQL has only if it offered a unit MySQL never had (docs/architecture.md,
- * *Stock shortage*); the reservations it can cover must not fail with the ones it cannot.
+ * reservation first (batch order among equal or unknown times), and the rest, `short`. A short
+ * batch means Redis offered units MySQL does not have (docs/architecture.md, *Group commit*,
+ * "Stock shortage"); the reservations MySQL can cover must not fail with the ones it cannot.
  */
 export function coverByStock<R extends ReservationToOrder>(reservations: readonly R[], available: number): { covered: R[]; short: R[] } {
   if (reservations.length <= available) return { covered: [...reservations], short: [] };
