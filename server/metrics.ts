@@ -123,6 +123,16 @@ export function registerReconcileGauges(registry: Registry, read: () => Promise<
     },
   });
   new Gauge({
+    name: "seckill_stock_shortage_releases",
+    help: "Reservations the worker released because MySQL's stock could not cover them, per sale (Redis offered units MySQL did not have: alert on any)",
+    labelNames: ["sale"],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const r of await reports().catch(() => [])) this.set({ sale: String(r.saleId) }, r.shortageReleasesTotal);
+    },
+  });
+  new Gauge({
     name: "seckill_reconcile_last_round_timestamp_seconds",
     help: "When the reconciler last reported on the sale (alert when it stops moving)",
     labelNames: ["sale"],

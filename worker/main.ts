@@ -35,6 +35,7 @@ async function main() {
         }
       : undefined,
     onBatch: (stats) => log.debug(stats, "order batch committed"),
+    log,
   });
 
   // Fault hook (chaos suite): a worker whose event loop freezes while it holds cancel jobs, so

@@ -1,9 +1,15 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import pino from "pino";
 import { createTestEnvironment, buyAsShopper, placeOrders, createLiveSale, waitFor, type TestEnvironment } from "../testing/harness";
+import { drainSale, overOffers } from "../testing/sale-audit";
 import { createSale, createShoppers } from "../seed";
 import { warmUpSale } from "../seckill/warmup";
 import { invariantViolations, readSaleLedger } from "../seckill/invariants";
+import { reconcileLiveSales, type SaleReconciliation } from "../seckill/reconcile";
 import { AppError } from "../errors";
+import { createOrderProcessor } from "../../worker/processors/create-order";
 import { adjustSaleStock } from "./stock";
 
 /**
@@ -155,5 +161,66 @@ describe("warmUpSale on a running sale", () => {
     const ledger = await readSaleLedger(t.services, saleId);
     expect(ledger.redisStock! + ledger.pendingReservations).toBe(10);
     await expectInvariants(saleId);
+  });
+});
+
+describe.each([
+  { change: "raise", delta: 2, buckets: 1 },
+  { change: "raise", delta: 2, buckets: 3 },
+  { change: "lowering", delta: -2, buckets: 1 },
+  { change: "lowering", delta: -2, buckets: 3 },
+])("a reconcile round inside a stock $change ($delta, $buckets stock bucket(s))", ({ delta, buckets }) => {
+  // Issue #26: the round "repaired" the change's first half as drift, and its second half then
+  // applied it again; shoppers were told QUEUED for units MySQL did not have.
+  it("leaves Redis offering no unit MySQL lacks, and the shoppers then buy exactly MySQL's stock", async () => {
+    const log = pino({ level: "silent" });
+    const { saleId } = await createLiveSale(t.services, { productName: "Interleaved change", stock: 6, stockBuckets: buckets });
+    await warmUpSale(t.services, saleId);
+    let round: SaleReconciliation | undefined;
+    const changed = await adjustSaleStock(t.services, { saleId, delta }, {
+      betweenHalves: async () => {
+        round = (await reconcileLiveSales(t.services, log)).find((r) => r.saleId === saleId);
+      },
+    });
+    expect(round).toBeDefined();
+    expect(changed).toMatchObject({ totalStock: 6 + delta, dbStock: 6 + delta, redisStock: 6 + delta });
+    expect(await overOffers(t.services, saleId)).toEqual([]);
+
+    const buyers = await shoppers(6 + delta + 4);
+    const answers = await Promise.all(buyers.map((userId) => buyAsShopper(t.services, { userId, saleId })));
+    expect(answers.filter((a) => a.status === "QUEUED")).toHaveLength(6 + delta);
+    expect(await drainSale(t.services, createOrderProcessor(t.services), saleId, log)).toBe(true);
+    expect(await t.services.db.order.count({ where: { saleId, status: "WAIT_PAY" } })).toBe(6 + delta);
+    expect(await t.services.db.releasedReservation.count({ where: { saleId } })).toBe(0);
+    await expectInvariants(saleId);
+  });
+});
+
+describe("a stock change whose process dies between its halves", () => {
+  it.each([
+    { change: "raise", delta: 2, total: 8 },
+    { change: "lowering", delta: -2, total: 6 },
+  ])("leaves Redis short, never over, and the next reconcile round finishes a raise or undoes a lowering ($change)", async ({ delta, total }) => {
+    const log = pino({ level: "silent" });
+    const { saleId } = await createLiveSale(t.services, { productName: "Crash mid-change", stock: 6, stockBuckets: 2 });
+    await warmUpSale(t.services, saleId);
+    const child = spawn(process.execPath, ["--import", "tsx", "server/testing/stock-change-dies.ts", String(saleId), String(delta)], {
+      env: { ...process.env, ...t.childEnv },
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+    const [, signal] = (await once(child, "exit")) as [number | null, string | null];
+    expect(signal).toBe("SIGKILL");
+    expect(await overOffers(t.services, saleId)).toEqual([]);
+
+    // Whatever the crash held (a lock, a connection) is gone once MySQL notices the closed socket.
+    await waitFor(
+      async () => {
+        await reconcileLiveSales(t.services, log);
+        return invariantViolations(await readSaleLedger(t.services, saleId)).length === 0;
+      },
+      15_000,
+      "a reconcile round to bring Redis in step",
+    );
+    expect(await readSaleLedger(t.services, saleId)).toMatchObject({ totalStock: total, dbStock: total, redisStock: total });
   });
 });

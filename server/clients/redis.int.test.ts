@@ -7,6 +7,7 @@ import { recordSocketWrites, type SocketWrites } from "../testing/socket-writes"
 // The command connection's coalesced writes, against the machine's Redis, counted at its socket.
 
 const KEY = "test:redis-client:counter";
+const FENCE = `${KEY}:fence`;
 /**
  * A script that holds Redis for ARGV[1] ms, so its reply comes back well after the next turn;
  * briefly, as this Redis is the machine's, shared with the other test files.
@@ -26,11 +27,11 @@ beforeAll(async () => {
   writes = recordSocketWrites(redis as Redis);
 });
 afterAll(async () => {
-  await redis.del(KEY);
+  await redis.del(KEY, FENCE);
   await redis.quit();
 });
 beforeEach(async () => {
-  await redis.del(KEY);
+  await redis.del(KEY, FENCE);
   writes.clear();
 });
 
@@ -57,8 +58,8 @@ describe("the command connection's writes", () => {
   it("runs a defined script within a coalesced write", async () => {
     await redis.set(KEY, 10);
     writes.clear();
-    const [adjusted, counted] = await Promise.all([redis.adjustStock(KEY, 5), redis.incr(KEY)]);
-    expect([adjusted, counted]).toEqual([[1, 15], 16]);
+    const [adjusted, counted] = await Promise.all([redis.adjustStock(KEY, FENCE, 5, "0"), redis.incr(KEY)]);
+    expect([adjusted, counted]).toEqual([[1, 15, 1], 16]);
     expect(writes.texts).toHaveLength(1);
   });
 });

@@ -11,9 +11,9 @@ import type { Env } from "../env";
 const SCRIPTS = {
   seckill: "seckill-7.lua",
   release: "release-3.lua",
-  adjustStock: "adjust-stock-1.lua",
+  adjustStock: "adjust-stock-2.lua",
   releaseReservation: "release-reservation-3.lua",
-  repairStock: "repair-stock-3.lua",
+  repairStock: "repair-stock-4.lua",
   takeStock: "take-stock-2.lua",
   holding: "holding-2.lua",
   settle: "settle-3.lua",
@@ -33,8 +33,8 @@ export interface SeckillCommands {
     ...argv: ["token", userId: string, freshToken: string, ttlMs: number] | ["reserve", userId: string, reservationId: string, token: string, maxBacklog: number]
   ): Promise<[number, number, string?, number?]>;
   release(stockKey: string, usersKey: string, releasedKey: string, orderId: string, userId: string): Promise<[number, number]>;
-  adjustStock(stockKey: string, delta: number): Promise<[number, number]>;
-  releaseReservation(stockKey: string, usersKey: string, pendingKey: string, reservationId: string, userId: string): Promise<[number, number]>;
+  adjustStock(stockKey: string, fenceKey: string, delta: number, seenFence: string): Promise<[number, number, number]>;
+  releaseReservation(stockKey: string, usersKey: string, pendingKey: string, reservationId: string, userId: string, returnUnit: "1" | "0"): Promise<[number, number]>;
   takeStock(stockKey: string, pendingKey: string, reservationId: string): Promise<[number, number]>;
   settle(ordersKey: string, pendingKey: string, jobsKey: string, ...reservationAndOrderIds: (string | number)[]): Promise<number>;
   signInAttempts(counterKey: string, ...argv: ["take", limit: number, windowMs: number] | ["give-back"]): Promise<[number, number]>;
@@ -43,9 +43,11 @@ export interface SeckillCommands {
     stockKey: string,
     pendingKey: string,
     releasedKey: string,
+    fenceKey: string,
     seenStock: number,
     seenPending: number,
     seenReleased: number,
+    seenFence: string,
     provenStock: number,
   ): Promise<number>;
 }

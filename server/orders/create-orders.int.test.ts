@@ -1,12 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import pino from "pino";
 import { Prisma } from "../generated/prisma/client";
 import { buyAsShopper, createTestEnvironment, startWorker, waitFor, createLiveSale, type TestEnvironment } from "../testing/harness";
+import { createOrderJobOf, pendingReservations } from "../testing/sale-audit";
 import { createShoppers } from "../seed";
 import { warmUpSale } from "../seckill/warmup";
 import { saleKeys } from "../seckill/keys";
 import { invariantViolations, readSaleLedger } from "../seckill/invariants";
+import { purchaseResult } from "../seckill/purchase";
+import { checkBackSale } from "../seckill/check-back";
+import { readPublishedReconciliations, reconcileLiveSales } from "../seckill/reconcile";
 import { changeStock, prismaStockStore, type StockStore } from "../stock/ledger";
-import { createOrders } from "./create-orders";
+import { createOrderProcessor } from "../../worker/processors/create-order";
+import { createOrders, STOCK_SHORTAGE } from "./create-orders";
 
 /** At-least-once delivery never becomes two orders or two decrements, against real MariaDB. */
 
@@ -89,6 +95,84 @@ describe("createOrders (group commit)", () => {
     await Promise.all(batches.map((batch) => createOrders(t.services.sql, batch, { payTimeoutSeconds: 60 })));
     expect(await t.services.db.order.count({ where: { saleId } })).toBe(300);
     expect(await t.services.db.stock.findUniqueOrThrow({ where: { saleId } })).toMatchObject({ count: 0, version: 6 });
+  });
+});
+
+describe("a batch MySQL's stock cannot cover (issue #26)", () => {
+  // These tests run the worker's processor here; the jobs their purchases queued must not be
+  // left for the worker processes of the tests below.
+  afterEach(async () => {
+    await t.services.orderEnqueuer.drain();
+    await t.services.queues.createOrder.drain();
+  });
+
+  it("commits the reservations it can, earliest first, and releases the rest in the same transaction", async () => {
+    const { saleId } = await newSale(3);
+    const buyers = await createShoppers(t.services, 5, { emailPrefix: "short" });
+    // Reserved in the opposite order of their ids: the earliest are served, not the smallest ids.
+    const jobs = buyers.map((b, i) => ({ reservationId: `${saleId}-${b.id}-${(0xd0 + i).toString(16).padStart(16, "0")}`, saleId, userId: b.id, reservedAt: 1000 - i }));
+    const { orderIds, shortage, stats } = await createOrders(t.services.sql, jobs, { payTimeoutSeconds: 60 });
+    expect(stats).toMatchObject({ created: 3, shortage: 2, duplicates: 0 });
+    expect([...orderIds.keys()].sort()).toEqual(jobs.slice(2).map((j) => j.reservationId));
+    expect(shortage.map((r) => r.reservationId).sort()).toEqual(jobs.slice(0, 2).map((j) => j.reservationId));
+    const released = await t.services.db.releasedReservation.findMany({ where: { saleId }, select: { reservationId: true, reason: true } });
+    expect(released.map((r) => [r.reservationId, r.reason]).sort()).toEqual(jobs.slice(0, 2).map((j) => [j.reservationId, STOCK_SHORTAGE]));
+    expect(await t.services.db.order.count({ where: { saleId } })).toBe(3);
+    expect(await t.services.db.stock.findUniqueOrThrow({ where: { saleId } })).toMatchObject({ count: 0, version: 1 });
+
+    // Delivered again: every reservation is decided (three orders, two releases), nothing moves.
+    const again = await createOrders(t.services.sql, jobs, { payTimeoutSeconds: 60 });
+    expect(again.stats).toMatchObject({ created: 0, shortage: 0, duplicates: 5 });
+    expect(again.orderIds).toEqual(orderIds);
+    expect(await t.services.db.stock.findUniqueOrThrow({ where: { saleId } })).toMatchObject({ count: 0, version: 1 });
+  });
+
+  it("through the worker, Redis offering 7 units against MySQL's 5: five orders, two shoppers told FAILED, invariants green, counted", async () => {
+    const { services } = t;
+    const { saleId } = await newSale(5);
+    await warmUpSale(services, saleId);
+    const keys = saleKeys(services.env.REDIS_NAMESPACE, saleId);
+    await services.redis.set(keys.stock, 7); // the finding's numbers: Redis offers two units MySQL never had
+    const buyers = await createShoppers(services, 7, { emailPrefix: "phantom" });
+    const answers = await Promise.all(buyers.map((b) => buyAsShopper(services, { userId: b.id, saleId })));
+    expect(answers.every((a) => a.status === "QUEUED")).toBe(true);
+
+    const log = { error: vi.fn() };
+    const results = await createOrderProcessor(services, { log }).process(createOrderJobOf(await pendingReservations(services, saleId)));
+    expect(results.filter((r) => "orderId" in r)).toHaveLength(5);
+    expect(results.filter((r) => "released" in r)).toHaveLength(2);
+    const outcomes = await Promise.all(
+      answers.map((a, i) => (a.status === "QUEUED" ? purchaseResult(services, { userId: buyers[i]!.id, reservationId: a.reservationId }) : null)),
+    );
+    expect(outcomes.filter((o) => o?.status === "ORDER_CREATED")).toHaveLength(5);
+    expect(outcomes.filter((o) => o?.status === "FAILED")).toHaveLength(2);
+    expect(log.error).toHaveBeenCalledWith(expect.objectContaining({ saleId, released: 2 }), expect.stringMatching(/stock shortage/));
+
+    // No unit went back to Redis for them: the two it offered beyond MySQL are gone with them.
+    const ledger = await readSaleLedger(services, saleId);
+    expect(ledger).toMatchObject({ redisStock: 0, pendingReservations: 0, activeOrders: 5, dbStock: 0 });
+    expect(invariantViolations(ledger)).toEqual([]);
+    await reconcileLiveSales(services, pino({ level: "silent" }));
+    expect((await readPublishedReconciliations(services)).find((r) => r.saleId === saleId)).toMatchObject({ shortageReleasesTotal: 2, violations: [] });
+  });
+
+  it("a shortage release whose Redis step never ran is finished by check-back, still without a unit back", async () => {
+    const { services } = t;
+    const { saleId } = await newSale(1);
+    await warmUpSale(services, saleId);
+    const keys = saleKeys(services.env.REDIS_NAMESPACE, saleId);
+    await services.redis.set(keys.stock, 2);
+    const buyers = await createShoppers(services, 2, { emailPrefix: "unfinished" });
+    for (const b of buyers) expect((await buyAsShopper(services, { userId: b.id, saleId })).status).toBe("QUEUED");
+    // The worker's commit, then it dies before any Redis step.
+    const { shortage } = await createOrders(services.sql, await pendingReservations(services, saleId), { payTimeoutSeconds: 60 });
+    expect(shortage).toHaveLength(1);
+
+    const report = await checkBackSale(services, { id: saleId, endsAt: new Date(Date.now() + 3600_000) }, Date.now() + 3600_000);
+    expect(report).toMatchObject({ settle: 1, release: 1 });
+    const ledger = await readSaleLedger(services, saleId);
+    expect(ledger).toMatchObject({ redisStock: 0, pendingReservations: 0, activeOrders: 1, dbStock: 0 });
+    expect(invariantViolations(ledger)).toEqual([]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { groupBySale, planBatch } from "./create-orders";
+import { coverByStock, groupBySale, planBatch } from "./create-orders";
 
 const r = (reservationId: string, saleId = 1, userId = 1) => ({ reservationId, saleId, userId });
 
@@ -22,5 +22,23 @@ describe("groupBySale", () => {
       [1, [r("a", 1), r("c", 1)]],
       [2, [r("b", 2)]],
     ]);
+  });
+});
+
+describe("coverByStock", () => {
+  const at = (reservationId: string, reservedAt?: number) => ({ ...r(reservationId), reservedAt });
+
+  it("covers a whole batch the stock row has units for", () => {
+    expect(coverByStock([at("a", 2), at("b", 1)], 2)).toEqual({ covered: [at("a", 2), at("b", 1)], short: [] });
+  });
+  it("covers the earliest reservations first, whatever their ids", () => {
+    expect(coverByStock([at("a", 30), at("b", 10), at("c", 20)], 2)).toEqual({ covered: [at("b", 10), at("c", 20)], short: [at("a", 30)] });
+  });
+  it("keeps the batch's order among equal times, and puts unknown times last", () => {
+    expect(coverByStock([at("a"), at("b", 5), at("c", 5), at("d")], 3)).toEqual({ covered: [at("b", 5), at("c", 5), at("a")], short: [at("d")] });
+  });
+  it("covers nothing when the row has no unit (or, drifted, fewer than none)", () => {
+    expect(coverByStock([at("a", 1)], 0)).toEqual({ covered: [], short: [at("a", 1)] });
+    expect(coverByStock([at("a", 1)], -2)).toEqual({ covered: [], short: [at("a", 1)] });
   });
 });

@@ -4,7 +4,10 @@ import type { PoolConnection } from "mariadb";
 import { isUniqueViolation, type SqlPool } from "../clients/db";
 import type { Prisma } from "../generated/prisma/client";
 import { changeStock, sqlStockStore, type StockRow } from "../stock/ledger";
-import { bucketKeys, saleKeys } from "../seckill/keys";
+import type { Logger } from "pino";
+import { bucketKeys, saleKeys, shortageReleasesKey } from "../seckill/keys";
+import { releaseInRedis } from "../seckill/release";
+import { saleBucketCount } from "../seckill/sale-buckets";
 import { groupByBucket } from "../seckill/reservation";
 import { groupBy } from "../group-by";
 import { orderInsertSql, orderRowParameters, readSaleOrderTemplate } from "./order-rows";
@@ -13,7 +16,12 @@ export interface ReservationToOrder {
   reservationId: string;
   saleId: number;
   userId: number;
+  /** When Redis reserved it (epoch ms): a batch the stock row cannot cover is served in this order. */
+  reservedAt?: number;
 }
+
+/** The release reason of a reservation whose batch the MySQL stock row could not cover. */
+export const STOCK_SHORTAGE = "STOCK_SHORTAGE";
 
 /**
  * Pure: which reservations of a batch still need an order. Duplicates within the batch (a job
@@ -33,6 +41,22 @@ export function planBatch<R extends ReservationToOrder>(
   });
 }
 
+/**
+ * Pure: the new orders of a batch that `available` units of the stock row cover, earliest
+ * reservation first (batch order among equal or unknown times), and the rest, `short`. A short
+ * batch means Redis offered units MySQL does not have (docs/architecture.md, *Group commit*,
+ * "Stock shortage"); the reservations MySQL can cover must not fail with the ones it cannot.
+ */
+export function coverByStock<R extends ReservationToOrder>(reservations: readonly R[], available: number): { covered: R[]; short: R[] } {
+  if (reservations.length <= available) return { covered: [...reservations], short: [] };
+  const inOrder = reservations
+    .map((reservation, index) => ({ reservation, index }))
+    .sort((a, b) => (a.reservation.reservedAt ?? Infinity) - (b.reservation.reservedAt ?? Infinity) || a.index - b.index)
+    .map((entry) => entry.reservation);
+  const count = Math.max(0, available);
+  return { covered: inOrder.slice(0, count), short: inOrder.slice(count) };
+}
+
 /** Pure: reservations grouped by sale, since each sale's stock row is one versioned update. */
 export function groupBySale<R extends ReservationToOrder>(batch: readonly R[]): Map<number, R[]> {
   return groupBy(batch, (r) => r.saleId);
@@ -41,6 +65,8 @@ export function groupBySale<R extends ReservationToOrder>(batch: readonly R[]): 
 export interface BatchStats {
   created: number;
   duplicates: number;
+  /** Reservations released because the stock row could not cover them (see coverByStock). */
+  shortage: number;
   stockAttempts: number;
 }
 
@@ -54,23 +80,26 @@ export interface BatchOrder {
 /**
  * Group commit: per sale, ONE transaction inserts the batch's orders (WAIT_PAY) and deducts the
  * stock row by their number with ONE versioned update. Returns reservationId -> orderId, and
- * each order's pay deadline, for every reservation of the batch (new or already ordered).
+ * each order's pay deadline, for every reservation of the batch (new or already ordered), and
+ * the reservations the stock row could not cover, released in the same transaction
+ * (`shortage`: their Redis step is releaseShortage's).
  */
 export async function createOrders(
   sql: SqlPool,
   batch: readonly ReservationToOrder[],
   options: { payTimeoutSeconds: number; now?: Date },
-): Promise<{ orderIds: Map<string, number>; orders: BatchOrder[]; stats: BatchStats }> {
+): Promise<{ orderIds: Map<string, number>; orders: BatchOrder[]; shortage: ReservationToOrder[]; stats: BatchStats }> {
   const orderIds = new Map<string, number>();
   const orders: BatchOrder[] = [];
-  const stats: BatchStats = { created: 0, duplicates: 0, stockAttempts: 0 };
+  const shortage: ReservationToOrder[] = [];
+  const stats: BatchStats = { created: 0, duplicates: 0, shortage: 0, stockAttempts: 0 };
   const now = options.now ?? new Date();
   const payDeadline = new Date(now.getTime() + options.payTimeoutSeconds * 1000);
 
   for (const [saleId, reservations] of groupBySale(batch)) {
     for (let attempt = 1; ; attempt++) {
       try {
-        await commitSaleBatch(sql, saleId, reservations, payDeadline, { orderIds, orders, stats });
+        await commitSaleBatch(sql, saleId, reservations, payDeadline, { orderIds, orders, shortage, stats });
         break;
       } catch (error) {
         // Another worker committed one of these reservations at the same moment: our transaction
@@ -80,8 +109,8 @@ export async function createOrders(
       }
     }
   }
-  stats.duplicates = batch.length - stats.created;
-  return { orderIds, orders, stats };
+  stats.duplicates = batch.length - stats.created - stats.shortage;
+  return { orderIds, orders, shortage, stats };
 }
 
 /**
@@ -103,13 +132,17 @@ export async function lockSaleStock(tx: Prisma.TransactionClient, saleId: number
  * first cannot see our uncommitted rows and records the release; we find it once we hold the lock
  * and delete those rows again. A release that comes later waits for the lock, then sees the order.
  * Either way a reservation is ordered or released, never both.
+ *
+ * With the row locked its count is exact: new orders beyond it are taken back and released in
+ * this same transaction (coverByStock), so the others commit instead of the batch failing whole
+ * on `count >= n` and being retried for ever.
  */
 async function commitSaleBatch(
   sql: SqlPool,
   saleId: number,
   reservations: readonly ReservationToOrder[],
   payDeadline: Date,
-  into: { orderIds: Map<string, number>; orders: BatchOrder[]; stats: BatchStats },
+  into: { orderIds: Map<string, number>; orders: BatchOrder[]; shortage: ReservationToOrder[]; stats: BatchStats },
 ): Promise<void> {
   const connection = await sql.getConnection();
   try {
@@ -127,9 +160,11 @@ async function commitSaleBatch(
     }
     // In reservation id order, so that two workers inserting overlapping batches (a redelivery)
     // take the unique keys in the same order and the later one waits instead of deadlocking.
-    const toCreate = planBatch(reservations, new Set(closed.map((row) => row.reservation_id))).sort((a, b) => (a.reservationId < b.reservationId ? -1 : 1));
+    const planned = planBatch(reservations, new Set(closed.map((row) => row.reservation_id)));
+    const toCreate = [...planned].sort((a, b) => (a.reservationId < b.reservationId ? -1 : 1));
     let attempts = 0;
     let created: { id: number; reservation_id: string }[] = [];
+    let short: ReservationToOrder[] = [];
     if (toCreate.length) {
       const ids = toCreate.map((r) => r.reservationId);
       const [inserted, lockedRows, releasedMeanwhile] = await Promise.all([
@@ -148,6 +183,24 @@ async function commitSaleBatch(
         await connection.query("DELETE FROM orders WHERE reservation_id IN (?)", [[...released]]);
         created = inserted.filter((row) => !released.has(row.reservation_id));
       }
+      if (created.length > locked.count) {
+        const createdIds = new Set(created.map((row) => row.reservation_id));
+        const cover = coverByStock(
+          planned.filter((r) => createdIds.has(r.reservationId)),
+          locked.count,
+        );
+        short = cover.short;
+        const shortIds = short.map((r) => r.reservationId);
+        await Promise.all([
+          connection.query("DELETE FROM orders WHERE reservation_id IN (?)", [shortIds]),
+          connection.query(
+            `INSERT INTO released_reservations (reservation_id, sale_id, user_id, reason) VALUES ${short.map(() => "(?, ?, ?, ?)").join(", ")}`,
+            short.flatMap((r) => [r.reservationId, r.saleId, r.userId, STOCK_SHORTAGE]),
+          ),
+        ]);
+        const coveredIds = new Set(cover.covered.map((r) => r.reservationId));
+        created = created.filter((row) => coveredIds.has(row.reservation_id));
+      }
       if (created.length) attempts = (await changeStock(sqlStockStore(connection, locked), saleId, -created.length)).attempts;
       for (const row of created) rows.push({ id: row.id, reservationId: row.reservation_id, payDeadline });
     }
@@ -156,7 +209,9 @@ async function commitSaleBatch(
       into.orderIds.set(row.reservationId, row.id);
       into.orders.push({ id: row.id, payDeadline: row.payDeadline });
     }
+    into.shortage.push(...short);
     into.stats.created += created.length;
+    into.stats.shortage += short.length;
     into.stats.stockAttempts += attempts;
   } catch (error) {
     await connection.rollback().catch(() => undefined);
@@ -191,5 +246,25 @@ export async function settleReservations(services: Services, orderIds: ReadonlyM
   for (const [saleId, ofSale] of groupBySale(settled)) {
     const stats = saleKeys(namespace, saleId).stats(Math.floor(Date.now() / 1000));
     await redis.multi().hincrby(stats, ORDERS_SETTLED, ofSale.length).expire(stats, STATS_TTL_SECONDS).exec();
+  }
+}
+
+/**
+ * After the commit: the Redis step of the releases a stock shortage made (their MySQL step was
+ * the commit itself), through releaseInRedis without giving a unit back: each pending entry goes,
+ * the shopper is uncounted, and their result query answers FAILED. An anomaly: under the
+ * stock-change lock nothing should make Redis offer more than MySQL has (a Redis that lost
+ * writes can), so it is logged as an error and counted per sale for /api/metrics
+ * (`seckill_stock_shortage_releases`).
+ */
+export async function releaseShortage(services: Services, shortage: readonly ReservationToOrder[], log: Pick<Logger, "error">): Promise<void> {
+  for (const [saleId, ofSale] of groupBySale(shortage)) {
+    log.error(
+      { saleId, released: ofSale.length, reservations: ofSale.map((r) => r.reservationId) },
+      "stock shortage: Redis reserved units MySQL does not have; released those reservations (their shoppers see FAILED), committed the rest",
+    );
+    const buckets = (await saleBucketCount(services, saleId)) ?? 1;
+    for (const reservation of ofSale) await releaseInRedis(services, reservation, buckets, false);
+    await services.redis.hincrby(shortageReleasesKey(services.env.REDIS_NAMESPACE), String(saleId), ofSale.length);
   }
 }

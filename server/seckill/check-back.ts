@@ -1,11 +1,11 @@
 import type { JobState } from "bullmq";
 import type { Services } from "../services";
 import { READ_COMMITTED_TRANSACTION } from "../clients/db";
-import { lockSaleStock, settleReservations } from "../orders/create-orders";
+import { lockSaleStock, settleReservations, STOCK_SHORTAGE } from "../orders/create-orders";
 import { bucketKeys } from "./keys";
 import { createOrderJobId, parseReservationId, reservationInBucket, stockBucketOf } from "./reservation";
 import { homeBucket } from "./buckets";
-import { returnUnit } from "./release";
+import { releaseInRedis } from "./release";
 import { saleBucketCount } from "./sale-buckets";
 import { enqueueReservations } from "./enqueue";
 
@@ -160,30 +160,27 @@ async function resolveStaleHolds(services: Services, saleId: number, home: numbe
  * stock-row lock (the lock every create-order commit takes first): if the reservation has no
  * order, record the release (UNIQUE reservation id). From then on createOrders skips it, so it
  * can never be sold. Step 2, in Redis: release-reservation-3.lua gives the unit back and drops the
- * pending entry, once. A crash between the steps leaves the entry pending, and the next round
- * finds the release recorded and runs step 2.
+ * pending entry, once (releaseInRedis). A crash between the steps leaves the entry pending, and
+ * the next round finds the release recorded and runs step 2 as recorded: a group commit's
+ * shortage release gives no unit back (server/orders/create-orders.ts).
  */
 export async function releaseReservation(
   services: Services,
   reservation: { reservationId: string; saleId: number; userId: number },
   reason: "SALE_OVER" | "JOB_LOST",
 ): Promise<{ kind: "released"; stockLeft: number | null } | { kind: "ordered"; orderId: number }> {
-  const { db, redis } = services;
-  const decided = await db.$transaction(async (tx) => {
+  const decided = await services.db.$transaction(async (tx) => {
     await lockSaleStock(tx, reservation.saleId);
     const found = await tx.order.findUnique({ where: { reservationId: reservation.reservationId }, select: { id: true } });
-    if (found) return { order: found, buckets: 0 };
+    if (found) return { order: found, buckets: 0, reason };
     await tx.releasedReservation.createMany({ data: [{ ...reservation, reason }], skipDuplicates: true });
-    const sale = await tx.sale.findUniqueOrThrow({ where: { id: reservation.saleId }, select: { stockBuckets: true } });
-    return { order: null, buckets: sale.stockBuckets };
+    const [sale, recorded] = await Promise.all([
+      tx.sale.findUniqueOrThrow({ where: { id: reservation.saleId }, select: { stockBuckets: true } }),
+      tx.releasedReservation.findUniqueOrThrow({ where: { reservationId: reservation.reservationId }, select: { reason: true } }),
+    ]);
+    return { order: null, buckets: sale.stockBuckets, reason: recorded.reason };
   }, READ_COMMITTED_TRANSACTION);
   if (decided.order) return { kind: "ordered", orderId: decided.order.id };
-
-  const unit = { ...reservation, stockBucket: stockBucketOf(reservation.reservationId), buckets: decided.buckets };
-  const [code, stockLeft] = await returnUnit(services, unit, (keys, userId) =>
-    redis.releaseReservation(keys.stock, keys.users, keys.pending, reservation.reservationId, userId),
-  );
-  const keys = bucketKeys(services.env.REDIS_NAMESPACE, unit.saleId, unit.stockBucket);
-  await Promise.all([redis.hdel(keys.requeues, reservation.reservationId), redis.hdel(keys.jobs, reservation.reservationId)]);
-  return { kind: "released", stockLeft: code === -1 ? null : stockLeft };
+  const stockLeft = await releaseInRedis(services, reservation, decided.buckets, decided.reason !== STOCK_SHORTAGE);
+  return { kind: "released", stockLeft };
 }

@@ -28,6 +28,11 @@ export interface SaleKeys {
   jobs: string;
   /** userId -> eligibility code, for shoppers whose code differs from meta.eligibility */
   eligibility: string;
+  /**
+   * count of writes to `stock` other than one unit's (warm-up, the reconciler's repair, an admin
+   * change), each a compare-and-set on it: see server/stock/change-lock.ts
+   */
+  fence: string;
   /** one shopper's single-use purchase token */
   token(userId: number): string;
   /** outcome -> count for one epoch second (purchase answers, orders settled), for the dashboard */
@@ -52,9 +57,18 @@ export function bucketKeys(namespace: string, saleId: number, bucket: number): S
     requeues: `${base}:requeues`,
     jobs: `${base}:jobs`,
     eligibility: `${base}:eligibility`,
+    fence: `${base}:fence`,
     token: (userId) => `${base}:token:${userId}`,
     stats: (epochSecond) => `${base}:stats:${epochSecond}`,
   };
+}
+
+/**
+ * saleId -> reservations the worker's group commit released because MySQL's stock could not
+ * cover them (server/orders/create-orders.ts): served with the reconciler's reports, same slot.
+ */
+export function shortageReleasesKey(namespace: string): string {
+  return `${namespace}:{reconcile}:shortage-releases`;
 }
 
 export function soldOutChannel(namespace: string): string {

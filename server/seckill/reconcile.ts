@@ -7,9 +7,11 @@ import { lockSaleStock } from "../orders/create-orders";
 import { changeStock, prismaStockStore } from "../stock/ledger";
 import { checkBackSale, type CheckBackReport } from "./check-back";
 import { invariantViolations, readSaleLedger, type SaleLedger } from "./invariants";
-import { bucketKeys, saleKeys } from "./keys";
+import { bucketKeys, shortageReleasesKey } from "./keys";
 import { activeByBucket, bucketStockInDb } from "./buckets";
-import { warmUpSale } from "./warmup";
+import { warmUpSaleLocked } from "./warmup";
+import { broadcastSoldOut } from "./sold-out";
+import { withStockChangeLock } from "../stock/change-lock";
 
 /**
  * The reconciler: each round, for every sale that may still hold reservations, re-warm lost
@@ -42,15 +44,21 @@ export interface PublishedReconciliation {
   violations: string[];
   /** Repairs and re-warms of this sale since reports began. */
   repairsTotal: number;
+  /** Reservations the worker released for a stock shortage (server/orders/create-orders.ts), ever. */
+  shortageReleasesTotal: number;
 }
 
 /** The last round's report of every sale, as the worker published it. */
 export async function readPublishedReconciliations(services: Pick<Services, "redis" | "env">): Promise<PublishedReconciliation[]> {
   const key = reconcileReportKey(services.env.REDIS_NAMESPACE);
-  const [reports, repairs] = await Promise.all([services.redis.hgetall(key), services.redis.hgetall(`${key}:repairs`)]);
+  const [reports, repairs, shortages] = await Promise.all([
+    services.redis.hgetall(key),
+    services.redis.hgetall(`${key}:repairs`),
+    services.redis.hgetall(shortageReleasesKey(services.env.REDIS_NAMESPACE)),
+  ]);
   return Object.entries(reports).map(([saleId, json]) => {
-    const report = JSON.parse(json) as Omit<PublishedReconciliation, "repairsTotal">;
-    return { ...report, repairsTotal: Number(repairs[saleId] ?? 0) };
+    const report = JSON.parse(json) as Omit<PublishedReconciliation, "repairsTotal" | "shortageReleasesTotal">;
+    return { ...report, repairsTotal: Number(repairs[saleId] ?? 0), shortageReleasesTotal: Number(shortages[saleId] ?? 0) };
   });
 }
 
@@ -109,10 +117,18 @@ async function reconcileSale(
     if (checkBack.settle || checkBack.requeue || checkBack.release || checkBack.holds) log.info({ saleId: sale.id, ...checkBack }, "check-back acted");
     const dbRepair = await repairDbStock(services, sale.id);
     if (dbRepair) repairs.push(dbRepair);
-    for (let bucket = 0; bucket < sale.stockBuckets; bucket++) {
-      const redisRepair = await repairRedisStock(services, sale.id, bucket, sale.stockBuckets);
-      if (redisRepair) repairs.push(redisRepair);
-    }
+    // Under the sale's stock-change lock, or not this round: between a stock change's halves
+    // MySQL and Redis differ by the change, which is not drift (server/stock/change-lock.ts).
+    const redisRepairs = await withStockChangeLock(services.sql, sale.id, 0, async () => {
+      const made: string[] = [];
+      for (let bucket = 0; bucket < sale.stockBuckets; bucket++) {
+        const redisRepair = await repairRedisStock(services, sale.id, bucket, sale.stockBuckets);
+        if (redisRepair) made.push(redisRepair);
+      }
+      return made;
+    });
+    if (redisRepairs.held) repairs.push(...redisRepairs.value);
+    else log.info({ saleId: sale.id }, "stock change or warm-up in progress: Redis stock is checked next round");
   }
   for (const repair of repairs) log.warn({ saleId: sale.id, repair }, "reconcile repaired drift");
 
@@ -141,25 +157,22 @@ async function isWarm(services: Services, saleId: number, buckets: number): Prom
 
 /**
  * Re-warms a sale whose Redis state is gone (a restart without persistence, a failover to an
- * empty replica), from MySQL truth. Purchases are refused (NOT_WARMED) until then. A lock keeps
- * two re-warms (the reconciler's and a web instance's request) from interleaving.
+ * empty replica), from MySQL truth. Purchases are refused (NOT_WARMED) until then. It takes the
+ * sale's stock-change lock without waiting: while a stock change, a warm-up or another re-warm
+ * (the reconciler's and a web instance's request) holds it, this one leaves the sale for the
+ * next round or request.
  */
 export async function rewarmIfLost(services: Services, saleId: number, log: Logger): Promise<boolean> {
-  const { redis, env } = services;
-  const lockKey = `${saleKeys(env.REDIS_NAMESPACE, saleId).meta}:rewarm-lock`;
-  const token = `${process.pid}-${Date.now()}`;
   const sale = await services.db.sale.findUnique({ where: { id: saleId }, select: { state: true, endsAt: true, stockBuckets: true } });
   // Only a sale still on sale: a draft is not meant to be bought, an ended one has nothing to sell.
   if (sale?.state !== "SCHEDULED" || sale.endsAt.getTime() <= Date.now()) return false;
-  if ((await redis.set(lockKey, token, "PX", 30_000, "NX")) !== "OK") return false;
-  try {
+  const rewarmed = await withStockChangeLock(services.sql, saleId, 0, async () => {
     if (await isWarm(services, saleId, sale.stockBuckets)) return false;
-    const summary = await warmUpSale(services, saleId);
+    const summary = await warmUpSaleLocked(services, saleId);
     log.warn({ saleId, stock: summary.stock, pending: summary.pendingReservations }, "sale state was missing in Redis: re-warmed from MySQL");
     return true;
-  } finally {
-    if ((await redis.get(lockKey)) === token) await redis.del(lockKey);
-  }
+  });
+  return rewarmed.held && rewarmed.value;
 }
 
 /**
@@ -183,19 +196,21 @@ async function repairDbStock(services: Services, saleId: number): Promise<string
 }
 
 /**
- * One bucket's Redis stock against MySQL: a snapshot of Redis (stock, pending, released) in one
- * MULTI, then MySQL in one REPEATABLE READ snapshot, then repair-stock-3.lua sets the proven value
- * only if none of the three moved since. Anything MySQL commits in between is something Redis
- * does not yet reflect, so the snapshot pair stays consistent (see docs/architecture.md).
+ * One bucket's Redis stock against MySQL: a snapshot of Redis (stock, pending, released, fence)
+ * in one MULTI, then MySQL in one REPEATABLE READ snapshot, then repair-stock-4.lua sets the
+ * proven value only if none of the four moved since. Anything MySQL commits in between is
+ * something Redis does not yet reflect, so the snapshot pair stays consistent (see
+ * docs/architecture.md). The caller holds the sale's stock-change lock.
  */
 async function repairRedisStock(services: Services, saleId: number, bucket: number, buckets: number): Promise<string | null> {
   const { redis, db, env } = services;
   const keys = bucketKeys(env.REDIS_NAMESPACE, saleId, bucket);
-  const replies = await redis.multi().get(keys.stock).zrange(keys.pending, 0, -1).smembers(keys.released).exec();
+  const replies = await redis.multi().get(keys.stock).zrange(keys.pending, 0, -1).smembers(keys.released).get(keys.fence).exec();
   if (!replies || replies.some(([error]) => error)) return null;
   const redisStock = replies[0]![1] as string | null;
   const pending = replies[1]![1] as string[];
   const releasedInRedis = new Set(replies[2]![1] as string[]);
+  const fence = (replies[3]![1] as string | null) ?? "0";
   if (redisStock === null) return null;
 
   const truth = await db.$transaction(
@@ -213,7 +228,11 @@ async function repairRedisStock(services: Services, saleId: number, bucket: numb
     cancelledNotReleasedInRedis: truth.cancelled.filter((o) => !releasedInRedis.has(String(o.id))).length,
   });
   if (proven === Number(redisStock) || proven < 0) return null;
-  const applied = await redis.repairStock(keys.stock, keys.pending, keys.released, Number(redisStock), pending.length, releasedInRedis.size, proven);
+  const applied = await redis.repairStock(keys.stock, keys.pending, keys.released, keys.fence, Number(redisStock), pending.length, releasedInRedis.size, fence, proven);
+  if (applied !== 1) return null;
+  // Units back where there were none (a raise the reconciler finished): every instance's
+  // sold-out flag lets buyers through now, not when it lapses.
+  if (proven > 0 && Number(redisStock) <= 0) await broadcastSoldOut(redis, env.REDIS_NAMESPACE, services.soldOut, { saleId, soldOut: false });
   const where = buckets > 1 ? ` (bucket ${bucket})` : "";
-  return applied === 1 ? `Redis stock${where} ${redisStock} → ${proven}` : null;
+  return `Redis stock${where} ${redisStock} → ${proven}`;
 }

@@ -1,6 +1,7 @@
 import type { Services } from "../services";
 import { homeBucket } from "./buckets";
 import { bucketKeys, type SaleKeys } from "./keys";
+import { stockBucketOf } from "./reservation";
 import { broadcastSoldOut } from "./sold-out";
 
 export type ReleaseOutcome = "RELEASED" | "ALREADY_RELEASED" | "NOT_WARMED";
@@ -54,4 +55,27 @@ export async function releaseUnit(services: Services, order: ReturningUnit & { i
   const outcome = RELEASE_OUTCOMES[code];
   if (!outcome) throw new Error(`release script returned an unknown code ${code}`);
   return outcome;
+}
+
+/**
+ * Step 2 of releasing a reservation MySQL has recorded as released (check-back's release, or a
+ * group commit's stock shortage): release-reservation-3.lua drops its pending entry and uncounts
+ * the shopper, once, and gives the unit back unless `unitBack` is false (a shortage: MySQL never
+ * had that unit, and giving it back would offer it to the next shopper); then the reservation's
+ * re-enqueue count and job note go. Returns the bucket's stock left, null if it is not warmed.
+ */
+export async function releaseInRedis(
+  services: Services,
+  reservation: { reservationId: string; saleId: number; userId: number },
+  buckets: number,
+  unitBack: boolean,
+): Promise<number | null> {
+  const { redis, env } = services;
+  const unit = { ...reservation, stockBucket: stockBucketOf(reservation.reservationId), buckets };
+  const [code, stockLeft] = await returnUnit(services, unit, (keys, userId) =>
+    redis.releaseReservation(keys.stock, keys.users, keys.pending, reservation.reservationId, userId, unitBack ? "1" : "0"),
+  );
+  const keys = bucketKeys(env.REDIS_NAMESPACE, unit.saleId, unit.stockBucket);
+  await Promise.all([redis.hdel(keys.requeues, reservation.reservationId), redis.hdel(keys.jobs, reservation.reservationId)]);
+  return code === -1 ? null : stockLeft;
 }

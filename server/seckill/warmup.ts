@@ -9,6 +9,7 @@ import { ACTIVE_ORDER_STATUSES, RELEASED_ORDER_STATUSES } from "../orders/status
 import { parseReservationId, reservationInBucket } from "./reservation";
 import { activeByBucket, bucketStockInDb, homeBucket } from "./buckets";
 import { eligibilityTable, NON_DEFAULT_STANDING } from "../gateway/eligibility";
+import { withStockChangeLock } from "../stock/change-lock";
 
 export interface WarmUpSummary {
   saleId: number;
@@ -74,7 +75,12 @@ const WARM_UP_ATTEMPTS = 5;
 export interface WarmUpOptions {
   /** Test seam: runs after everything is read, just before the Redis transaction. */
   beforeWrite?: () => Promise<void>;
+  /** How long to wait for a stock change, a reconcile repair or another warm-up of the sale to finish. */
+  lockWaitMs?: number;
 }
+
+/** A stock change or a repair holds the sale's stock-change lock for milliseconds. */
+const WARM_UP_LOCK_WAIT_MS = 5000;
 
 /**
  * Loads a sale into Redis (stock, window, per-user limit, who holds what) from MySQL, keeping
@@ -86,8 +92,22 @@ export interface WarmUpOptions {
  * keeps changing is refused (CONFLICT, nothing written) rather than loaded with a stock that
  * forgets units sold meanwhile. Reading pending first matters: an order committed after that
  * read is in MySQL's stock and in the order lookup alike, or in neither.
+ *
+ * It holds the sale's stock-change lock (server/stock/change-lock.ts): between a stock change's
+ * MySQL and Redis halves MySQL says one thing and Redis another, and a load from MySQL there
+ * would count the change's first half and its second half would be applied on top. A sale whose
+ * lock stays taken is refused (CONFLICT) rather than loaded.
  */
 export async function warmUpSale(services: Services, saleId: number, options: WarmUpOptions = {}): Promise<WarmUpSummary> {
+  const locked = await withStockChangeLock(services.sql, saleId, options.lockWaitMs ?? WARM_UP_LOCK_WAIT_MS, () => warmUpSaleLocked(services, saleId, options));
+  if (!locked.held) {
+    throw new AppError("CONFLICT", `Sale ${saleId}'s stock is being changed or loaded right now (a stock change, another warm-up or the reconciler); nothing was loaded. Try again in a moment.`);
+  }
+  return locked.value;
+}
+
+/** warmUpSale's work, for a caller already holding the sale's stock-change lock (the reconciler's re-warm). */
+export async function warmUpSaleLocked(services: Services, saleId: number, options: Omit<WarmUpOptions, "lockWaitMs"> = {}): Promise<WarmUpSummary> {
   const sale = await services.db.sale.findUnique({ where: { id: saleId }, select: { stockBuckets: true } });
   if (!sale) throw new AppError("NOT_FOUND", `Sale ${saleId} does not exist.`);
   // WATCH belongs to a connection: a dedicated one, so other requests' commands cannot clear it.
@@ -125,7 +145,7 @@ async function warmUpBucket(
   saleId: number,
   bucket: number,
   buckets: number,
-  options: WarmUpOptions,
+  options: Omit<WarmUpOptions, "lockWaitMs">,
 ): Promise<WarmUpSummary> {
   for (let attempt = 1; attempt <= WARM_UP_ATTEMPTS; attempt++) {
     const summary = await tryWarmUp(services, connection, saleId, bucket, buckets, options);
@@ -144,14 +164,15 @@ async function tryWarmUp(
   saleId: number,
   bucket: number,
   buckets: number,
-  options: WarmUpOptions,
+  options: Omit<WarmUpOptions, "lockWaitMs">,
 ): Promise<WarmUpSummary | null> {
   const { db, env } = services;
   const keys = bucketKeys(env.REDIS_NAMESPACE, saleId, bucket);
   const homedHere = (userId: number) => homeBucket(userId, buckets) === bucket;
   // The home shoppers' counts change with stock, pending or holds, except when a unit taken in
-  // another bucket comes back (holding-2.lua "returned"): hence users too.
-  await connection.watch(keys.stock, keys.pending, keys.holds, keys.users);
+  // another bucket comes back (holding-2.lua "returned"): hence users too. And the fence: a stock
+  // change that lost its lock may still write, fenced (adjust-stock-2.lua).
+  await connection.watch(keys.stock, keys.pending, keys.holds, keys.users, keys.fence);
   const [pending, holds] = await Promise.all([connection.zrange(keys.pending, 0, -1), connection.zrange(keys.holds, 0, -1)]);
   // This bucket's shoppers' reservations in the other buckets, read after the WATCH: one that
   // appears later was held here first (holds is watched). Other tags: not on the watching
@@ -239,6 +260,8 @@ async function tryWarmUp(
   await options.beforeWrite?.();
   const tx = connection.multi();
   tx.set(keys.stock, stock);
+  // A stock change that read the fence before this load cannot apply its delta on top of it.
+  tx.incr(keys.fence);
   tx.del(keys.meta);
   tx.hset(keys.meta, {
     startsAt: sale.startsAt.getTime(),

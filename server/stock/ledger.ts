@@ -82,12 +82,12 @@ export function prismaStockStore(tx: Prisma.TransactionClient): StockStore {
 }
 
 /**
- * A StockStore on a driver connection in a READ COMMITTED transaction (the worker's group commit,
- * server/orders/create-orders.ts), which has already read the row `locked` with SELECT … FOR
- * UPDATE: the first read is that row, later ones (after a lost race) go to the database.
+ * A StockStore on a driver connection in a READ COMMITTED transaction. The worker's group commit
+ * (server/orders/create-orders.ts) has already read the row `locked` with SELECT … FOR UPDATE:
+ * then the first read is that row, later ones (after a lost race) go to the database.
  */
-export function sqlStockStore(connection: PoolConnection, locked: StockRow): StockStore {
-  let first: StockRow | null = locked;
+export function sqlStockStore(connection: PoolConnection, locked?: StockRow): StockStore {
+  let first: StockRow | null = locked ?? null;
   return {
     async read(saleId) {
       if (first) {
@@ -118,8 +118,9 @@ export async function createStockRow(
 
 /**
  * An operator raising (delta > 0) or lowering (delta < 0) a sale's stock, inside the caller's
- * READ COMMITTED transaction; lowering below zero throws StockShortageError.
+ * READ COMMITTED transaction on a driver connection (the one holding the sale's stock-change
+ * lock, server/stock/change-lock.ts); lowering below zero throws StockShortageError.
  */
-export function adjustStockCount(tx: Prisma.TransactionClient, saleId: number, delta: number): Promise<StockChange> {
-  return changeStock(prismaStockStore(tx), saleId, delta);
+export function adjustStockCount(connection: PoolConnection, saleId: number, delta: number): Promise<StockChange> {
+  return changeStock(sqlStockStore(connection), saleId, delta);
 }

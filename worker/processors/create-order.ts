@@ -1,7 +1,9 @@
 import { UnrecoverableError, type Job } from "bullmq";
 import type { Services } from "../../server/services";
 import { createOrderJob, type CreateOrderJob, type QueuedReservation } from "../../server/clients/queues";
-import { createOrders, settleReservations } from "../../server/orders/create-orders";
+import type { Logger } from "pino";
+import { createOrders, releaseShortage, settleReservations } from "../../server/orders/create-orders";
+import { createLogger } from "../../server/logger";
 import { GroupCommitter } from "../../server/orders/group-commit";
 import { scheduleCancellations } from "../../server/orders/cancel";
 
@@ -32,20 +34,22 @@ const MAX_COMMITS_IN_FLIGHT = 8;
  */
 export function createOrderProcessor(
   services: Services,
-  hooks: { afterCommit?: () => void; onBatch?: (stats: { size: number; created: number }) => void } = {},
+  hooks: { afterCommit?: () => void; onBatch?: (stats: { size: number; created: number }) => void; log?: Pick<Logger, "error"> } = {},
 ): CreateOrderProcessor {
   const { env } = services;
+  const log = hooks.log ?? createLogger("worker");
   const committer = new GroupCommitter<QueuedReservation, CreateOrderResult>(
     async (batch) => {
-      const { orderIds, orders, stats } = await createOrders(services.sql, batch, { payTimeoutSeconds: env.ORDER_PAY_TIMEOUT_SECONDS });
+      const { orderIds, orders, shortage, stats } = await createOrders(services.sql, batch, { payTimeoutSeconds: env.ORDER_PAY_TIMEOUT_SECONDS });
       hooks.afterCommit?.();
       await settleReservations(services, orderIds, batch);
+      if (shortage.length) await releaseShortage(services, shortage, log);
       // Every order of the batch, found again or new: a redelivery after a crash right after the
       // commit must not leave an order without its timer (job ids make a second timer a no-op).
       await scheduleCancellations(services.queues, orders);
       hooks.onBatch?.({ size: batch.length, created: stats.created });
       // No order after a commit means the reservation was found released (createOrders skips
-      // those): its part of the job is done, its unit already back in stock.
+      // those) or released by it for a stock shortage: its part of the job is done.
       return batch.map((reservation) => {
         const orderId = orderIds.get(reservation.reservationId);
         return orderId === undefined ? { released: true } : { orderId };
