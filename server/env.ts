@@ -70,6 +70,19 @@ const envSchema = z
      */
     SANDBOX_PAY_APP_ID: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/).default("sandbox-flash-sale"),
     SANDBOX_PAY_KEY: z.string().min(32, "SANDBOX_PAY_KEY must be at least 32 characters").default(DEV_SANDBOX_PAY_KEY),
+    /** Payment providers this deployment offers, a comma list of alipay, wechatpay, sandbox (`npm start`'s demo writes `sandbox` into .env). */
+    PAYMENT_PROVIDERS: z
+      .string()
+      .default("")
+      .transform((list, ctx) => {
+        const names = list.split(",").map((name) => name.trim()).filter(Boolean);
+        const unknown = names.filter((name) => !["alipay", "wechatpay", "sandbox"].includes(name));
+        if (unknown.length) {
+          ctx.addIssue({ code: "custom", message: `PAYMENT_PROVIDERS takes alipay, wechatpay, sandbox (got "${unknown.join(", ")}")` });
+          return z.NEVER;
+        }
+        return names as ("alipay" | "wechatpay" | "sandbox")[];
+      }),
     /** A payment notification whose own timestamp is further than this from now is refused as stale. */
     PAYMENT_NOTIFY_MAX_AGE_SECONDS: intFrom(300, 1),
     /**
@@ -111,7 +124,14 @@ const envSchema = z
     SOLD_OUT_FLAG_TTL_MS: intFrom(2000, 0),
     /** `npm start` on a database with no open sale creates a demo sale; set 0 in production. */
     DEMO_SALE: z.enum(["0", "1"]).default("1"),
-    /** An admin account `npm start` ensures (created or its password reset), when both are set. */
+    /**
+     * Start-up applies pending migrations under the database lock (1), or only waits, bounded by
+     * MIGRATE_WAIT_SECONDS, for a migration job to have applied them (0).
+     */
+    MIGRATE_ON_START: z.enum(["0", "1"]).default("1"),
+    /** How long start-up waits for another process's migration (its lock, or the migration job). */
+    MIGRATE_WAIT_SECONDS: intFrom(300, 1),
+    /** An admin account start-up ensures (created, or made an admin with this password), when both are set. */
     ADMIN_EMAIL: z.email().optional(),
     ADMIN_PASSWORD: z.string().min(8, "ADMIN_PASSWORD must be at least 8 characters").optional(),
     /**
