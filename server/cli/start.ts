@@ -75,7 +75,20 @@ try {
 const children: ChildProcess[] = [];
 let balancer: Balancer | undefined;
 let stopping = false;
+// Registered with the first spawn (a stop between two spawns must reach those already running),
+// and only then: a process that becomes the worker itself keeps the default until it takes over.
+const forwardStopSignals = () => {
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.on(signal, () => {
+      stopping = true;
+      void balancer?.close();
+      for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
+    });
+  }
+};
 const run = (name: string, command: string, args: string[], extraEnv: Record<string, string> = {}) => {
+  if (stopping) return;
+  if (children.length === 0) forwardStopSignals();
   const child = spawn(command, args, { stdio: "inherit", env: { ...process.env, ...extraEnv } });
   child.on("exit", (code, signal) => {
     log(`${name} exited (${signal ?? code})`);
@@ -111,14 +124,13 @@ else if (webCount > 0) {
   balancer = await startBalancer(config.PORT, { web: webPorts, seckill: seckillPorts });
   log(`balancing ${config.PORT}: web instances on ${webPorts.join(", ")}; ${SECKILL_ENDPOINT}/ to ${seckillPorts.length ? `seckill services on ${seckillPorts.join(", ")}` : "the web instances"}`);
 }
-for (let i = 1; i <= workerCount; i++) run(workerCount > 1 ? `worker ${i}` : "worker", process.execPath, ["--import", "tsx", "worker/main.ts"]);
+if (only === "worker" && workerCount === 1) {
+  // `npm run worker`: this process becomes the worker, one Node per worker pod and no second
+  // start-up; its own handlers take SIGTERM from here on.
+  await import("../../worker/main");
+} else {
+  for (let i = 1; i <= workerCount; i++) run(workerCount > 1 ? `worker ${i}` : "worker", process.execPath, ["--import", "tsx", "worker/main.ts"]);
+}
 if (webCount) log(`web on http://127.0.0.1:${config.PORT}  (health: /api/health)`);
 if (only === "seckill") log(`seckill service on http://127.0.0.1:${config.SECKILL_PORT}${SECKILL_ENDPOINT}`);
 
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, () => {
-    stopping = true;
-    void balancer?.close();
-    for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
-  });
-}
