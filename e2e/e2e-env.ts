@@ -8,6 +8,9 @@
 /** A fixed, test-only secret: the web server, the worker and any code signing tokens agree on it. */
 export const E2E_SESSION_SECRET = "e2e-only-session-secret-not-for-production-0123456789abcdef";
 
+/** The sandbox provider's, test-only too: given, so `npm start`'s demo generates nothing into .env. */
+export const E2E_SANDBOX = { SANDBOX_PAY_KEY: "e2e-only-sandbox-pay-key-not-for-production-0123456789", SANDBOX_PAY_APP_ID: "sandbox-e2e" } as const;
+
 /** Its own Redis namespace; set E2E_REDIS_NAMESPACE when two checkouts run e2e at once. */
 export const E2E_REDIS_NAMESPACE = process.env.E2E_REDIS_NAMESPACE ?? "e2e";
 
@@ -76,6 +79,10 @@ export function e2eAppEnv(): Record<string, string> {
     REDIS_URL: e2eRedisUrl(),
     REDIS_NAMESPACE: E2E_REDIS_NAMESPACE,
     SESSION_SECRET: E2E_SESSION_SECRET,
+    // With these, npm start (a developer's demo: NODE_ENV unset) has nothing to write into the
+    // checkout's .env; the web runs in production mode, where the sandbox must be enabled.
+    ...E2E_SANDBOX,
+    PAYMENT_PROVIDERS: "sandbox",
     ORDER_PAY_TIMEOUT_SECONDS: String(E2E_PAY_TIMEOUT_SECONDS),
     NEXT_TELEMETRY_DISABLED: "1",
     LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? "warn",

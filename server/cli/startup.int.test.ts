@@ -154,53 +154,63 @@ async function mutate(base: string, procedure: string, input: unknown, bearer: s
 describe("a rolling restart: new processes start beside running ones", () => {
   it("crashes nothing, and every purchase answered QUEUED by an old or a new seckill service ends as an order", async () => {
     const env = emptyEnvironment("rolling");
-    const generation: ProcessKind[] = ["web", "seckill", "seckill", "worker", "worker"];
-    const old = await startAll(generation, env);
+    const began = Date.now();
+    const old = await startAll(["seckill", "seckill", "worker"], env);
+    console.log(`rolling: the old generation healthy in ${Date.now() - began} ms`);
     const services = await createServices(readEnv({ ...env }));
     cleanups.push(() => services.close());
 
-    const shoppers = await createShoppers(services, 240, { emailPrefix: "rolling" });
-    // One sale warm before the restart, one cold: the new processes' preparation warms it.
-    const sales = [(await createLiveSale(services, { stock: 200 })).saleId, (await createLiveSale(services, { stock: 200 })).saleId];
+    // More shoppers and units than the test gets through: the sales never sell out.
+    const shoppers = await createShoppers(services, 1500, { emailPrefix: "rolling" });
+    // One sale warm before the restart, one cold: the old workers' reconcilers and the new
+    // processes' preparation both set out to warm it, and purchases meet whichever state is there.
+    const sales = [(await createLiveSale(services, { stock: 3000 })).saleId, (await createLiveSale(services, { stock: 3000 })).saleId];
     await warmUpSale(services, sales[0]!);
-    let pool = old.filter((p) => p.kind === "seckill").map((p) => p.url!);
+    const seckillUrls = (generation: typeof old) => generation.filter((p) => p.kind === "seckill").map((p) => p.url!);
+    let pool = seckillUrls(old);
 
-    // Shoppers one after another in a few lanes, each buying from both sales, through whichever
-    // seckill services are in the pool at that moment.
+    // Shoppers one after another in two lanes, each buying from both sales through whichever
+    // seckill services are in the pool at that moment; a service on its way down refuses the
+    // connection, and that shopper's attempt is simply not QUEUED.
     const queued: string[] = [];
-    const failures: string[] = [];
+    const queuedBy = new Map<string, number>();
+    const queuedThrough = (urls: readonly string[]) => urls.reduce((sum, url) => sum + (queuedBy.get(url) ?? 0), 0);
     let next = 0;
     let buying = true;
-    const buyer = async (lane: number) => {
+    const buyer = async () => {
       while (buying && next < shoppers.length) {
         const shopper: SeededShopper = shoppers[next++]!;
         for (const saleId of sales) {
-          const base = pool[(next + lane) % pool.length]!;
+          const base = pool[(next + saleId) % pool.length]!;
           const issued = await mutate(base, "seckill.token", { saleId }, shopper.token);
-          if (!issued.token) {
-            if (issued.failure) failures.push(issued.failure);
-            continue;
-          }
+          if (!issued.token) continue;
           const answer = await mutate(base, "seckill.purchase", { saleId, token: issued.token }, shopper.token);
-          if (answer.status === "QUEUED") queued.push(answer.reservationId!);
-          else if (answer.failure) failures.push(answer.failure);
+          if (answer.status !== "QUEUED") continue;
+          queued.push(answer.reservationId!);
+          queuedBy.set(base, (queuedBy.get(base) ?? 0) + 1);
         }
-        await new Promise((r) => setTimeout(r, 20));
+        await new Promise((r) => setTimeout(r, 50));
       }
     };
-    // The cold sale answers NOT_WARMED (412) until the new processes (or the old reconcilers) warm it.
-    const lanes = Promise.all([0, 1, 2].map(buyer));
+    const lanes = Promise.all([buyer(), buyer()]);
 
-    const fresh = await startAll(generation, env);
-    pool = fresh.filter((p) => p.kind === "seckill").map((p) => p.url!);
-    await new Promise((r) => setTimeout(r, 300));
+    const restarted = Date.now();
+    const fresh = await startAll(["web", "seckill", "seckill", "worker"], env);
+    console.log(`rolling: the new generation healthy beside the old in ${Date.now() - restarted} ms; ${queued.length} purchases QUEUED so far`);
+    // Both generations serve, then the old one stops while shoppers still reach it.
+    pool = [...seckillUrls(old), ...seckillUrls(fresh)];
+    await waitFor(async () => queuedThrough(seckillUrls(fresh)) >= 20, 60_000, "purchases through the new seckill services");
     await stopAll(old);
-    await waitFor(async () => next >= shoppers.length * 0.8, 60_000, "purchases through the new services");
+    pool = seckillUrls(fresh);
+    const afterStop = queuedThrough(seckillUrls(fresh));
+    await waitFor(async () => queuedThrough(seckillUrls(fresh)) >= afterStop + 40, 60_000, "purchases once the old services are gone");
     buying = false;
     await lanes;
+    console.log(`rolling: ${queuedThrough(seckillUrls(old))} purchases QUEUED by the old services, ${queuedThrough(seckillUrls(fresh))} by the new`);
+    expect(next, "the test ran out of shoppers").toBeLessThan(shoppers.length);
 
     const log = outputs([...old, ...fresh]);
-    expect(queued.length, log).toBeGreaterThan(100);
+    expect(queuedThrough(seckillUrls(old)), log).toBeGreaterThan(0);
     await waitFor(
       async () => (await services.db.order.count({ where: { reservationId: { in: queued } } })) === queued.length,
       60_000,
