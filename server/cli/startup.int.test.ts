@@ -170,25 +170,32 @@ describe("a rolling restart: new processes start beside running ones", () => {
     let pool = seckillUrls(old);
 
     // Shoppers one after another in two lanes, each buying from both sales through whichever
-    // seckill services are in the pool at that moment; a service on its way down refuses the
-    // connection, and that shopper's attempt is simply not QUEUED.
+    // seckill services are in the pool at that moment, as a balancer spreads them.
     const queued: string[] = [];
     const queuedBy = new Map<string, number>();
     const queuedThrough = (urls: readonly string[]) => urls.reduce((sum, url) => sum + (queuedBy.get(url) ?? 0), 0);
+    const refusals = new Map<string, number>();
     let next = 0;
     let buying = true;
-    const buyer = async () => {
-      while (buying && next < shoppers.length) {
-        const shopper: SeededShopper = shoppers[next++]!;
-        for (const saleId of sales) {
-          const base = pool[(next + saleId) % pool.length]!;
-          const issued = await mutate(base, "seckill.token", { saleId }, shopper.token);
-          if (!issued.token) continue;
-          const answer = await mutate(base, "seckill.purchase", { saleId, token: issued.token }, shopper.token);
-          if (answer.status !== "QUEUED") continue;
+    /** One purchase, from the first service in the pool that answers (one on its way down refuses). */
+    const buy = async (shopper: SeededShopper, saleId: number, offset: number) => {
+      for (let i = 0; i < pool.length; i++) {
+        const base = pool[(offset + i) % pool.length]!;
+        const issued = await mutate(base, "seckill.token", { saleId }, shopper.token);
+        if (issued.failure && !issued.failure.startsWith("HTTP")) continue;
+        const answer = issued.token ? await mutate(base, "seckill.purchase", { saleId, token: issued.token }, shopper.token) : issued;
+        if (answer.failure && !answer.failure.startsWith("HTTP")) continue;
+        if (answer.status === "QUEUED") {
           queued.push(answer.reservationId!);
           queuedBy.set(base, (queuedBy.get(base) ?? 0) + 1);
-        }
+        } else refusals.set(answer.status ?? answer.failure!, (refusals.get(answer.status ?? answer.failure!) ?? 0) + 1);
+        return;
+      }
+    };
+    const buyer = async () => {
+      while (buying && next < shoppers.length) {
+        const shopper = shoppers[next++]!;
+        for (const saleId of sales) await buy(shopper, saleId, next + saleId);
         await new Promise((r) => setTimeout(r, 50));
       }
     };
@@ -200,7 +207,9 @@ describe("a rolling restart: new processes start beside running ones", () => {
     // Both generations serve, then the old one stops while shoppers still reach it.
     pool = [...seckillUrls(old), ...seckillUrls(fresh)];
     await waitFor(async () => queuedThrough(seckillUrls(fresh)) >= 20, 60_000, "purchases through the new seckill services");
+    const stopping = Date.now();
     await stopAll(old);
+    console.log(`rolling: the old generation stopped in ${Date.now() - stopping} ms; refusals so far ${JSON.stringify([...refusals])}`);
     pool = seckillUrls(fresh);
     const afterStop = queuedThrough(seckillUrls(fresh));
     await waitFor(async () => queuedThrough(seckillUrls(fresh)) >= afterStop + 40, 60_000, "purchases once the old services are gone");
