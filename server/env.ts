@@ -170,7 +170,14 @@ const envSchema = z
     SOLD_OUT_FLAG_TTL_MS: intFrom(2000, 0),
     /** `npm start` on a database with no open sale creates a demo sale; set 0 in production. */
     DEMO_SALE: z.enum(["0", "1"]).default("1"),
-    /** An admin account `npm start` ensures (created or its password reset), when both are set. */
+    /**
+     * Start-up applies pending migrations under the database lock (1), or only waits, bounded by
+     * MIGRATE_WAIT_SECONDS, for a migration job to have applied them (0).
+     */
+    MIGRATE_ON_START: z.enum(["0", "1"]).default("1"),
+    /** How long start-up waits for another process's migration (its lock, or the migration job). */
+    MIGRATE_WAIT_SECONDS: intFrom(300, 1),
+    /** An admin account start-up ensures (created, or made an admin with this password), when both are set. */
     ADMIN_EMAIL: z.email().optional(),
     ADMIN_PASSWORD: z.string().min(8, "ADMIN_PASSWORD must be at least 8 characters").optional(),
     /**

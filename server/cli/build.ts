@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
+import { withFileLock } from "./file-lock";
 
 /** What the Next.js build reads; a change to any of them calls for a new build. */
 const BUILD_INPUTS = ["app", "server", "public", "proxy.ts", "instrumentation.ts", "next.config.ts", "package.json", "tsconfig.json", "prisma/schema.prisma"];
@@ -26,9 +27,19 @@ export function buildIsFresh(root = process.cwd()): boolean {
   return existsSync(buildId) && statSync(buildId).mtimeMs > sources;
 }
 
-/** Runs `npm run build` unless the last build is newer than every input; false if it failed. */
+/**
+ * Runs `npm run build` unless the last build is newer than every input; false if it failed. Web
+ * processes starting at once take turns (a lock file): one builds, the others find it fresh.
+ */
 export function buildIfNeeded(log: (line: string) => void): boolean {
   if (buildIsFresh()) return true;
-  log("building the web app (sources changed since the last build)…");
-  return spawnSync("npm", ["run", "build"], { stdio: "inherit" }).status === 0;
+  return withFileLock(
+    ".next-build.lock",
+    () => {
+      if (buildIsFresh()) return true;
+      log("building the web app (sources changed since the last build)…");
+      return spawnSync("npm", ["run", "build"], { stdio: "inherit" }).status === 0;
+    },
+    { timeoutMs: 15 * 60_000, onWait: () => log("waiting for another process's build of the web app…") },
+  );
 }

@@ -18,12 +18,22 @@ server.keepAliveTimeout = 65_000;
 server.listen(config.SECKILL_PORT, () => log.info({ port: config.SECKILL_PORT }, "seckill service listening"));
 
 let stopping = false;
+// Stopping, every answer closes its connection: a balancer's pooled keep-alive connection would
+// otherwise carry requests here, and hold the process, until its idle timeout (a rolling restart).
+server.prependListener("request", (_req, res) => {
+  if (stopping) res.setHeader("connection", "close");
+});
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
     // Answer what is in flight, then let go of MySQL and Redis.
-    server.close(() => void services.close().then(() => process.exit(0)));
+    const idle = setInterval(() => server.closeIdleConnections(), 200);
+    setTimeout(() => server.closeAllConnections(), 10_000).unref();
+    server.close(() => {
+      clearInterval(idle);
+      void services.close().then(() => process.exit(0));
+    });
     server.closeIdleConnections();
   });
 }

@@ -69,17 +69,31 @@ export async function signIn(services: Services, input: { email: string; passwor
 
 /**
  * Makes `email` an admin with this password, creating the account if needed (the first admin:
- * `npm run admin:create`, or ADMIN_EMAIL / ADMIN_PASSWORD ensured by `npm start`).
+ * `npm run admin:create`, or ADMIN_EMAIL / ADMIN_PASSWORD ensured at start-up). Safe with any
+ * number of processes at once: the insert skips an existing email (INSERT IGNORE on the unique
+ * key) and the update is unconditional, so none of them meets a duplicate key.
  */
 export async function ensureAdmin(services: Services, input: { email: string; password: string }): Promise<{ id: number; created: boolean }> {
   const email = input.email.toLowerCase();
   const passwordHash = await hashPassword(input.password);
-  const existing = await services.db.user.findUnique({ where: { email }, select: { id: true } });
-  const user = await services.db.user.upsert({
-    where: { email },
-    create: { email, passwordHash, role: "ADMIN" },
-    update: { passwordHash, role: "ADMIN" },
-    select: { id: true },
-  });
-  return { id: user.id, created: !existing };
+  const { count } = await services.db.user.createMany({ data: [{ email, passwordHash, role: "ADMIN" }], skipDuplicates: true });
+  if (count === 0) await services.db.user.updateMany({ where: { email }, data: { passwordHash, role: "ADMIN" } });
+  const user = await services.db.user.findUniqueOrThrow({ where: { email }, select: { id: true } });
+  return { id: user.id, created: count === 1 };
+}
+
+/**
+ * Creates `email` as an admin with this password unless the email has an account already, which
+ * is then left exactly as it is (a generated password is set once, never reset by a later start).
+ * `created` tells the one caller of many starting at once whose insert made it.
+ */
+export async function createAdminOnce(
+  services: Services,
+  input: { email: string; password: string },
+): Promise<{ created: boolean; role: Role }> {
+  const email = input.email.toLowerCase();
+  const passwordHash = await hashPassword(input.password);
+  const { count } = await services.db.user.createMany({ data: [{ email, passwordHash, role: "ADMIN" }], skipDuplicates: true });
+  const user = await services.db.user.findUniqueOrThrow({ where: { email }, select: { role: true } });
+  return { created: count === 1, role: user.role };
 }

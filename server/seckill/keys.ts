@@ -79,3 +79,11 @@ export function soldOutChannel(namespace: string): string {
 export function queuePrefix(namespace: string): string {
   return `${namespace}:{bull}`;
 }
+
+/**
+ * Held by the one start-up preparation warming a cold sale (server/demo.ts), so that processes
+ * starting at once wait for its warm-up instead of each running their own.
+ */
+export function warmClaimKey(namespace: string, saleId: number): string {
+  return `${saleKeys(namespace, saleId).meta}:warm-claim`;
+}

@@ -198,14 +198,57 @@ async function earlyExit(child: ChildHandle, what: string): Promise<Error> {
   return new Error(`${what} ${how}:\n${child.output()}`);
 }
 
+export type ProcessKind = "web" | "seckill" | "worker";
+
+/**
+ * The process `npm run web|seckill|worker` starts: server/cli/start.ts --only <kind>, its
+ * preparation (migrations, demo sale, admin, warm-up) and then that one process, web on a free
+ * PORT, the seckill service on a free SECKILL_PORT. Resolves once it is healthy (/api/health, or
+ * the worker's "worker ready"). Several at once start as an orchestrator starts pods. The web
+ * needs `npm run build` first.
+ */
+export async function startPrepared(kind: ProcessKind, childEnv: Record<string, string>, extra: Record<string, string> = {}): Promise<ChildHandle & { kind: ProcessKind; url?: string }> {
+  if (kind === "web" && !buildIsFresh()) throw new Error("The web app is not built or is out of date: run `npm run build` first (npm test does).");
+  const port = kind === "worker" ? undefined : await freePort();
+  const ports: Record<string, string> = port === undefined ? {} : kind === "web" ? { PORT: String(port) } : { SECKILL_PORT: String(port) };
+  const child = spawnChild(process.execPath, ["--import", "tsx", "server/cli/start.ts", "--only", kind], {
+    ...process.env,
+    ...childEnv,
+    NEXT_TELEMETRY_DISABLED: "1",
+    LOG_LEVEL: "info",
+    ...extra,
+    ...ports,
+  });
+  const url = port === undefined ? undefined : `http://127.0.0.1:${port}`;
+  try {
+    if (url) await untilHealthy(child, url, `npm run ${kind}`, 120_000);
+    else {
+      await waitFor(
+        async () => {
+          if (child.process.exitCode !== null || child.process.signalCode !== null) throw new Error(`npm run worker exited early:\n${child.output()}`);
+          return child.output().includes('"worker ready"');
+        },
+        120_000,
+        "npm run worker to be ready",
+      );
+    }
+  } catch (error) {
+    // SIGTERM first: start.ts passes it on to the process it spawned, which SIGKILL would orphan.
+    await Promise.race([child.stop("SIGTERM"), new Promise((r) => setTimeout(r, 10_000))]);
+    await child.stop("SIGKILL");
+    throw new Error(`${String(error)}\n--- its output ---\n${child.output()}`, { cause: error });
+  }
+  return { ...child, kind, url };
+}
+
 /** Waits for a server process's /api/health to answer 200, failing at once if the process dies. */
-async function untilHealthy(child: ChildHandle, url: string, name: string): Promise<void> {
+async function untilHealthy(child: ChildHandle, url: string, name: string, timeoutMs = 60_000): Promise<void> {
   await waitFor(
     async () => {
       if (child.process.exitCode !== null) throw await earlyExit(child, `${name} exited early`);
       return fetch(`${url}/api/health`).then((r) => r.ok, () => false);
     },
-    60_000,
+    timeoutMs,
     `${name} on ${url}`,
   );
 }

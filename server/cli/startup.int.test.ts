@@ -1,0 +1,239 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, describe, expect, it } from "vitest";
+import { readEnv } from "../env";
+import { createServices, type Services } from "../services";
+import { listMigrations } from "../../prisma/migrate";
+import { createShoppers, type SeededShopper } from "../seed";
+import { saleKeys } from "../seckill/keys";
+import { warmUpSale } from "../seckill/warmup";
+import { invariantViolations, readSaleLedger } from "../seckill/invariants";
+import { createLiveSale, startPrepared, waitFor, type ChildHandle, type ProcessKind } from "../testing/harness";
+import { deleteRedisNamespace, dropDatabase } from "../testing/resources";
+
+/**
+ * Many processes, one start (issue #32): processes started as an orchestrator starts pods, all at
+ * the same moment on an empty database and Redis namespace, each running `npm run
+ * web|seckill|worker`'s own preparation (server/cli/start.ts --only …); and a rolling restart, new
+ * processes starting beside old ones while purchases flow through both.
+ */
+
+const BASE_DATABASE_URL = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? "mysql://root@127.0.0.1:3306/test";
+const ADMIN = { email: "ops@startup.test", password: "startup-admin-password" };
+const cleanups: Array<() => Promise<unknown>> = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+});
+
+/** A database that does not exist yet and a Redis namespace with nothing in it, for one start. */
+function emptyEnvironment(name: string): Record<string, string> {
+  const suffix = randomBytes(3).toString("hex");
+  const url = new URL(BASE_DATABASE_URL);
+  url.pathname = `/fs_t_${name}_${suffix}`;
+  const env: Record<string, string> = {
+    NODE_ENV: "test",
+    DATABASE_URL: url.toString(),
+    REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379/0",
+    REDIS_CLUSTER_NODES: "",
+    REDIS_NAMESPACE: `t_${name}_${suffix}`,
+    // Every generated variable given, so no process writes the repository's .env.
+    SESSION_SECRET: randomBytes(24).toString("hex"),
+    SANDBOX_PAY_KEY: randomBytes(24).toString("hex"),
+    SANDBOX_PAY_APP_ID: `sandbox-${suffix}`,
+    PAYMENT_PROVIDERS: "sandbox",
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+    DEMO_SALE: "1",
+    // A loaded machine must not turn answers into fail-closed timeouts; limits have their own tests.
+    RATE_LIMIT_PER_IP: "0",
+    RATE_LIMIT_PER_USER: "0",
+    REDIS_COMMAND_TIMEOUT_MS: "10000",
+    RECONCILE_INTERVAL_MS: "1000",
+    RESERVATION_CHECK_AFTER_MS: "3000",
+  };
+  cleanups.push(async () => {
+    await deleteRedisNamespace(readEnv({ ...env }), env.REDIS_NAMESPACE!);
+    await dropDatabase(env.DATABASE_URL!);
+  });
+  return env;
+}
+
+/** Lines a healthy start never prints: pino errors and fatals, stack traces, crashes. */
+function problems(output: string): string[] {
+  return output
+    .split("\n")
+    .filter((line) => /"level":(5|6)\d|^\s+at |\b\w*Error\b|Unhandled|uncaught|exited early/i.test(line));
+}
+
+/** Each process's output, labelled, for a failure message. */
+const outputs = (processes: readonly (ChildHandle & { kind: ProcessKind })[]) =>
+  processes.map((p, i) => `--- ${p.kind} #${i} ---\n${p.output()}`).join("\n");
+
+async function startAll(kinds: readonly ProcessKind[], env: Record<string, string>) {
+  const started = await Promise.allSettled(kinds.map((kind) => startPrepared(kind, env)));
+  const processes = started.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
+  cleanups.push(() => Promise.all(processes.map(stopSurely)));
+  const failed = started.flatMap((s) => (s.status === "rejected" ? [String(s.reason)] : []));
+  expect(failed, failed.join("\n\n")).toEqual([]);
+  return processes;
+}
+
+/** SIGTERM (start.ts passes it on to the process it spawned, which SIGKILL would orphan), then SIGKILL. */
+async function stopSurely(child: ChildHandle) {
+  await Promise.race([child.stop("SIGTERM"), new Promise((r) => setTimeout(r, 15_000))]);
+  return child.stop("SIGKILL");
+}
+
+async function stopAll(processes: readonly (ChildHandle & { kind: ProcessKind })[]) {
+  const codes = await Promise.all(processes.map((p) => p.stop("SIGTERM")));
+  expect(codes, outputs(processes)).toEqual(processes.map(() => 0));
+}
+
+/** What the start left: migrations, admins, sales, and whether every open sale is warm. */
+async function inspect(services: Services) {
+  const rows = await services.db.$queryRawUnsafe<{ migration_name: string; finished_at: Date | null }[]>(
+    "SELECT migration_name, finished_at FROM _prisma_migrations ORDER BY migration_name",
+  );
+  const open = await services.db.sale.findMany({ where: { state: "SCHEDULED", endsAt: { gt: new Date() } }, select: { id: true } });
+  const warm = await Promise.all(open.map(({ id }) => services.redis.exists(saleKeys(services.env.REDIS_NAMESPACE, id).meta)));
+  return {
+    migrations: rows.map((r) => r.migration_name),
+    unfinished: rows.filter((r) => r.finished_at === null).length,
+    admins: await services.db.user.findMany({ where: { role: "ADMIN" }, select: { email: true } }),
+    sales: await services.db.sale.count(),
+    openSales: open.map((s) => s.id),
+    warm: warm.every((n) => n === 1),
+  };
+}
+
+const EVERY_KIND: ProcessKind[] = ["web", "web", "web", "seckill", "seckill", "worker", "worker", "worker"];
+
+describe("processes starting at the same moment on an empty database", () => {
+  it("become healthy, apply each migration once, make one admin and one demo sale, warm it once, log no error (5 times)", async () => {
+    for (let round = 1; round <= 5; round++) {
+      const env = emptyEnvironment(`startup_${round}`);
+      const began = Date.now();
+      const processes = await startAll(EVERY_KIND, env);
+      console.log(`round ${round}: ${EVERY_KIND.length} processes healthy in ${Date.now() - began} ms`);
+      const services = await createServices(readEnv({ ...env }));
+      try {
+        const found = await inspect(services);
+        const log = outputs(processes);
+        expect(found.migrations, log).toEqual(listMigrations().map((m) => m.name));
+        expect(found.unfinished).toBe(0);
+        expect(found.admins, log).toEqual([{ email: ADMIN.email }]);
+        expect(found.sales, log).toBe(1);
+        expect(found.openSales).toHaveLength(1);
+        expect(found.warm).toBe(true);
+        // Warmed by one process; the others found it warm (or waited for it).
+        expect(log.match(/warmed up sale/g) ?? [], log).toHaveLength(1);
+        expect(processes.flatMap((p) => problems(p.output())), log).toEqual([]);
+      } finally {
+        await services.close();
+      }
+      await stopAll(processes);
+    }
+  }, 400_000);
+});
+
+/** A tRPC mutation over HTTP, as a shopper's page sends it; the answer's status, or the failure. */
+async function mutate(base: string, procedure: string, input: unknown, bearer: string): Promise<{ status?: string; token?: string; reservationId?: string; failure?: string }> {
+  try {
+    const response = await fetch(`${base}/api/seckill/${procedure}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${bearer}` },
+      body: JSON.stringify({ json: input }),
+    });
+    const body = (await response.json()) as { result?: { data: { json: { status: string; token?: string; reservationId?: string } } } };
+    return body.result?.data.json ?? { failure: `HTTP ${response.status}` };
+  } catch (error) {
+    // A service on its way down refuses the connection; the shopper asks another one.
+    return { failure: String(error) };
+  }
+}
+
+describe("a rolling restart: new processes start beside running ones", () => {
+  it("crashes nothing, and every purchase answered QUEUED by an old or a new seckill service ends as an order", async () => {
+    const env = emptyEnvironment("rolling");
+    const began = Date.now();
+    const old = await startAll(["seckill", "seckill", "worker"], env);
+    console.log(`rolling: the old generation healthy in ${Date.now() - began} ms`);
+    const services = await createServices(readEnv({ ...env }));
+    cleanups.push(() => services.close());
+
+    // More shoppers and units than the test gets through: the sales never sell out.
+    const shoppers = await createShoppers(services, 1500, { emailPrefix: "rolling" });
+    // One sale warm before the restart, one cold: the old workers' reconcilers and the new
+    // processes' preparation both set out to warm it, and purchases meet whichever state is there.
+    const sales = [(await createLiveSale(services, { stock: 3000 })).saleId, (await createLiveSale(services, { stock: 3000 })).saleId];
+    await warmUpSale(services, sales[0]!);
+    const seckillUrls = (generation: typeof old) => generation.filter((p) => p.kind === "seckill").map((p) => p.url!);
+    let pool = seckillUrls(old);
+
+    // Shoppers one after another in two lanes, each buying from both sales through whichever
+    // seckill services are in the pool at that moment, as a balancer spreads them.
+    const queued: string[] = [];
+    const queuedBy = new Map<string, number>();
+    const queuedThrough = (urls: readonly string[]) => urls.reduce((sum, url) => sum + (queuedBy.get(url) ?? 0), 0);
+    const refusals = new Map<string, number>();
+    let next = 0;
+    let buying = true;
+    /** One purchase, from the first service in the pool that answers (one on its way down refuses). */
+    const buy = async (shopper: SeededShopper, saleId: number, offset: number) => {
+      for (let i = 0; i < pool.length; i++) {
+        const base = pool[(offset + i) % pool.length]!;
+        const issued = await mutate(base, "seckill.token", { saleId }, shopper.token);
+        if (issued.failure && !issued.failure.startsWith("HTTP")) continue;
+        const answer = issued.token ? await mutate(base, "seckill.purchase", { saleId, token: issued.token }, shopper.token) : issued;
+        if (answer.failure && !answer.failure.startsWith("HTTP")) continue;
+        if (answer.status === "QUEUED") {
+          queued.push(answer.reservationId!);
+          queuedBy.set(base, (queuedBy.get(base) ?? 0) + 1);
+        } else refusals.set(answer.status ?? answer.failure!, (refusals.get(answer.status ?? answer.failure!) ?? 0) + 1);
+        return;
+      }
+    };
+    const buyer = async () => {
+      while (buying && next < shoppers.length) {
+        const shopper = shoppers[next++]!;
+        for (const saleId of sales) await buy(shopper, saleId, next + saleId);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    const lanes = Promise.all([buyer(), buyer()]);
+
+    const restarted = Date.now();
+    const fresh = await startAll(["web", "seckill", "seckill", "worker"], env);
+    console.log(`rolling: the new generation healthy beside the old in ${Date.now() - restarted} ms; ${queued.length} purchases QUEUED so far`);
+    // Both generations serve, then the old one stops while shoppers still reach it.
+    pool = [...seckillUrls(old), ...seckillUrls(fresh)];
+    await waitFor(async () => queuedThrough(seckillUrls(fresh)) >= 20, 60_000, "purchases through the new seckill services");
+    const stopping = Date.now();
+    await stopAll(old);
+    console.log(`rolling: the old generation stopped in ${Date.now() - stopping} ms; refusals so far ${JSON.stringify([...refusals])}`);
+    pool = seckillUrls(fresh);
+    const afterStop = queuedThrough(seckillUrls(fresh));
+    await waitFor(async () => queuedThrough(seckillUrls(fresh)) >= afterStop + 40, 60_000, "purchases once the old services are gone");
+    buying = false;
+    await lanes;
+    console.log(`rolling: ${queuedThrough(seckillUrls(old))} purchases QUEUED by the old services, ${queuedThrough(seckillUrls(fresh))} by the new`);
+    expect(next, "the test ran out of shoppers").toBeLessThan(shoppers.length);
+
+    const log = outputs([...old, ...fresh]);
+    expect(queuedThrough(seckillUrls(old)), log).toBeGreaterThan(0);
+    await waitFor(
+      async () => (await services.db.order.count({ where: { reservationId: { in: queued } } })) === queued.length,
+      60_000,
+      "an order for every QUEUED answer",
+    );
+    for (const saleId of sales) {
+      await waitFor(async () => invariantViolations(await readSaleLedger(services, saleId)).length === 0, 30_000, `sale ${saleId}'s invariants`);
+    }
+    const found = await inspect(services);
+    expect(found.migrations).toEqual(listMigrations().map((m) => m.name));
+    expect(found.admins).toEqual([{ email: ADMIN.email }]);
+    expect(found.warm).toBe(true);
+    expect([...old, ...fresh].flatMap((p) => problems(p.output())), log).toEqual([]);
+    expect(fresh.every((p) => p.process.exitCode === null), log).toBe(true);
+    await stopAll(fresh);
+  }, 300_000);
+});
