@@ -87,7 +87,11 @@ describe("flash sale on a Redis Cluster", () => {
     }
 
     // The worker's reconciler publishes its round (a MULTI over two report keys) on the Cluster.
-    await waitFor(async () => (await readPublishedReconciliations(services)).some((r) => r.saleId === saleId), 15_000, "a reconcile report");
+    // A round begun while the last batch was settling sees its orders and pending entries at once,
+    // so the one judged is a round begun after every reservation settled.
+    await waitFor(async () => (await services.redis.zcard(keys.pending)) === 0, 15_000, "every reservation settled");
+    const settledAt = Date.now();
+    await waitFor(async () => (await readPublishedReconciliations(services)).some((r) => r.saleId === saleId && r.at > settledAt), 15_000, "a reconcile report");
     const report = (await readPublishedReconciliations(services)).find((r) => r.saleId === saleId)!;
     expect(report.violations).toEqual([]);
   });
