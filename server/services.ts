@@ -16,6 +16,7 @@ import { PurchaseStats } from "./seckill/sale-stats";
 import { createOrderEnqueuer } from "./seckill/enqueue";
 import type { GroupCommitter } from "./orders/group-commit";
 import type { QueuedReservation } from "./clients/queues";
+import { followRevocations, revocationLifetimeMs, SessionRevocations } from "./gateway/revocation";
 
 /**
  * Everything domain code needs from the outside world, built from one Env. Domain functions take
@@ -36,6 +37,8 @@ export interface Services {
   /** saleId -> its stock bucket count, as warm-up wrote it (fixed at creation, so kept for good). */
   saleBuckets: Map<number, number>;
   rateLimits: { perIp: RateLimiter; perUser: RateLimiter };
+  /** Revoked sessions, kept in step with Redis in the background (server/gateway/revocation.ts). */
+  sessions: SessionRevocations;
   /** The payment provider orders are paid with (the built-in sandbox until a real adapter exists). */
   payments: PaymentProvider;
   /** Reservations on their way into create-order jobs, a batch per few milliseconds (server/seckill/enqueue.ts). */
@@ -88,6 +91,9 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
     subscriber.on("error", reportRedisError);
     await followSoldOutBroadcasts(subscriber, env.REDIS_NAMESPACE, soldOut);
   }
+  // Every process follows revocations (reads every second; pushes where there is a subscriber).
+  const sessions = new SessionRevocations(revocationLifetimeMs(env));
+  const stopFollowingRevocations = await followRevocations(redis, env, sessions, subscriber);
   const purchaseStats = new PurchaseStats();
   const flushStats = () => purchaseStats.flush(redis, env.REDIS_NAMESPACE).catch(reportRedisError);
   const statsTimer = setInterval(flushStats, 1000);
@@ -108,9 +114,11 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
     purchaseStats,
     saleBuckets,
     rateLimits,
+    sessions,
     payments: sandboxProvider(env),
     async close() {
       clearInterval(statsTimer);
+      stopFollowingRevocations();
       await Promise.all([flushStats(), orderEnqueuer.drain()]);
       await Promise.allSettled(Object.values(queues).map((queue) => queue.close()));
       await Promise.allSettled([db.$disconnect(), sql.end(), redis.quit(), queueConnection.quit(), subscriber?.quit()]);
