@@ -6,6 +6,7 @@ import type { Logger } from "pino";
 import type { Services } from "../services";
 import type { HeaderReader } from "../gateway/session";
 import { gateFor, type PendingGate } from "../gateway/ip-gate";
+import { browserRequestRefusal, type BrowserRefusal } from "../gateway/browser-guard";
 import { checkHealth } from "../health";
 import { renderMetrics } from "../admin/sale-gauges";
 import { soldOutByFlag } from "../seckill/purchase";
@@ -26,7 +27,10 @@ function logServerFaults({ error, path, type }: { error: TRPCError; path: string
 }
 
 /** tRPC over HTTP (a Next.js route handler's whole job), with the services passed in. */
-export function handleTrpcRequest(req: Request, services: Services, endpoint = TRPC_ENDPOINT): Promise<Response> {
+export async function handleTrpcRequest(req: Request, services: Services, endpoint = TRPC_ENDPOINT): Promise<Response> {
+  // Cross-site cookie mutations and form or text bodies never reach tRPC (server/gateway/browser-guard.ts).
+  const refusal = browserRequestRefusal(req, services.env.PUBLIC_BASE_URL);
+  if (refusal) return Response.json(refusalBody(refusal), { status: refusal.status, headers: { "cache-control": "no-store" } });
   return fetchRequestHandler({
     endpoint,
     req,
@@ -46,7 +50,12 @@ function nodeHeaders(req: http.IncomingMessage): HeaderReader {
   };
 }
 
-const JSON_HEADERS = { "content-type": "application/json", "cache-control": "no-store" } as const;
+function refusalBody(refusal: BrowserRefusal) {
+  return { error: { message: refusal.message, code: refusal.code } };
+}
+
+// nosniff: a JSON answer is never run as a script or rendered as a page, whatever a client asks.
+const JSON_HEADERS = { "content-type": "application/json", "cache-control": "no-store", "x-content-type-options": "nosniff" } as const;
 
 /** With its content-length, so Node sends the answer in one write rather than chunked. */
 function sendJson(res: http.ServerResponse, status: number, body: unknown, headers?: http.OutgoingHttpHeaders) {
@@ -116,12 +125,12 @@ const SOLD_OUT_HEADERS = { ...JSON_HEADERS, "content-length": Buffer.byteLength(
  * The per-IP gate's verdict (`ipGate`) may still be pending when the procedure starts; a refusal
  * there is the answer, whatever the procedure said (it spends nothing before the gate passed).
  */
-async function answerMutation(services: Services, req: http.IncomingMessage, res: http.ServerResponse, path: string, parsed: ReturnType<typeof parseInput>, ipGate: PendingGate) {
+async function answerMutation(services: Services, headers: HeaderReader, res: http.ServerResponse, path: string, parsed: ReturnType<typeof parseInput>, ipGate: PendingGate) {
   let ctx: Awaited<ReturnType<typeof createContext>> | undefined;
   const input = "input" in parsed ? parsed.input : undefined;
   try {
     if ("error" in parsed) throw parsed.error;
-    ctx = await createContext(services, nodeHeaders(req), undefined, ipGate);
+    ctx = await createContext(services, headers, undefined, ipGate);
     const data = await callTRPCProcedure({ router: appRouter, path, type: "mutation", ctx, getRawInput: async () => input, signal: undefined, batchIndex: 0 });
     if (await answeredGateRefusal(res, ipGate)) return;
     sendTrpc(res, 200, { result: { data } }, ctx.resHeaders);
@@ -176,6 +185,13 @@ export function createSeckillServer(services: Services): http.Server {
       sendJson(res, 404, { error: { message, code: "NOT_FOUND" } });
       return;
     }
+    const headers = nodeHeaders(req);
+    const refusal = browserRequestRefusal({ method: req.method, headers }, services.env.PUBLIC_BASE_URL);
+    if (refusal) {
+      sendJson(res, refusal.status, refusalBody(refusal));
+      req.resume(); // the body is not read: let it drain
+      return;
+    }
     void (async () => {
       const parsed = parseInput(req.method, path, await readBody(req));
       const saleId = "input" in parsed ? saleIdOf(parsed.input) : null;
@@ -186,7 +202,7 @@ export function createSeckillServer(services: Services): http.Server {
       // Like Next.js, count the connecting peer as the last X-Forwarded-For hop.
       const forwardedFor = [req.headers["x-forwarded-for"], req.socket.remoteAddress].filter(Boolean).join(", ");
       // Not awaited: the procedure runs meanwhile, and its token script goes to Redis with the gate's.
-      return answerMutation(services, req, res, path, parsed, gateFor(services, pathname, forwardedFor));
+      return answerMutation(services, headers, res, path, parsed, gateFor(services, pathname, forwardedFor));
     })().catch((error: unknown) => {
       logServerFaults({ error: getTRPCErrorFromUnknown(error), path, type: "mutation" });
       if (!res.headersSent) sendJson(res, 500, { error: { message: "Something went wrong on our side.", code: "INTERNAL_SERVER_ERROR" } });
