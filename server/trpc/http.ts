@@ -7,6 +7,8 @@ import type { Services } from "../services";
 import type { HeaderReader } from "../gateway/session";
 import { gateFor, type PendingGate } from "../gateway/ip-gate";
 import { browserRequestRefusal, type BrowserRefusal } from "../gateway/browser-guard";
+import { clientIp } from "../gateway/client-ip";
+import { METRICS_REFUSAL_HEADERS, metricsRefusal } from "../gateway/metrics-access";
 import { checkHealth } from "../health";
 import { renderMetrics } from "../admin/sale-gauges";
 import { soldOutByFlag } from "../seckill/purchase";
@@ -173,6 +175,14 @@ export function createSeckillServer(services: Services): http.Server {
       return;
     }
     if (pathname === "/api/metrics") {
+      // The client as the per-IP gate judges it: the peer, and the hops trusted proxies appended.
+      const forwardedFor = [req.headers["x-forwarded-for"], req.socket.remoteAddress].filter(Boolean).join(", ");
+      const clientAddress = clientIp(forwardedFor, services.env.TRUSTED_PROXY_HOPS);
+      const refusal = metricsRefusal({ authorization: req.headers.authorization ?? null, clientAddress }, services.env.METRICS_TOKEN);
+      if (refusal) {
+        res.writeHead(refusal.status, METRICS_REFUSAL_HEADERS).end(refusal.message);
+        return;
+      }
       void renderMetrics(services).then((text) => {
         res.writeHead(200, { "content-type": services.metrics.registry.contentType, "cache-control": "no-store" });
         res.end(text);

@@ -1,10 +1,16 @@
 import { getServices } from "@/server/services";
 import { renderMetrics } from "@/server/admin/sale-gauges";
+import { clientIp } from "@/server/gateway/client-ip";
+import { METRICS_REFUSAL_HEADERS, metricsRefusal } from "@/server/gateway/metrics-access";
 
 export const dynamic = "force-dynamic";
 
-export async function GET() {
+/** Prometheus text, for a private scraper or one with METRICS_TOKEN (server/gateway/metrics-access.ts). */
+export async function GET(request: Request) {
   const services = await getServices();
+  const clientAddress = clientIp(request.headers.get("x-forwarded-for"), services.env.TRUSTED_PROXY_HOPS);
+  const refusal = metricsRefusal({ authorization: request.headers.get("authorization"), clientAddress }, services.env.METRICS_TOKEN);
+  if (refusal) return new Response(refusal.message, { status: refusal.status, headers: METRICS_REFUSAL_HEADERS });
   return new Response(await renderMetrics(services), {
     headers: { "content-type": services.metrics.registry.contentType, "cache-control": "no-store" },
   });
