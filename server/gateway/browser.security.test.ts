@@ -347,9 +347,10 @@ describe("someone else's purchase result", () => {
     });
     let events = "";
     const decoder = new TextDecoder();
+    const reader = stream.body!.getReader();
     try {
-      for await (const chunk of stream.body!) {
-        events += decoder.decode(chunk as Uint8Array, { stream: true });
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+        events += decoder.decode(chunk.value, { stream: true });
         if (/event: serialized-error\ndata: .*\n/.test(events)) break;
       }
     } catch {
@@ -360,7 +361,7 @@ describe("someone else's purchase result", () => {
     }
     const error = /event: serialized-error\ndata: (.*)\n/.exec(events)?.[1];
     expect(error, events).toBeDefined();
-    expect(JSON.parse(error!)).toMatchObject({ data: { code: "NOT_FOUND", httpStatus: 404 } });
+    expect(JSON.parse(error!)).toMatchObject({ json: { data: { code: "NOT_FOUND", httpStatus: 404 } } });
     await new Promise((r) => setTimeout(r, 500));
     expect(system.output().slice(logBefore)).not.toMatch(/"level":50|tRPC procedure failed/);
   });
