@@ -144,14 +144,15 @@ export async function followRevocations(
   subscriber?: RedisConnection,
 ): Promise<() => void> {
   let reading = false;
+  let stopped = false;
   let lastFailureLog = 0;
   const read = async () => {
-    if (reading) return;
+    if (reading || stopped) return;
     reading = true;
     try {
       await readRevocations(redis, env, sessions);
     } catch (error) {
-      if (Date.now() - lastFailureLog > 10_000) {
+      if (!stopped && Date.now() - lastFailureLog > 10_000) {
         lastFailureLog = Date.now();
         createLogger("services").warn({ err: error }, "could not read session revocations; retrying");
       }
@@ -174,6 +175,7 @@ export async function followRevocations(
     await subscriber.subscribe(channel);
   }
   return () => {
+    stopped = true;
     clearInterval(refresh);
     clearInterval(prune);
   };
