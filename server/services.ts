@@ -37,12 +37,12 @@ export interface Services {
   /** saleId -> its stock bucket count, as warm-up wrote it (fixed at creation, so kept for good). */
   saleBuckets: Map<number, number>;
   rateLimits: { perIp: RateLimiter; perUser: RateLimiter };
-  /** Revoked sessions, kept in step with Redis in the background (server/gateway/revocation.ts). */
-  sessions: SessionRevocations;
   /** The payment provider orders are paid with (the built-in sandbox until a real adapter exists). */
   payments: PaymentProvider;
   /** Reservations on their way into create-order jobs, a batch per few milliseconds (server/seckill/enqueue.ts). */
   orderEnqueuer: GroupCommitter<QueuedReservation, void>;
+  /** Revoked sessions, kept in step with Redis in the background (server/gateway/revocation.ts). */
+  sessions: SessionRevocations;
   close(): Promise<void>;
 }
 
@@ -109,12 +109,12 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
     redis,
     queues,
     orderEnqueuer,
+    sessions,
     soldOut,
     metrics,
     purchaseStats,
     saleBuckets,
     rateLimits,
-    sessions,
     payments: sandboxProvider(env),
     async close() {
       clearInterval(statsTimer);
