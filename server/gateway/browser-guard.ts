@@ -40,6 +40,7 @@ export function browserRequestRefusal(request: { method: string | undefined; hea
 function isJsonBody(headers: HeaderReader): boolean {
   const contentType = headers.get("content-type");
   if (contentType === null) return !hasBody(headers);
+  if (contentType === "application/json") return true; // what the clients send: no string work on the purchase path
   const mediaType = contentType.split(";", 1)[0]!.trim().toLowerCase();
   return mediaType === "application/json";
 }
