@@ -166,6 +166,8 @@ const envSchema = z
     UPSTASH_REDIS_REST_URL: z.url().optional(),
     UPSTASH_REDIS_REST_TOKEN: z.string().min(1).optional(),
     PURCHASE_TOKEN_TTL_SECONDS: intFrom(30, 1),
+    /** Bearer token a scraper from a public address sends for /api/metrics (private addresses need none). */
+    METRICS_TOKEN: z.string().min(16, "METRICS_TOKEN must be at least 16 characters").optional(),
     /** How long an in-process sold-out flag answers alone; then one call asks Redis whether it still holds, the flag answering meanwhile. */
     SOLD_OUT_FLAG_TTL_MS: intFrom(2000, 0),
     /** `npm start` on a database with no open sale creates a demo sale; set 0 in production. */

@@ -16,6 +16,7 @@ import { PurchaseStats } from "./seckill/sale-stats";
 import { createOrderEnqueuer } from "./seckill/enqueue";
 import type { GroupCommitter } from "./orders/group-commit";
 import type { QueuedReservation } from "./clients/queues";
+import { followRevocations, revocationLifetimeMs, SessionRevocations } from "./gateway/revocation";
 
 /**
  * Everything domain code needs from the outside world, built from one Env. Domain functions take
@@ -41,6 +42,8 @@ export interface Services {
   payments: PaymentProvider | null;
   /** Reservations on their way into create-order jobs, a batch per few milliseconds (server/seckill/enqueue.ts). */
   orderEnqueuer: GroupCommitter<QueuedReservation, void>;
+  /** Revoked sessions, kept in step with Redis in the background (server/gateway/revocation.ts). */
+  sessions: SessionRevocations;
   close(): Promise<void>;
 }
 
@@ -90,6 +93,9 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
     subscriber.on("error", reportRedisError);
     await followSoldOutBroadcasts(subscriber, env.REDIS_NAMESPACE, soldOut);
   }
+  // Every process follows revocations (reads every second; pushes where there is a subscriber).
+  const sessions = new SessionRevocations(revocationLifetimeMs(env));
+  const stopFollowingRevocations = await followRevocations(redis, env, sessions, subscriber);
   const purchaseStats = new PurchaseStats();
   const flushStats = () => purchaseStats.flush(redis, env.REDIS_NAMESPACE).catch(reportRedisError);
   const statsTimer = setInterval(flushStats, 1000);
@@ -105,6 +111,7 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
     redis,
     queues,
     orderEnqueuer,
+    sessions,
     soldOut,
     metrics,
     purchaseStats,
@@ -113,6 +120,7 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
     payments: paymentProviderFor(env),
     async close() {
       clearInterval(statsTimer);
+      stopFollowingRevocations();
       await Promise.all([flushStats(), orderEnqueuer.drain()]);
       await Promise.allSettled(Object.values(queues).map((queue) => queue.close()));
       await Promise.allSettled([db.$disconnect(), sql.end(), redis.quit(), queueConnection.quit(), subscriber?.quit()]);

@@ -17,8 +17,10 @@ beforeAll(async () => {
 afterAll(() => t?.cleanup());
 
 let board: ReturnType<typeof createQueueBoard> | undefined;
-const boardRequest = (path: string, method = "GET") =>
-  (board ??= createQueueBoard(t.services)).fetch(new Request(`http://127.0.0.1${QUEUE_BOARD_PATH}${path}`, { method }));
+const boardRequest = (path: string, method = "GET", body?: unknown) =>
+  (board ??= createQueueBoard(t.services)).fetch(
+    new Request(`http://127.0.0.1${QUEUE_BOARD_PATH}${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: { "content-type": "application/json" } }),
+  );
 
 describe("queue board", () => {
   it("lists the queues with the delayed cancel timers, and retries a failed notify job", async () => {
@@ -52,5 +54,22 @@ describe("queue board", () => {
     expect(retry.status).toBeLessThan(300);
     expect(await paymentNotify.getFailedCount()).toBe(0);
     expect(await (await paymentNotify.getJob("notify-1"))!.getState()).toBe("waiting");
+  });
+
+  it("refuses adding jobs and promoting timers, and loads no font from a CDN", async () => {
+    const { createOrder, cancelOrder } = t.services.queues;
+    const before = await createOrder.count();
+    const added = await boardRequest(`/api/queues/${QUEUE.createOrder}/add`, "POST", { name: "create-order", data: { reservations: [] }, options: {} });
+    expect(added.status).toBe(405);
+    expect(((await added.json()) as { error: { message: string } }).error.message).toContain("admin console");
+    expect(await createOrder.count()).toBe(before);
+    await cancelOrder.add("cancel-order", { orderIds: [9] }, { jobId: "cancel-9-9-1", delay: 3600_000 });
+    expect((await boardRequest(`/api/queues/${QUEUE.cancelOrder}/promote`, "PUT")).status).toBe(405);
+    expect(await (await cancelOrder.getJob("cancel-9-9-1"))!.getState()).toBe("delayed");
+    const page = await boardRequest("");
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain("static/js/");
+    expect(html).not.toContain("googleapis");
   });
 });

@@ -17,7 +17,10 @@ const SCRIPTS = {
   takeStock: "take-stock-2.lua",
   holding: "holding-2.lua",
   settle: "settle-3.lua",
+  // The gateway's scripts live beside it: sign-in throttle, session revocations (revocation.ts).
   signInAttempts: "gateway/sign-in-attempts-1.lua",
+  revokeSessions: "gateway/revoke-sessions-2.lua",
+  sessionEpoch: "gateway/session-epoch-1.lua",
 } as const;
 
 /** The scripts as ioredis commands; argument order is each script's KEYS then ARGV. */
@@ -50,6 +53,8 @@ export interface SeckillCommands {
     seenFence: string,
     provenStock: number,
   ): Promise<number>;
+  revokeSessions(revocationsKey: string, epochKey: string, userId: string, keepMs: number): Promise<number>;
+  sessionEpoch(epochKey: string): Promise<number>;
 }
 
 /** One Redis server, or a Cluster client that sends each command to the node owning its key's slot. */

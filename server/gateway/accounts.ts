@@ -5,6 +5,7 @@ import { isUniqueViolation } from "../clients/db";
 import { signSession, type Role } from "./session";
 import { fitsBcrypt, PASSWORD_TOO_LONG } from "./password";
 import { takeSignInAttempt } from "./sign-in-throttle";
+import { revokeSessions, sessionGeneration } from "./revocation";
 
 /** Accounts: sign-up and sign-in with bcrypt-hashed passwords; both answer a session credential. */
 
@@ -21,19 +22,21 @@ export async function hashPassword(password: string): Promise<string> {
   return bcrypt.hash(password, BCRYPT_COST);
 }
 
-async function issue(services: Services, user: { id: number; email: string; role: Role }): Promise<SignedIn> {
-  const token = await signSession(user, services.env.SESSION_SECRET, services.env.SESSION_TTL_SECONDS);
+/** `generation`: read before the account was (server/gateway/revocation.ts, sessionGeneration). */
+async function issue(services: Services, user: { id: number; email: string; role: Role }, generation: number): Promise<SignedIn> {
+  const token = await signSession(user, services.env.SESSION_SECRET, services.env.SESSION_TTL_SECONDS, new Date(), generation);
   return { token, user };
 }
 
 export async function signUp(services: Services, input: { email: string; password: string }): Promise<SignedIn> {
+  const generation = await sessionGeneration(services);
   const passwordHash = await hashPassword(input.password);
   try {
     const user = await services.db.user.create({
       data: { email: input.email.toLowerCase(), passwordHash },
       select: { id: true, email: true, role: true },
     });
-    return issue(services, user);
+    return issue(services, user, generation);
   } catch (error) {
     if (isUniqueViolation(error)) {
       throw new AppError("CONFLICT", "An account with this email already exists. Sign in instead.");
@@ -47,6 +50,8 @@ export async function signUp(services: Services, input: { email: string; passwor
  * account and `clientAddress` before the password is checked, and a right password gives it back.
  */
 export async function signIn(services: Services, input: { email: string; password: string }, clientAddress: string): Promise<SignedIn> {
+  // Read before the account, so a sign-in racing a revocation is ended by it too.
+  const generation = await sessionGeneration(services);
   const attempt = await takeSignInAttempt(services, input.email, clientAddress);
   let user: { id: number; email: string; role: Role; passwordHash: string } | null;
   let ok: boolean;
@@ -64,7 +69,7 @@ export async function signIn(services: Services, input: { email: string; passwor
   }
   if (!user || !ok) throw new AppError("UNAUTHORIZED", "Email or password is wrong.");
   await attempt.giveBack();
-  return issue(services, { id: user.id, email: user.email, role: user.role });
+  return issue(services, { id: user.id, email: user.email, role: user.role }, generation);
 }
 
 /**
@@ -77,7 +82,12 @@ export async function ensureAdmin(services: Services, input: { email: string; pa
   const email = input.email.toLowerCase();
   const passwordHash = await hashPassword(input.password);
   const { count } = await services.db.user.createMany({ data: [{ email, passwordHash, role: "ADMIN" }], skipDuplicates: true });
-  if (count === 0) await services.db.user.updateMany({ where: { email }, data: { passwordHash, role: "ADMIN" } });
+  if (count === 0) {
+    const existing = await services.db.user.findUniqueOrThrow({ where: { email }, select: { id: true, role: true, passwordHash: true } });
+    await services.db.user.updateMany({ where: { email }, data: { passwordHash, role: "ADMIN" } });
+    // A changed password or role ends the account's sessions (the same password again changes nothing).
+    if (existing.role !== "ADMIN" || !(await bcrypt.compare(input.password, existing.passwordHash))) await revokeSessions(services, existing.id);
+  }
   const user = await services.db.user.findUniqueOrThrow({ where: { email }, select: { id: true } });
   return { id: user.id, created: count === 1 };
 }

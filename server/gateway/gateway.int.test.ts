@@ -281,8 +281,11 @@ describe("browser sessions", () => {
     const session = cookie.split(";")[0]!;
     expect(await me(session)).toMatchObject({ userId: expect.any(Number) });
 
-    const signedOut = await post("auth.signOut", null, { cookie: session });
+    // From the site's own page (a cookie mutation without the site's Origin is refused: browser-guard.ts).
+    const signedOut = await post("auth.signOut", null, { cookie: session, origin: t.env.PUBLIC_BASE_URL });
     expect(signedOut.headers.get("set-cookie")).toMatch(/^fs_session=; .*Max-Age=0/);
+    // And the session is over, not only the cookie: a copy of it no longer signs anyone in.
+    expect(await me(session)).toBeNull();
 
     const secure = await post("auth.signIn", { email: "cookie@example.test", password: "long-enough-pw" }, { "x-forwarded-proto": "https" });
     expect(secure.headers.get("set-cookie")).toContain("; Secure");

@@ -12,6 +12,11 @@ export interface Session {
   userId: number;
   role: Role;
   expiresAt: Date;
+  /**
+   * The revocation epoch in force when the session was signed (server/gateway/revocation.ts): a
+   * later revocation of the user ends it. 0 for credentials signed without one (seeded shoppers).
+   */
+  generation: number;
 }
 
 export const SESSION_COOKIE = "fs_session";
@@ -35,9 +40,10 @@ export async function signSession(
   secret: string,
   ttlSeconds: number,
   now = new Date(),
+  generation = 0,
 ): Promise<string> {
   const issuedAt = Math.floor(now.getTime() / 1000);
-  const claims = { role: user.role, sub: String(user.id), iss: ISSUER, iat: issuedAt, exp: issuedAt + ttlSeconds };
+  const claims = { role: user.role, sub: String(user.id), iss: ISSUER, iat: issuedAt, exp: issuedAt + ttlSeconds, ...(generation ? { gen: generation } : {}) };
   const signingInput = `${HEADER}.${Buffer.from(JSON.stringify(claims)).toString("base64url")}`;
   return `${signingInput}.${signature(signingInput, secret).toString("base64url")}`;
 }
@@ -65,33 +71,55 @@ function verifyCredential(token: string, secret: string): Session | null {
   const expected = signature(`${header}.${payload}`, secret);
   const presented = Buffer.from(mac, "base64url");
   if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return null;
-  let claims: Record<string, unknown>;
+  let claims: unknown;
   try {
-    claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as Record<string, unknown>;
+    claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
   } catch {
     return null;
   }
-  const userId = Number(claims.sub);
-  const { role, exp, iss } = claims;
-  if (iss !== ISSUER || typeof exp !== "number" || exp * 1000 <= Date.now()) return null;
+  // Signed by us, yet checked like any input: a key shared with another issuer could sign anything.
+  if (typeof claims !== "object" || claims === null || Array.isArray(claims)) return null;
+  const { sub, role, exp, iss, gen = 0 } = claims as Record<string, unknown>;
+  const userId = typeof sub === "string" && /^\d{1,15}$/.test(sub) ? Number(sub) : NaN;
+  if (iss !== ISSUER || typeof exp !== "number" || !Number.isSafeInteger(exp) || exp * 1000 <= Date.now()) return null;
   if (!Number.isSafeInteger(userId) || userId <= 0 || (role !== "SHOPPER" && role !== "ADMIN")) return null;
-  return Object.freeze({ userId, role, expiresAt: new Date(exp * 1000) });
+  if (typeof gen !== "number" || !Number.isSafeInteger(gen) || gen < 0) return null;
+  return Object.freeze({ userId, role, expiresAt: new Date(exp * 1000), generation: gen });
 }
 
 /** What reading a request's headers needs: a fetch `Headers`, or a view of Node's (see server/trpc/http.ts). */
 export type HeaderReader = Pick<Headers, "get">;
 
-/** The credential a request carries: the Bearer header first, then the session cookie. */
+/**
+ * The credential a request carries: the Bearer header first, then the session cookie. Anything
+ * malformed (a bad percent-encoding, an oversized value) is no credential, never an error: the
+ * caller is then simply not signed in.
+ */
 export function credentialFrom(headers: HeaderReader): string | null {
   const authorization = headers.get("authorization");
-  if (authorization?.startsWith("Bearer ")) return authorization.slice("Bearer ".length).trim() || null;
+  if (authorization?.startsWith("Bearer ")) return plausibleCredential(authorization.slice("Bearer ".length).trim());
   const cookie = headers.get("cookie");
   if (!cookie) return null;
   for (const part of cookie.split(";")) {
     const [name, ...value] = part.trim().split("=");
-    if (name === SESSION_COOKIE) return decodeURIComponent(value.join("=")) || null;
+    if (name === SESSION_COOKIE) return plausibleCredential(decodedCookieValue(value.join("=")));
   }
   return null;
+}
+
+/** Far above any token this app signs (~200 bytes), far below what would cost real CPU to check. */
+const MAX_CREDENTIAL_LENGTH = 2048;
+
+function plausibleCredential(value: string | null): string | null {
+  return value && value.length <= MAX_CREDENTIAL_LENGTH ? value : null;
+}
+
+function decodedCookieValue(raw: string): string | null {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return null;
+  }
 }
 
 export function sessionCookie(token: string, maxAgeSeconds: number, secure: boolean): string {

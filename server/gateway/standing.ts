@@ -2,10 +2,12 @@ import type { Services } from "../services";
 import { AppError } from "../errors";
 import { homeKeys } from "../seckill/sale-buckets";
 import { eligibilityOf, type Standing } from "./eligibility";
+import { revokeSessions } from "./revocation";
 
 /**
  * Changes a shopper's standing (blacklist, real-name verification, member level) in MySQL and at
- * once in every open sale's eligibility table in Redis, so a blacklisting bites mid-sale.
+ * once in every open sale's eligibility table in Redis, so a blacklisting bites mid-sale. A
+ * blacklisting also ends the shopper's sessions everywhere.
  */
 export async function updateStanding(
   services: Services,
@@ -34,5 +36,6 @@ export async function updateStanding(
     if (String(code) === defaultCode) await redis.hdel(keys.eligibility, String(userId));
     else await redis.hset(keys.eligibility, String(userId), code);
   }
+  if (patch.blacklisted === true) await revokeSessions(services, userId);
   return standing;
 }

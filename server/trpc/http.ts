@@ -8,6 +8,8 @@ import type { HeaderReader } from "../gateway/session";
 import { gateFor, gateRefusalHeaders, type PendingGate } from "../gateway/ip-gate";
 import { addressFromFrontDoor, clientAddress } from "../gateway/client-ip";
 import { batchRefusal } from "../gateway/trpc-calls";
+import { browserRequestRefusal, type BrowserRefusal } from "../gateway/browser-guard";
+import { METRICS_REFUSAL_HEADERS, metricsRefusal } from "../gateway/metrics-access";
 import { checkHealth } from "../health";
 import { renderMetrics } from "../admin/sale-gauges";
 import { soldOutByFlag } from "../seckill/purchase";
@@ -32,7 +34,10 @@ function logServerFaults({ error, path, type }: { error: TRPCError; path: string
  * bounded, and never carry an `auth.*` call: the gate refuses those first (proxy.ts), this holds
  * for a caller that did not pass it.
  */
-export function handleTrpcRequest(req: Request, services: Services, endpoint = TRPC_ENDPOINT): Promise<Response> {
+export async function handleTrpcRequest(req: Request, services: Services, endpoint = TRPC_ENDPOINT): Promise<Response> {
+  // Cross-site cookie mutations and form or text bodies never reach tRPC (server/gateway/browser-guard.ts).
+  const refusal = browserRequestRefusal(req, services.env.PUBLIC_BASE_URL);
+  if (refusal) return Response.json(refusalBody(refusal), { status: refusal.status, headers: { "cache-control": "no-store" } });
   return fetchRequestHandler({
     endpoint,
     req,
@@ -57,7 +62,12 @@ function nodeHeaders(req: http.IncomingMessage): HeaderReader {
   };
 }
 
-const JSON_HEADERS = { "content-type": "application/json", "cache-control": "no-store" } as const;
+function refusalBody(refusal: BrowserRefusal) {
+  return { error: { message: refusal.message, code: refusal.code } };
+}
+
+// nosniff: a JSON answer is never run as a script or rendered as a page, whatever a client asks.
+const JSON_HEADERS = { "content-type": "application/json", "cache-control": "no-store", "x-content-type-options": "nosniff" } as const;
 
 /** With its content-length, so Node sends the answer in one write rather than chunked. */
 function sendJson(res: http.ServerResponse, status: number, body: unknown, headers?: http.OutgoingHttpHeaders) {
@@ -127,12 +137,12 @@ const SOLD_OUT_HEADERS = { ...JSON_HEADERS, "content-length": Buffer.byteLength(
  * The per-IP gate's verdict (`ipGate`) may still be pending when the procedure starts; a refusal
  * there is the answer, whatever the procedure said (it spends nothing before the gate passed).
  */
-async function answerMutation(services: Services, req: http.IncomingMessage, res: http.ServerResponse, path: string, parsed: ReturnType<typeof parseInput>, ipGate: PendingGate) {
+async function answerMutation(services: Services, headers: HeaderReader, res: http.ServerResponse, path: string, parsed: ReturnType<typeof parseInput>, ipGate: PendingGate) {
   let ctx: Awaited<ReturnType<typeof createContext>> | undefined;
   const input = "input" in parsed ? parsed.input : undefined;
   try {
     if ("error" in parsed) throw parsed.error;
-    ctx = await createContext(services, nodeHeaders(req), undefined, ipGate);
+    ctx = await createContext(services, headers, undefined, ipGate);
     const data = await callTRPCProcedure({ router: appRouter, path, type: "mutation", ctx, getRawInput: async () => input, signal: undefined, batchIndex: 0 });
     if (await answeredGateRefusal(res, ipGate)) return;
     sendTrpc(res, 200, { result: { data } }, ctx.resHeaders);
@@ -175,6 +185,13 @@ export function createSeckillServer(services: Services): http.Server {
       return;
     }
     if (pathname === "/api/metrics") {
+      // The client as the per-IP gate judges it: the peer, and the hops trusted proxies appended.
+      const caller = clientAddress(req.headers["x-forwarded-for"] as string | undefined, req.socket.remoteAddress, services.env.TRUSTED_PROXY_HOPS);
+      const refusal = metricsRefusal({ authorization: req.headers.authorization ?? null, clientAddress: caller }, services.env.METRICS_TOKEN);
+      if (refusal) {
+        res.writeHead(refusal.status, METRICS_REFUSAL_HEADERS).end(refusal.message);
+        return;
+      }
       void renderMetrics(services).then((text) => {
         res.writeHead(200, { "content-type": services.metrics.registry.contentType, "cache-control": "no-store" });
         res.end(text);
@@ -185,6 +202,13 @@ export function createSeckillServer(services: Services): http.Server {
     if (!SECKILL_PROCEDURES.has(path)) {
       const message = `Not found: this service answers ${[...SECKILL_PROCEDURES].map((p) => `${SECKILL_ENDPOINT}/${p}`).join(" and ")} only.`;
       sendJson(res, 404, { error: { message, code: "NOT_FOUND" } });
+      return;
+    }
+    const headers = nodeHeaders(req);
+    const refusal = browserRequestRefusal({ method: req.method, headers }, services.env.PUBLIC_BASE_URL);
+    if (refusal) {
+      sendJson(res, refusal.status, refusalBody(refusal));
+      req.resume(); // the body is not read: let it drain
       return;
     }
     void (async () => {
@@ -198,7 +222,7 @@ export function createSeckillServer(services: Services): http.Server {
       // counts the call (Node joins a repeated X-Forwarded-For into one string).
       const address = () => clientAddress(req.headers["x-forwarded-for"] as string | undefined, req.socket.remoteAddress, services.env.TRUSTED_PROXY_HOPS);
       // Not awaited: the procedure runs meanwhile, and its token script goes to Redis with the gate's.
-      return answerMutation(services, req, res, path, parsed, gateFor(services, pathname, null, address));
+      return answerMutation(services, headers, res, path, parsed, gateFor(services, pathname, null, address));
     })().catch((error: unknown) => {
       logServerFaults({ error: getTRPCErrorFromUnknown(error), path, type: "mutation" });
       if (!res.headersSent) sendJson(res, 500, { error: { message: "Something went wrong on our side.", code: "INTERNAL_SERVER_ERROR" } });

@@ -8,12 +8,15 @@ import { z, ZodError } from "zod";
 import type { Services } from "../services";
 import { AppError } from "../errors";
 import { credentialFrom, verifySession, type HeaderReader, type Session } from "../gateway/session";
+import { SESSION_ENDED_MESSAGE } from "../gateway/revocation";
 import { PASSED_GATE, type PendingGate } from "../gateway/ip-gate";
 
 // 1. Context ------------------------------------------------------------------------------------
 export interface Context {
   services: Services;
   session: Session | null;
+  /** The caller's credential was genuine, but its session was revoked (sign-out elsewhere, demotion, …). */
+  sessionEnded: boolean;
   /** Response headers the procedure may set (the session cookie). */
   resHeaders: Headers;
   /** The browser reached us over HTTPS (directly or through a proxy that says so). */
@@ -27,9 +30,12 @@ export interface Context {
 /** The inner context: what tests pass to `createCaller` directly. */
 export async function createContext(services: Services, reqHeaders: HeaderReader, resHeaders = new Headers(), ipGate = PASSED_GATE): Promise<Context> {
   const credential = credentialFrom(reqHeaders);
-  const session = credential ? await verifySession(credential, services.env.SESSION_SECRET) : null;
+  const verified = credential ? await verifySession(credential, services.env.SESSION_SECRET) : null;
+  // The revocation check is a lookup in memory (server/gateway/revocation.ts), no Redis call.
+  const sessionEnded = verified !== null && services.sessions.hasEnded(verified);
+  const session = sessionEnded ? null : verified;
   const https = reqHeaders.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
-  return { services, session, resHeaders, https, ipGate };
+  return { services, session, sessionEnded, resHeaders, https, ipGate };
 }
 
 // 2. Init -----------------------------------------------------------------------------------------
@@ -62,30 +68,52 @@ const t = initTRPC.context<Context>().create({
   },
 });
 
-/** Domain errors become tRPC errors here, in one place; anything else stays a 500. */
-function withAppErrorsMapped<TResult extends { ok: true } | { ok: false; error: TRPCError }>(result: TResult, resHeaders: Headers): TResult {
+/** A domain error as the tRPC error it is answered with; anything else stays as it is (a 500). */
+function trpcErrorOf(cause: unknown): unknown {
+  return cause instanceof AppError ? new TRPCError({ code: cause.code, message: cause.message, cause }) : cause;
+}
+
+/**
+ * Domain errors become tRPC errors here, in one place; anything else stays a 500. A
+ * subscription's errors come while it streams, after the procedure returned: its stream is
+ * wrapped so they are mapped too (a reservation not the caller's is a 404, not a logged 500).
+ */
+function withAppErrorsMapped<TResult extends { ok: true; data: unknown } | { ok: false; error: TRPCError }>(result: TResult, resHeaders: Headers, type: string): TResult {
   if (!result.ok && result.error.cause instanceof AppError) {
     const cause = result.error.cause;
     if (cause.retryAfterSeconds !== undefined) resHeaders.set("retry-after", String(cause.retryAfterSeconds));
-    throw new TRPCError({ code: cause.code, message: cause.message, cause });
+    throw trpcErrorOf(cause);
   }
+  if (result.ok && type === "subscription" && isAsyncIterable(result.data)) return { ...result, data: appErrorsMappedIn(result.data) };
   return result;
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof (value as AsyncIterable<unknown> | null)?.[Symbol.asyncIterator] === "function";
+}
+
+async function* appErrorsMappedIn<T>(stream: AsyncIterable<T>): AsyncGenerator<T> {
+  try {
+    yield* stream;
+  } catch (cause) {
+    throw trpcErrorOf(cause);
+  }
 }
 
 // 3. Procedures -----------------------------------------------------------------------------------
 export const createTRPCRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-export const publicProcedure = t.procedure.use(async ({ ctx, next }) => withAppErrorsMapped(await next(), ctx.resHeaders));
+export const publicProcedure = t.procedure.use(async ({ ctx, next, type }) => withAppErrorsMapped(await next(), ctx.resHeaders, type));
 
 /**
  * The session check and the error mapping in one middleware, not publicProcedure's plus one more:
  * tRPC copies the call's options at every middleware level, the largest part of its cost on the
  * purchase path (bench/README.md, profile notes).
  */
-export const shopperProcedure = t.procedure.use(async ({ ctx, next }) => {
-  if (!ctx.session) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to continue." });
-  return withAppErrorsMapped(await next({ ctx: { session: ctx.session } }), ctx.resHeaders);
+export const shopperProcedure = t.procedure.use(async ({ ctx, next, type }) => {
+  if (!ctx.session) throw new TRPCError({ code: "UNAUTHORIZED", message: ctx.sessionEnded ? SESSION_ENDED_MESSAGE : "Sign in to continue." });
+  return withAppErrorsMapped(await next({ ctx: { session: ctx.session } }), ctx.resHeaders, type);
 });
 
 export const adminProcedure = shopperProcedure.use(({ ctx, next }) => {

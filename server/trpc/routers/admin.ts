@@ -10,6 +10,7 @@ import { createSaleFromForm, getAdminSale, listAdminSales, updateSale } from "..
 import { adjustSaleStock } from "../../admin/stock";
 import { readSaleDashboard } from "../../admin/dashboard";
 import { searchOrders, shipOrders } from "../../admin/orders";
+import { changeRole } from "../../admin/roles";
 
 export const adminRouter = createTRPCRouter({
   sales: adminProcedure.query(({ ctx }) => listAdminSales(ctx.services)),
@@ -57,4 +58,9 @@ export const adminRouter = createTRPCRouter({
         }),
     )
     .mutation(({ ctx, input: { userId, ...patch } }) => updateStanding(ctx.services, userId, patch)),
+
+  /** Demote an admin (or promote a shopper); the account's sessions end everywhere. */
+  setRole: adminProcedure
+    .input(z.object({ userId: z.number().int().positive(), role: z.enum(["SHOPPER", "ADMIN"]) }))
+    .mutation(({ ctx, input }) => changeRole(ctx.services, { actorId: ctx.session.userId, ...input })),
 });

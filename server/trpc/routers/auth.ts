@@ -2,6 +2,7 @@ import { createTRPCRouter, publicProcedure } from "../init";
 import { credentialsInput } from "../schemas";
 import { signIn, signUp, type SignedIn } from "../../gateway/accounts";
 import { sessionCookie } from "../../gateway/session";
+import { revokeSessions } from "../../gateway/revocation";
 import type { Context } from "../init";
 
 function withCookie(ctx: Context, signedIn: SignedIn) {
@@ -12,8 +13,10 @@ function withCookie(ctx: Context, signedIn: SignedIn) {
 export const authRouter = createTRPCRouter({
   signUp: publicProcedure.input(credentialsInput).mutation(async ({ ctx, input }) => withCookie(ctx, await signUp(ctx.services, input))),
   signIn: publicProcedure.input(credentialsInput).mutation(async ({ ctx, input }) => withCookie(ctx, await signIn(ctx.services, input, ctx.clientAddress ?? "unknown"))),
-  signOut: publicProcedure.mutation(({ ctx }) => {
+  // Ends every session of the account, on every device, not only this browser's cookie.
+  signOut: publicProcedure.mutation(async ({ ctx }) => {
     ctx.resHeaders.append("set-cookie", sessionCookie("", 0, ctx.https));
+    if (ctx.session) await revokeSessions(ctx.services, ctx.session.userId);
     return { ok: true as const };
   }),
   me: publicProcedure.query(({ ctx }) => (ctx.session ? { userId: ctx.session.userId, role: ctx.session.role } : null)),
