@@ -300,6 +300,8 @@ describe("production mode with the sandbox enabled", () => {
     const origin = { origin: web.url };
 
     expect((await postForm(confirmUrl, params, origin)).status).toBe(401);
+    // The shopper's own cookie, sent by another site's form: refused before anything is read.
+    expect((await postForm(confirmUrl, params, { origin: "https://evil.example", ...cookieOf(mine!.shopper) })).status).toBe(403);
     expect([403, 404]).toContain((await postForm(confirmUrl, params, { ...origin, ...cookieOf(theirs!.shopper) })).status);
     const page = await (await fetch(`${web.url}/pay/sandbox?${new URLSearchParams(params)}`, { headers: cookieOf(theirs!.shopper) })).text();
     expect(page).not.toContain("/pay/sandbox/confirm");

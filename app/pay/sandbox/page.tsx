@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { notFound } from "next/navigation";
 import { AppError } from "@/server/errors";
-import { credentialFrom, verifySession } from "@/server/gateway/session";
+import { callerOf } from "@/server/gateway/revocation";
 import { sandboxEnabled } from "@/server/payments/providers";
 import { sandboxCheckoutFor, type SandboxCheckout } from "@/server/payments/sandbox-gateway";
 import { getServices } from "@/server/services";
@@ -52,8 +52,7 @@ export default async function SandboxCashier({ searchParams }: { searchParams: P
 async function whatToShow(params: Record<string, string>, t: Messages): Promise<Shown> {
   const services = await getServices();
   if (!sandboxEnabled(services.env)) return { kind: "notice", text: t.paymentsNotSetUp };
-  const credential = credentialFrom(await headers());
-  const session = credential ? await verifySession(credential, services.env.SESSION_SECRET) : null;
+  const { session } = await callerOf(services, await headers());
   if (!session) {
     const here = `/pay/sandbox?${new URLSearchParams(params)}`;
     return { kind: "notice", text: t.signInToPay, signIn: `/sign-in?next=${encodeURIComponent(here)}` };

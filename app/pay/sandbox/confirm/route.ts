@@ -1,6 +1,7 @@
 import { AppError, httpStatusOf } from "@/server/errors";
 import { readTextWithin } from "@/server/bounded-body";
-import { credentialFrom, verifySession } from "@/server/gateway/session";
+import { CROSS_SITE_MESSAGE, fromThisSite } from "@/server/gateway/browser-guard";
+import { callerOf } from "@/server/gateway/revocation";
 import { confirmSandboxCheckout } from "@/server/payments/sandbox-gateway";
 import { getServices } from "@/server/services";
 
@@ -16,8 +17,9 @@ const text = (status: number, message: string) =>
  */
 export async function POST(req: Request) {
   const services = await getServices();
-  const credential = credentialFrom(req.headers);
-  const session = credential ? await verifySession(credential, services.env.SESSION_SECRET) : null;
+  // A form post carries the session cookie: only this site's own cashier page may send it.
+  if (!fromThisSite(req.headers, services.env.PUBLIC_BASE_URL)) return text(403, CROSS_SITE_MESSAGE);
+  const { session } = await callerOf(services, req.headers);
   if (!session) return text(401, "Sign in to pay for this order.");
   const form = await readTextWithin(req, MAX_FORM_BYTES);
   if (form === null) return text(413, "This payment request is too large to be genuine.");
