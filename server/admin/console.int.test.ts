@@ -61,7 +61,8 @@ describe("admin procedures", () => {
   });
 
   it("ensureAdmin makes an existing account an admin and a new one from scratch, by email in any case", async () => {
-    const again = await ensureAdmin(t.services, { email: "ops@example.test", password: "another-password" });
+    // The same password: a changed one would end the admin's sessions, the token the tests below use.
+    const again = await ensureAdmin(t.services, { email: "ops@example.test", password: "admin-password" });
     expect(again.created).toBe(false);
     expect(await t.services.db.user.findUniqueOrThrow({ where: { id: again.id }, select: { role: true } })).toEqual({ role: "ADMIN" });
   });

@@ -20,7 +20,7 @@ const SCRIPTS = {
   // The gateway's scripts live beside it: sign-in throttle, session revocations (revocation.ts).
   signInAttempts: "gateway/sign-in-attempts-1.lua",
   revokeSessions: "gateway/revoke-sessions-2.lua",
-  sessionEpoch: "gateway/session-epoch-1.lua",
+  sessionEpoch: "gateway/session-epoch-2.lua",
 } as const;
 
 /** The scripts as ioredis commands; argument order is each script's KEYS then ARGV. */
@@ -54,7 +54,7 @@ export interface SeckillCommands {
     provenStock: number,
   ): Promise<number>;
   revokeSessions(revocationsKey: string, epochKey: string, userId: string, keepMs: number): Promise<number>;
-  sessionEpoch(epochKey: string): Promise<number>;
+  sessionEpoch(epochKey: string, revocationsKey: string): Promise<number>;
 }
 
 /** One Redis server, or a Cluster client that sends each command to the node owning its key's slot. */

@@ -8,7 +8,7 @@ import { credentialFrom, verifySession, type HeaderReader, type Session } from "
  * Revocable sessions, without a store read per request. A revocation ends every session of one
  * user signed before it: revoke-sessions-2.lua gives the user a fresh epoch (Redis's clock in ms,
  * only ever growing) in a sorted set, and a session carries the epoch in force when it was signed
- * (its generation, session-epoch-1.lua); a session older than its user's latest revocation has
+ * (its generation, session-epoch-2.lua); a session older than its user's latest revocation has
  * ended. Each process keeps the set in memory (SessionRevocations): the revoking process applies
  * it at once, a pub/sub message brings it to the others within milliseconds, and every process
  * reads the set again every REFRESH_MS from the last epoch it read, so a lost message still lands
@@ -114,7 +114,8 @@ export async function revokeSessions(services: RevocationServices, userId: numbe
  * than the session's generation and ends it.
  */
 export async function sessionGeneration(services: Pick<RevocationServices, "redis" | "env">): Promise<number> {
-  return Number(await services.redis.sessionEpoch(revocationKeys(services.env.REDIS_NAMESPACE).epoch));
+  const keys = revocationKeys(services.env.REDIS_NAMESPACE);
+  return Number(await services.redis.sessionEpoch(keys.epoch, keys.users));
 }
 
 /** The revocations added since the last read, oldest first; all of them on the first read. */

@@ -1,7 +1,7 @@
 --[[
   End every session of one user signed until now: the user's entry in the revocations set moves to
   a fresh epoch, later than every epoch handed out before, so a session whose generation (the
-  epoch it was signed under, session-epoch-1.lua) is older is ended. Entries older than the
+  epoch it was signed under, session-epoch-2.lua) is older is ended. Entries older than the
   sessions' lifetime are dropped, since every session they could end has expired.
 
   Input:
