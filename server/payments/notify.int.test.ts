@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Worker } from "bullmq";
 import { Redis } from "ioredis";
-import { createTestEnvironment, placeOrders, waitFor, type PlacedOrder, type TestEnvironment } from "../testing/harness";
+import { createLiveSale, createTestEnvironment, placeOrders, waitFor, type PlacedOrder, type TestEnvironment } from "../testing/harness";
 import { freePort } from "../net";
 import { createSale, createShoppers } from "../seed";
 import { warmUpSale } from "../seckill/warmup";
@@ -328,14 +328,7 @@ describe("the sandbox provider", () => {
 
 describe("order.pay (startPayment)", () => {
   it("with no provider set up, says so and creates nothing", async () => {
-    const { saleId } = await createSale(t.services, {
-      productName: "No provider",
-      priceCents: 9900,
-      originalPriceCents: 19900,
-      stock: 1,
-      startsAt: new Date(Date.now() - 1000),
-      endsAt: new Date(Date.now() + 3600_000),
-    });
+    const { saleId } = await createLiveSale(t.services, { productName: "No provider", priceCents: 9900, originalPriceCents: 19900, stock: 1 });
     await warmUpSale(t.services, saleId);
     const [shopper] = await createShoppers(t.services, 1, { emailPrefix: `notify${batch++}` });
     const [order] = await placeOrders(t.services, saleId, [shopper!.id]);

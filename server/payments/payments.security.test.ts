@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createTestEnvironment,
   placeOrders,
+  createLiveSale,
   startSeckillService,
   startSystem,
   startWeb,
@@ -13,7 +14,7 @@ import {
   type ChildHandle,
   type TestEnvironment,
 } from "../testing/harness";
-import { createSale, createShoppers, type SeededShopper } from "../seed";
+import { createShoppers, type SeededShopper } from "../seed";
 import { warmUpSale } from "../seckill/warmup";
 import { DEV_SANDBOX_PAY_APP_ID, DEV_SANDBOX_PAY_KEY, DEV_SESSION_SECRET } from "../env";
 import { paymentNotifyJobId } from "../clients/queues";
@@ -60,14 +61,7 @@ async function trpc(base: string, path: string, input: unknown, bearer?: string)
 let batch = 0;
 /** Shoppers, each with one unpaid order of a live sale. */
 async function unpaidOrders(t: TestEnvironment, n: number) {
-  const { saleId } = await createSale(t.services, {
-    productName: "Security lantern",
-    priceCents: 9900,
-    originalPriceCents: 19900,
-    stock: n,
-    startsAt: new Date(Date.now() - 1000),
-    endsAt: new Date(Date.now() + 3600_000),
-  });
+  const { saleId } = await createLiveSale(t.services, { productName: "Security lantern", priceCents: 9900, originalPriceCents: 19900, stock: n });
   await warmUpSale(t.services, saleId);
   const shoppers = await createShoppers(t.services, n, { emailPrefix: `secpay${batch++}` });
   const orders = await placeOrders(t.services, saleId, shoppers.map((s) => s.id));
