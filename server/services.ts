@@ -10,8 +10,7 @@ import { readPublishedReconciliations } from "./seckill/reconcile";
 import { RateLimiter } from "./gateway/rate-limit";
 import { createUpstashRedis } from "./gateway/upstash-redis";
 import { createLogger } from "./logger";
-import type { PaymentProvider } from "./payments/provider";
-import { paymentProviderFor } from "./payments/providers";
+import { paymentProvidersFor, type PaymentProviders } from "./payments/providers";
 import { PurchaseStats } from "./seckill/sale-stats";
 import { createOrderEnqueuer } from "./seckill/enqueue";
 import type { GroupCommitter } from "./orders/group-commit";
@@ -39,7 +38,7 @@ export interface Services {
   /** paymentNotify: per client address at /api/payments/notify, which the proxy's per-IP gate leaves out. */
   rateLimits: { perIp: RateLimiter; perUser: RateLimiter; paymentNotify: RateLimiter };
   /** The payment provider orders are paid with (PAYMENT_PROVIDERS' first); null when none is set up. */
-  payments: PaymentProvider | null;
+  payments: PaymentProviders;
   /** Reservations on their way into create-order jobs, a batch per few milliseconds (server/seckill/enqueue.ts). */
   orderEnqueuer: GroupCommitter<QueuedReservation, void>;
   /** Revoked sessions, kept in step with Redis in the background (server/gateway/revocation.ts). */
@@ -117,7 +116,7 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
     purchaseStats,
     saleBuckets,
     rateLimits,
-    payments: paymentProviderFor(env),
+    payments: paymentProvidersFor(env),
     async close() {
       clearInterval(statsTimer);
       stopFollowingRevocations();

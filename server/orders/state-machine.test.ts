@@ -10,6 +10,8 @@ describe("order state machine", () => {
     ["WAIT_PAY", "PAY", "PAID"],
     ["WAIT_PAY", "CANCEL", "CANCELLED"],
     ["PAID", "SHIP", "SHIPPED"],
+    ["PAID", "REFUND", "REFUNDING"],
+    ["REFUNDING", "REFUND_SETTLED", "REFUNDED"],
     ["CANCELLED", "REFUND_LATE_PAYMENT", "REFUNDED"],
   ] as const)("%s --%s--> %s", (from, event, to) => {
     expect(allows(from, event)).toBe(true);
@@ -50,9 +52,10 @@ describe("order state machine", () => {
     expect([...reached].sort()).toEqual([...ALL].sort());
   });
 
-  it("CANCEL is the only event that gives a unit back, and no event takes one", () => {
+  it("CANCEL and REFUND are the only events that give a unit back, and no event takes one", () => {
     const changesStock = (event: OrderEvent) => holdsStock(TRANSITIONS[event].from) !== holdsStock(TRANSITIONS[event].to);
-    expect(ORDER_EVENTS.filter(changesStock)).toEqual(["CANCEL"]);
+    expect(ORDER_EVENTS.filter(changesStock)).toEqual(["CANCEL", "REFUND"]);
+    expect(holdsStock(TRANSITIONS.REFUND.from)).toBe(true);
     expect(holdsStock(TRANSITIONS.CANCEL.from)).toBe(true);
   });
 

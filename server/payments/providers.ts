@@ -2,20 +2,27 @@ import type { Env, PaymentProviderName } from "../env";
 import type { PaymentProvider } from "./provider";
 import { sandboxProvider } from "./sandbox";
 
+/** The providers this shop offers, built once per process from the env. */
+export interface PaymentProviders {
+  /** In PAYMENT_PROVIDERS order: what checkout offers, the first being the default. Empty: none set up. */
+  readonly offered: readonly PaymentProvider[];
+  /** The adapter of a provider this shop offers (a payment's own provider, a notify path's segment). */
+  get(name: string): PaymentProvider | undefined;
+}
+
 /** The adapter of each provider PAYMENT_PROVIDERS may name (env.ts refuses a name without one). */
 const ADAPTERS: Partial<Record<PaymentProviderName, (env: Env) => PaymentProvider>> = {
   sandbox: sandboxProvider,
 };
 
-/**
- * The provider orders are paid with: the first PAYMENT_PROVIDERS offers, or null when none is set
- * up (production's default), in which case order.pay and the notify endpoint say so.
- */
-export function paymentProviderFor(env: Env): PaymentProvider | null {
-  const name = env.PAYMENT_PROVIDERS[0];
-  const adapter = name && ADAPTERS[name];
-  if (name && !adapter) throw new Error(`PAYMENT_PROVIDERS names ${name}, which has no adapter`);
-  return adapter ? adapter(env) : null;
+export function paymentProvidersFor(env: Env): PaymentProviders {
+  const offered = env.PAYMENT_PROVIDERS.map((name) => {
+    const adapter = ADAPTERS[name];
+    if (!adapter) throw new Error(`PAYMENT_PROVIDERS names ${name}, which has no adapter`);
+    return adapter(env);
+  });
+  const byName = new Map(offered.map((provider) => [provider.name as string, provider]));
+  return { offered, get: (name) => byName.get(name) };
 }
 
 /** Whether this shop runs the built-in sandbox (its cashier page, its notify deliveries). */
