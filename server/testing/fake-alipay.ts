@@ -56,20 +56,22 @@ export async function startFakeAlipay(options: FakeProviderOptions = {}): Promis
     if (requestUrl.pathname.startsWith("/_fake/") && requestUrl.pathname !== "/_fake/pay-page") {
       return control(requestUrl.pathname.slice("/_fake/".length), body, response);
     }
-    if (down) return send(response, 503, "text/plain; charset=utf-8", "Service Unavailable");
-    if (requestUrl.pathname === "/_fake/pay-page" && request.method === "POST") return payPage(body, response);
+    const unavailable = () => send(response, 503, "text/plain; charset=utf-8", "Service Unavailable");
+    if (requestUrl.pathname === "/_fake/pay-page" && request.method === "POST") return down ? unavailable() : payPage(body, response);
     if (requestUrl.pathname !== "/gateway.do") return send(response, 404, "text/plain; charset=utf-8", "Not Found");
 
     const params = gatewayParams(requestUrl, request, body);
     if (!params) return send(response, 400, "text/plain; charset=utf-8", "a parameter given twice");
     const method = params.method ?? "";
-    if (PAGE_METHODS.has(method)) return cashier(method, params, response);
     const api = API_METHODS[method];
+    const biz = bizContent(params);
+    // Counted while down too: how often an adapter asked is what retry tests look at.
+    if (api) calls.push({ api: method.replace(/^alipay\./, ""), outTradeNo: typeof biz?.out_trade_no === "string" ? biz.out_trade_no : undefined });
+    if (down) return unavailable();
+    if (PAGE_METHODS.has(method)) return cashier(method, params, response);
     if (!api || request.method !== "POST") {
       return sendJson(response, JSON.stringify({ error_response: { code: "40002", msg: "Invalid Arguments", sub_code: "isv.invalid-method", sub_msg: `不存在的方法名 ${method}` } }));
     }
-    const biz = bizContent(params);
-    calls.push({ api: method.replace(/^alipay\./, ""), outTradeNo: typeof biz?.out_trade_no === "string" ? biz.out_trade_no : undefined });
     const refused = requestRefusal(params) ?? (biz ? null : invalid("isv.invalid-biz-content", "biz_content 不是 JSON 对象"));
     answer(response, method, refused ?? api(biz!));
   }
