@@ -204,6 +204,7 @@ describe("configuration", () => {
     expect(() => alipayProvider({ ...base, privateKey: "MIIEv…" })).toThrow(/ALIPAY_PRIVATE_KEY is not a PEM RSA key/);
     expect(() => alipayProvider({ ...base, alipayPublicKey: "" })).toThrow(/ALIPAY_PUBLIC_KEY is not a PEM RSA key/);
     expect(() => alipayProvider({ ...base, appId: "" })).toThrow(/ALIPAY_APP_ID/);
+    expect(() => alipayProvider({ ...base, alipayPublicKey: keys.privateKey })).toThrow(/ALIPAY_PUBLIC_KEY holds a private key/);
   });
 });
 

@@ -77,6 +77,8 @@ export function parseAlipayTime(text: string): Date | null {
 
 export function alipayProvider(config: AlipayConfig): PaymentProvider {
   if (!config.appId) throw new Error("ALIPAY_APP_ID is empty");
+  // node:crypto would derive a public key from a private one, hiding a key pasted in the wrong variable.
+  if (config.alipayPublicKey.includes("PRIVATE KEY")) throw new Error("ALIPAY_PUBLIC_KEY holds a private key; it must be Alipay's public key for this app");
   const sdk = new AlipaySdk({
     appId: config.appId,
     // The SDK re-wraps keys by their PEM label; normalised here, any PEM form works.
