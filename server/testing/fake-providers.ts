@@ -1,0 +1,14 @@
+import type { PaymentProviderName } from "../env";
+import { startFakeAlipay } from "./fake-alipay";
+import type { FakeProvider, FakeProviderOptions } from "./fake-provider";
+
+/**
+ * Every provider's fake, for suites that run once per provider (the provider-contract suite).
+ * `checksMerchantId`: whether the adapter checks a merchant id of its own on notifies (WeChat's
+ * mchid); Alipay's notifies name only the app, so its merchant-id case is skipped.
+ */
+export const FAKE_PROVIDERS: {
+  name: PaymentProviderName;
+  start: (options?: FakeProviderOptions) => Promise<FakeProvider>;
+  checksMerchantId: boolean;
+}[] = [{ name: "alipay", start: startFakeAlipay, checksMerchantId: false }];
