@@ -234,11 +234,17 @@ function readNotify(body: string, config: WechatPayConfig): NotifyVerdict {
   ) {
     return { ok: false, reason: "resource is missing or malformed" };
   }
-  let data: unknown;
+  let plaintext: string;
   try {
-    data = JSON.parse(decryptResource(resource as unknown as EncryptedResource, config.apiV3Key));
+    plaintext = decryptResource(resource as unknown as EncryptedResource, config.apiV3Key);
   } catch {
     return { ok: false, reason: "resource does not decrypt with the APIv3 key" };
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(plaintext);
+  } catch {
+    data = undefined;
   }
   if (!isObject(data)) return { ok: false, reason: "the decrypted resource is not a JSON object" };
 
