@@ -276,6 +276,12 @@ describe("verifyNotification", () => {
     });
   });
 
+  it("refuses to start with an APIv3 key that is not 32 bytes or a key that is not PEM", () => {
+    expect(() => wechatPayProvider({ ...config, apiV3Key: "too-short" })).toThrow(/32 bytes; this one is 9/);
+    expect(() => wechatPayProvider({ ...config, privateKey: "-----BEGIN PRIVATE KEY-----\\nabc" })).toThrow(/merchant API private key is not a PEM/);
+    expect(() => wechatPayProvider({ ...config, platformPublicKey: "PUB_KEY_ID_01" })).toThrow(/WeChat Pay public key is not a PEM/);
+  });
+
   it("replies 204 with no body when accepted, a FAIL body with 4xx/5xx otherwise (so WeChat retries)", () => {
     expect(adapter.reply("accepted")).toMatchObject({ status: 204, body: "" });
     const rejected = adapter.reply("rejected");

@@ -277,9 +277,23 @@ interface Answer {
   message?: string;
 }
 
+function readKey(what: string, read: () => KeyObject): KeyObject {
+  try {
+    return read();
+  } catch (error) {
+    throw new Error(`${what} is not a PEM RSA key (${error instanceof Error ? error.message : String(error)}).`, { cause: error });
+  }
+}
+
 export function wechatPayProvider(config: WechatPayConfig): PaymentProvider {
-  const privateKey = Rsa.from(config.privateKey, Rsa.KEY_TYPE_PRIVATE);
-  const platformKey = { publicKey: createPublicKey(config.platformPublicKey), id: config.platformPublicKeyId };
+  // Misconfiguration stops the process at start, in words, rather than at the first payment.
+  const apiV3KeyBytes = Buffer.byteLength(config.apiV3Key, "utf8");
+  if (apiV3KeyBytes !== 32) throw new Error(`The WeChat Pay APIv3 key must be 32 bytes; this one is ${apiV3KeyBytes}.`);
+  const privateKey = readKey("the merchant API private key", () => Rsa.from(config.privateKey, Rsa.KEY_TYPE_PRIVATE));
+  const platformKey = {
+    publicKey: readKey("the WeChat Pay public key", () => createPublicKey(config.platformPublicKey)),
+    id: config.platformPublicKeyId,
+  };
   const baseUrl = config.baseUrl.replace(/\/+$/, "");
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const unavailable = (message: string, cause?: unknown) => new ProviderUnavailableError(PROVIDER, message, { cause });
