@@ -1,9 +1,10 @@
 import type { PaymentProviderName } from "../env";
 import { startFakeAlipay } from "./fake-alipay";
 import type { FakeProvider, FakeProviderOptions } from "./fake-provider";
+import { startFakeWechatPay } from "./fake-wechatpay";
 
 /**
- * Every provider's fake, for suites that run once per provider (the provider-contract suite).
+ * Every provider's fake, for suites that run once per provider (the provider contract, chaos).
  * `checksMerchantId`: whether the adapter checks a merchant id of its own on notifies (WeChat's
  * mchid); Alipay's notifies name only the app, so its merchant-id case is skipped.
  */
@@ -11,4 +12,7 @@ export const FAKE_PROVIDERS: {
   name: PaymentProviderName;
   start: (options?: FakeProviderOptions) => Promise<FakeProvider>;
   checksMerchantId: boolean;
-}[] = [{ name: "alipay", start: startFakeAlipay, checksMerchantId: false }];
+}[] = [
+  { name: "alipay", start: startFakeAlipay, checksMerchantId: false },
+  { name: "wechatpay", start: startFakeWechatPay, checksMerchantId: true },
+];
