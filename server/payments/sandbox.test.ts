@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
 import { sandboxProvider } from "./sandbox";
+import type { PayDevice } from "./provider";
 import { readSandboxCheckout, sandboxNotifyFields } from "./sandbox-gateway";
 import { SandboxTrades } from "./sandbox-trades";
 import { signed } from "./signature";
@@ -60,7 +61,7 @@ describe("sandbox provider: checkout", () => {
     notifyUrl: "http://127.0.0.1:3000/api/payments/notify",
     returnUrl: "http://127.0.0.1:3000/orders?order=7",
     expiresAt: new Date("2026-11-30T12:30:00.000Z"),
-    device: "desktop" as const,
+    device: "desktop" as PayDevice,
     clientIp: "203.0.113.7",
   };
   const urlOf = async (r = request) => {
