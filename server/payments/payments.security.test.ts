@@ -136,6 +136,21 @@ describe("production mode refuses demo secrets", () => {
   });
 });
 
+describe("a provider listed without its keys", () => {
+  const processes: [name: string, start: (extra: Record<string, string>) => Promise<ChildHandle>][] = [
+    ["web", (extra) => startWeb(off.childEnv, extra)],
+    ["the seckill service", (extra) => startSeckillService(off.childEnv, extra)],
+    ["the worker", (extra) => startWorker(off.childEnv, extra)],
+  ];
+  it.each(processes)("%s exits non-zero with one line naming the missing variable", async (_, start) => {
+    const refusal = await refusalOf(() => start({ PAYMENT_PROVIDERS: "sandbox,alipay", ALIPAY_APP_ID: "2021000000000001", ALIPAY_PUBLIC_KEY: "" }));
+    expect(refusal).not.toBeNull();
+    expect(refusal!.code, refusal!.output).toBeGreaterThan(0);
+    expect(refusal!.output).toMatch(/^Invalid environment: ALIPAY_PRIVATE_KEY: is required when PAYMENT_PROVIDERS lists alipay; ALIPAY_PUBLIC_KEY: is required when PAYMENT_PROVIDERS lists alipay$/m);
+    expect(refusal!.output).not.toMatch(/^\s+at \S/m);
+  });
+});
+
 describe("production mode with the sandbox not enabled", () => {
   let system: ChildHandle & { url: string };
   beforeAll(async () => {
