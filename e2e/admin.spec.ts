@@ -186,7 +186,8 @@ test("an admin creates and warms a sale, watches a load on the live dashboard, a
   const payersOrder = async () => (await services.db.order.findFirst({ where: { saleId, userId: payer.id }, select: { id: true } }))?.id ?? null;
   await expect.poll(payersOrder, { timeout: 20_000 }).not.toBeNull();
   const orderId = (await payersOrder())!;
-  const { payUrl } = await call("order.pay", payer.token, { orderId });
+  const { action } = await call("order.pay", payer.token, { orderId });
+  const payUrl: string = action.url;
   const confirm = await fetch(`${e2eBaseUrl()}/pay/sandbox/confirm`, {
     method: "POST",
     // The cashier acts for the order's own shopper only: their session, from this site.

@@ -1,3 +1,4 @@
+import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
 import { existsSync } from "node:fs";
 import { z } from "zod";
 
@@ -11,14 +12,13 @@ export const DEV_SESSION_SECRET = "dev-only-session-secret-change-me-in-producti
 export const DEV_SANDBOX_PAY_KEY = "dev-only-sandbox-pay-key-0123456789abcdef";
 export const DEV_SANDBOX_PAY_APP_ID = "sandbox-flash-sale";
 
-/** Payment providers PAYMENT_PROVIDERS may name, and those with an adapter (server/payments/) today. */
+/** Payment providers PAYMENT_PROVIDERS may name; each has an adapter in server/payments/. */
 export const PAYMENT_PROVIDER_NAMES = ["alipay", "wechatpay", "sandbox"] as const;
 export type PaymentProviderName = (typeof PAYMENT_PROVIDER_NAMES)[number];
-const PROVIDERS_WITH_ADAPTER: ReadonlySet<PaymentProviderName> = new Set(["sandbox"]);
 
 /**
- * PAYMENT_PROVIDERS' list, in the order checkout offers them: known names, each once, each with
- * an adapter. Empty: no provider (payments are not set up). Pure, for env.test.ts.
+ * PAYMENT_PROVIDERS' list, in the order checkout offers them: known names, each once. Empty: no
+ * provider (payments are not set up). Pure, for env.test.ts.
  */
 export function parsePaymentProviders(list: string): { providers: PaymentProviderName[] } | { problem: string } {
   const providers: PaymentProviderName[] = [];
@@ -28,14 +28,90 @@ export function parsePaymentProviders(list: string): { providers: PaymentProvide
       return { problem: `PAYMENT_PROVIDERS: unknown provider "${entry}" (choose from ${PAYMENT_PROVIDER_NAMES.join(", ")})` };
     }
     const name = entry as PaymentProviderName;
-    if (!PROVIDERS_WITH_ADAPTER.has(name)) {
-      return { problem: `PAYMENT_PROVIDERS: ${name} has no adapter yet; only ${[...PROVIDERS_WITH_ADAPTER].join(", ")} can be offered` };
-    }
     if (providers.includes(name)) return { problem: `PAYMENT_PROVIDERS: ${name} is listed twice` };
     providers.push(name);
   }
   return { providers };
 }
+
+/**
+ * An RSA key from the env as full PEM (private: PKCS#8 "PRIVATE KEY"; public: SPKI "PUBLIC
+ * KEY"), or null when node:crypto cannot read it as one. Accepted: PEM with real newlines or
+ * the literal `\n` a one-line .env value forces, or the bare base64 body the providers' key
+ * tools print (PKCS#8 or PKCS#1 for a private key, SPKI or PKCS#1 for a public one). A private
+ * key given where a public one belongs is refused, not silently turned into its public half.
+ */
+export function normalisePem(value: string, kind: "private" | "public"): string | null {
+  const text = value.trim().replace(/\\r/g, "").replace(/\\n/g, "\n").replace(/\r\n?/g, "\n");
+  let key: KeyObject;
+  try {
+    if (text.includes("-----BEGIN")) {
+      if (kind === "public" && /-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text)) return null;
+      key = kind === "private" ? createPrivateKey(text) : createPublicKey(text);
+    } else {
+      const body = text.replace(/\s+/g, "");
+      if (!/^[A-Za-z0-9+/]+={0,2}$/.test(body)) return null;
+      const der = Buffer.from(body, "base64");
+      // node:crypto would derive a public key from a private one: refuse that mix-up instead.
+      if (kind === "public" && readsAsPrivate(der)) return null;
+      key = readDer(der, kind);
+    }
+  } catch {
+    return null;
+  }
+  if (key.asymmetricKeyType !== "rsa") return null;
+  return kind === "private" ? (key.export({ type: "pkcs8", format: "pem" }) as string) : (key.export({ type: "spki", format: "pem" }) as string);
+}
+
+function readsAsPrivate(der: Buffer): boolean {
+  try {
+    readDer(der, "private");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function readDer(der: Buffer, kind: "private" | "public"): KeyObject {
+  const [first, second] = kind === "private" ? (["pkcs8", "pkcs1"] as const) : (["spki", "pkcs1"] as const);
+  const read = (type: typeof first | typeof second) =>
+    kind === "private" ? createPrivateKey({ key: der, format: "der", type: type as "pkcs8" | "pkcs1" }) : createPublicKey({ key: der, format: "der", type: type as "spki" | "pkcs1" });
+  try {
+    return read(first);
+  } catch {
+    return read(second);
+  }
+}
+
+/** Each provider's variables, all required when PAYMENT_PROVIDERS lists it. */
+const PROVIDER_VARIABLES = {
+  alipay: ["ALIPAY_APP_ID", "ALIPAY_PRIVATE_KEY", "ALIPAY_PUBLIC_KEY"],
+  wechatpay: [
+    "WECHATPAY_MCH_ID",
+    "WECHATPAY_APP_ID",
+    "WECHATPAY_SERIAL_NO",
+    "WECHATPAY_PRIVATE_KEY",
+    "WECHATPAY_APIV3_KEY",
+    "WECHATPAY_PLATFORM_PUBLIC_KEY",
+    "WECHATPAY_PLATFORM_PUBLIC_KEY_ID",
+  ],
+} as const;
+const PRIVATE_KEYS = new Set(["ALIPAY_PRIVATE_KEY", "WECHATPAY_PRIVATE_KEY"]);
+const PUBLIC_KEYS = new Set(["ALIPAY_PUBLIC_KEY", "WECHATPAY_PLATFORM_PUBLIC_KEY"]);
+const KEY_FORMS = "PEM, or the bare base64 body the provider's key tool prints";
+
+/** An identifier a provider issued (app id, merchant id, serial number, key id): no spaces, no quotes. */
+const providerId = z
+  .string()
+  .trim()
+  .transform((value) => value || undefined)
+  .pipe(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be the identifier the provider issued (letters, digits, _ . -)").optional())
+  .optional();
+/** A key's text, as the env holds it; read and checked once the providers are known. */
+const keyText = z
+  .string()
+  .transform((value) => value.trim() || undefined)
+  .optional();
 
 /** A Redis Cluster seed node, as ioredis's Cluster takes it. */
 export interface ClusterNode {
@@ -113,6 +189,31 @@ const envSchema = z
         ctx.addIssue({ code: "custom", message: parsed.problem.replace(/^PAYMENT_PROVIDERS: /, "") });
         return z.NEVER;
       }),
+    /**
+     * Alipay (open platform, RSA2): the app's id, the app's private key, Alipay's public key (not
+     * the app's), and the gateway (its sandbox's, or a local fake's in tests).
+     */
+    ALIPAY_APP_ID: providerId,
+    ALIPAY_PRIVATE_KEY: keyText,
+    ALIPAY_PUBLIC_KEY: keyText,
+    ALIPAY_GATEWAY: z.url().default("https://openapi.alipay.com/gateway.do"),
+    /**
+     * WeChat Pay APIv3: the merchant id, the app id it pays for, the merchant API certificate's
+     * serial number and private key, the APIv3 key (32 bytes, decrypts notifies), the WeChat Pay
+     * public key and its id (PUB_KEY_ID_…, verifies answers and notifies), and the API's base URL.
+     */
+    WECHATPAY_MCH_ID: providerId,
+    WECHATPAY_APP_ID: providerId,
+    WECHATPAY_SERIAL_NO: providerId,
+    WECHATPAY_PRIVATE_KEY: keyText,
+    WECHATPAY_APIV3_KEY: z
+      .string()
+      .transform((value) => value || undefined)
+      .pipe(z.string().refine((value) => Buffer.byteLength(value, "utf8") === 32, "must be exactly 32 bytes (the APIv3 key set in the merchant platform)").optional())
+      .optional(),
+    WECHATPAY_PLATFORM_PUBLIC_KEY: keyText,
+    WECHATPAY_PLATFORM_PUBLIC_KEY_ID: providerId,
+    WECHATPAY_BASE_URL: z.url().default("https://api.mch.weixin.qq.com"),
     /** A payment notification whose own timestamp is further than this from now is refused as stale. */
     PAYMENT_NOTIFY_MAX_AGE_SECONDS: intFrom(300, 1),
     /**
@@ -203,11 +304,33 @@ const envSchema = z
     /** The web process SIGKILLs itself after this many reservations, between the Lua and Queue.add. */
     FAULT_CRASH_BEFORE_ENQUEUE: intFrom(0, 0),
   })
-  .transform((value) => ({
-    ...value,
-    PAYMENT_PROVIDERS: value.PAYMENT_PROVIDERS ?? (value.NODE_ENV === "production" ? [] : (["sandbox"] as PaymentProviderName[])),
-    PUBLIC_BASE_URL: (value.PUBLIC_BASE_URL ?? `http://127.0.0.1:${value.PORT}`).replace(/\/+$/, ""),
-  }))
+  .transform((value, ctx) => {
+    const providers = value.PAYMENT_PROVIDERS ?? (value.NODE_ENV === "production" ? [] : (["sandbox"] as PaymentProviderName[]));
+    const keys: Partial<Record<string, string>> = {};
+    // Every provider listed must be usable, in every process, or the process does not start.
+    for (const provider of providers) {
+      if (provider === "sandbox") continue;
+      for (const variable of PROVIDER_VARIABLES[provider]) {
+        const given = value[variable];
+        if (given === undefined) {
+          ctx.addIssue({ code: "custom", path: [variable], message: `is required when PAYMENT_PROVIDERS lists ${provider}` });
+          continue;
+        }
+        if (!PRIVATE_KEYS.has(variable) && !PUBLIC_KEYS.has(variable)) continue;
+        const kind = PRIVATE_KEYS.has(variable) ? "private" : "public";
+        const pem = normalisePem(given, kind);
+        if (pem) keys[variable] = pem;
+        else ctx.addIssue({ code: "custom", path: [variable], message: `is not a readable RSA ${kind} key (${KEY_FORMS})` });
+      }
+    }
+    return {
+      ...value,
+      ...keys,
+      PAYMENT_PROVIDERS: providers,
+      PUBLIC_BASE_URL: (value.PUBLIC_BASE_URL ?? `http://127.0.0.1:${value.PORT}`).replace(/\/+$/, ""),
+      WECHATPAY_BASE_URL: value.WECHATPAY_BASE_URL.replace(/\/+$/, ""),
+    };
+  })
   .superRefine((value, ctx) => {
     if (value.NODE_ENV !== "production") return;
     // These defaults are published in this repository: with them anyone signs sessions or payments.
@@ -220,6 +343,47 @@ const envSchema = z
   });
 
 export type Env = z.infer<typeof envSchema>;
+
+/** One of a provider's variables, which readEnv guarantees whenever PAYMENT_PROVIDERS lists it. */
+function required<K extends keyof Env>(env: Env, variable: K, provider: PaymentProviderName): NonNullable<Env[K]> {
+  const value = env[variable];
+  if (value === undefined || value === null) throw new EnvError(`Invalid environment: ${String(variable)}: is required when PAYMENT_PROVIDERS lists ${provider}`);
+  return value as NonNullable<Env[K]>;
+}
+
+/** The Alipay adapter's configuration (server/payments/alipay.ts AlipayConfig); keys as PKCS#8 / SPKI PEM. */
+export function alipayConfigFrom(env: Env): { appId: string; privateKey: string; alipayPublicKey: string; gateway: string } {
+  return {
+    appId: required(env, "ALIPAY_APP_ID", "alipay"),
+    privateKey: required(env, "ALIPAY_PRIVATE_KEY", "alipay"),
+    alipayPublicKey: required(env, "ALIPAY_PUBLIC_KEY", "alipay"),
+    gateway: env.ALIPAY_GATEWAY,
+  };
+}
+
+/** The WeChat Pay adapter's configuration (server/payments/wechatpay.ts WechatPayConfig); keys as PKCS#8 / SPKI PEM. */
+export function wechatPayConfigFrom(env: Env): {
+  mchId: string;
+  appId: string;
+  serialNo: string;
+  privateKey: string;
+  apiV3Key: string;
+  platformPublicKey: string;
+  platformPublicKeyId: string;
+  baseUrl: string;
+} {
+  const provider = "wechatpay";
+  return {
+    mchId: required(env, "WECHATPAY_MCH_ID", provider),
+    appId: required(env, "WECHATPAY_APP_ID", provider),
+    serialNo: required(env, "WECHATPAY_SERIAL_NO", provider),
+    privateKey: required(env, "WECHATPAY_PRIVATE_KEY", provider),
+    apiV3Key: required(env, "WECHATPAY_APIV3_KEY", provider),
+    platformPublicKey: required(env, "WECHATPAY_PLATFORM_PUBLIC_KEY", provider),
+    platformPublicKeyId: required(env, "WECHATPAY_PLATFORM_PUBLIC_KEY_ID", provider),
+    baseUrl: env.WECHATPAY_BASE_URL,
+  };
+}
 
 let loadedDotEnv = false;
 function loadDotEnvOnce() {

@@ -35,9 +35,9 @@ export interface Services {
   purchaseStats: PurchaseStats;
   /** saleId -> its stock bucket count, as warm-up wrote it (fixed at creation, so kept for good). */
   saleBuckets: Map<number, number>;
-  /** paymentNotify: per client address at /api/payments/notify, which the proxy's per-IP gate leaves out. */
+  /** paymentNotify: per client address at /api/payments/notify(/<provider>), which the proxy's per-IP gate leaves out. */
   rateLimits: { perIp: RateLimiter; perUser: RateLimiter; paymentNotify: RateLimiter };
-  /** The payment provider orders are paid with (PAYMENT_PROVIDERS' first); null when none is set up. */
+  /** The payment providers checkout offers (PAYMENT_PROVIDERS), and each one's adapter by name. */
   payments: PaymentProviders;
   /** Reservations on their way into create-order jobs, a batch per few milliseconds (server/seckill/enqueue.ts). */
   orderEnqueuer: GroupCommitter<QueuedReservation, void>;
@@ -116,7 +116,7 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
     purchaseStats,
     saleBuckets,
     rateLimits,
-    payments: paymentProvidersFor(env),
+    payments: paymentProvidersFor(env, { redis }),
     async close() {
       clearInterval(statsTimer);
       stopFollowingRevocations();

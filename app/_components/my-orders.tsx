@@ -10,7 +10,7 @@ import { useMessages } from "../_i18n/client";
 import { countdownText } from "./clock-offset";
 import { errorText } from "./errors";
 
-const STATUS_TONE: Record<OrderStatus, string> = { WAIT_PAY: "wait", PAID: "ok", SHIPPED: "ok", CANCELLED: "", REFUNDED: "" };
+const STATUS_TONE: Record<OrderStatus, string> = { WAIT_PAY: "wait", PAID: "ok", SHIPPED: "ok", CANCELLED: "", REFUNDING: "wait", REFUNDED: "" };
 
 /** The current time, ticking every second (for the pay-by countdowns). */
 function useNow(): number {
@@ -65,7 +65,15 @@ function OrderCard({ order, remainingMs, highlighted }: { order: OrderView; rema
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const refresh = () => queryClient.invalidateQueries(trpc.order.list.queryFilter());
-  const pay = useMutation(trpc.order.pay.mutationOptions({ onSuccess: ({ payUrl }) => window.location.assign(payUrl) }));
+  // A page to open (the sandbox cashier, Alipay, WeChat H5). A QR code (WeChat Native) is for
+  // the pay page to draw; this button only follows redirects.
+  const pay = useMutation(
+    trpc.order.pay.mutationOptions({
+      onSuccess: ({ action }) => {
+        if (action.kind === "redirect") window.location.assign(action.url);
+      },
+    }),
+  );
   const cancel = useMutation(trpc.order.cancel.mutationOptions({ onSuccess: refresh }));
   const error = pay.error ?? cancel.error;
 
@@ -121,6 +129,8 @@ function OrderNote({ order, remainingMs }: { order: OrderView; remainingMs: numb
       return <p>{t.shippedNote}</p>;
     case "CANCELLED":
       return <p className="muted">{order.cancelReason === "USER" ? t.cancelledByYou : t.cancelledTimeout}</p>;
+    case "REFUNDING":
+      return <p className="muted">{t.refundingNote}</p>;
     case "REFUNDED":
       return <p className="muted">{t.refundedNote}</p>;
   }

@@ -44,12 +44,13 @@ export async function searchOrders(services: Services, search: OrderSearch): Pro
       createdAt: true,
       product: { select: { name: true } },
       user: { select: { email: true } },
-      payment: { select: { status: true, paidAt: true, refundedAt: true } },
+      // Interim (core branch): the latest attempt; the lifecycle branch shows every payment.
+      payments: { select: { status: true, paidAt: true, refundedAt: true }, orderBy: { id: "desc" }, take: 1 },
     },
     orderBy: { id: "desc" },
     take: ORDER_SEARCH_LIMIT,
   });
-  return rows.map(({ product, user, ...row }) => ({ ...row, productName: product.name, userEmail: user.email }));
+  return rows.map(({ product, user, payments, ...row }) => ({ ...row, productName: product.name, userEmail: user.email, payment: payments[0] ?? null }));
 }
 
 export interface BulkShipResult {

@@ -1,24 +1,73 @@
+import { randomBytes } from "node:crypto";
 import type { Services } from "../services";
-import type { Db } from "../clients/db";
-import { isUniqueViolation, READ_COMMITTED_TRANSACTION } from "../clients/db";
+import type { PaymentProviderName } from "../env";
+import { isUniqueViolation } from "../clients/db";
 import { AppError } from "../errors";
-import type { PaymentNotification } from "../payments/provider";
+import { createLogger } from "../logger";
+import { ProviderUnavailableError, type PayAction, type PayDevice, type PaymentProvider } from "../payments/provider";
 import { PAYMENTS_NOT_SET_UP } from "../payments/providers";
-import { paymentNotifyUrl } from "../payments/urls";
+import { orderReturnUrl, paymentNotifyUrl } from "../payments/urls";
 import { allows } from "./state-machine";
-import { applyOrderEvent } from "./transition";
+import { settlePaidTrade } from "./settle-payment";
+
+/** What order.pay answers: where to send the shopper for this order's attempt at this provider. */
+export interface PaymentStart {
+  orderId: number;
+  provider: PaymentProviderName;
+  outTradeNo: string;
+  action: PayAction;
+}
+
+/** Phones get the providers' mobile flows (Alipay wap pay, WeChat H5); anything else the desktop ones. */
+export function deviceFromUserAgent(userAgent: string | null | undefined): PayDevice {
+  return /Mobile|Android|iPhone/i.test(userAgent ?? "") ? "phone" : "desktop";
+}
 
 /**
- * order.pay: the order's payment (one per order, created on the first call and reused after)
- * and the provider's address where the buyer pays it. With no provider set up, nothing is created.
+ * The provider a payment goes through: the one asked for, if this shop offers it, else the
+ * first offered. Pure; `problem` is a sentence for the shopper.
+ */
+export function choosePaymentProvider(
+  offered: readonly PaymentProviderName[],
+  asked: PaymentProviderName | undefined,
+): { provider: PaymentProviderName } | { problem: string } {
+  if (offered.length === 0) return { problem: PAYMENTS_NOT_SET_UP };
+  if (asked === undefined) return { provider: offered[0]! };
+  if (offered.includes(asked)) return { provider: asked };
+  return { problem: `This shop does not take payments through ${asked}; choose ${offered.join(" or ")}.` };
+}
+
+/** Our trade number for an attempt: random, so no one can guess another order's (not the payment id). */
+export function newOutTradeNo(): string {
+  return randomBytes(16).toString("hex");
+}
+
+const unreachable = (provider: string, cause: unknown) =>
+  new AppError("SERVICE_UNAVAILABLE", `We could not reach ${provider} just now, so nothing was changed. Please try again in a moment.`, { cause });
+
+/**
+ * order.pay: the order's payment attempt at the chosen provider and where the shopper pays it.
+ * One attempt per order and provider: reused while open (CREATED); made on the first press,
+ * with a random out_trade_no; an attempt closed earlier (the shopper switched away) reopened
+ * under a NEW number, since its old trade is closed at the provider. Choosing a provider first
+ * closes every other open attempt of the order at its provider — so only one can take money —
+ * and stops if that cannot be done: a provider that says the trade was paid settles the order
+ * (CONFLICT: already paid); one that cannot be reached changes nothing (SERVICE_UNAVAILABLE).
  */
 export async function startPayment(
   services: Services,
-  input: { userId: number; orderId: number },
+  input: { userId: number; orderId: number; provider?: PaymentProviderName; device: PayDevice; clientIp: string },
   now = new Date(),
-): Promise<{ paymentId: number; payUrl: string }> {
+): Promise<PaymentStart> {
   const { db, env, payments } = services;
-  if (!payments) throw new AppError("PRECONDITION_FAILED", PAYMENTS_NOT_SET_UP);
+  const chosen = choosePaymentProvider(
+    payments.offered.map((p) => p.name),
+    input.provider,
+  );
+  if ("problem" in chosen) {
+    throw new AppError(payments.offered.length === 0 ? "PRECONDITION_FAILED" : "BAD_REQUEST", chosen.problem);
+  }
+  const provider = payments.get(chosen.provider)!;
   const order = await db.order.findFirst({
     where: { id: input.orderId, userId: input.userId },
     select: { id: true, status: true, amountCents: true, payDeadline: true, product: { select: { name: true } } },
@@ -29,116 +78,105 @@ export async function startPayment(
   }
   if (order.payDeadline <= now) throw new AppError("PRECONDITION_FAILED", `The time to pay for order #${order.id} has run out.`);
 
-  const payment = await paymentFor(db, order, payments.name);
-  const { payUrl } = await payments.checkout({
-    paymentId: payment.id,
-    amountCents: payment.amountCents,
-    subject: order.product.name,
-    notifyUrl: paymentNotifyUrl(env),
-    // Back to their orders, this one highlighted, where the page waits for the notify.
-    returnUrl: `/orders?order=${order.id}`,
-    expiresAt: order.payDeadline,
-  });
-  return { paymentId: payment.id, payUrl };
-}
-
-async function paymentFor(db: Db, order: { id: number; amountCents: number }, provider: string) {
-  const select = { id: true, amountCents: true } as const;
-  const existing = await db.payment.findUnique({ where: { orderId: order.id }, select });
-  if (existing) return existing;
+  await closeOtherAttempts(services, order.id, provider.name, now);
+  const attempt = await openAttempt(services, order, provider.name);
+  let action: PayAction;
   try {
-    return await db.payment.create({ data: { orderId: order.id, provider, amountCents: order.amountCents }, select });
+    action = await provider.checkout({
+      outTradeNo: attempt.outTradeNo,
+      amountCents: attempt.amountCents,
+      subject: order.product.name,
+      notifyUrl: paymentNotifyUrl(env, provider.name),
+      returnUrl: orderReturnUrl(env, order.id),
+      expiresAt: order.payDeadline,
+      device: input.device,
+      clientIp: input.clientIp,
+    });
   } catch (error) {
-    // Two presses of "Pay" at once: payments.order_id is UNIQUE, the other one created it.
-    if (isUniqueViolation(error)) return db.payment.findUniqueOrThrow({ where: { orderId: order.id }, select });
+    if (error instanceof ProviderUnavailableError) throw unreachable(provider.name, error);
     throw error;
   }
+  return { orderId: order.id, provider: provider.name, outTradeNo: attempt.outTradeNo, action };
 }
-
-export type PaymentApplied =
-  /** This notification paid the order. */
-  | { outcome: "PAID"; orderId: number }
-  /** The order was cancelled before the money came: the payment is owed back (see payments/refunds.ts). */
-  | { outcome: "REFUND_DUE"; orderId: number; paymentId: number }
-  /** Processed before (this notify id, or the payment settled by this trade): nothing changed. */
-  | { outcome: "DUPLICATE" }
-  /** Not acted upon, and nothing changed. */
-  | { outcome: "REJECTED"; reason: string };
-
-class Rejected extends Error {}
 
 /**
- * Applies an authenticated payment notification, in ONE transaction: it must name a payment of
- * ours, with its amount and (once settled) its trade. One processed before — its notify id
- * recorded, or the payment already settled by this trade — is a DUPLICATE, answered `success`
- * again so the provider stops retrying, and changes nothing (a stale one too: a provider's late
- * retry). Otherwise it must be `fresh` (its timestamp near now); its notify id is recorded
- * (UNIQUE); the payment is settled conditionally (CREATED → SUCCEEDED, so concurrent
- * notifications settle it once); and the order moves WAIT_PAY → PAID — or, if the timeout won
- * the race, CANCELLED → REFUNDED with the payment marked for refund: money is never kept for an
- * order that gave its unit back.
+ * Closes each open attempt of the order at another provider, at that provider first and then
+ * here (CREATED → CLOSED, conditional). An attempt whose provider is no longer offered cannot be
+ * closed there; it stays as it is (a payment it still reports is sent back by settlePaidTrade).
  */
-export async function applyPaymentNotification(
-  db: Db,
-  provider: string,
-  notification: PaymentNotification,
-  options: { fresh: boolean; now?: Date },
-): Promise<PaymentApplied> {
-  const now = options.now ?? new Date();
-  try {
-    return await db.$transaction(async (tx) => {
-      // Notifications of one payment take turns: without this row lock first, two of them would
-      // each take the shared lock that recording a notification (its foreign key) puts on the
-      // payment row, and then deadlock wanting to update that row.
-      await tx.$queryRaw`SELECT id FROM payments WHERE id = ${notification.paymentId} FOR UPDATE`;
-      const payment = await tx.payment.findUnique({
-        where: { id: notification.paymentId },
-        select: { id: true, orderId: true, provider: true, amountCents: true, providerTradeNo: true, status: true },
-      });
-      if (!payment || payment.provider !== provider) throw new Rejected(`no ${provider} payment ${notification.paymentId}`);
-      if (payment.amountCents !== notification.amountCents) {
-        throw new Rejected(`amount ${notification.amountCents} ≠ ${payment.amountCents} cents due`);
-      }
-      if (payment.providerTradeNo !== null && payment.providerTradeNo !== notification.providerTradeNo) {
-        throw new Rejected(`payment ${payment.id} was settled by trade ${payment.providerTradeNo}, not ${notification.providerTradeNo}`);
-      }
-      // Under the row lock, so a notification of this payment processed meanwhile is seen here.
-      const seen = await tx.paymentNotification.findUnique({
-        where: { provider_notifyId: { provider, notifyId: notification.notifyId } },
-        select: { paymentId: true },
-      });
-      if (seen) {
-        if (seen.paymentId !== payment.id) throw new Rejected(`notification ${notification.notifyId} was about payment ${seen.paymentId}`);
-        return { outcome: "DUPLICATE" as const };
-      }
-      if (payment.status !== "CREATED" && !options.fresh) return { outcome: "DUPLICATE" as const };
-      if (!options.fresh) throw new Rejected(`stale notification, sent ${notification.sentAt.toISOString()}`);
-      await tx.paymentNotification
-        .create({ data: { provider, notifyId: notification.notifyId, paymentId: payment.id } })
-        .catch((error: unknown) => {
-          // The same id recorded for another payment at this moment (ours is under the row lock).
-          throw isUniqueViolation(error) ? new Rejected(`notification ${notification.notifyId} was recorded for another payment`) : error;
-        });
-
-      const settled = await tx.payment
-        .updateMany({
-          where: { id: payment.id, status: "CREATED" },
-          data: { status: "SUCCEEDED", providerTradeNo: notification.providerTradeNo, paidAt: now },
-        })
-        .catch((error: unknown) => {
-          throw isUniqueViolation(error) ? new Rejected(`trade ${notification.providerTradeNo} settled another payment`) : error;
-        });
-      if (settled.count === 0) return { outcome: "DUPLICATE" as const };
-      if (await applyOrderEvent(tx, payment.orderId, "PAY")) return { outcome: "PAID" as const, orderId: payment.orderId };
-      if (await applyOrderEvent(tx, payment.orderId, "REFUND_LATE_PAYMENT")) {
-        await tx.payment.update({ where: { id: payment.id }, data: { status: "REFUND_PENDING" } });
-        return { outcome: "REFUND_DUE" as const, orderId: payment.orderId, paymentId: payment.id };
-      }
-      // Neither unpaid nor cancelled, yet its only payment was unsettled: refuse, and be told again.
-      throw new Error(`payment ${payment.id} settled for order ${payment.orderId}, which is neither unpaid nor cancelled`);
-    }, READ_COMMITTED_TRANSACTION);
-  } catch (error) {
-    if (error instanceof Rejected) return { outcome: "REJECTED", reason: error.message };
-    throw error;
+async function closeOtherAttempts(services: Services, orderId: number, keep: PaymentProviderName, now: Date): Promise<void> {
+  const { db, payments } = services;
+  const open = await db.payment.findMany({
+    where: { orderId, status: "CREATED", provider: { not: keep } },
+    select: { id: true, provider: true, outTradeNo: true },
+  });
+  for (const attempt of open) {
+    const adapter = payments.get(attempt.provider);
+    if (!adapter) {
+      log().warn({ paymentId: attempt.id, provider: attempt.provider }, "an open attempt's provider is not offered here: left open");
+      continue;
+    }
+    let closed: "CLOSED" | "PAID";
+    try {
+      closed = await adapter.closeTrade(attempt.outTradeNo);
+    } catch (error) {
+      if (error instanceof ProviderUnavailableError) throw unreachable(adapter.name, error);
+      throw error;
+    }
+    if (closed === "PAID") await settleFoundPayment(services, adapter, attempt.outTradeNo, orderId);
+    await db.payment.updateMany({ where: { id: attempt.id, status: "CREATED" }, data: { status: "CLOSED", closedAt: now } });
   }
 }
+
+/** The provider would not close the trade because it was paid: record that payment, and say so. */
+async function settleFoundPayment(services: Services, adapter: PaymentProvider, outTradeNo: string, orderId: number): Promise<never> {
+  let trade;
+  try {
+    trade = await adapter.queryTrade(outTradeNo);
+  } catch (error) {
+    if (error instanceof ProviderUnavailableError) throw unreachable(adapter.name, error);
+    throw error;
+  }
+  if (trade.state !== "PAID") throw unreachable(adapter.name, new Error(`close said PAID, query said ${trade.state}`));
+  const applied = await settlePaidTrade(services.db, { provider: adapter.name, outTradeNo, providerTradeNo: trade.providerTradeNo, amountCents: trade.amountCents });
+  if (applied.outcome === "REJECTED") log().error({ outTradeNo, reason: applied.reason }, "a paid trade found on switching provider was refused");
+  throw new AppError("CONFLICT", `Order #${orderId} is already paid through ${adapter.name}.`);
+}
+
+interface Attempt {
+  id: number;
+  outTradeNo: string;
+  amountCents: number;
+}
+
+/** The order's open attempt at `provider`: the existing one, a new one, or its closed one reopened under a new number. */
+async function openAttempt(services: Services, order: { id: number; amountCents: number }, provider: PaymentProviderName): Promise<Attempt> {
+  const { db } = services;
+  const select = { id: true, outTradeNo: true, amountCents: true, status: true } as const;
+  const where = { orderId_provider: { orderId: order.id, provider } };
+  // Twice at most: a press that lost a race (the create, or the reopen) finds the winner's attempt.
+  for (let round = 0; round < 3; round++) {
+    const existing = await db.payment.findUnique({ where, select });
+    if (!existing) {
+      try {
+        return await db.payment.create({ data: { orderId: order.id, provider, outTradeNo: newOutTradeNo(), amountCents: order.amountCents }, select });
+      } catch (error) {
+        // Two presses of "Pay" at once: UNIQUE(order_id, provider), the other one created it.
+        if (isUniqueViolation(error)) continue;
+        throw error;
+      }
+    }
+    if (existing.status === "CREATED") return existing;
+    if (existing.status !== "CLOSED") throw new AppError("CONFLICT", `Order #${order.id} is already paid through ${provider}.`);
+    const outTradeNo = newOutTradeNo();
+    const { count } = await db.payment.updateMany({
+      where: { id: existing.id, status: "CLOSED" },
+      data: { status: "CREATED", outTradeNo, closedAt: null },
+    });
+    if (count === 1) return { id: existing.id, outTradeNo, amountCents: existing.amountCents };
+  }
+  throw new Error(`order ${order.id}: no ${provider} payment attempt after three tries`);
+}
+
+let logger: ReturnType<typeof createLogger> | undefined;
+const log = () => (logger ??= createLogger("web"));

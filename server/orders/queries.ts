@@ -15,11 +15,44 @@ export interface OrderView {
   /** Milliseconds left to pay when this was read; 0 unless the order can still be paid. */
   payRemainingMs: number;
   createdAt: Date;
+  /** The order's settled payment's status, else its latest attempt's; null before the first press of Pay. */
   paymentStatus: PaymentStatus | null;
+  /** Every attempt to pay it, one per provider, oldest first. */
+  payments: PaymentView[];
   /** What the shopper may do now, from the state machine and the deadline. */
   canPay: boolean;
   canCancel: boolean;
 }
+
+/** One payment attempt, as its shopper sees it: no trade numbers, nothing of the provider's. */
+export interface PaymentView {
+  provider: string;
+  status: PaymentStatus;
+  paidAt: Date | null;
+  refundedAt: Date | null;
+}
+
+/** What the read side needs of each payment (updatedAt and id only to tell the latest attempt). */
+export interface PaymentRow extends PaymentView {
+  id: number;
+  updatedAt: Date;
+}
+
+const paymentSelect = { id: true, provider: true, status: true, paidAt: true, refundedAt: true, updatedAt: true } as const;
+
+/**
+ * The payment that speaks for the order: the one that took its money (the first, should a
+ * second provider's have come too), else the attempt touched last — the one the shopper is
+ * paying now (creating or reopening an attempt comes after closing the others). Pure.
+ */
+export function paymentOfRecord(payments: readonly PaymentRow[]): PaymentRow | null {
+  const paid = payments.filter((p) => p.paidAt !== null).sort((a, b) => a.paidAt!.getTime() - b.paidAt!.getTime() || a.id - b.id);
+  if (paid.length) return paid[0]!;
+  const latest = [...payments].sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime() || b.id - a.id);
+  return latest[0] ?? null;
+}
+
+const toPaymentView = ({ provider, status, paidAt, refundedAt }: PaymentRow): PaymentView => ({ provider, status, paidAt, refundedAt });
 
 const orderSelect = {
   id: true,
@@ -30,7 +63,7 @@ const orderSelect = {
   payDeadline: true,
   createdAt: true,
   product: { select: { name: true } },
-  payment: { select: { status: true } },
+  payments: { select: paymentSelect, orderBy: { id: "asc" } },
 } as const;
 
 export interface OrderRow {
@@ -42,7 +75,7 @@ export interface OrderRow {
   payDeadline: Date;
   createdAt: Date;
   product: { name: string };
-  payment: { status: PaymentStatus } | null;
+  payments: PaymentRow[];
 }
 
 export function toOrderView(row: OrderRow, now: Date): OrderView {
@@ -57,7 +90,8 @@ export function toOrderView(row: OrderRow, now: Date): OrderView {
     payDeadline: row.payDeadline,
     payRemainingMs,
     createdAt: row.createdAt,
-    paymentStatus: row.payment?.status ?? null,
+    paymentStatus: paymentOfRecord(row.payments)?.status ?? null,
+    payments: row.payments.map(toPaymentView),
     canPay: payRemainingMs > 0,
     canCancel: allows(row.status, "CANCEL"),
   };
@@ -82,11 +116,11 @@ export async function getOrder(services: Services, input: { userId: number; orde
 export async function paymentStatus(
   services: Services,
   input: { userId: number; orderId: number },
-): Promise<{ orderId: number; orderStatus: OrderStatus; paymentStatus: PaymentStatus | null }> {
+): Promise<{ orderId: number; orderStatus: OrderStatus; paymentStatus: PaymentStatus | null; payments: PaymentView[] }> {
   const row = await services.db.order.findFirst({
     where: { id: input.orderId, userId: input.userId },
-    select: { id: true, status: true, payment: { select: { status: true } } },
+    select: { id: true, status: true, payments: { select: paymentSelect, orderBy: { id: "asc" } } },
   });
   if (!row) throw notFound(input.orderId);
-  return { orderId: row.id, orderStatus: row.status, paymentStatus: row.payment?.status ?? null };
+  return { orderId: row.id, orderStatus: row.status, paymentStatus: paymentOfRecord(row.payments)?.status ?? null, payments: row.payments.map(toPaymentView) };
 }

@@ -1,13 +1,15 @@
 import type { Services } from "../services";
+import type { PaymentProviderName } from "../env";
 import { createLogger } from "../logger";
 import { addressFromFrontDoor, rateLimitKey } from "../gateway/client-ip";
 import { readTextWithin } from "../bounded-body";
-import { applyPaymentNotification, type PaymentApplied } from "../orders/pay";
+import { settlePaidTrade } from "../orders/settle-payment";
+import type { PaymentProvider } from "./provider";
 import { PAYMENTS_NOT_SET_UP } from "./providers";
-import { settleRefund } from "./refunds";
+import { settleRefund, settleRefundReport } from "./refunds";
 
 export type NotifyResult =
-  | { accepted: true; outcome: Exclude<PaymentApplied["outcome"], "REJECTED"> }
+  | { accepted: true; outcome: "PAID" | "REFUND_DUE" | "DUPLICATE" | "REFUND_SETTLED" | "IGNORED" }
   | { accepted: false; reason: string };
 
 /**
@@ -17,32 +19,55 @@ export type NotifyResult =
 export const MAX_NOTIFY_BODY_BYTES = 64 * 1024;
 
 /**
- * A provider's asynchronous payment notification: authenticated by the provider adapter
- * (signature, app id), then applied to the order (amount, payment, freshness, idempotence:
- * server/orders/pay.ts). A payment that came after the cancellation is refunded right away (and
- * by the sweep, should that fail). Without a provider nothing is authenticated, so nothing is.
+ * A provider's asynchronous notification: authenticated by that provider's adapter (signature,
+ * app/merchant id, decryption), then acted upon by its kind. "paid": applied to the order
+ * (amount, payment, freshness, idempotence: server/orders/settle-payment.ts); a payment that came
+ * after the cancellation, or on top of another provider's, is refunded right away (and by the
+ * sweep, should that fail). "refund": the refund it reports is settled (./refunds). "ignored":
+ * authentic, nothing to do.
  */
 export async function receivePaymentNotification(
   services: Services,
+  provider: PaymentProvider,
   request: { body: string; headers: Headers },
   now = new Date(),
 ): Promise<NotifyResult> {
-  const { payments } = services;
-  if (!payments) return { accepted: false, reason: "no payment provider is set up" };
-  const verdict = payments.verifyNotification(request);
+  const verdict = provider.verifyNotification(request);
   if (!verdict.ok) return { accepted: false, reason: verdict.reason };
-  const notification = verdict.notification;
-  // Bounds the replay window of what is new: older than this, only a notification already
-  // processed is answered (as a duplicate), whatever its id.
-  const fresh = Math.abs(now.getTime() - notification.sentAt.getTime()) <= services.env.PAYMENT_NOTIFY_MAX_AGE_SECONDS * 1000;
-  const applied = await applyPaymentNotification(services.db, payments.name, notification, { fresh, now });
-  if (applied.outcome === "REJECTED") return { accepted: false, reason: applied.reason };
-  if (applied.outcome === "REFUND_DUE") {
-    await settleRefund(services, applied.paymentId, now).catch((error: unknown) => {
-      log().warn({ err: error, paymentId: applied.paymentId }, "refund failed; the sweep will retry it");
-    });
+  const { event } = verdict;
+  switch (event.kind) {
+    case "ignored":
+      return { accepted: true, outcome: "IGNORED" };
+    case "refund": {
+      const { outTradeNo, refundNo, result } = event;
+      const settled = await settleRefundReport(services, { provider: provider.name, outTradeNo, refundNo, result }, now);
+      if (settled === "REJECTED") return { accepted: false, reason: `refund report ${refundNo} of ${outTradeNo} refused` };
+      return { accepted: true, outcome: settled === "SETTLED" ? "REFUND_SETTLED" : "DUPLICATE" };
+    }
+    case "paid": {
+      // Bounds the replay window of what is new: older than this, only a notification already
+      // processed is answered (as a duplicate), whatever its id.
+      const fresh = Math.abs(now.getTime() - event.sentAt.getTime()) <= services.env.PAYMENT_NOTIFY_MAX_AGE_SECONDS * 1000;
+      const applied = await settlePaidTrade(
+        services.db,
+        {
+          provider: provider.name,
+          outTradeNo: event.outTradeNo,
+          providerTradeNo: event.providerTradeNo,
+          amountCents: event.amountCents,
+          notify: { notifyId: event.notifyId, fresh },
+        },
+        now,
+      );
+      if (applied.outcome === "REJECTED") return { accepted: false, reason: applied.reason };
+      if (applied.outcome === "REFUND_DUE") {
+        await settleRefund(services, applied.paymentId, now).catch((error: unknown) => {
+          log().warn({ err: error, paymentId: applied.paymentId }, "refund failed; the sweep will retry it");
+        });
+      }
+      return { accepted: true, outcome: applied.outcome };
+    }
   }
-  return { accepted: true, outcome: applied.outcome };
 }
 
 let logger: ReturnType<typeof createLogger> | undefined;
@@ -51,11 +76,13 @@ const log = () => (logger ??= createLogger("web"));
 const TEXT = { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } as const;
 
 /**
- * POST /api/payments/notify: the whole route handler, answering in the provider's protocol. In
- * order: the per-address limit (its own, generous: providers send a sale's payments in bursts;
- * the proxy's per-IP gate leaves this path out), a provider set up, the body bound, the notification.
+ * POST /api/payments/notify/<provider> (the sandbox's: /api/payments/notify): the whole route
+ * handler, answering in that provider's protocol. In order: the per-address limit (its own,
+ * generous: providers send a sale's payments in bursts; the proxy's per-IP gate leaves these
+ * paths out), the provider offered here, the body bound, the notification, checked by that
+ * provider's adapter only.
  */
-export async function handlePaymentNotifyRequest(req: Request, services: Services): Promise<Response> {
+export async function handlePaymentNotifyRequest(req: Request, services: Services, providerName: PaymentProviderName): Promise<Response> {
   const { payments, rateLimits } = services;
   try {
     const verdict = await rateLimits.paymentNotify.check(`ip:${rateLimitKey(addressFromFrontDoor(req.headers))}`);
@@ -68,7 +95,11 @@ export async function handlePaymentNotifyRequest(req: Request, services: Service
     // Redis cannot count: refuse for now (fail closed); the provider retries.
     return new Response("Busy. Try again shortly.", { status: 503, headers: { ...TEXT, "retry-after": "1" } });
   }
-  if (!payments) return new Response(PAYMENTS_NOT_SET_UP, { status: 404, headers: TEXT });
+  const provider = payments.get(providerName);
+  if (!provider) {
+    const message = payments.offered.length === 0 ? PAYMENTS_NOT_SET_UP : `This shop does not take payments through ${providerName}.`;
+    return new Response(message, { status: 404, headers: TEXT });
+  }
 
   let body: string | null;
   try {
@@ -81,12 +112,12 @@ export async function handlePaymentNotifyRequest(req: Request, services: Service
 
   let reply;
   try {
-    const result = await receivePaymentNotification(services, { body, headers: req.headers });
-    if (!result.accepted) log().warn({ reason: result.reason }, "payment notification refused");
-    reply = payments.reply(result.accepted ? "accepted" : "rejected");
+    const result = await receivePaymentNotification(services, provider, { body, headers: req.headers });
+    if (!result.accepted) log().warn({ provider: provider.name, reason: result.reason }, "payment notification refused");
+    reply = provider.reply(result.accepted ? "accepted" : "rejected");
   } catch (error) {
-    log().error({ err: error }, "payment notification failed; the provider will retry");
-    reply = payments.reply("error");
+    log().error({ err: error, provider: provider.name }, "payment notification failed; the provider will retry");
+    reply = provider.reply("error");
   }
   return new Response(reply.body, { status: reply.status, headers: { "content-type": reply.contentType, "cache-control": "no-store" } });
 }

@@ -19,6 +19,7 @@ import { warmUpSale } from "../seckill/warmup";
 import { DEV_SANDBOX_PAY_APP_ID, DEV_SANDBOX_PAY_KEY, DEV_SESSION_SECRET } from "../env";
 import { paymentNotifyJobId } from "../clients/queues";
 import { freePort } from "../net";
+import { newOutTradeNo } from "../orders/pay";
 import { sandboxNotifyFields } from "./sandbox-gateway";
 import { signed } from "./signature";
 
@@ -68,12 +69,13 @@ async function unpaidOrders(t: TestEnvironment, n: number) {
   return orders.map((order, i) => ({ ...order, shopper: shoppers[i]! }));
 }
 
-/** order.pay over HTTP as the order's shopper: the cashier's address and the payment id in it. */
+/** order.pay over HTTP as the order's shopper: our trade number, and the cashier's signed request. */
 async function pay(base: string, order: { orderId: number; shopper: SeededShopper }) {
   const answer = await trpc(base, "order.pay", { orderId: order.orderId }, order.shopper.token);
   expect(answer.status, answer.text).toBe(200);
-  const { payUrl, paymentId } = (JSON.parse(answer.text) as { result: { data: { json: { payUrl: string; paymentId: number } } } }).result.data.json;
-  return { paymentId, params: Object.fromEntries(new URL(payUrl, base).searchParams) };
+  const { outTradeNo, action } = (JSON.parse(answer.text) as { result: { data: { json: { outTradeNo: string; action: { kind: string; url: string } } } } }).result.data.json;
+  expect(action.kind).toBe("redirect");
+  return { outTradeNo, params: Object.fromEntries(new URL(action.url, base).searchParams) };
 }
 
 function postForm(url: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
@@ -89,9 +91,9 @@ const cookieOf = (shopper: SeededShopper) => ({ cookie: `fs_session=${shopper.to
 
 /** What a notification could change about an order. */
 async function snapshot(t: TestEnvironment, orderId: number) {
-  const order = await t.services.db.order.findUniqueOrThrow({ where: { id: orderId }, select: { status: true, updatedAt: true, payment: true } });
-  const notifications = await t.services.db.paymentNotification.count({ where: { paymentId: order.payment?.id ?? -1 } });
-  return { ...order, notifications };
+  const { payments, ...order } = await t.services.db.order.findUniqueOrThrow({ where: { id: orderId }, select: { status: true, updatedAt: true, payments: true } });
+  const notifications = await t.services.db.paymentNotification.count({ where: { paymentId: { in: payments.map((p) => p.id) } } });
+  return { ...order, payment: payments[0] ?? null, notifications };
 }
 
 /** A startup's refusal: the exit code and output, from the harness's error; null if it started. */
@@ -134,6 +136,21 @@ describe("production mode refuses demo secrets", () => {
   });
 });
 
+describe("a provider listed without its keys", () => {
+  const processes: [name: string, start: (extra: Record<string, string>) => Promise<ChildHandle>][] = [
+    ["web", (extra) => startWeb(off.childEnv, extra)],
+    ["the seckill service", (extra) => startSeckillService(off.childEnv, extra)],
+    ["the worker", (extra) => startWorker(off.childEnv, extra)],
+  ];
+  it.each(processes)("%s exits non-zero with one line naming the missing variable", async (_, start) => {
+    const refusal = await refusalOf(() => start({ PAYMENT_PROVIDERS: "sandbox,alipay", ALIPAY_APP_ID: "2021000000000001", ALIPAY_PUBLIC_KEY: "" }));
+    expect(refusal).not.toBeNull();
+    expect(refusal!.code, refusal!.output).toBeGreaterThan(0);
+    expect(refusal!.output).toMatch(/^Invalid environment: ALIPAY_PRIVATE_KEY: is required when PAYMENT_PROVIDERS lists alipay; ALIPAY_PUBLIC_KEY: is required when PAYMENT_PROVIDERS lists alipay$/m);
+    expect(refusal!.output).not.toMatch(/^\s+at \S/m);
+  });
+});
+
 describe("production mode with the sandbox not enabled", () => {
   let system: ChildHandle & { url: string };
   beforeAll(async () => {
@@ -146,13 +163,13 @@ describe("production mode with the sandbox not enabled", () => {
     // Whatever order.pay answers, a payment row may exist (made while the sandbox was on).
     await trpc(system.url, "order.pay", { orderId: order!.orderId }, order!.shopper.token);
     const payment = await off.services.db.payment.upsert({
-      where: { orderId: order!.orderId },
-      create: { orderId: order!.orderId, provider: "sandbox", amountCents: 9900 },
+      where: { orderId_provider: { orderId: order!.orderId, provider: "sandbox" } },
+      create: { orderId: order!.orderId, provider: "sandbox", outTradeNo: newOutTradeNo(), amountCents: 9900 },
       update: {},
     });
     const forged = sandboxNotifyFields(
       { SANDBOX_PAY_KEY: DEV_SANDBOX_PAY_KEY, SANDBOX_PAY_APP_ID: DEV_SANDBOX_PAY_APP_ID },
-      { outTradeNo: String(payment.id), tradeNo: "FORGED1", totalAmount: "99.00" },
+      { outTradeNo: payment.outTradeNo, tradeNo: "FORGED1", totalAmount: "99.00" },
     );
     const answer = await postForm(`${system.url}/api/payments/notify`, forged);
     expect(await answer.text()).not.toBe("success");
@@ -170,7 +187,7 @@ describe("production mode with the sandbox not enabled", () => {
     const checkout = signed(
       {
         app_id: DEV_SANDBOX_PAY_APP_ID,
-        out_trade_no: "1",
+        out_trade_no: newOutTradeNo(),
         total_amount: "99.00",
         subject: "Forged",
         notify_url: `${system.url}/api/payments/notify`,
@@ -289,7 +306,7 @@ describe("production mode with the sandbox enabled", () => {
 
   it("the cashier acts only for the order's own shopper: 401 without a session, 404 for another's", async () => {
     const [mine, theirs] = await unpaidOrders(on, 2);
-    const { paymentId, params } = await pay(web.url, mine!);
+    const { outTradeNo, params } = await pay(web.url, mine!);
     const confirmUrl = `${web.url}/pay/sandbox/confirm`;
     const origin = { origin: web.url };
 
@@ -299,7 +316,7 @@ describe("production mode with the sandbox enabled", () => {
     expect([403, 404]).toContain((await postForm(confirmUrl, params, { ...origin, ...cookieOf(theirs!.shopper) })).status);
     const page = await (await fetch(`${web.url}/pay/sandbox?${new URLSearchParams(params)}`, { headers: cookieOf(theirs!.shopper) })).text();
     expect(page).not.toContain("/pay/sandbox/confirm");
-    expect(await on.services.queues.paymentNotify.getJob(paymentNotifyJobId(String(paymentId)))).toBeUndefined();
+    expect(await on.services.queues.paymentNotify.getJob(paymentNotifyJobId(outTradeNo))).toBeUndefined();
     expect((await snapshot(on, mine!.orderId)).status).toBe("WAIT_PAY");
 
     // The shopper's own Confirm pays, through the worker's notify to this shop.
@@ -339,11 +356,11 @@ describe("production mode with the sandbox enabled", () => {
       }
 
       // A notify job carrying an address of its own (one added by hand): delivered to this shop only.
-      const { paymentId } = await pay(web.url, queued!);
-      const jobId = paymentNotifyJobId(String(paymentId));
+      const { outTradeNo } = await pay(web.url, queued!);
+      const jobId = paymentNotifyJobId(outTradeNo);
       await on.services.queues.paymentNotify.add(
         "payment-notify",
-        { notifyUrl: foreign, outTradeNo: String(paymentId), tradeNo: `SBXT${paymentId}`, totalAmount: "99.00" } as never,
+        { notifyUrl: foreign, outTradeNo, tradeNo: `SBXT${outTradeNo.slice(0, 12)}`, totalAmount: "99.00" } as never,
         { jobId },
       );
       await waitFor(async () => (await snapshot(on, queued!.orderId)).status === "PAID", 30_000, "the order paid through this shop's notify");
@@ -361,8 +378,8 @@ describe("production mode with the sandbox enabled", () => {
 
   it("a repeated notify is answered `success` and changes nothing", async () => {
     const [order] = await unpaidOrders(on, 1);
-    const { paymentId } = await pay(web.url, order!);
-    const body = sandboxNotifyFields(on.env, { outTradeNo: String(paymentId), tradeNo: `SBXR${paymentId}`, totalAmount: "99.00" });
+    const { outTradeNo } = await pay(web.url, order!);
+    const body = sandboxNotifyFields(on.env, { outTradeNo, tradeNo: `SBXR${outTradeNo.slice(0, 12)}`, totalAmount: "99.00" });
     const notifyUrl = `${web.url}/api/payments/notify`;
     expect(await (await postForm(notifyUrl, body)).text()).toBe("success");
     const paid = await snapshot(on, order!.orderId);
@@ -379,5 +396,16 @@ describe("production mode with the sandbox enabled", () => {
     expect(limited.length).toBeGreaterThan(0);
     expect(Number(limited[0]!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     await Promise.all(answers.map((a) => a.text()));
+  });
+
+  it("each provider's notify path is reached past the gateway, and answers only for a provider offered", async () => {
+    // Not the proxy's per-IP gate (a JSON refusal): the handler's own plain-text answers.
+    for (const provider of ["alipay", "wechatpay"]) {
+      const answer = await postForm(`${web.url}/api/payments/notify/${provider}`, { hello: "world" }, { origin: "https://evil.example" });
+      const body = await answer.text();
+      expect(answer.headers.get("content-type")).toMatch(/^text\/plain/);
+      expect([404, 429], body).toContain(answer.status);
+      if (answer.status === 404) expect(body).toBe(`This shop does not take payments through ${provider}.`);
+    }
   });
 });

@@ -1,6 +1,10 @@
-import type { Env, PaymentProviderName } from "../env";
+import { alipayConfigFrom, wechatPayConfigFrom, type Env, type PaymentProviderName } from "../env";
+import type { RedisConnection } from "../clients/redis";
 import type { PaymentProvider } from "./provider";
+import { alipayProvider } from "./alipay";
+import { wechatPayProvider } from "./wechatpay";
 import { sandboxProvider } from "./sandbox";
+import { SandboxTrades } from "./sandbox-trades";
 
 /** The providers this shop offers, built once per process from the env. */
 export interface PaymentProviders {
@@ -10,19 +14,27 @@ export interface PaymentProviders {
   get(name: string): PaymentProvider | undefined;
 }
 
-/** The adapter of each provider PAYMENT_PROVIDERS may name (env.ts refuses a name without one). */
-const ADAPTERS: Partial<Record<PaymentProviderName, (env: Env) => PaymentProvider>> = {
-  sandbox: sandboxProvider,
+/** What an adapter may need besides the env: the sandbox keeps its provider-side books in Redis. */
+export interface ProviderDeps {
+  redis: RedisConnection;
+}
+
+/** The adapter of each provider PAYMENT_PROVIDERS may name; env.ts has checked its variables. */
+const ADAPTERS: Record<PaymentProviderName, (env: Env, deps: ProviderDeps) => PaymentProvider> = {
+  alipay: (env) => alipayProvider(alipayConfigFrom(env)),
+  wechatpay: (env) => wechatPayProvider(wechatPayConfigFrom(env)),
+  sandbox: (env, { redis }) => sandboxProvider(env, sandboxTrades({ redis, env })),
 };
 
-export function paymentProvidersFor(env: Env): PaymentProviders {
-  const offered = env.PAYMENT_PROVIDERS.map((name) => {
-    const adapter = ADAPTERS[name];
-    if (!adapter) throw new Error(`PAYMENT_PROVIDERS names ${name}, which has no adapter`);
-    return adapter(env);
-  });
+export function paymentProvidersFor(env: Env, deps: ProviderDeps): PaymentProviders {
+  const offered = env.PAYMENT_PROVIDERS.map((name) => ADAPTERS[name](env, deps));
   const byName = new Map(offered.map((provider) => [provider.name as string, provider]));
   return { offered, get: (name) => byName.get(name) };
+}
+
+/** The sandbox provider's own books (its trades), for its adapter and its cashier. */
+export function sandboxTrades(io: { redis: RedisConnection; env: Pick<Env, "REDIS_NAMESPACE"> }): SandboxTrades {
+  return new SandboxTrades(io.redis, io.env.REDIS_NAMESPACE);
 }
 
 /** Whether this shop runs the built-in sandbox (its cashier page, its notify deliveries). */

@@ -3,17 +3,18 @@ import type { Env } from "../env";
 import type { Services } from "../services";
 import { AppError } from "../errors";
 import { paymentNotifyJobId, type PaymentNotifyJob } from "../clients/queues";
-import { amountToCents } from "./money";
-import { PAYMENTS_NOT_SET_UP, sandboxEnabled } from "./providers";
-import { TRADE_SUCCESS } from "./sandbox";
+import { amountToCents, centsToAmount } from "./money";
+import { PAYMENTS_NOT_SET_UP, sandboxEnabled, sandboxTrades } from "./providers";
+import { OUT_TRADE_NO, TRADE_SUCCESS } from "./sandbox";
 import { signed, verifySigned } from "./signature";
 import { paymentNotifyUrl, sameOriginPath } from "./urls";
 
 /**
  * The sandbox provider's own side, what would run on the provider's servers: its cashier page
- * reads a merchant's signed checkout and shows it to the order's own shopper only; "Confirm"
- * records the payment as a notify job; the worker delivers that notify, signed with the
- * provider's key, to this shop's configured notify URL (never one a request named), again and
+ * reads a merchant's signed checkout, opens the trade in the provider's books (sandbox-trades.ts)
+ * and shows it to the order's own shopper only; "Confirm" pays the trade there — unless the
+ * merchant closed it first — and queues its notify; the worker delivers that notify, signed with
+ * the provider's key, to this shop's configured notify URL (never one a request named), again and
  * again until the merchant answers `success` (BullMQ's retries with exponential backoff).
  */
 export interface SandboxCheckout {
@@ -39,14 +40,18 @@ export function readSandboxCheckout(env: SandboxConfig, params: Readonly<Record<
   const amountCents = amountToCents(params.total_amount ?? "");
   const expiresAt = new Date(params.time_expire ?? "");
   const returnUrl = sameOriginPath(params.return_url ?? "");
-  if (amountCents === null || Number.isNaN(expiresAt.getTime()) || !returnUrl || !params.out_trade_no || !params.subject) return null;
-  return { outTradeNo: params.out_trade_no, totalAmount: params.total_amount!, amountCents, subject: params.subject, returnUrl, expiresAt };
+  if (amountCents === null || Number.isNaN(expiresAt.getTime()) || !returnUrl || !OUT_TRADE_NO.test(params.out_trade_no ?? "") || !params.subject) return null;
+  return { outTradeNo: params.out_trade_no!, totalAmount: params.total_amount!, amountCents, subject: params.subject, returnUrl, expiresAt };
 }
+
+/** What the cashier says of a trade the merchant closed (the buyer chose another provider, or the order was cancelled). */
+export const TRADE_CLOSED_MESSAGE = "This payment was closed and can no longer be paid. Go back to your order to pay it again.";
 
 /**
  * The checkout the cashier shows `userId`, who must be the shopper of the order it pays (a
  * stranger holding the link gets NOT_FOUND, as for any other shopper's order); the sandbox must
- * be enabled and the request genuine and unexpired.
+ * be enabled, the request genuine and unexpired, and its trade not closed. Showing it opens the
+ * trade in the provider's books, as a real provider's page does.
  */
 export async function sandboxCheckoutFor(
   services: Services,
@@ -57,7 +62,7 @@ export async function sandboxCheckoutFor(
   const checkout = readSandboxCheckout(services.env, input.params);
   if (!checkout) throw new AppError("BAD_REQUEST", "This payment request is not genuine.");
   const payment = await services.db.payment.findUnique({
-    where: { id: Number(checkout.outTradeNo) },
+    where: { outTradeNo: checkout.outTradeNo },
     select: { provider: true, amountCents: true, order: { select: { userId: true } } },
   });
   if (!payment || payment.provider !== "sandbox" || payment.order.userId !== input.userId) {
@@ -65,12 +70,17 @@ export async function sandboxCheckoutFor(
   }
   if (payment.amountCents !== checkout.amountCents) throw new AppError("BAD_REQUEST", "This payment request is not genuine.");
   if (checkout.expiresAt <= now) throw new AppError("PRECONDITION_FAILED", "This payment request has expired.");
+  const trades = sandboxTrades(services);
+  await trades.open(checkout.outTradeNo, { amountCents: checkout.amountCents, notifyUrl: input.params.notify_url!, expiresAt: checkout.expiresAt.toISOString() });
+  if ((await trades.state(checkout.outTradeNo, now)).state === "CLOSED") throw new AppError("CONFLICT", TRADE_CLOSED_MESSAGE);
   return checkout;
 }
 
 /**
- * The buyer pressed Confirm: the sandbox takes the (pretend) money and queues its notify to the
- * merchant. Pressing twice is one payment: the job id is the merchant's trade number.
+ * The buyer pressed Confirm: the sandbox takes the (pretend) money — the trade becomes PAID in
+ * its books unless the merchant closed it first — and queues its notify to the merchant.
+ * Pressing twice is one payment: the trade keeps its first trade number, and the job id is the
+ * merchant's trade number.
  */
 export async function confirmSandboxCheckout(
   services: Services,
@@ -78,11 +88,12 @@ export async function confirmSandboxCheckout(
   now = new Date(),
 ): Promise<{ returnUrl: string }> {
   const checkout = await sandboxCheckoutFor(services, input, now);
-  const job: PaymentNotifyJob = {
-    outTradeNo: checkout.outTradeNo,
+  const outcome = await sandboxTrades(services).pay(checkout.outTradeNo, {
     tradeNo: `SBX${now.getTime()}${randomBytes(4).toString("hex")}`,
-    totalAmount: checkout.totalAmount,
-  };
+    amountCents: checkout.amountCents,
+  });
+  if (outcome.state === "CLOSED") throw new AppError("CONFLICT", TRADE_CLOSED_MESSAGE);
+  const job: PaymentNotifyJob = { outTradeNo: checkout.outTradeNo, tradeNo: outcome.tradeNo, totalAmount: centsToAmount(outcome.amountCents) };
   await services.queues.paymentNotify.add("payment-notify", job, { jobId: paymentNotifyJobId(checkout.outTradeNo) });
   return { returnUrl: checkout.returnUrl };
 }
@@ -108,6 +119,21 @@ export function sandboxNotifyFields(
 }
 
 const NOTIFY_TIMEOUT_MS = 10_000;
+
+/**
+ * The worker's delivery of a notify job: the provider's books must agree the trade was paid (a
+ * job is the sandbox's record of a payment, so one made by hand pays its trade there first; a
+ * trade closed before it was paid is never reported paid), then the notify goes out with the
+ * books' trade number and amount. Answers false, sending nothing, for a closed trade.
+ */
+export async function deliverSandboxPayment(services: Pick<Services, "env" | "redis">, job: PaymentNotifyJob): Promise<boolean> {
+  const amountCents = amountToCents(job.totalAmount);
+  if (amountCents === null) throw new Error(`payment-notify job for ${job.outTradeNo} carries no amount`);
+  const outcome = await sandboxTrades(services).pay(job.outTradeNo, { tradeNo: job.tradeNo, amountCents });
+  if (outcome.state === "CLOSED") return false;
+  await deliverSandboxNotify(services.env, { outTradeNo: job.outTradeNo, tradeNo: outcome.tradeNo, totalAmount: centsToAmount(outcome.amountCents) });
+  return true;
+}
 
 /**
  * Delivers the notify once, to this shop's configured notify URL whatever the job says; throws

@@ -1,10 +1,17 @@
 import { describe, expect, it } from "vitest";
+import { Redis } from "ioredis";
 import { sandboxProvider } from "./sandbox";
+import type { PayDevice } from "./provider";
 import { readSandboxCheckout, sandboxNotifyFields } from "./sandbox-gateway";
+import { SandboxTrades } from "./sandbox-trades";
+import { signed } from "./signature";
 
 const env = { SANDBOX_PAY_APP_ID: "test-app", SANDBOX_PAY_KEY: "k".repeat(40), PUBLIC_BASE_URL: "http://127.0.0.1:3000" };
-const provider = sandboxProvider(env);
-const job = { outTradeNo: "42", tradeNo: "SBX-1", totalAmount: "99.00" };
+// Checkout and notify reading need no I/O: the books' connection is never opened here
+// (query, close and refund are sandbox.int.test.ts's).
+const provider = sandboxProvider(env, new SandboxTrades(new Redis({ lazyConnect: true }), "unit"));
+const outTradeNo = "0123456789abcdef0123456789abcdef";
+const job = { outTradeNo, tradeNo: "SBX-1", totalAmount: "99.00" };
 const verify = (fields: Record<string, string>) => provider.verifyNotification({ body: new URLSearchParams(fields).toString(), headers: new Headers() });
 
 describe("sandbox provider: notifications", () => {
@@ -12,15 +19,27 @@ describe("sandbox provider: notifications", () => {
     const now = new Date("2026-11-30T12:00:00.000Z");
     expect(verify(sandboxNotifyFields(env, job, { notifyId: "abcdef0123456789", now }))).toEqual({
       ok: true,
-      notification: { notifyId: "abcdef0123456789", paymentId: 42, providerTradeNo: "SBX-1", amountCents: 9900, sentAt: now },
+      event: { kind: "paid", notifyId: "abcdef0123456789", outTradeNo, providerTradeNo: "SBX-1", amountCents: 9900, sentAt: now },
     });
   });
 
   it("says why it refuses", () => {
     expect(verify({ ...sandboxNotifyFields(env, job), total_amount: "1.00" })).toEqual({ ok: false, reason: "bad signature" });
     expect(verify(sandboxNotifyFields(env, job, { appId: "other" }))).toEqual({ ok: false, reason: "notification for app other" });
-    expect(verify(sandboxNotifyFields(env, { ...job, outTradeNo: "not-a-number" }))).toEqual({ ok: false, reason: "malformed notification" });
+    // Ours are 32 hex digits; an old sequential payment id is no trade of ours.
+    expect(verify(sandboxNotifyFields(env, { ...job, outTradeNo: "42" }))).toEqual({ ok: false, reason: "malformed notification" });
+    expect(verify(sandboxNotifyFields(env, { ...job, outTradeNo: outTradeNo.toUpperCase() }))).toEqual({ ok: false, reason: "malformed notification" });
     expect(verify(sandboxNotifyFields(env, { ...job, totalAmount: "99" }))).toEqual({ ok: false, reason: "malformed notification" });
+  });
+
+  it("accepts an authentic trade status with nothing to do, refuses an unknown one", () => {
+    const withStatus = (trade_status: string) => {
+      const { sign: _sign, sign_type: _type, ...fields } = sandboxNotifyFields(env, job);
+      return verify(signed({ ...fields, trade_status }, env.SANDBOX_PAY_KEY));
+    };
+    expect(withStatus("TRADE_CLOSED")).toEqual({ ok: true, event: { kind: "ignored", reason: "trade_status TRADE_CLOSED" } });
+    expect(withStatus("WAIT_BUYER_PAY")).toMatchObject({ ok: true, event: { kind: "ignored" } });
+    expect(withStatus("TRADE_PAID_MAYBE")).toEqual({ ok: false, reason: "unsupported trade_status TRADE_PAID_MAYBE" });
   });
 
   it("gives every delivery its own notify id", () => {
@@ -36,20 +55,27 @@ describe("sandbox provider: notifications", () => {
 
 describe("sandbox provider: checkout", () => {
   const request = {
-    paymentId: 42,
+    outTradeNo,
     amountCents: 9900,
     subject: "Lantern & co",
     notifyUrl: "http://127.0.0.1:3000/api/payments/notify",
-    returnUrl: "/orders?order=7",
+    returnUrl: "http://127.0.0.1:3000/orders?order=7",
     expiresAt: new Date("2026-11-30T12:30:00.000Z"),
+    device: "desktop" as PayDevice,
+    clientIp: "203.0.113.7",
   };
-  const paramsOf = async (r = request) => Object.fromEntries(new URL((await provider.checkout(r)).payUrl, "http://x").searchParams);
+  const urlOf = async (r = request) => {
+    const action = await provider.checkout(r);
+    if (action.kind !== "redirect") throw new Error(`the sandbox answered ${action.kind}`);
+    return action.url;
+  };
+  const paramsOf = async (r = request) => Object.fromEntries(new URL(await urlOf(r), "http://x").searchParams);
 
   it("is a same-origin address of the cashier carrying the signed request", async () => {
-    const { payUrl } = await provider.checkout(request);
-    expect(payUrl).toMatch(/^\/pay\/sandbox\?/);
+    expect(await urlOf()).toMatch(/^\/pay\/sandbox\?/);
+    expect(await urlOf({ ...request, device: "phone" })).toBe(await urlOf());
     expect(readSandboxCheckout(env, await paramsOf())).toEqual({
-      outTradeNo: "42",
+      outTradeNo,
       totalAmount: "99.00",
       amountCents: 9900,
       subject: "Lantern & co",
@@ -62,9 +88,16 @@ describe("sandbox provider: checkout", () => {
     expect(readSandboxCheckout(env, { ...(await paramsOf()), subject: "Something else" })).toBeNull();
     expect(readSandboxCheckout({ ...env, SANDBOX_PAY_KEY: "x".repeat(40) }, await paramsOf())).toBeNull();
     expect(readSandboxCheckout(env, await paramsOf({ ...request, returnUrl: "//evil.example/" }))).toBeNull();
-    expect(readSandboxCheckout(env, await paramsOf({ ...request, returnUrl: "https://evil.example/" }))).toBeNull();
+    const { sign: _sign, sign_type: _type, ...fields } = await paramsOf();
+    expect(readSandboxCheckout(env, signed({ ...fields, return_url: "https://evil.example/" }, env.SANDBOX_PAY_KEY))).toBeNull();
     expect(readSandboxCheckout(env, await paramsOf({ ...request, returnUrl: "/\\evil.example/" }))).toBeNull();
     // Signed by the merchant, yet notifying another address: the sandbox notifies this shop only.
     expect(readSandboxCheckout(env, await paramsOf({ ...request, notifyUrl: "http://127.0.0.1:9/steal" }))).toBeNull();
+    // Not one of our trade numbers.
+    expect(readSandboxCheckout(env, await paramsOf({ ...request, outTradeNo: "42" }))).toBeNull();
+  });
+
+  it("sends the buyer back to this shop only", async () => {
+    await expect(provider.checkout({ ...request, returnUrl: "https://evil.example/orders" })).rejects.toThrow(/this shop only/);
   });
 });

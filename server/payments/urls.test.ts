@@ -1,9 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { paymentNotifyUrl, sameOriginPath } from "./urls";
+import { orderReturnUrl, paymentNotifyUrl, sameOriginPath } from "./urls";
 
 describe("the notify URL", () => {
-  it("is the configured base URL's notify endpoint", () => {
-    expect(paymentNotifyUrl({ PUBLIC_BASE_URL: "https://shop.example.com" })).toBe("https://shop.example.com/api/payments/notify");
+  const env = { PUBLIC_BASE_URL: "https://shop.example.com" };
+  it("is the configured base URL's notify endpoint of the provider; the sandbox keeps its own", () => {
+    expect(paymentNotifyUrl(env)).toBe("https://shop.example.com/api/payments/notify");
+    expect(paymentNotifyUrl(env, "sandbox")).toBe("https://shop.example.com/api/payments/notify");
+    expect(paymentNotifyUrl(env, "alipay")).toBe("https://shop.example.com/api/payments/notify/alipay");
+    expect(paymentNotifyUrl(env, "wechatpay")).toBe("https://shop.example.com/api/payments/notify/wechatpay");
+  });
+  it("the buyer returns to their orders on this shop, the order named", () => {
+    expect(orderReturnUrl(env, 42)).toBe("https://shop.example.com/orders?order=42");
   });
 });
 

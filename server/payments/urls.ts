@@ -1,4 +1,4 @@
-import type { Env } from "../env";
+import type { Env, PaymentProviderName } from "../env";
 
 /**
  * The two addresses a payment involves, and never from a request: providers report payments to
@@ -7,12 +7,22 @@ import type { Env } from "../env";
  * make the worker POST anywhere, or send the buyer off to a look-alike page.
  */
 
-/** Served by app/api/payments/notify/route.ts. */
+/** Served by app/api/payments/notify/route.ts (the sandbox's); each real provider has its own below it. */
 export const PAYMENT_NOTIFY_PATH = "/api/payments/notify";
 
-/** Where every provider reports payments: this shop's own notify endpoint. */
-export function paymentNotifyUrl(env: Pick<Env, "PUBLIC_BASE_URL">): string {
-  return `${env.PUBLIC_BASE_URL}${PAYMENT_NOTIFY_PATH}`;
+/** The notify path of a provider: /api/payments/notify/<name> (app/api/payments/notify/<name>/route.ts), the sandbox's own. */
+export function paymentNotifyPath(provider: PaymentProviderName): string {
+  return provider === "sandbox" ? PAYMENT_NOTIFY_PATH : `${PAYMENT_NOTIFY_PATH}/${provider}`;
+}
+
+/** Where a provider reports payments and refunds: this shop's own notify endpoint for it. */
+export function paymentNotifyUrl(env: Pick<Env, "PUBLIC_BASE_URL">, provider: PaymentProviderName = "sandbox"): string {
+  return `${env.PUBLIC_BASE_URL}${paymentNotifyPath(provider)}`;
+}
+
+/** Where the buyer comes back to after paying: their orders, this one highlighted (it waits there for the notify). */
+export function orderReturnUrl(env: Pick<Env, "PUBLIC_BASE_URL">, orderId: number): string {
+  return `${env.PUBLIC_BASE_URL}/orders?order=${orderId}`;
 }
 
 /**

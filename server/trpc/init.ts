@@ -25,6 +25,8 @@ export interface Context {
   ipGate: PendingGate;
   /** The caller's address as the front door resolved it (server/gateway/client-ip.ts); set by Next's tRPC handler. */
   clientAddress?: string;
+  /** The caller's User-Agent, for the payment flow to offer (a phone's or a desktop's). */
+  userAgent: string | null;
 }
 
 /** The inner context: what tests pass to `createCaller` directly. */
@@ -35,7 +37,7 @@ export async function createContext(services: Services, reqHeaders: HeaderReader
   const sessionEnded = verified !== null && services.sessions.hasEnded(verified);
   const session = sessionEnded ? null : verified;
   const https = reqHeaders.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
-  return { services, session, sessionEnded, resHeaders, https, ipGate };
+  return { services, session, sessionEnded, resHeaders, https, ipGate, userAgent: reqHeaders.get("user-agent") };
 }
 
 // 2. Init -----------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import { warmUpSale } from "../seckill/warmup";
 import { signSession } from "../gateway/session";
 import { receivePaymentNotification } from "../payments/notify";
 import { sandboxNotifyFields } from "../payments/sandbox-gateway";
+import type { PayAction } from "../payments/provider";
 import { createCaller } from "./root";
 import { createContext } from "./init";
 import { handleTrpcRequest } from "./http";
@@ -38,16 +39,18 @@ beforeAll(async () => {
 });
 afterAll(() => t?.cleanup());
 
-const callerFor = async (token: string) => createCaller(await createContext(t.services, new Headers({ authorization: `Bearer ${token}` })));
+const callerFor = async (token: string, headers: Record<string, string> = {}) =>
+  createCaller(await createContext(t.services, new Headers({ authorization: `Bearer ${token}`, ...headers })));
+const urlOf = (action: PayAction) => (action.kind === "redirect" ? action.url : action.codeUrl);
 const codeOf = (promise: Promise<unknown>) => promise.then(() => "OK", (e: unknown) => (e instanceof TRPCError ? e.code : String(e)));
 
-async function paidByNotify(paymentId: number) {
-  const body = new URLSearchParams(sandboxNotifyFields(t.env, { outTradeNo: String(paymentId), tradeNo: `SBX-API-${paymentId}`, totalAmount: "25.00" }));
-  expect(await receivePaymentNotification(t.services, { body: body.toString(), headers: new Headers() })).toMatchObject({ accepted: true });
+async function paidByNotify(outTradeNo: string) {
+  const body = new URLSearchParams(sandboxNotifyFields(t.env, { outTradeNo, tradeNo: `SBX-API-${outTradeNo.slice(0, 8)}`, totalAmount: "25.00" }));
+  expect(await receivePaymentNotification(t.services, t.services.payments.get("sandbox")!, { body: body.toString(), headers: new Headers() })).toMatchObject({ accepted: true });
 }
 
 async function orderRow(orderId: number) {
-  return t.services.db.order.findUniqueOrThrow({ where: { id: orderId }, select: { status: true, updatedAt: true, payment: true } });
+  return t.services.db.order.findUniqueOrThrow({ where: { id: orderId }, select: { status: true, updatedAt: true, payments: true } });
 }
 
 describe("a shopper's own orders", () => {
@@ -56,7 +59,7 @@ describe("a shopper's own orders", () => {
     const list = await caller.order.list();
     expect(list.map((o) => o.id)).toEqual([aliceOrder.orderId]);
     const order = await caller.order.get({ orderId: aliceOrder.orderId });
-    expect(order).toMatchObject({ id: aliceOrder.orderId, productName: "API lamp", amountCents: 2500, status: "WAIT_PAY", canPay: true, canCancel: true, paymentStatus: null });
+    expect(order).toMatchObject({ id: aliceOrder.orderId, productName: "API lamp", amountCents: 2500, status: "WAIT_PAY", canPay: true, canCancel: true, paymentStatus: null, payments: [] });
     expect(order.payRemainingMs).toBeGreaterThan(0);
     expect(order.payRemainingMs).toBeLessThanOrEqual(t.env.ORDER_PAY_TIMEOUT_SECONDS * 1000);
     expect(order.payDeadline).toBeInstanceOf(Date);
@@ -76,14 +79,27 @@ describe("a shopper's own orders", () => {
     expect(await codeOf(asBob.order.get({ orderId: 999_999 }))).toBe("NOT_FOUND");
   });
 
+  it("order.payProviders lists what checkout offers, in order", async () => {
+    expect(await (await callerFor(alice.token)).order.payProviders()).toEqual({ providers: ["sandbox"] });
+  });
+
   it("order.pay gives the sandbox cashier's address; order.paymentStatus follows the payment", async () => {
-    const caller = await callerFor(alice.token);
-    const { paymentId, payUrl } = await caller.order.pay({ orderId: aliceOrder.orderId });
+    const phone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148";
+    const caller = await callerFor(alice.token, { "user-agent": phone });
+    const started = await caller.order.pay({ orderId: aliceOrder.orderId });
+    expect(started).toMatchObject({ orderId: aliceOrder.orderId, provider: "sandbox", outTradeNo: expect.stringMatching(/^[0-9a-f]{32}$/), action: { kind: "redirect" } });
+    const payUrl = urlOf(started.action);
     expect(payUrl).toMatch(/^\/pay\/sandbox\?/);
     expect(new URL(payUrl, "http://x").searchParams.get("total_amount")).toBe("25.00");
-    expect(await caller.order.paymentStatus({ orderId: aliceOrder.orderId })).toEqual({ orderId: aliceOrder.orderId, orderStatus: "WAIT_PAY", paymentStatus: "CREATED" });
-    await paidByNotify(paymentId);
-    expect(await caller.order.paymentStatus({ orderId: aliceOrder.orderId })).toEqual({ orderId: aliceOrder.orderId, orderStatus: "PAID", paymentStatus: "SUCCEEDED" });
+    // Asked for by name, with the flow given: the same attempt.
+    expect((await caller.order.pay({ orderId: aliceOrder.orderId, provider: "sandbox", device: "desktop" })).outTradeNo).toBe(started.outTradeNo);
+    const waiting = await caller.order.paymentStatus({ orderId: aliceOrder.orderId });
+    expect(waiting).toEqual({ orderId: aliceOrder.orderId, orderStatus: "WAIT_PAY", paymentStatus: "CREATED", payments: [{ provider: "sandbox", status: "CREATED", paidAt: null, refundedAt: null }] });
+    await paidByNotify(started.outTradeNo);
+    expect(await caller.order.paymentStatus({ orderId: aliceOrder.orderId })).toMatchObject({ orderId: aliceOrder.orderId, orderStatus: "PAID", paymentStatus: "SUCCEEDED" });
+    expect((await caller.order.list())[0]!.payments).toEqual([{ provider: "sandbox", status: "SUCCEEDED", paidAt: expect.any(Date), refundedAt: null }]);
+    // Nothing of the provider's reaches the shopper.
+    expect(JSON.stringify(await caller.order.get({ orderId: aliceOrder.orderId }))).not.toContain("SBX-API");
     expect(await caller.order.get({ orderId: aliceOrder.orderId })).toMatchObject({ status: "PAID", canPay: false, canCancel: false, payRemainingMs: 0 });
     expect(await codeOf(caller.order.cancel({ orderId: aliceOrder.orderId }))).toBe("CONFLICT");
   });
@@ -114,7 +130,17 @@ describe("bad input over HTTP", () => {
     return { status: response.status, error: payload.error?.json };
   }
 
-  it.each([{ orderId: "7" }, { orderId: -1 }, { orderId: 1.5 }, { orderId: 2 ** 40 }, {}, null])("order.pay %j → 400 naming the field, nothing written", async (input) => {
+  it.each([
+    { orderId: "7" },
+    { orderId: -1 },
+    { orderId: 1.5 },
+    { orderId: 2 ** 40 },
+    {},
+    null,
+    { orderId: 1, provider: "paypal" },
+    { orderId: 1, provider: "" },
+    { orderId: 1, device: "tablet" },
+  ])("order.pay %j → 400 naming the field, nothing written", async (input) => {
     const payments = await t.services.db.payment.count();
     const r = await call("order.pay", input, bob.token);
     expect(r.status).toBe(400);

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { RESERVATION_ID_PATTERN } from "../seckill/reservation";
 import { PURCHASE_TOKEN_PATTERN } from "../seckill/purchase-token";
 import { fitsBcrypt, PASSWORD_TOO_LONG } from "../gateway/password";
+import { PAYMENT_PROVIDER_NAMES } from "../env";
 
 /** Input shapes shared by several procedures. */
 export const saleIdInput = z.object({
@@ -18,6 +19,12 @@ export const reservationIdInput = z.object({
 
 export const orderIdInput = z.object({
   orderId: z.number({ error: "orderId must be a number" }).int().positive().max(2_147_483_647),
+});
+
+/** order.pay: the provider (default: the first offered) and the flow (default: from the User-Agent). */
+export const payInput = orderIdInput.extend({
+  provider: z.enum(PAYMENT_PROVIDER_NAMES, { error: `provider must be one of ${PAYMENT_PROVIDER_NAMES.join(", ")}` }).optional(),
+  device: z.enum(["desktop", "phone"], { error: "device must be desktop or phone" }).optional(),
 });
 
 export const credentialsInput = z.object({

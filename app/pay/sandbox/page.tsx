@@ -13,7 +13,8 @@ import type { Messages } from "../../_i18n/messages";
 /**
  * The sandbox provider's cashier: stands where Alipay's or WeChat Pay's payment page would. It
  * shows the merchant's signed request to the order's own shopper (anyone else: 404) and lets them
- * confirm (pretend money) or decline. Off unless PAYMENT_PROVIDERS offers the sandbox.
+ * confirm (pretend money) or decline; a trade the merchant closed is shown as closed, with no
+ * Confirm. Off unless PAYMENT_PROVIDERS offers the sandbox.
  */
 export const metadata: Metadata = { title: "Sandbox Pay" };
 export const dynamic = "force-dynamic";
@@ -62,7 +63,8 @@ async function whatToShow(params: Record<string, string>, t: Messages): Promise<
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     if (error.code === "NOT_FOUND") notFound();
-    return { kind: "notice", text: error.code === "PRECONDITION_FAILED" ? t.expired : t.notGenuine };
+    const text = error.code === "PRECONDITION_FAILED" ? t.expired : error.code === "CONFLICT" ? t.paymentClosed : t.notGenuine;
+    return { kind: "notice", text };
   }
 }
 

@@ -1,8 +1,9 @@
 import { createTRPCRouter, shopperProcedure } from "../init";
-import { orderIdInput } from "../schemas";
+import { orderIdInput, payInput } from "../schemas";
 import { getOrder, listOrders, paymentStatus } from "../../orders/queries";
-import { startPayment } from "../../orders/pay";
+import { deviceFromUserAgent, startPayment } from "../../orders/pay";
 import { cancelOwnOrder } from "../../orders/cancel";
+import { normalisedAddress } from "../../gateway/client-ip";
 
 /** A shopper's own orders. Another shopper's order is NOT_FOUND to every procedure here. */
 export const orderRouter = createTRPCRouter({
@@ -16,9 +17,19 @@ export const orderRouter = createTRPCRouter({
     .input(orderIdInput)
     .query(({ ctx, input }) => paymentStatus(ctx.services, { userId: ctx.session.userId, orderId: input.orderId })),
 
-  pay: shopperProcedure
-    .input(orderIdInput)
-    .mutation(({ ctx, input }) => startPayment(ctx.services, { userId: ctx.session.userId, orderId: input.orderId })),
+  /** The providers checkout offers, in order (the first is order.pay's default), for the pay page. */
+  payProviders: shopperProcedure.query(({ ctx }) => ({ providers: ctx.services.payments.offered.map((provider) => provider.name) })),
+
+  pay: shopperProcedure.input(payInput).mutation(({ ctx, input }) =>
+    startPayment(ctx.services, {
+      userId: ctx.session.userId,
+      orderId: input.orderId,
+      provider: input.provider,
+      device: input.device ?? deviceFromUserAgent(ctx.userAgent),
+      // In-process callers (tests, scripts) have no front door, hence no address: the loopback's.
+      clientIp: normalisedAddress(ctx.clientAddress ?? "") ?? "127.0.0.1",
+    }),
+  ),
 
   cancel: shopperProcedure
     .input(orderIdInput)

@@ -3,6 +3,7 @@ import { getServices } from "@/server/services";
 
 export const dynamic = "force-dynamic";
 
+/** The built-in sandbox provider's notify (its own path, from before the real providers came). */
 export async function POST(req: Request) {
-  return handlePaymentNotifyRequest(req, await getServices());
+  return handlePaymentNotifyRequest(req, await getServices(), "sandbox");
 }

@@ -1,0 +1,9 @@
+import { handlePaymentNotifyRequest } from "@/server/payments/notify";
+import { getServices } from "@/server/services";
+
+export const dynamic = "force-dynamic";
+
+/** Alipay's asynchronous notify (form-urlencoded), answered `success` or `fail`. */
+export async function POST(req: Request) {
+  return handlePaymentNotifyRequest(req, await getServices(), "alipay");
+}
