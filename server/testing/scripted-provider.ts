@@ -177,3 +177,24 @@ export function offering(...providers: PaymentProvider[]): PaymentProviders {
 export function withProviders(services: Services, ...providers: PaymentProvider[]): Services {
   return { ...services, payments: offering(...providers) };
 }
+
+/**
+ * What order.pay records when the shopper is sent to `provider`: a CREATED attempt under a fresh
+ * random trade number, opened at the provider unless `atProvider` is false (the buyer never got
+ * there: the provider has no such trade).
+ */
+export async function openAttempt(
+  services: Services,
+  provider: ScriptedProvider,
+  orderId: number,
+  options: { atProvider?: boolean } = {},
+): Promise<{ paymentId: number; outTradeNo: string; amountCents: number }> {
+  const order = await services.db.order.findUniqueOrThrow({ where: { id: orderId }, select: { amountCents: true } });
+  const outTradeNo = randomBytes(16).toString("hex");
+  const { id } = await services.db.payment.create({
+    data: { orderId, provider: provider.name, outTradeNo, amountCents: order.amountCents },
+    select: { id: true },
+  });
+  if (options.atProvider !== false) provider.open(outTradeNo, order.amountCents);
+  return { paymentId: id, outTradeNo, amountCents: order.amountCents };
+}

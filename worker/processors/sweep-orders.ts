@@ -11,14 +11,20 @@ export interface SweepRoundReport extends SweepReport {
 /**
  * The periodic sweep: overdue unpaid orders whose timers fired late or never; payment attempts
  * left open at their provider by a cancellation that could not reach it (closed now, or settled
- * and refunded); refunds still owed back (asked, queried, asked again). One part failing does
- * not stop the others; the round fails afterwards and the next runs everything again.
+ * and refunded); refunds still owed back (asked, queried, asked again). In that order, one after
+ * the other (a payment the second part finds is owed back before the third looks); one part
+ * failing does not stop the others, and the round fails afterwards so the next runs everything again.
  */
 export async function processSweepOrders(services: Services): Promise<SweepRoundReport> {
-  const [sweep, attempts, refunds] = await Promise.allSettled([sweepOverdueOrders(services), closeStrandedAttempts(services), redriveRefunds(services)]);
-  const failures = [sweep, attempts, refunds].flatMap((r) => (r.status === "rejected" ? [r.reason] : []));
-  if (failures.length || sweep.status !== "fulfilled" || attempts.status !== "fulfilled" || refunds.status !== "fulfilled") {
-    throw new AggregateError(failures, `the sweep failed in ${failures.length} of its 3 parts`);
-  }
-  return { ...sweep.value, attempts: attempts.value, refunds: refunds.value };
+  const failures: unknown[] = [];
+  const attempt = <T>(part: () => Promise<T>) =>
+    part().catch((error: unknown) => {
+      failures.push(error);
+      return undefined;
+    });
+  const sweep = await attempt(() => sweepOverdueOrders(services));
+  const attempts = await attempt(() => closeStrandedAttempts(services));
+  const refunds = await attempt(() => redriveRefunds(services));
+  if (!sweep || !attempts || !refunds) throw new AggregateError(failures, `the sweep failed in ${failures.length} of its 3 parts`);
+  return { ...sweep, attempts, refunds };
 }
