@@ -350,3 +350,8 @@ export async function redriveRefunds(services: Services, options: { now?: Date; 
 
 let logger: ReturnType<ReturnType<typeof createLogger>["child"]> | undefined;
 const log = () => (logger ??= createLogger("services").child({ component: "refunds" }));
+
+/** The sweep's refund share under its former name (refunds settled this round). */
+export async function settlePendingRefunds(services: Services, limit = 100): Promise<number[]> {
+  return (await redriveRefunds(services, { limit })).refunded;
+}
