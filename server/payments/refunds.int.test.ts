@@ -126,6 +126,8 @@ describe("an admin refunds a paid order", () => {
     expect(await orderStatus(paid!.orderId)).toBe("REFUNDING");
     expect(await payment(paid!.paymentId)).toMatchObject({ status: "REFUND_PENDING", refundError: "NOT_ENOUGH: the merchant balance is too low" });
     expect(await saleState(saleId)).toEqual({ dbStock: 2, redisStock: 2, released: [paid!.orderId] });
+    // Being refunded, it can no longer be shipped.
+    expect(await shipOrder(services, paid!.orderId).catch((e: unknown) => e)).toMatchObject({ code: "CONFLICT" });
     // The console shows it.
     const [listed] = await searchOrders(services, { orderId: paid!.orderId });
     expect(listed!.payments).toEqual([
