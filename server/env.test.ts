@@ -217,3 +217,12 @@ describe("provider variables", () => {
     expect(() => readEnv({ ...production, PAYMENT_PROVIDERS: "alipay,sandbox", ...alipay })).toThrow(/SANDBOX_PAY_KEY: is the public development default/);
   });
 });
+
+describe("PAYMENT_UNREACHABLE_CANCEL_AFTER_SECONDS", () => {
+  it("waits 15 minutes past the deadline for an unreachable provider by default, and takes whole seconds", () => {
+    expect(readEnv({}).PAYMENT_UNREACHABLE_CANCEL_AFTER_SECONDS).toBe(900);
+    expect(readEnv({ PAYMENT_UNREACHABLE_CANCEL_AFTER_SECONDS: "0" }).PAYMENT_UNREACHABLE_CANCEL_AFTER_SECONDS).toBe(0);
+    expect(() => readEnv({ PAYMENT_UNREACHABLE_CANCEL_AFTER_SECONDS: "-1" })).toThrow(/PAYMENT_UNREACHABLE_CANCEL_AFTER_SECONDS/);
+    expect(() => readEnv({ PAYMENT_UNREACHABLE_CANCEL_AFTER_SECONDS: "1.5" })).toThrow(/PAYMENT_UNREACHABLE_CANCEL_AFTER_SECONDS/);
+  });
+});

@@ -221,6 +221,13 @@ const envSchema = z
      * again (Alipay retries over ~25 h, WeChat Pay ~24 h); the worker prunes older ones hourly.
      */
     PAYMENT_NOTIFY_KEEP_HOURS: intFrom(48, 1),
+    /**
+     * How long past an order's pay deadline the timer keeps asking an unreachable provider before
+     * it cancels anyway (the trade is closed on the sweep's next success; a payment found then is
+     * refunded). Safe because checkout's time_expire is the deadline: the provider refuses to
+     * take money after it.
+     */
+    PAYMENT_UNREACHABLE_CANCEL_AFTER_SECONDS: intFrom(900, 0),
     /** Notify requests per second per client address (providers send bursts; 0 turns the limit off). */
     RATE_LIMIT_NOTIFY_PER_IP: intFrom(200, 0),
     /**

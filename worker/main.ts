@@ -10,6 +10,7 @@ import { processCancelOrder } from "./processors/cancel-order";
 import { processSweepOrders } from "./processors/sweep-orders";
 import { processPaymentNotify, processPruneNotifications } from "./processors/payment-notify";
 import { processReconcile } from "./processors/reconcile";
+import { processRefundPayment } from "./processors/refund-payment";
 
 /** Jobs of the order lifecycle (timers, notifications) one worker handles at once. */
 const LIFECYCLE_CONCURRENCY = 20;
@@ -17,9 +18,9 @@ const LIFECYCLE_CONCURRENCY = 20;
 const PRUNE_NOTIFICATIONS_EVERY_MS = 3600_000;
 
 /**
- * The worker process: drains create-order jobs into MySQL, runs the pay-deadline timers and the
- * sweep behind them, and delivers the sandbox payment provider's notifications. Runs apart from
- * the web server.
+ * The worker process: drains create-order jobs into MySQL, runs the pay-deadline timers (which ask
+ * the provider before cancelling) and the sweep behind them, retries refunds a provider could not
+ * answer, and delivers the sandbox payment provider's notifications. Runs apart from the web server.
  */
 async function main() {
   const config = env();
@@ -80,6 +81,7 @@ async function main() {
     start(QUEUE.paymentNotify, (job) => processPaymentNotify(services, job), LIFECYCLE_CONCURRENCY),
     start(QUEUE.reconcile, (job) => processReconcile(services, job, log), 1),
     start(QUEUE.pruneNotifications, () => processPruneNotifications(services), 1),
+    start(QUEUE.refundPayment, (job) => processRefundPayment(services, job), LIFECYCLE_CONCURRENCY),
   ];
   await Promise.all(workers.map((worker) => worker.waitUntilReady()));
   // Upsert: every worker process declares the same schedulers, and there stays one of each.

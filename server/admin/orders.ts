@@ -3,8 +3,23 @@ import type { Prisma } from "../generated/prisma/client";
 import type { OrderStatus, PaymentStatus } from "../generated/prisma/enums";
 import { AppError } from "../errors";
 import { shipOrder } from "../orders/ship";
+import { refundPaidOrder, type OrderRefund } from "../payments/refunds";
 
-/** An order as the operator sees it, with the buyer and the payment (refunds included). */
+/** One payment attempt of an order, as the orders console shows it (refund state included). */
+export interface AdminPayment {
+  provider: string;
+  outTradeNo: string;
+  providerTradeNo: string | null;
+  status: PaymentStatus;
+  refundNo: string | null;
+  providerRefundNo: string | null;
+  /** The provider's last refusal of the refund; refunding the order again retries. */
+  refundError: string | null;
+  paidAt: Date | null;
+  refundedAt: Date | null;
+}
+
+/** An order as the operator sees it, with the buyer and its payment attempts (refunds included). */
 export interface AdminOrder {
   id: number;
   saleId: number;
@@ -13,7 +28,27 @@ export interface AdminOrder {
   amountCents: number;
   status: OrderStatus;
   createdAt: Date;
-  payment: { status: PaymentStatus; paidAt: Date | null; refundedAt: Date | null } | null;
+  /** Every attempt, oldest first: one per provider the shopper tried. */
+  payments: AdminPayment[];
+  /** The attempt that took the money, else the latest one; null if never sent to pay. */
+  payment: AdminPayment | null;
+}
+
+const ADMIN_PAYMENT_SELECT = {
+  provider: true,
+  outTradeNo: true,
+  providerTradeNo: true,
+  status: true,
+  refundNo: true,
+  providerRefundNo: true,
+  refundError: true,
+  paidAt: true,
+  refundedAt: true,
+} as const;
+
+/** The attempt that matters for the order: the one paid (its money kept or going back), else the latest. */
+export function principalPayment<P extends { paidAt: Date | null }>(payments: readonly P[]): P | null {
+  return payments.find((p) => p.paidAt !== null) ?? payments[payments.length - 1] ?? null;
 }
 
 export interface OrderSearch {
@@ -44,13 +79,17 @@ export async function searchOrders(services: Services, search: OrderSearch): Pro
       createdAt: true,
       product: { select: { name: true } },
       user: { select: { email: true } },
-      // Interim (core branch): the latest attempt; the lifecycle branch shows every payment.
-      payments: { select: { status: true, paidAt: true, refundedAt: true }, orderBy: { id: "desc" }, take: 1 },
+      payments: { select: ADMIN_PAYMENT_SELECT, orderBy: { id: "asc" } },
     },
     orderBy: { id: "desc" },
     take: ORDER_SEARCH_LIMIT,
   });
-  return rows.map(({ product, user, payments, ...row }) => ({ ...row, productName: product.name, userEmail: user.email, payment: payments[0] ?? null }));
+  return rows.map(({ product, user, ...row }) => ({
+    ...row,
+    productName: product.name,
+    userEmail: user.email,
+    payment: principalPayment(row.payments),
+  }));
 }
 
 export interface BulkShipResult {
@@ -72,4 +111,32 @@ export async function shipOrders(services: Services, orderIds: readonly number[]
     }
   }
   return result;
+}
+
+/** Most orders one refund request may name. */
+export const MAX_REFUND_BATCH = 100;
+
+/**
+ * Refunds each order on its own (single or bulk from the console), in the order given, each
+ * named once: one transaction per order, then its provider (server/payments/refunds.ts). One
+ * order that fails does not stop the rest; the failures are thrown together afterwards, and
+ * asking again is safe (a refund already started is retried, not started twice).
+ */
+export async function refundOrders(
+  services: Services,
+  request: { orderIds: readonly number[]; reason?: string; adminId?: number },
+): Promise<OrderRefund[]> {
+  const orderIds = [...new Set(request.orderIds)];
+  if (orderIds.length < 1 || orderIds.length > MAX_REFUND_BATCH) throw new AppError("BAD_REQUEST", `Choose between 1 and ${MAX_REFUND_BATCH} orders to refund.`);
+  const results: OrderRefund[] = [];
+  const failures: unknown[] = [];
+  for (const orderId of orderIds) {
+    try {
+      results.push(await refundPaidOrder(services, orderId, { reason: request.reason, adminId: request.adminId }));
+    } catch (error) {
+      failures.push(error);
+    }
+  }
+  if (failures.length) throw new AggregateError(failures, `${failures.length} of ${orderIds.length} refunds could not be started; asking again is safe`);
+  return results;
 }

@@ -11,6 +11,7 @@ export const QUEUE = {
   paymentNotify: "payment-notify",
   reconcile: "reconcile",
   pruneNotifications: "prune-notifications",
+  refundPayment: "refund-payment",
 } as const;
 
 export const queuedReservation = z.object({
@@ -88,6 +89,22 @@ export function paymentNotifyJobId(outTradeNo: string): string {
   return `notify-${outTradeNo}`;
 }
 
+/**
+ * Ask a provider again for a refund it could not answer (down, timed out): the payment is
+ * REFUND_PENDING under its refund number, so asking again refunds once. `reason` is what the
+ * admin gave, passed on to the provider.
+ */
+export const refundPaymentJob = z.object({
+  paymentId: z.number().int().positive(),
+  reason: z.string().max(100).optional(),
+});
+export type RefundPaymentJob = z.infer<typeof refundPaymentJob>;
+
+/** Job id `refund-<paymentId>`: one retry loop per payment however often it is asked for (payments.refund_no UNIQUE behind it). */
+export function refundPaymentJobId(paymentId: number): string {
+  return `refund-${paymentId}`;
+}
+
 /** The hourly prune of processed notify ids (a BullMQ job scheduler); it carries no data. */
 export type PruneNotificationsJob = Record<string, never>;
 export const PRUNE_NOTIFICATIONS_SCHEDULER_ID = "prune-processed-notifications";
@@ -99,6 +116,7 @@ export interface Queues {
   paymentNotify: Queue<PaymentNotifyJob>;
   reconcile: Queue<ReconcileJob>;
   pruneNotifications: Queue<PruneNotificationsJob>;
+  refundPayment: Queue<RefundPaymentJob>;
 }
 
 export const CREATE_ORDER_JOB_OPTIONS = {
@@ -133,6 +151,15 @@ const PAYMENT_NOTIFY_JOB_OPTIONS = {
   removeOnFail: false,
 } as const;
 
+export const REFUND_PAYMENT_JOB_OPTIONS = {
+  // Until the provider answers: 1 s, 2 s, 4 s … (16 attempts, about 18 hours); the sweep asks
+  // every round as well. Done jobs go, so a later refusal retried by the admin can add it again.
+  attempts: 16,
+  backoff: { type: "exponential", delay: 1000 },
+  removeOnComplete: true,
+  removeOnFail: { age: 7 * 24 * 3600 },
+} as const;
+
 export function createQueues(connection: ConnectionOptions, namespace: string): Queues {
   const prefix = queuePrefix(namespace);
   return {
@@ -142,5 +169,6 @@ export function createQueues(connection: ConnectionOptions, namespace: string): 
     paymentNotify: new Queue<PaymentNotifyJob>(QUEUE.paymentNotify, { connection, prefix, defaultJobOptions: PAYMENT_NOTIFY_JOB_OPTIONS }),
     reconcile: new Queue<ReconcileJob>(QUEUE.reconcile, { connection, prefix, defaultJobOptions: RECONCILE_JOB_OPTIONS }),
     pruneNotifications: new Queue<PruneNotificationsJob>(QUEUE.pruneNotifications, { connection, prefix, defaultJobOptions: PRUNE_NOTIFICATIONS_JOB_OPTIONS }),
+    refundPayment: new Queue<RefundPaymentJob>(QUEUE.refundPayment, { connection, prefix, defaultJobOptions: REFUND_PAYMENT_JOB_OPTIONS }),
   };
 }

@@ -10,6 +10,9 @@ import { changeStock, prismaStockStore } from "../stock/ledger";
 import { holdsStock } from "./state-machine";
 import { applyOrderEvent } from "./transition";
 import { groupBy } from "../group-by";
+import { resolveOpenAttempt, unreachablePlan } from "../payments/ask-provider";
+import { ProviderUnavailableError } from "../payments/provider";
+import { createLogger } from "../logger";
 
 export type CancelOutcome =
   /** This call cancelled the order: its unit is back in MySQL and (see `release`) in Redis. */
@@ -20,6 +23,13 @@ export type CancelOutcome =
   | { outcome: "NOT_DUE"; payDeadline: Date }
   /** Paid (or shipped) first: it keeps its unit. */
   | { outcome: "NOT_CANCELLABLE"; status: OrderStatus }
+  /** Its provider says it was paid (the notify was lost or is late): settled now, so not cancelled. */
+  | { outcome: "PAID_AT_PROVIDER"; status: OrderStatus }
+  /**
+   * A provider could not say whether it was paid, so it was not cancelled: ask again at
+   * `retryAt`; from `cancelAnywayAt` on it is cancelled without the provider's word.
+   */
+  | { outcome: "PROVIDER_UNREACHABLE"; provider: string; message: string; retryAt: Date; cancelAnywayAt: Date }
   | { outcome: "NOT_FOUND" };
 
 export interface CancelRequest {
@@ -28,10 +38,24 @@ export interface CancelRequest {
   userId?: number;
   /** "Now" for a TIMEOUT, which cancels only an order past its deadline. */
   now?: Date;
+  /**
+   * Providers already found unreachable in this run (cancelUnpaidOrders shares one set over its
+   * orders): not asked again, so one provider that times out does not cost a timeout per order.
+   */
+  unreachable?: Map<string, ProviderUnavailableError>;
 }
 
 /**
  * The one way an order is cancelled, for the timer, the sweeper and the shopper alike:
+ *  0. an order that is due to be cancelled first asks each of its open payment attempts' own
+ *     provider (server/payments/ask-provider.ts): paid → settled as a notify would, and the order
+ *     is PAID_AT_PROVIDER, not cancelled; not paid → the trade is closed at the provider, so no
+ *     money can come after the cancellation; no answer → a TIMEOUT is not cancelled
+ *     (PROVIDER_UNREACHABLE: the caller asks again) until PAYMENT_UNREACHABLE_CANCEL_AFTER_SECONDS
+ *     past the deadline, a shopper's own cancel goes ahead; either way the attempt stays CREATED
+ *     for the sweep to close, and a payment it finds then is refunded. Cancelling without the
+ *     provider's word is safe because checkout's time_expire is the pay deadline: the provider
+ *     refuses to take money after it, and money taken before is found and sent back;
  *  1. ONE MySQL transaction: WAIT_PAY → CANCELLED (conditional, so a racing payment or a second
  *     run finds nothing to do) and, only if that moved the order, stock +1 via the ledger;
  *  2. then the unit goes back in Redis (idempotent) and the sold-out flags are cleared.
@@ -40,6 +64,8 @@ export interface CancelRequest {
  */
 export async function cancelOrder(services: Services, orderId: number, request: CancelRequest): Promise<CancelOutcome> {
   const now = request.now ?? new Date();
+  const asked = await askProvidersFirst(services, orderId, request, now);
+  if (asked) return asked;
   const { cancelled, order } = await services.db.$transaction(
     async (tx) => {
       const cancelled = await applyOrderEvent(tx, orderId, "CANCEL", {
@@ -66,6 +92,60 @@ export async function cancelOrder(services: Services, orderId: number, request: 
   return { outcome: cancelled ? "CANCELLED" : "ALREADY_CANCELLED", status: order.status, release };
 }
 
+/**
+ * Step 0 of cancelOrder: undefined to go ahead with the cancellation, or the outcome that stops
+ * it. Asks only for an order the transaction would cancel (unpaid, this shopper's, due), and only
+ * about its CREATED attempts: an order never sent to pay has none and costs no provider call.
+ */
+async function askProvidersFirst(services: Services, orderId: number, request: CancelRequest, now: Date): Promise<CancelOutcome | undefined> {
+  const order = await services.db.order.findUnique({
+    where: { id: orderId },
+    select: {
+      status: true,
+      userId: true,
+      payDeadline: true,
+      payments: { where: { status: "CREATED" }, select: { id: true, provider: true, outTradeNo: true }, orderBy: { id: "asc" } },
+    },
+  });
+  if (!order || order.status !== "WAIT_PAY" || !order.payments.length) return undefined;
+  if (request.userId !== undefined && order.userId !== request.userId) return undefined;
+  if (request.reason === "TIMEOUT" && order.payDeadline > now) return undefined;
+
+  const unreachable = request.unreachable ?? new Map<string, ProviderUnavailableError>();
+  let unanswered: ProviderUnavailableError | undefined;
+  for (const attempt of order.payments) {
+    const known = unreachable.get(attempt.provider);
+    if (known) {
+      unanswered ??= known;
+      continue;
+    }
+    try {
+      const { resolution } = await resolveOpenAttempt(services, attempt, now);
+      if (resolution === "PAID") {
+        // Settled now. If a racing cancel won, the money goes back (settlePaidTrade's REFUND_DUE)
+        // and the transaction below only makes sure of that cancellation's Redis step.
+        const { status } = await services.db.order.findUniqueOrThrow({ where: { id: orderId }, select: { status: true } });
+        return status === "PAID" || status === "SHIPPED" ? { outcome: "PAID_AT_PROVIDER", status } : undefined;
+      }
+    } catch (error) {
+      if (!(error instanceof ProviderUnavailableError)) throw error;
+      unreachable.set(attempt.provider, error);
+      unanswered ??= error;
+    }
+  }
+  if (!unanswered) return undefined;
+  if (request.reason !== "TIMEOUT") {
+    log().warn({ orderId, provider: unanswered.provider, err: unanswered }, "shopper's cancel goes ahead without the provider's word; the sweep closes the trade");
+    return undefined;
+  }
+  const plan = unreachablePlan(order.payDeadline, now, services.env.PAYMENT_UNREACHABLE_CANCEL_AFTER_SECONDS);
+  if (plan.cancelAnyway) {
+    log().warn({ orderId, provider: unanswered.provider, err: unanswered }, "provider unreachable past the bounded wait: cancelling anyway; the sweep closes the trade");
+    return undefined;
+  }
+  return { outcome: "PROVIDER_UNREACHABLE", provider: unanswered.provider, message: unanswered.message, retryAt: plan.retryAt, cancelAnywayAt: plan.cancelAnywayAt };
+}
+
 /** A shopper cancels their own unpaid order. Someone else's order is NOT_FOUND, as if absent. */
 export async function cancelOwnOrder(services: Services, input: { userId: number; orderId: number }) {
   const result = await cancelOrder(services, input.orderId, { reason: "USER", userId: input.userId });
@@ -74,9 +154,11 @@ export async function cancelOwnOrder(services: Services, input: { userId: number
     case "ALREADY_CANCELLED":
       return { orderId: input.orderId, status: result.status };
     case "NOT_CANCELLABLE":
+    case "PAID_AT_PROVIDER":
       throw new AppError("CONFLICT", `Order #${input.orderId} is ${result.status.toLowerCase()}; it can no longer be cancelled.`);
     case "NOT_FOUND":
     case "NOT_DUE": // cannot happen for a shopper's own cancel, which has no deadline condition
+    case "PROVIDER_UNREACHABLE": // neither: a shopper's cancel goes ahead without the provider
       throw new AppError("NOT_FOUND", `No order #${input.orderId} for this account.`);
   }
 }
@@ -85,20 +167,26 @@ export interface SweepReport {
   overdue: number;
   /** Ids of the orders this sweep cancelled (others were paid or cancelled in the meantime). */
   cancelled: number[];
+  /** Ids of the orders their provider said were paid, now PAID. */
+  paidAtProvider: number[];
+  /** Ids of the orders left unpaid because their provider could not answer (asked again next round). */
+  unreachable: number[];
 }
 
 /**
  * Cancels, through cancelOrder, each of these orders that is still unpaid at its deadline (`now`
  * by default); answers each order's outcome, in order. One order that fails does not hold up the
  * others; the failures are thrown together afterwards, so a retry runs them all again (every step
- * is idempotent).
+ * is idempotent). A provider found unreachable is not asked again for the rest of the run (its
+ * orders are PROVIDER_UNREACHABLE at once), which is no failure: the caller asks again later.
  */
 export async function cancelUnpaidOrders(services: Services, orderIds: readonly number[], now?: Date): Promise<CancelOutcome[]> {
   const outcomes: CancelOutcome[] = [];
   const failures: unknown[] = [];
+  const unreachable = new Map<string, ProviderUnavailableError>();
   for (const id of orderIds) {
     try {
-      outcomes.push(await cancelOrder(services, id, { reason: "TIMEOUT", now }));
+      outcomes.push(await cancelOrder(services, id, { reason: "TIMEOUT", now, unreachable }));
     } catch (error) {
       failures.push(error);
     }
@@ -124,7 +212,26 @@ export async function sweepOverdueOrders(services: Services, options: { now?: Da
     overdue.map((o) => o.id),
     now,
   );
-  return { overdue: overdue.length, cancelled: overdue.filter((_, i) => outcomes[i]?.outcome === "CANCELLED").map((o) => o.id) };
+  const withOutcome = (outcome: CancelOutcome["outcome"]) => overdue.filter((_, i) => outcomes[i]?.outcome === outcome).map((o) => o.id);
+  return {
+    overdue: overdue.length,
+    cancelled: withOutcome("CANCELLED"),
+    paidAtProvider: withOutcome("PAID_AT_PROVIDER"),
+    unreachable: withOutcome("PROVIDER_UNREACHABLE"),
+  };
+}
+
+/**
+ * When a timer job whose orders got these outcomes should run again, or undefined when it is
+ * done: an early timer waits for the latest deadline among its orders; an unreachable provider
+ * is asked again at the earliest retry time (never later than the latest deadline needs).
+ */
+export function nextTimerRun(outcomes: readonly CancelOutcome[]): Date | undefined {
+  const notDueUntil = Math.max(0, ...outcomes.map((o) => (o.outcome === "NOT_DUE" ? o.payDeadline.getTime() : 0)));
+  const retries = outcomes.flatMap((o) => (o.outcome === "PROVIDER_UNREACHABLE" ? [o.retryAt.getTime()] : []));
+  if (!retries.length) return notDueUntil ? new Date(notDueUntil) : undefined;
+  const retryAt = Math.min(...retries);
+  return new Date(notDueUntil ? Math.min(retryAt, notDueUntil) : retryAt);
 }
 
 /**
@@ -146,3 +253,6 @@ export async function scheduleCancellations(queues: Queues, orders: readonly { i
 function chunk<T>(items: readonly T[], size: number): T[][] {
   return Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 }
+
+let logger: ReturnType<ReturnType<typeof createLogger>["child"]> | undefined;
+const log = () => (logger ??= createLogger("services").child({ component: "cancel" }));

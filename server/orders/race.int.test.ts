@@ -8,6 +8,7 @@ import { handlePaymentNotifyRequest } from "../payments/notify";
 import { sandboxNotifyFields } from "../payments/sandbox-gateway";
 import { sandboxTrades } from "../payments/providers";
 import { centsToAmount } from "../payments/money";
+import { ProviderUnavailableError } from "../payments/provider";
 import { cancelOrder } from "./cancel";
 import { startPayment } from "./pay";
 
@@ -15,7 +16,11 @@ import { startPayment } from "./pay";
  * The race the lifecycle exists to win: for 200 orders, the payment notification and the
  * timeout cancellation fire at the same moment. Every order must end with exactly one outcome:
  * PAID with its unit sold, or cancelled with its unit back exactly once (in MySQL and Redis) and
- * the late payment refunded (REFUNDED) — never both, never neither.
+ * the late payment refunded (REFUNDED) — never both, never neither. The timeout cannot ask the
+ * provider here (it is unreachable, past PAYMENT_UNREACHABLE_CANCEL_AFTER_SECONDS = 0), so it
+ * cancels blind, as it does in production only after that bounded wait: the race left to win is
+ * between the two MySQL transactions. (With the provider reachable, the timeout finds the
+ * payment first: server/orders/ask-before-cancel.int.test.ts.)
  */
 const ORDERS = 200;
 const PRICE_CENTS = 4200;
@@ -24,7 +29,7 @@ beforeAll(async () => {
   // Deadlines 2 s out: the buyers start paying before, the money lands after.
   // The notify route's own rate limit is a Redis round trip before the payment's transaction:
   // off here, so the two transactions, not the limiter, decide who comes first.
-  t = await createTestEnvironment("race", { ORDER_PAY_TIMEOUT_SECONDS: "2", DB_POOL_SIZE: "20", RATE_LIMIT_NOTIFY_PER_IP: "0" });
+  t = await createTestEnvironment("race", { ORDER_PAY_TIMEOUT_SECONDS: "2", DB_POOL_SIZE: "20", RATE_LIMIT_NOTIFY_PER_IP: "0", PAYMENT_UNREACHABLE_CANCEL_AFTER_SECONDS: "0" });
 });
 afterAll(() => t?.cleanup());
 
@@ -58,11 +63,15 @@ describe(`${ORDERS} orders, payment and timeout at the same moment`, () => {
     // blocking on each other's row locks. Orders go in waves of 50 (100 transactions at once, on
     // one stock row): every transaction gets a connection well within its wait even on a busy
     // machine, which all 400 at once on one 20-connection pool did not.
+    const down = () => Promise.reject(new ProviderUnavailableError("sandbox", "unreachable for the timeout"));
+    const sandbox = services.payments.get("sandbox")!;
+    const blindSandbox = { ...sandbox, queryTrade: down, closeTrade: down };
+    const unreachable = { ...services, payments: { offered: [blindSandbox], get: (name: string) => (name === "sandbox" ? blindSandbox : undefined) } };
     const after = <T>(ms: number, start: () => Promise<T>) =>
       ms === 0 ? start() : new Promise<T>((resolve, reject) => setTimeout(() => start().then(resolve, reject), ms));
     const race = (i: number) => {
       const pay = () => notify(payments[i]!.outTradeNo);
-      const timeout = () => cancelOrder(services, orders[i]!.orderId, { reason: "TIMEOUT" }).then((r) => r.outcome);
+      const timeout = () => cancelOrder(unreachable, orders[i]!.orderId, { reason: "TIMEOUT" }).then((r) => r.outcome);
       const gap = Math.floor(Math.random() * 5);
       return Math.random() < 0.5 ? [pay(), after(gap, timeout)] : [timeout(), after(gap, pay)];
     };

@@ -15,7 +15,7 @@ import { processPaymentNotify } from "../../worker/processors/payment-notify";
 import { handlePaymentNotifyRequest, receivePaymentNotification } from "./notify";
 import { confirmSandboxCheckout, readSandboxCheckout, sandboxNotifyFields, TRADE_CLOSED_MESSAGE } from "./sandbox-gateway";
 import { paymentProvidersFor, sandboxTrades, type PaymentProviders } from "./providers";
-import type { PaymentProvider } from "./provider";
+import { ProviderUnavailableError, type PaymentProvider } from "./provider";
 import type { Services } from "../services";
 import { settlePendingRefunds } from "./refunds";
 import { signed } from "./signature";
@@ -98,6 +98,16 @@ function notifyBody(order: Paying, change: { totalAmount?: string; outTradeNo?: 
 /** The sandbox took the money (what its cashier's Confirm records), so it can also give it back. */
 async function paidAtSandbox(order: Paying) {
   await sandboxTrades(t.services).pay(order.outTradeNo, { tradeNo: tradeNoOf(order), amountCents: 9900 });
+}
+
+/**
+ * The shopper cancels while the sandbox cannot be asked, so the trade stays open there (a
+ * reachable provider would have had it closed, and no money could come afterwards).
+ */
+async function cancelWhileSandboxDown(order: Paying) {
+  const down = () => Promise.reject(new ProviderUnavailableError("sandbox", "down for this test"));
+  const unreachable = { ...t.services, payments: offering({ ...sandbox(), queryTrade: down, closeTrade: down }) };
+  await cancelOwnOrder(unreachable, { userId: order.userId, orderId: order.orderId });
 }
 
 /** A registry offering exactly these adapters. */
@@ -243,7 +253,7 @@ describe("a payment that arrives after the order was cancelled", () => {
   it("is accepted and sent back: the order ends REFUNDED, the unit stays with the sale", async () => {
     const { saleId, orders } = await unpaidOrders(1);
     const order = orders[0]!;
-    await cancelOwnOrder(t.services, { userId: order.userId, orderId: order.orderId });
+    await cancelWhileSandboxDown(order);
     const cancelled = await snapshot(saleId, order.orderId);
 
     await paidAtSandbox(order);
@@ -260,7 +270,7 @@ describe("a payment that arrives after the order was cancelled", () => {
   it("when the provider's refund fails, the sweep refunds it later", async () => {
     const { saleId, orders } = await unpaidOrders(1);
     const order = orders[0]!;
-    await cancelOwnOrder(t.services, { userId: order.userId, orderId: order.orderId });
+    await cancelWhileSandboxDown(order);
     await paidAtSandbox(order);
     const refundDown = { ...t.services, payments: offering({ ...sandbox(), refund: () => Promise.reject(new Error("provider down")) }) };
     const result = await receive(notifyBody(order), undefined, refundDown);

@@ -1,12 +1,30 @@
 import type { Services } from "../../server/services";
 import { sweepOverdueOrders, type SweepReport } from "../../server/orders/cancel";
-import { settlePendingRefunds } from "../../server/payments/refunds";
+import { closeStrandedAttempts, type StrandedAttemptsReport } from "../../server/payments/ask-provider";
+import { redriveRefunds, type RefundSweepReport } from "../../server/payments/refunds";
+
+export interface SweepRoundReport extends SweepReport {
+  attempts: StrandedAttemptsReport;
+  refunds: RefundSweepReport;
+}
 
 /**
- * The periodic sweep: overdue unpaid orders whose timers fired late or never, and refunds
- * whose first attempt failed.
+ * The periodic sweep: overdue unpaid orders whose timers fired late or never; payment attempts
+ * left open at their provider by a cancellation that could not reach it (closed now, or settled
+ * and refunded); refunds still owed back (asked, queried, asked again). In that order, one after
+ * the other (a payment the second part finds is owed back before the third looks); one part
+ * failing does not stop the others, and the round fails afterwards so the next runs everything again.
  */
-export async function processSweepOrders(services: Services): Promise<SweepReport & { refunded: number[] }> {
-  const [sweep, refunded] = await Promise.all([sweepOverdueOrders(services), settlePendingRefunds(services)]);
-  return { ...sweep, refunded };
+export async function processSweepOrders(services: Services): Promise<SweepRoundReport> {
+  const failures: unknown[] = [];
+  const attempt = <T>(part: () => Promise<T>) =>
+    part().catch((error: unknown) => {
+      failures.push(error);
+      return undefined;
+    });
+  const sweep = await attempt(() => sweepOverdueOrders(services));
+  const attempts = await attempt(() => closeStrandedAttempts(services));
+  const refunds = await attempt(() => redriveRefunds(services));
+  if (!sweep || !attempts || !refunds) throw new AggregateError(failures, `the sweep failed in ${failures.length} of its 3 parts`);
+  return { ...sweep, attempts, refunds };
 }

@@ -9,7 +9,7 @@ import { newSaleInput, saleEditInput, stockAdjustmentInput } from "../../admin/s
 import { createSaleFromForm, getAdminSale, listAdminSales, updateSale } from "../../admin/sales";
 import { adjustSaleStock } from "../../admin/stock";
 import { readSaleDashboard } from "../../admin/dashboard";
-import { searchOrders, shipOrders } from "../../admin/orders";
+import { MAX_REFUND_BATCH, refundOrders, searchOrders, shipOrders } from "../../admin/orders";
 import { changeRole } from "../../admin/roles";
 
 export const adminRouter = createTRPCRouter({
@@ -43,6 +43,19 @@ export const adminRouter = createTRPCRouter({
   shipMany: adminProcedure
     .input(z.object({ orderIds: z.array(z.number().int().positive()).min(1, "Select at least one order").max(500, "At most 500 orders at once") }))
     .mutation(({ ctx, input }) => shipOrders(ctx.services, input.orderIds)),
+
+  /** Refund paid, unshipped orders (one or many): each answered REFUNDING, REFUNDED, NOT_REFUNDABLE or NOT_FOUND. */
+  refundOrders: adminProcedure
+    .input(
+      z.object({
+        orderIds: z
+          .array(z.number().int().positive())
+          .min(1, "Select at least one order")
+          .max(MAX_REFUND_BATCH, `At most ${MAX_REFUND_BATCH} orders at once`),
+        reason: z.string().trim().max(100, "A refund reason is at most 100 characters").optional(),
+      }),
+    )
+    .mutation(({ ctx, input }) => refundOrders(ctx.services, { ...input, adminId: ctx.session.userId })),
 
   updateStanding: adminProcedure
     .input(
