@@ -8,9 +8,10 @@ describe("isAllowedBoardRequest", () => {
     }
   });
 
-  it("lets an operator retry failed create-order and payment-notify jobs, with the data they failed with", () => {
+  it("lets an operator retry failed create-order, payment-notify and refund-payment jobs, with the data they failed with", () => {
     expect(isAllowedBoardRequest("PUT", "/api/queues/create-order/retry/failed")).toBe(true);
     expect(isAllowedBoardRequest("PUT", "/api/queues/payment-notify/retry/failed")).toBe(true);
+    expect(isAllowedBoardRequest("PUT", "/api/queues/refund-payment/retry/failed")).toBe(true);
     expect(isAllowedBoardRequest("PUT", "/api/queues/payment-notify/notify-7/retry")).toBe(true);
   });
 

@@ -13,15 +13,15 @@ export const QUEUE_BOARD_PATH = "/admin/queues";
  * Queues whose failed jobs an operator may retry from the board: a job runs again with the data
  * it failed with, which passed the domain when it was added (a create-order job's reservations
  * passed Redis; its ids and MySQL's UNIQUE keys make a second run add nothing; a notify is
- * idempotent at the provider's handler).
+ * idempotent at the provider's handler; a refund asks under the payment's one refund number).
  */
-const RETRYABLE_QUEUES: ReadonlySet<string> = new Set([QUEUE.createOrder, QUEUE.paymentNotify]);
+const RETRYABLE_QUEUES: ReadonlySet<string> = new Set([QUEUE.createOrder, QUEUE.paymentNotify, QUEUE.refundPayment]);
 
 const RETRY_ALL_FAILED = /^\/api\/queues\/([^/]+)\/retry\/failed$/;
 const RETRY_ONE = /^\/api\/queues\/([^/]+)\/[^/]+\/retry$/;
 
 export const READ_ONLY_MESSAGE =
-  "The queue board only shows jobs and retries failed create-order and payment-notify jobs. Adding, editing, promoting, " +
+  "The queue board only shows jobs and retries failed create-order, payment-notify and refund-payment jobs. Adding, editing, promoting, " +
   "cleaning or emptying jobs would bypass the sale's own rules (orders that never passed Redis, pay deadlines cut short); " +
   "use the admin console's actions instead.";
 
@@ -60,7 +60,7 @@ export function withoutCdnFonts(html: string): string {
  * Request → Response that a Next.js route handler does, so the board runs inside the web
  * process at /admin/queues, behind the same admin session check as the rest of the console.
  * Shows the order, cancel-timer (delayed), payment-notify and sweep queues; retries failed
- * create-order and payment-notify jobs (isAllowedBoardRequest refuses every other action, and the
+ * create-order, payment-notify and refund-payment jobs (isAllowedBoardRequest refuses every other action, and the
  * timer and sweep queues are read-only in bull-board itself too).
  */
 /**
@@ -72,11 +72,12 @@ const FAILED_RETRIES_ONLY = { allowCompletedRetries: false } as Partial<QueueAda
 export function createQueueBoard(services: Services): Hono {
   const adapter = new HonoAdapter(serveStatic);
   adapter.setBasePath(QUEUE_BOARD_PATH);
-  const { createOrder, cancelOrder, paymentNotify, sweepOrders } = services.queues;
+  const { createOrder, cancelOrder, paymentNotify, refundPayment, sweepOrders } = services.queues;
   createBullBoard({
     queues: [
       new BullMQAdapter(createOrder, FAILED_RETRIES_ONLY),
       new BullMQAdapter(paymentNotify, FAILED_RETRIES_ONLY),
+      new BullMQAdapter(refundPayment, FAILED_RETRIES_ONLY),
       new BullMQAdapter(cancelOrder, { readOnlyMode: true }),
       new BullMQAdapter(sweepOrders, { readOnlyMode: true }),
     ],

@@ -1,5 +1,4 @@
 import type { Services } from "../services";
-import type { Env } from "../env";
 import type { Db } from "../clients/db";
 import { READ_COMMITTED_TRANSACTION } from "../clients/db";
 import type { Queues } from "../clients/queues";
@@ -10,7 +9,7 @@ import { releaseUnit } from "../seckill/release";
 import { changeStock, prismaStockStore } from "../stock/ledger";
 import { createLogger } from "../logger";
 import { ProviderUnavailableError, type PaymentProvider, type RefundState } from "./provider";
-import { PAYMENT_NOTIFY_PATH } from "./urls";
+import { paymentNotifyUrl } from "./urls";
 
 /**
  * Refunds, one machinery for both kinds of money that goes back:
@@ -34,11 +33,6 @@ import { PAYMENT_NOTIFY_PATH } from "./urls";
 /** Our refund number for a payment (out_request_no / out_refund_no): one per payment, so asking twice refunds once. */
 export function refundNoFor(outTradeNo: string): string {
   return `r${outTradeNo}`;
-}
-
-/** Where a provider that reports refunds asynchronously (WeChat) posts them; the sandbox keeps the old path. */
-export function refundNotifyUrl(env: Pick<Env, "PUBLIC_BASE_URL">, provider: string): string {
-  return provider === "sandbox" ? `${env.PUBLIC_BASE_URL}${PAYMENT_NOTIFY_PATH}` : `${env.PUBLIC_BASE_URL}${PAYMENT_NOTIFY_PATH}/${provider}`;
 }
 
 export const DEFAULT_REFUND_REASON = "Refund by the shop";
@@ -101,7 +95,7 @@ export async function driveRefund(services: Services, paymentId: number, options
     amountCents: payment.amountCents,
     totalCents: payment.amountCents,
     reason,
-    notifyUrl: refundNotifyUrl(services.env, provider.name),
+    notifyUrl: paymentNotifyUrl(services.env, provider.name),
   });
   if (answer.state === "ABSENT") throw new ProviderUnavailableError(provider.name, `answered a refund request for ${payment.refundNo} with "no such refund"`);
   return applyRefundState(db, { id: payment.id, refundNo: payment.refundNo }, answer, now);
