@@ -59,7 +59,7 @@ export function withoutCdnFonts(html: string): string {
  * bull-board (a maintained BullMQ UI) as a Hono app: Hono speaks the web-standard
  * Request → Response that a Next.js route handler does, so the board runs inside the web
  * process at /admin/queues, behind the same admin session check as the rest of the console.
- * Shows the order, cancel-timer (delayed), payment-notify and sweep queues; retries failed
+ * Shows the order, cancel-timer (delayed), payment-notify, refund and sweep queues; retries failed
  * create-order, payment-notify and refund-payment jobs (isAllowedBoardRequest refuses every other action, and the
  * timer and sweep queues are read-only in bull-board itself too).
  */
