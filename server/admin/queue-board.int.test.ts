@@ -45,7 +45,7 @@ describe("queue board", () => {
     const listing = await boardRequest("/api/queues?activeQueue=cancel-order&status=delayed&page=1");
     expect(listing.status).toBe(200);
     const { queues } = (await listing.json()) as { queues: Array<{ name: string; counts: Record<string, number>; jobs: Array<{ id: string }> }> };
-    expect(queues.map((q) => q.name).sort()).toEqual([QUEUE.cancelOrder, QUEUE.createOrder, QUEUE.paymentNotify, QUEUE.sweepOrders].sort());
+    expect(queues.map((q) => q.name).sort()).toEqual([QUEUE.cancelOrder, QUEUE.createOrder, QUEUE.paymentNotify, QUEUE.refundPayment, QUEUE.sweepOrders].sort());
     const cancel = queues.find((q) => q.name === QUEUE.cancelOrder)!;
     expect(cancel.counts.delayed).toBe(1);
     expect(cancel.jobs.map((j) => j.id)).toEqual(["cancel-7-8-2"]);
