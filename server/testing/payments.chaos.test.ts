@@ -121,7 +121,7 @@ describe.each(FAKE_PROVIDERS)("chaos: payments through the $name fake, on the wo
   it("the provider down across the deadlines: no paid order is cancelled; once it answers, paid ones PAID, the rest cancelled and closed", async () => {
     const { saleId, orders, firstDeadline, lastDeadline } = await ordersAtProvider("down", 16);
     const paid = new Set(orders.filter((_, i) => i % 2 === 0).map((o) => o.orderId));
-    for (const order of orders) if (paid.has(order.orderId)) await fake().pay(order.outTradeNo, { deliver: false });
+    await Promise.all(orders.filter((o) => paid.has(o.orderId)).map((o) => fake().pay(o.outTradeNo, { deliver: false })));
     expect(Date.now()).toBeLessThan(firstDeadline);
     const before = await readSaleLedger(t.services, saleId);
 
@@ -143,7 +143,7 @@ describe.each(FAKE_PROVIDERS)("chaos: payments through the $name fake, on the wo
   it("every notify lost: the timers' query before cancelling finds each payment, those orders are PAID", async () => {
     const { saleId, orders, lastDeadline } = await ordersAtProvider("lost", 15);
     const paid = new Set(orders.filter((_, i) => i % 3 !== 0).map((o) => o.orderId));
-    for (const order of orders) if (paid.has(order.orderId)) await fake().pay(order.outTradeNo, { deliver: false });
+    await Promise.all(orders.filter((o) => paid.has(o.orderId)).map((o) => fake().pay(o.outTradeNo, { deliver: false })));
     await waitFor(() => allSettled(orders), lastDeadline - Date.now() + 30_000, "every timer to fire");
     await expectEnded(saleId, orders, paid);
     // Nothing came by notify: each payment was found by asking.
@@ -153,8 +153,7 @@ describe.each(FAKE_PROVIDERS)("chaos: payments through the $name fake, on the wo
 
   it("a storm of duplicate notifies to the web process, racing the timers: one transition per order", async () => {
     const { saleId, orders, firstDeadline } = await ordersAtProvider("storm", 12);
-    const notifies: FakeNotify[] = [];
-    for (const order of orders) notifies.push(await fake().pay(order.outTradeNo, { deliver: false }));
+    const notifies: FakeNotify[] = await Promise.all(orders.map((o) => fake().pay(o.outTradeNo, { deliver: false })));
 
     // From just before the deadline, a trade every 50 ms: its notify delivered 8 times at once,
     // while both workers' timers fire and ask the fake (so some orders are settled by a notify,
