@@ -119,12 +119,17 @@ export async function startWorker(childEnv: Record<string, string>, extra: Recor
 
 /**
  * Starts the built web app (server/cli/web.ts, what `npm start` runs: Next.js behind the server
- * that owns the socket) on a free port with the test's database and namespace; resolves once
- * /api/health answers 200. Needs `npm run build` first (npm test does it).
+ * that owns the socket) on a free port (or `options.port`: one the test named in PUBLIC_BASE_URL
+ * beforehand) with the test's database and namespace; resolves once /api/health answers 200.
+ * Needs `npm run build` first (npm test does it).
  */
-export async function startWeb(childEnv: Record<string, string>, extra: Record<string, string> = {}): Promise<ChildHandle & { url: string }> {
+export async function startWeb(
+  childEnv: Record<string, string>,
+  extra: Record<string, string> = {},
+  options: { port?: number } = {},
+): Promise<ChildHandle & { url: string }> {
   if (!buildIsFresh()) throw new Error("The web app is not built or is out of date: run `npm run build` first (npm test does).");
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const web = spawnChild(process.execPath, webServerArgs(port, "127.0.0.1"), {
     ...process.env,
     ...childEnv,

@@ -3,6 +3,7 @@ import { createTestEnvironment, startWeb, startWorker, waitFor, type ChildHandle
 import { CHAOS_SETTINGS, crowdBuys, newChaosSale, report, settleAndCheck } from "./chaos";
 import { startPayment } from "../orders/pay";
 import { confirmSandboxCheckout } from "../payments/sandbox-gateway";
+import { freePort } from "../net";
 
 /**
  * Chaos: a payment notification and the pay-deadline cancellation racing for the same orders,
@@ -11,9 +12,14 @@ import { confirmSandboxCheckout } from "../payments/sandbox-gateway";
  */
 
 let t: TestEnvironment;
+let webPort: number;
 const children: ChildHandle[] = [];
 beforeAll(async () => {
+  // The web's address is the shop's (PUBLIC_BASE_URL) in every process from the start: the
+  // sandbox adapter, built with the env, returns buyers and sends notifies there only.
+  webPort = await freePort();
   t = await createTestEnvironment("chaos_lifecycle", {
+    PUBLIC_BASE_URL: `http://127.0.0.1:${webPort}`,
     ...CHAOS_SETTINGS,
     ORDER_PAY_TIMEOUT_SECONDS: "10",
     ORDER_SWEEP_INTERVAL_SECONDS: "2",
@@ -28,32 +34,29 @@ afterAll(async () => {
 
 describe("chaos: order lifecycle", () => {
   it("payment notify and cancellation racing under a stalled worker: one winner per order, each unit back once", async () => {
-    const web = await startWeb(t.childEnv);
-    // The workers deliver the sandbox's notifications to the configured notify URL: this web's.
-    const notifyAtWeb = { PUBLIC_BASE_URL: web.url };
-    const frozen = await startWorker(t.childEnv, { ...notifyAtWeb, FAULT_STALL_CANCEL_MS: "6000" });
+    const web = await startWeb(t.childEnv, {}, { port: webPort });
+    const frozen = await startWorker(t.childEnv, { FAULT_STALL_CANCEL_MS: "6000" });
     children.push(web, frozen);
     const { saleId, shoppers } = await newChaosSale(t.services, { stock: 40, shoppers: 40, name: "payrace" });
     const answers = await crowdBuys(() => web.url, saleId, shoppers);
     await settleAndCheck(t.services, saleId, answers, Date.now());
 
-    // Every buyer opens the cashier; the notify URL is the running web instance.
-    const atWeb = { ...t.services, env: { ...t.services.env, PUBLIC_BASE_URL: web.url } };
+    // Every buyer opens the cashier; the notify URL is the running web instance (PUBLIC_BASE_URL).
     const orders = await t.services.db.order.findMany({ where: { saleId }, select: { id: true, userId: true, payDeadline: true } });
     const checkouts = await Promise.all(
       orders.map(async (o) => {
-        const { action } = await startPayment(atWeb, { userId: o.userId, orderId: o.id, device: "desktop", clientIp: "127.0.0.1" });
+        const { action } = await startPayment(t.services, { userId: o.userId, orderId: o.id, device: "desktop", clientIp: "127.0.0.1" });
         return Object.fromEntries(new URL(action.kind === "redirect" ? action.url : "", web.url).searchParams);
       }),
     );
     // Confirm just before the first deadline, so deliveries and timers arrive together.
     const firstDeadline = Math.min(...orders.map((o) => o.payDeadline.getTime()));
     await new Promise((r) => setTimeout(r, Math.max(0, firstDeadline - 700 - Date.now())));
-    await Promise.allSettled(checkouts.map((params, i) => confirmSandboxCheckout(atWeb, { params, userId: orders[i]!.userId })));
+    await Promise.allSettled(checkouts.map((params, i) => confirmSandboxCheckout(t.services, { params, userId: orders[i]!.userId })));
 
     // The frozen worker takes the first cancel jobs and stops; a second one finds them stalled.
     await waitFor(async () => (await t.services.queues.cancelOrder.getActiveCount()) > 0, 60_000, "a cancel job to be taken");
-    const rescuer = await startWorker(t.childEnv, notifyAtWeb);
+    const rescuer = await startWorker(t.childEnv);
     children.push(rescuer);
     const faultEnded = Date.now();
 
