@@ -359,7 +359,7 @@ function required<K extends keyof Env>(env: Env, variable: K, provider: PaymentP
 }
 
 /** The Alipay adapter's configuration (server/payments/alipay.ts AlipayConfig); keys as PKCS#8 / SPKI PEM. */
-export function alipayConfigFrom(env: Env): { appId: string; privateKey: string; alipayPublicKey: string; gateway: string } {
+export function alipayConfigFrom(env: Env) {
   return {
     appId: required(env, "ALIPAY_APP_ID", "alipay"),
     privateKey: required(env, "ALIPAY_PRIVATE_KEY", "alipay"),
@@ -369,16 +369,7 @@ export function alipayConfigFrom(env: Env): { appId: string; privateKey: string;
 }
 
 /** The WeChat Pay adapter's configuration (server/payments/wechatpay.ts WechatPayConfig); keys as PKCS#8 / SPKI PEM. */
-export function wechatPayConfigFrom(env: Env): {
-  mchId: string;
-  appId: string;
-  serialNo: string;
-  privateKey: string;
-  apiV3Key: string;
-  platformPublicKey: string;
-  platformPublicKeyId: string;
-  baseUrl: string;
-} {
+export function wechatPayConfigFrom(env: Env) {
   const provider = "wechatpay";
   return {
     mchId: required(env, "WECHATPAY_MCH_ID", provider),
