@@ -119,5 +119,6 @@ export async function handlePaymentNotifyRequest(req: Request, services: Service
     log().error({ err: error, provider: provider.name }, "payment notification failed; the provider will retry");
     reply = provider.reply("error");
   }
-  return new Response(reply.body, { status: reply.status, headers: { "content-type": reply.contentType, "cache-control": "no-store" } });
+  // No body is null, not "": the Response constructor refuses any body on a 204 (WeChat's "accepted").
+  return new Response(reply.body === "" ? null : reply.body, { status: reply.status, headers: { "content-type": reply.contentType, "cache-control": "no-store" } });
 }
