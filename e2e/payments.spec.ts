@@ -123,10 +123,25 @@ test("Alipay: pay on Alipay's cashier, back to Paid after the notify, refunded b
   await snap(page, "alipay-refunded");
 });
 
-test("WeChat Pay: scan the QR code, the pay page sees Paid by itself, refunded by the admin", async ({ page, browser }) => {
+test("WeChat Pay: scan the QR code, the pay page sees Paid by itself, refunded by the admin", async ({ page, browser, consoleErrors }) => {
   const sale = E2E_WECHATPAY_SALE;
   const orderId = await buyAndOpenPayPage(page, sale);
+
+  // WeChat Pay down: the pay page says so in the server's sentence, and nothing was started.
+  await fakeControl("wechatpay", "setDown", { down: true });
+  try {
+    await chooseProvider(page, "WeChat Pay 微信支付");
+    await expect(page.getByTestId("pay-error")).toHaveText("We could not reach wechatpay just now, so nothing was changed. Please try again in a moment.");
+    await expect(page.getByTestId("qr-payment")).toHaveCount(0);
+  } finally {
+    await fakeControl("wechatpay", "setDown", { down: false });
+  }
+  // The browser logs the one refused order.pay it was made to see; that, and only that, is expected.
+  const refused = consoleErrors.filter((error) => /\/orders\/\d+\/pay: .*status of 503/.test(error));
+  expect(refused).toHaveLength(1);
+  consoleErrors.splice(0, consoleErrors.length, ...consoleErrors.filter((error) => !refused.includes(error)));
   await chooseProvider(page, "WeChat Pay 微信支付");
+  await expect(page.getByTestId("pay-error")).toHaveCount(0);
 
   // Native pay on a desktop: a QR code on the pay page, followed live.
   const qr = page.getByTestId("qr-payment");
