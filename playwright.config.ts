@@ -1,5 +1,5 @@
 import { defineConfig } from "@playwright/test";
-import { E2E_SALE, e2eAppEnv, e2eBaseUrl } from "./e2e/e2e-env";
+import { chooseFakeProviders, E2E_FAKE_PROVIDERS, E2E_SALE, e2eAppEnv, e2eBaseUrl, e2eFakePort } from "./e2e/e2e-env";
 import { freePort } from "./server/net";
 
 /**
@@ -15,6 +15,8 @@ import { freePort } from "./server/net";
 // Chosen once, in the runner process; the worker processes load this config again and inherit
 // the variable, so they agree on the port.
 process.env.E2E_PORT ??= String(await freePort());
+// The same for the fake providers' ports and seeds (their keys), which the app's env is made from.
+await chooseFakeProviders(freePort);
 const baseURL = e2eBaseUrl();
 
 export default defineConfig({
@@ -49,16 +51,30 @@ export default defineConfig({
       ],
     },
   },
-  webServer: {
-    // Wipe first (see e2e/reset.ts), then the real thing.
-    command: "node_modules/.bin/tsx e2e/reset.ts && npm start",
-    url: `${baseURL}/api/health`,
-    env: e2eAppEnv(),
-    timeout: 180_000,
-    reuseExistingServer: false,
-    stdout: process.env.E2E_SERVER_LOGS ? "pipe" : "ignore",
-    stderr: "pipe",
-    // SIGTERM lets start.ts stop `next start` and the worker cleanly; SIGKILL after 10 s.
-    gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
-  },
+  webServer: [
+    {
+      name: "app",
+      // Wipe first (see e2e/reset.ts), then the real thing.
+      command: "node_modules/.bin/tsx e2e/reset.ts && npm start",
+      url: `${baseURL}/api/health`,
+      env: e2eAppEnv(),
+      timeout: 180_000,
+      reuseExistingServer: false,
+      stdout: process.env.E2E_SERVER_LOGS ? "pipe" : "ignore",
+      stderr: "pipe",
+      // SIGTERM lets start.ts stop `next start` and the worker cleanly; SIGKILL after 10 s.
+      gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
+    },
+    // The fakes have no health page: ready once their port accepts connections.
+    ...E2E_FAKE_PROVIDERS.map((provider) => ({
+      name: `fake-${provider}`,
+      command: `node_modules/.bin/tsx e2e/fakes.ts ${provider}`,
+      port: e2eFakePort(provider),
+      timeout: 30_000,
+      reuseExistingServer: false,
+      stdout: "ignore" as const,
+      stderr: "pipe" as const,
+      gracefulShutdown: { signal: "SIGTERM" as const, timeout: 5_000 },
+    })),
+  ],
 });

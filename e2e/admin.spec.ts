@@ -1,10 +1,10 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { readEnv } from "../server/env";
 import { createServices, type Services } from "../server/services";
 import { createShoppers, type SeededShopper } from "../server/seed";
 import { FORGED_PURCHASE_TOKEN } from "../server/testing/tokens";
-import { E2E_ADMIN, e2eAppEnv, e2eBaseUrl } from "./e2e-env";
-import { signUpNewShopper, snap } from "./shop";
+import { e2eAppEnv, e2eBaseUrl } from "./e2e-env";
+import { signInAsAdmin, signUpNewShopper, snap } from "./shop";
 
 /**
  * The operator's sale day through a real browser against `npm start`: sign in, create a sale,
@@ -71,15 +71,6 @@ function parsePrometheus(text: string): Map<string, number> {
 
 const queuedAnswers = (samples: Map<string, number>) =>
   [...samples].filter(([key]) => key.startsWith("seckill_purchase_answers_total{") && key.includes('status="QUEUED"')).reduce((sum, [, n]) => sum + n, 0);
-
-async function signInAsAdmin(page: Page) {
-  await page.goto("/admin");
-  const form = page.getByRole("region", { name: "Admin sign-in" });
-  await form.getByLabel("Email").fill(E2E_ADMIN.email);
-  await form.getByLabel("Password").fill(E2E_ADMIN.password);
-  await form.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByRole("heading", { name: "Sales", exact: true })).toBeVisible();
-}
 
 test("anonymous visitors get the sign-in form and shoppers a 403, never console data", async ({ page }) => {
   for (const path of ["/admin", "/admin/orders", "/admin/sales/1"]) {
@@ -186,7 +177,7 @@ test("an admin creates and warms a sale, watches a load on the live dashboard, a
   const payersOrder = async () => (await services.db.order.findFirst({ where: { saleId, userId: payer.id }, select: { id: true } }))?.id ?? null;
   await expect.poll(payersOrder, { timeout: 20_000 }).not.toBeNull();
   const orderId = (await payersOrder())!;
-  const { action } = await call("order.pay", payer.token, { orderId });
+  const { action } = await call("order.pay", payer.token, { orderId, provider: "sandbox" });
   const payUrl: string = action.url;
   const confirm = await fetch(`${e2eBaseUrl()}/pay/sandbox/confirm`, {
     method: "POST",

@@ -1,3 +1,6 @@
+import { fakeAlipayEnv, newFakeAlipaySeed } from "../server/testing/fake-alipay";
+import { fakeWechatPayEnv, newFakeWechatPaySeed } from "../server/testing/fake-wechatpay";
+
 /**
  * The one description of the e2e environment, shared by playwright.config.ts, the reset script
  * that runs before `npm start`, the global setup and the spec. Everything here is derived from
@@ -44,6 +47,25 @@ export const E2E_TIMEOUT_SALE = {
   perUserLimit: 1,
 } as const;
 
+/** The sales the payments spec buys from, one per real provider (each journey pays and refunds one unit). */
+export const E2E_ALIPAY_SALE = {
+  productName: "E2E Alipay-test rice cooker",
+  description: "Created by e2e/global-setup.ts: bought, paid through the fake Alipay and refunded by the payments spec.",
+  priceCents: 12800,
+  originalPriceCents: 19900,
+  stock: 2,
+  perUserLimit: 1,
+} as const;
+
+export const E2E_WECHATPAY_SALE = {
+  productName: "E2E WeChat-Pay-test tea set",
+  description: "Created by e2e/global-setup.ts: bought, paid through the fake WeChat Pay and refunded by the payments spec.",
+  priceCents: 8800,
+  originalPriceCents: 16800,
+  stock: 2,
+  perUserLimit: 1,
+} as const;
+
 /**
  * Short enough for the timeout test to wait out, long enough for the pay test to buy, go to the
  * sandbox and confirm in time on a slow machine.
@@ -71,6 +93,57 @@ export function e2eBaseUrl(): string {
   return `http://127.0.0.1:${e2ePort()}`;
 }
 
+/**
+ * The fake providers (server/testing/fake-alipay.ts, fake-wechatpay.ts) the app pays through, each
+ * its own process (e2e/fakes.ts, a webServer entry). Their ports and seeds (keys and ids) are
+ * chosen once, in the runner process (chooseFakeProviders), and read back from process.env by
+ * every process after it, so the fakes and the app agree on keys without writing them anywhere.
+ */
+export const E2E_FAKE_PROVIDERS = ["alipay", "wechatpay"] as const;
+export type E2eFakeProvider = (typeof E2E_FAKE_PROVIDERS)[number];
+
+const NEW_SEED: Record<E2eFakeProvider, () => string> = { alipay: newFakeAlipaySeed, wechatpay: newFakeWechatPaySeed };
+const APP_ENV: Record<E2eFakeProvider, (seed: string, url: string) => Record<string, string>> = { alipay: fakeAlipayEnv, wechatpay: fakeWechatPayEnv };
+const portVariable = (provider: E2eFakeProvider) => `E2E_FAKE_${provider.toUpperCase()}_PORT`;
+const seedVariable = (provider: E2eFakeProvider) => `E2E_FAKE_${provider.toUpperCase()}_SEED`;
+
+/** For playwright.config.ts: a port (from `freePort`) and a seed per fake, unless already chosen. */
+export async function chooseFakeProviders(freePort: () => Promise<number>): Promise<void> {
+  const taken = new Set([process.env.E2E_PORT]);
+  for (const provider of E2E_FAKE_PROVIDERS) {
+    if (!process.env[portVariable(provider)]) {
+      let port: string;
+      do port = String(await freePort());
+      while (taken.has(port));
+      process.env[portVariable(provider)] = port;
+    }
+    taken.add(process.env[portVariable(provider)]);
+    process.env[seedVariable(provider)] ??= NEW_SEED[provider]();
+  }
+}
+
+export function e2eFakePort(provider: E2eFakeProvider): number {
+  const port = Number(process.env[portVariable(provider)]);
+  if (!Number.isInteger(port) || port <= 0) throw new Error(`${portVariable(provider)} is not set to a port (got ${process.env[portVariable(provider)]})`);
+  return port;
+}
+
+export function e2eFakeSeed(provider: E2eFakeProvider): string {
+  const seed = process.env[seedVariable(provider)];
+  if (!seed) throw new Error(`${seedVariable(provider)} is not set: playwright.config.ts chooses it`);
+  return seed;
+}
+
+/** The fake's address, e.g. for the WeChat journey's `POST <url>/_fake/pay`. */
+export function e2eFakeUrl(provider: E2eFakeProvider): string {
+  return `http://127.0.0.1:${e2eFakePort(provider)}`;
+}
+
+/** The app's variables that point each provider's adapter at its fake, trusting the fake's keys. */
+function e2eFakeProvidersEnv(): Record<string, string> {
+  return Object.assign({}, ...E2E_FAKE_PROVIDERS.map((provider) => APP_ENV[provider](e2eFakeSeed(provider), e2eFakeUrl(provider))));
+}
+
 /** What the web server, the worker and the setup code all run with. */
 export function e2eAppEnv(): Record<string, string> {
   return {
@@ -79,7 +152,11 @@ export function e2eAppEnv(): Record<string, string> {
     REDIS_URL: e2eRedisUrl(),
     REDIS_NAMESPACE: E2E_REDIS_NAMESPACE,
     SESSION_SECRET: E2E_SESSION_SECRET,
-    PAYMENT_PROVIDERS: "sandbox",
+    // Checkout offers all three, in this order; the real two against their fakes.
+    PAYMENT_PROVIDERS: "alipay,wechatpay,sandbox",
+    ...e2eFakeProvidersEnv(),
+    // Where the fakes post their notifies: the app itself.
+    PUBLIC_BASE_URL: e2eBaseUrl(),
     SANDBOX_PAY_KEY: E2E_SANDBOX_PAY.key,
     SANDBOX_PAY_APP_ID: E2E_SANDBOX_PAY.appId,
     ORDER_PAY_TIMEOUT_SECONDS: String(E2E_PAY_TIMEOUT_SECONDS),

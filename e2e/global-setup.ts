@@ -3,7 +3,8 @@
  * database and Redis namespace were already wiped by e2e/reset.ts (the first step of the webServer
  * command) and `npm start` has migrated them and started the web server and the worker.
  *
- * Here we add the sales the specs buy from (the smoke test's, and the lifecycle spec's two): LIVE
+ * Here we add the sales the specs buy from (the smoke test's, the lifecycle spec's two, the
+ * payments spec's one per provider): LIVE
  * since a few seconds ago, open for an hour, warmed into Redis, the way an admin would add a sale
  * to a running system. The smoke sale's id is handed to the test workers through process.env
  * (they are spawned after global setup).
@@ -13,7 +14,7 @@ import { readEnv } from "../server/env";
 import { createServices } from "../server/services";
 import { createSale, type NewSale } from "../server/seed";
 import { warmUpSale } from "../server/seckill/warmup";
-import { E2E_PAY_SALE, E2E_SALE, E2E_TIMEOUT_SALE, e2eAppEnv } from "./e2e-env";
+import { E2E_ALIPAY_SALE, E2E_PAY_SALE, E2E_SALE, E2E_TIMEOUT_SALE, E2E_WECHATPAY_SALE, e2eAppEnv } from "./e2e-env";
 
 export default async function globalSetup(_config: FullConfig): Promise<void> {
   const services = await createServices(readEnv({ ...e2eAppEnv() }));
@@ -36,6 +37,8 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
     process.env.E2E_SALE_ID = String(saleId);
     // The lifecycle spec's own sales; it finds them by name.
     const lifecycleSales = [await liveSale(E2E_PAY_SALE), await liveSale(E2E_TIMEOUT_SALE)];
+    // The payments spec's, one per real provider; found by name too.
+    const paymentSales = [await liveSale(E2E_ALIPAY_SALE), await liveSale(E2E_WECHATPAY_SALE)];
 
     // /api/health only proves the web process is up; the worker starts alongside it. Wait until it
     // has registered with the order queue, so a slow worker start shows up here and not as a
@@ -45,7 +48,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
       if (Date.now() > deadline) throw new Error("no worker registered with the create-order queue within 60 s");
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    console.log(`[e2e setup] live sales ${[saleId, ...lifecycleSales].join(", ")}; worker ready`);
+    console.log(`[e2e setup] live sales ${[saleId, ...lifecycleSales, ...paymentSales].join(", ")}; worker ready`);
   } finally {
     await services.close();
   }

@@ -1,7 +1,7 @@
 import { expect, test } from "./fixtures";
 import { money } from "../app/_components/money";
 import { E2E_PAY_SALE, E2E_PAY_TIMEOUT_SECONDS, E2E_TIMEOUT_SALE } from "./e2e-env";
-import { buy, saleCard, signUpNewShopper, snap } from "./shop";
+import { buy, payWith, saleCard, signUpNewShopper, snap } from "./shop";
 
 /**
  * An order's life after "Buy now", through a real browser against `npm start` (web + worker):
@@ -23,7 +23,7 @@ test("a shopper buys, pays in the sandbox provider, and the order shows PAID", a
   await expect(order.getByTestId("pay-countdown")).toContainText("Pay within");
   await snap(page, "order-awaiting-payment");
 
-  await order.getByRole("button", { name: `Pay ${money(E2E_PAY_SALE.priceCents)}` }).click();
+  await payWith(page, orderId, money(E2E_PAY_SALE.priceCents), "Sandbox");
   await expect(page).toHaveURL(/\/pay\/sandbox\?/);
   const cashier = page.getByRole("region", { name: "Sandbox Pay" });
   await expect(cashier.getByTestId("cashier-amount")).toHaveText(money(E2E_PAY_SALE.priceCents));

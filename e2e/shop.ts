@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
+import { E2E_ADMIN } from "./e2e-env";
 
 /** What the specs do in the shop, the way a shopper does it. */
 
@@ -48,4 +49,29 @@ export async function buy(page: Page, productName: string): Promise<number> {
   const status = card.getByTestId("purchase-status");
   await expect(status).toHaveText(/^Order #\d+ created — pay for it in My orders\.$/, { timeout: 20_000 });
   return Number(/#(\d+)/.exec((await status.textContent()) ?? "")?.[1]);
+}
+
+/**
+ * From an order's card on My orders to its pay page ("Pay ¥…"), then the provider chosen there
+ * by its label ("Alipay 支付宝", "WeChat Pay 微信支付", "Sandbox").
+ */
+export async function payWith(page: Page, orderId: number, amount: string, provider: string) {
+  await page.getByTestId(`order-${orderId}`).getByRole("link", { name: `Pay ${amount}` }).click();
+  await expect(page).toHaveURL(new RegExp(`/orders/${orderId}/pay$`));
+  await chooseProvider(page, provider);
+}
+
+/** On the pay page: press the provider's choice. */
+export async function chooseProvider(page: Page, provider: string) {
+  await page.getByRole("group", { name: "Choose how to pay" }).getByRole("button", { name: provider, exact: true }).click();
+}
+
+/** Signs in to the admin console as the admin `npm start` ensured (E2E_ADMIN). */
+export async function signInAsAdmin(page: Page) {
+  await page.goto("/admin");
+  const form = page.getByRole("region", { name: "Admin sign-in" });
+  await form.getByLabel("Email").fill(E2E_ADMIN.email);
+  await form.getByLabel("Password").fill(E2E_ADMIN.password);
+  await form.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByRole("heading", { name: "Sales", exact: true })).toBeVisible();
 }

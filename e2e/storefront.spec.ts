@@ -3,7 +3,7 @@ import { money } from "../app/_components/money";
 import { SECKILL_ENDPOINT, TRPC_ENDPOINT } from "../server/trpc/endpoints";
 import { expect, test } from "./fixtures";
 import { openSale } from "./sales";
-import { PASSWORD, newEmail, salePanel, signUpNewShopper, snap } from "./shop";
+import { PASSWORD, newEmail, payWith, salePanel, signUpNewShopper, snap } from "./shop";
 
 /**
  * The storefront's journeys on sales each test opens for itself (e2e/sales.ts): the countdown on
@@ -99,7 +99,7 @@ test("sign up → countdown → buy → in queue → order created → pay → P
   const order = page.getByTestId(`order-${orderId}`);
   await expect(order.getByTestId("order-status")).toHaveText("Awaiting payment");
   await expect(order.getByTestId("pay-countdown")).toContainText(/Pay within \d+:\d\d/);
-  await order.getByRole("button", { name: `Pay ${money(SALE.priceCents)}` }).click();
+  await payWith(page, orderId, money(SALE.priceCents), "Sandbox");
   await page.getByRole("region", { name: "Sandbox Pay" }).getByRole("button", { name: "Confirm payment" }).click();
   await expect(page.getByTestId("payment-progress")).toHaveText(`Payment received — order #${orderId} is paid.`, { timeout: 20_000 });
   await expect(order.getByTestId("order-status")).toHaveText("Paid");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MESSAGES } from "../_i18n/messages";
-import { authErrorText, errorText } from "./errors";
+import { authErrorText, errorText, payErrorText } from "./errors";
 
 const t = MESSAGES.en;
 
@@ -35,5 +35,37 @@ describe("authErrorText", () => {
   it("leaves the gateway's plain 429 and other errors to errorText", () => {
     expect(authErrorText({ message: "Unexpected token", meta: { response: new Response(null, { status: 429 }) } }, t)).toBe(t.tooManyRequests);
     expect(authErrorText({ message: "An account with this email already exists. Sign in instead.", data: { httpStatus: 409 } }, t)).toBe("An account with this email already exists. Sign in instead.");
+  });
+});
+
+describe("payErrorText", () => {
+  const deadline = { message: "The time to pay for order #7 has run out.", data: { httpStatus: 412, code: "PRECONDITION_FAILED" } };
+  const paid = { message: "Order #7 is already paid through wechatpay.", data: { httpStatus: 409, code: "CONFLICT" } };
+  const unreachable = {
+    message: "We could not reach alipay just now, so nothing was changed. Please try again in a moment.",
+    data: { httpStatus: 503, code: "SERVICE_UNAVAILABLE" },
+  };
+
+  it("keeps the server's own sentence in English", () => {
+    for (const error of [deadline, paid, unreachable]) expect(payErrorText(error, t)).toBe(error.message);
+  });
+
+  it("says each refusal in Chinese by its code, never the server's English", () => {
+    const zh = MESSAGES.zh;
+    expect(payErrorText(deadline, zh)).toBe("该订单的支付时间已过。");
+    expect(payErrorText(paid, zh)).toBe("该订单已无法支付:它已付款或已取消。");
+    expect(payErrorText(unreachable, zh)).toBe("暂时无法连接支付机构,未做任何更改。请稍后重试。");
+    expect(payErrorText({ message: "No order #7 for this account.", data: { httpStatus: 404, code: "NOT_FOUND" } }, zh)).toBe("找不到该订单。");
+  });
+
+  it("tells a provider that is down from a shop that is overloaded", () => {
+    // The front door's 503 is no tRPC answer: no code, only the status.
+    expect(payErrorText({ message: "Unexpected token", meta: { response: new Response(null, { status: 503 }) } }, t)).toBe(t.tryAgain);
+    expect(payErrorText(unreachable, t)).not.toBe(t.tryAgain);
+  });
+
+  it("leaves sessions and rate limits to errorText", () => {
+    expect(payErrorText({ message: "Sign in to continue.", data: { httpStatus: 401, code: "UNAUTHORIZED" } }, MESSAGES.zh)).toBe(MESSAGES.zh.signInFirst);
+    expect(payErrorText({ message: "Slow down", data: { httpStatus: 429, code: "TOO_MANY_REQUESTS" } }, t)).toBe(t.tooManyRequests);
   });
 });

@@ -3,7 +3,7 @@ import type { Messages } from "../_i18n/messages";
 /** The parts of a tRPC client error we read (TRPCClientErrorLike is not typed as an Error). */
 interface CallError {
   message: string;
-  data?: { httpStatus?: number } | null;
+  data?: { httpStatus?: number; code?: string } | null;
   meta?: Record<string, unknown>;
 }
 
@@ -36,5 +36,23 @@ export function authErrorText(error: CallError, t: Messages): string {
     const seconds = Number(response instanceof Response ? response.headers.get("retry-after") : NaN);
     return t.signInThrottled(seconds > 0 ? Math.ceil(seconds / 60) : null);
   }
+  return errorText(error, t);
+}
+
+/** The refusals of order.pay a shopper can meet, each with its sentence in messages.ts (payFailed). */
+export const PAY_ERROR_CODES = ["BAD_REQUEST", "NOT_FOUND", "CONFLICT", "PRECONDITION_FAILED", "SERVICE_UNAVAILABLE"] as const;
+export type PayErrorCode = (typeof PAY_ERROR_CODES)[number];
+
+/**
+ * What a refused payment means, in the shopper's language: order.pay's own refusals (deadline
+ * passed, already paid, provider unreachable, …) by their tRPC code, so a Chinese page does not
+ * show the server's English; session and rate limits as errorText says them. A 503 without a
+ * tRPC code is the front door's overload answer, not a provider's.
+ */
+export function payErrorText(error: CallError, t: Messages): string {
+  const status = statusOf(error);
+  if (status === 429 || status === 401) return errorText(error, t);
+  const code = error.data?.code;
+  if (code && (PAY_ERROR_CODES as readonly string[]).includes(code)) return t.payFailed[code as PayErrorCode](error.message);
   return errorText(error, t);
 }

@@ -1,25 +1,27 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { useEffect } from "react";
 import { useTRPC } from "./trpc";
 import { money } from "./money";
 import Link from "next/link";
-import type { OrderView } from "@/server/orders/queries";
+import type { OrderView, PaymentView } from "@/server/orders/queries";
 import type { OrderStatus } from "@/server/generated/prisma/enums";
 import { useMessages } from "../_i18n/client";
+import type { Messages } from "../_i18n/messages";
 import { countdownText } from "./clock-offset";
 import { errorText } from "./errors";
+import { useNow } from "./use-now";
 
 const STATUS_TONE: Record<OrderStatus, string> = { WAIT_PAY: "wait", PAID: "ok", SHIPPED: "ok", CANCELLED: "", REFUNDING: "wait", REFUNDED: "" };
 
-/** The current time, ticking every second (for the pay-by countdowns). */
-function useNow(): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(timer);
-  }, []);
-  return now;
+/** The attempt that took the order's money (the first, should a second have come too), if any. */
+function paidPayment(payments: readonly PaymentView[]): PaymentView | undefined {
+  return payments.filter((p) => p.paidAt !== null).sort((a, b) => a.paidAt!.getTime() - b.paidAt!.getTime())[0];
+}
+
+/** A provider's name as the shopper reads it; one this build has no label for, as it is stored. */
+function providerLabel(t: Messages, provider: string): string {
+  return Object.hasOwn(t.providerName, provider) ? t.providerName[provider as keyof Messages["providerName"]] : provider;
 }
 
 export function MyOrders({ returnedOrderId }: { returnedOrderId: number | null }) {
@@ -65,17 +67,8 @@ function OrderCard({ order, remainingMs, highlighted }: { order: OrderView; rema
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const refresh = () => queryClient.invalidateQueries(trpc.order.list.queryFilter());
-  // A page to open (the sandbox cashier, Alipay, WeChat H5). A QR code (WeChat Native) is for
-  // the pay page to draw; this button only follows redirects.
-  const pay = useMutation(
-    trpc.order.pay.mutationOptions({
-      onSuccess: ({ action }) => {
-        if (action.kind === "redirect") window.location.assign(action.url);
-      },
-    }),
-  );
   const cancel = useMutation(trpc.order.cancel.mutationOptions({ onSuccess: refresh }));
-  const error = pay.error ?? cancel.error;
+  const paid = paidPayment(order.payments);
 
   return (
     <article className={`card${highlighted ? " highlight" : ""}`} data-testid={`order-${order.id}`} aria-label={t.orderNumber(order.id)}>
@@ -89,12 +82,19 @@ function OrderCard({ order, remainingMs, highlighted }: { order: OrderView; rema
         {t.orderNumber(order.id)} · <strong className="amount">{money(order.amountCents)}</strong>
       </p>
       <OrderNote order={order} remainingMs={remainingMs} />
+      {paid ? (
+        <p className="muted" data-testid="order-payment">
+          {t.paidWith(providerLabel(t, paid.provider))}
+          {paid.refundedAt ? ` · ${t.refundedOn(t.dateTime(paid.refundedAt))}` : ""}
+        </p>
+      ) : null}
       {order.canPay || order.canCancel ? (
         <div className="actions">
           {order.canPay && remainingMs > 0 ? (
-            <button type="button" disabled={pay.isPending || pay.isSuccess} onClick={() => pay.mutate({ orderId: order.id })}>
-              {pay.isPending || pay.isSuccess ? t.openingPayment : t.pay(money(order.amountCents))}
-            </button>
+            // The pay page offers the shop's providers; choosing one there starts the payment.
+            <Link className="button" href={`/orders/${order.id}/pay`}>
+              {t.pay(money(order.amountCents))}
+            </Link>
           ) : null}
           {order.canCancel ? (
             <button type="button" className="secondary" disabled={cancel.isPending} onClick={() => cancel.mutate({ orderId: order.id })}>
@@ -103,9 +103,9 @@ function OrderCard({ order, remainingMs, highlighted }: { order: OrderView; rema
           ) : null}
         </div>
       ) : null}
-      {error ? (
+      {cancel.error ? (
         <p className="status bad" role="alert">
-          {errorText(error, t)}
+          {errorText(cancel.error, t)}
         </p>
       ) : null}
     </article>

@@ -2,6 +2,8 @@ import type { Refusal } from "@/server/seckill/outcome";
 import type { StandingHint } from "@/server/gateway/sale-standing";
 import type { OrderStatus } from "@/server/generated/prisma/enums";
 import type { SalePhase } from "@/server/seckill/phase";
+import type { PaymentProviderName } from "@/server/env";
+import type { PayErrorCode } from "../_components/errors";
 
 /** Every string a shopper reads, in each language. English is the default and defines the shape. */
 const en = {
@@ -98,12 +100,43 @@ const en = {
   refundedNote: "Your payment was refunded in full.",
   refundingNote: "The shop is refunding your payment; it shows here once the provider confirms.",
   pay: (amount: string) => `Pay ${amount}`,
-  openingPayment: "Opening payment…",
   cancelOrder: "Cancel order",
   paymentPending: (orderId: number) => `No payment confirmed for order #${orderId} yet. If you paid, this updates in a moment.`,
   paymentRefunded: (orderId: number) => `Order #${orderId} was cancelled before your payment arrived; the payment has been refunded.`,
   paymentCancelled: (orderId: number) => `Order #${orderId} was cancelled.`,
   paymentReceived: (orderId: number) => `Payment received — order #${orderId} is paid.`,
+  paidWith: (provider: string) => `Paid with ${provider}`,
+  refundedOn: (date: string) => `refunded on ${date}`,
+  /** A date and time as this language writes them. */
+  dateTime: (at: Date) => at.toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" }),
+  // Pay page
+  payForOrder: (orderId: number) => `Pay for order #${orderId}`,
+  backToOrders: "← My orders",
+  amountDue: "Amount due",
+  timeLeftToPay: "Time left to pay",
+  choosePaymentMethod: "Choose how to pay",
+  providerName: { alipay: "Alipay 支付宝", wechatpay: "WeChat Pay 微信支付", sandbox: "Sandbox" } satisfies Record<PaymentProviderName, string>,
+  providerHint: {
+    alipay: "Pay on Alipay's page, or in the Alipay app on a phone.",
+    wechatpay: "Scan a QR code with WeChat, or pay in WeChat on a phone.",
+    sandbox: "The shop's test cashier: no real money moves.",
+  } satisfies Record<PaymentProviderName, string>,
+  openingProvider: (provider: string) => `Opening ${provider}…`,
+  scanWithWechat: "Scan with WeChat to pay",
+  qrCodeLabel: (provider: string) => `QR code to pay with ${provider}`,
+  waitingForPayment: "Waiting for payment…",
+  paymentDone: "Paid",
+  paidSeeOrders: "See it in My orders",
+  qrClosed: "This QR code can no longer be paid. Choose how to pay again.",
+  orderNotPayable: (status: string) => `Nothing to pay for this order (${status}).`,
+  /** A refused order.pay: English keeps the server's own sentence; other languages say it by its code. */
+  payFailed: {
+    BAD_REQUEST: (message: string) => message,
+    NOT_FOUND: (message: string) => message,
+    CONFLICT: (message: string) => message,
+    PRECONDITION_FAILED: (message: string) => message,
+    SERVICE_UNAVAILABLE: (message: string) => message,
+  } satisfies Record<PayErrorCode, (message: string) => string>,
   // Sandbox cashier
   sandboxPay: "Sandbox Pay",
   testMoneyOnly: "test money only",
@@ -204,12 +237,40 @@ const zh: Messages = {
   refundedNote: "您的付款已全额退回。",
   refundingNote: "商家正在为您退款,支付机构确认后此处会更新。",
   pay: (amount) => `支付 ${amount}`,
-  openingPayment: "正在打开支付页面…",
   cancelOrder: "取消订单",
   paymentPending: (orderId) => `订单 #${orderId} 暂未确认付款。如已支付,稍后会自动更新。`,
   paymentRefunded: (orderId) => `订单 #${orderId} 在您付款前已取消,款项已退回。`,
   paymentCancelled: (orderId) => `订单 #${orderId} 已取消。`,
   paymentReceived: (orderId) => `已收到付款 — 订单 #${orderId} 已支付。`,
+  paidWith: (provider) => `通过${provider}支付`,
+  refundedOn: (date) => `已于 ${date} 退款`,
+  dateTime: (at) => at.toLocaleString("zh-CN", { dateStyle: "medium", timeStyle: "short" }),
+  payForOrder: (orderId) => `支付订单 #${orderId}`,
+  backToOrders: "← 我的订单",
+  amountDue: "应付金额",
+  timeLeftToPay: "剩余支付时间",
+  choosePaymentMethod: "选择支付方式",
+  providerName: { alipay: "支付宝", wechatpay: "微信支付", sandbox: "沙箱支付" },
+  providerHint: {
+    alipay: "在支付宝页面付款,手机上可在支付宝 App 中付款。",
+    wechatpay: "用微信扫码付款,手机上可在微信中付款。",
+    sandbox: "本店的测试收银台:不涉及真实资金。",
+  },
+  openingProvider: (provider) => `正在打开${provider}…`,
+  scanWithWechat: "请使用微信扫码支付",
+  qrCodeLabel: (provider) => `${provider}付款二维码`,
+  waitingForPayment: "等待付款…",
+  paymentDone: "已支付",
+  paidSeeOrders: "在我的订单中查看",
+  qrClosed: "该二维码已无法付款,请重新选择支付方式。",
+  orderNotPayable: (status) => `该订单无需支付(${status})。`,
+  payFailed: {
+    BAD_REQUEST: () => "本店不支持该支付方式,请选择其他方式。",
+    NOT_FOUND: () => "找不到该订单。",
+    CONFLICT: () => "该订单已无法支付:它已付款或已取消。",
+    PRECONDITION_FAILED: () => "该订单的支付时间已过。",
+    SERVICE_UNAVAILABLE: () => "暂时无法连接支付机构,未做任何更改。请稍后重试。",
+  },
   sandboxPay: "沙箱支付",
   testMoneyOnly: "仅限测试资金",
   notGenuine: "该支付请求无效。",

@@ -408,6 +408,20 @@ describe("POST /api/payments/notify, before any notification is read", () => {
     expect(await snapshot(saleId, orders[0]!.orderId)).toEqual(before);
   });
 
+  it("answers an accepted notify with no body when the provider's protocol says so (WeChat's 204)", async () => {
+    const { saleId, orders } = await unpaidOrders(1);
+    const before = await snapshot(saleId, orders[0]!.orderId);
+    const noBody: PaymentProvider = {
+      ...sandbox(),
+      name: "wechatpay",
+      verifyNotification: () => ({ ok: true, event: { kind: "ignored", reason: "test" } }),
+      reply: (outcome) => (outcome === "accepted" ? { status: 204, body: "", contentType: "text/plain; charset=utf-8" } : { status: 500, body: '{"code":"FAIL"}', contentType: "application/json" }),
+    };
+    const answer = await handlePaymentNotifyRequest(request(notifyBody(orders[0]!)), { ...t.services, payments: offering(sandbox(), noBody) }, "wechatpay");
+    expect({ status: answer.status, body: await answer.text() }).toEqual({ status: 204, body: "" });
+    expect(await snapshot(saleId, orders[0]!.orderId)).toEqual(before);
+  });
+
   it("limits each client address on its own (429 with Retry-After), others go on", async () => {
     const limited = { ...t.services, rateLimits: { ...t.services.rateLimits, paymentNotify: new RateLimiter(createUpstashRedis(t.services.redis), { prefix: `${t.env.REDIS_NAMESPACE}:ratelimit:notify-test`, perSecond: 3 }) } };
     const from = (ip: string) => handlePaymentNotifyRequest(request("hello=world", { "x-forwarded-for": ip }), limited, "sandbox");

@@ -39,14 +39,8 @@ export async function startFakeAlipay(options: FakeProviderOptions = {}): Promis
     server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const gateway = `${url}/gateway.do`;
 
-  const env = {
-    ALIPAY_APP_ID: keys.appId,
-    ALIPAY_PRIVATE_KEY: keys.appPrivateKey,
-    ALIPAY_PUBLIC_KEY: keys.alipayPublicKey,
-    ALIPAY_GATEWAY: gateway,
-  };
+  const env = alipayEnvOf(keys, url);
 
   // ---- the gateway -------------------------------------------------------------------------
 
@@ -244,7 +238,7 @@ export async function startFakeAlipay(options: FakeProviderOptions = {}): Promis
       response,
       200,
       "text/html; charset=utf-8",
-      `<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><title>支付宝 - 网上支付</title></head>` +
+      `<!doctype html><html lang="zh-CN"><head><meta charset="utf-8">${NO_ICON}<title>支付宝 - 网上支付</title></head>` +
         `<body><main><h1>Pay ${escapeHtml(amount)} to ${escapeHtml(trade.subject)}</h1>` +
         `<p>Trade ${escapeHtml(trade.tradeNo)} (fake Alipay)</p>` +
         `<form method="post" action="/_fake/pay-page"><input type="hidden" name="out_trade_no" value="${escapeHtml(trade.outTradeNo)}">` +
@@ -463,6 +457,28 @@ export async function startFakeAlipay(options: FakeProviderOptions = {}): Promis
   return fake;
 }
 
+/**
+ * A fake Alipay's keys and ids, for FakeProviderOptions.seed, made without starting one: a test
+ * runner generates it once and hands it to the process that starts the fake and to the app.
+ */
+export function newFakeAlipaySeed(): string {
+  return JSON.stringify(newSeed());
+}
+
+/** The app's variables that trust the fake started from `seed` at `url` (its `env`), without starting it. */
+export function fakeAlipayEnv(seed: string, url: string): Record<string, string> {
+  return alipayEnvOf(parseSeed(seed), url);
+}
+
+function alipayEnvOf(keys: AlipaySeed, url: string) {
+  return {
+    ALIPAY_APP_ID: keys.appId,
+    ALIPAY_PRIVATE_KEY: keys.appPrivateKey,
+    ALIPAY_PUBLIC_KEY: keys.alipayPublicKey,
+    ALIPAY_GATEWAY: `${url}/gateway.do`,
+  };
+}
+
 type RefundOutcome = "SUCCEEDED" | "PENDING" | "FAILED";
 type Fields = Record<string, string>;
 
@@ -634,9 +650,12 @@ function sendJson(response: http.ServerResponse, body: string, status = 200): vo
   send(response, status, "application/json;charset=utf-8", body);
 }
 
+/** Pages declare no icon, so a browser asks for no /favicon.ico (a 404 a browser test would see as an error). */
+const NO_ICON = '<link rel="icon" href="data:,">';
+
 /** Alipay shows an error page instead of the cashier; 400 here so a test sees it at a glance. */
 function errorPage(response: http.ServerResponse, code: string, message: string): void {
-  send(response, 400, "text/html; charset=utf-8", `<!doctype html><html><body><h1>支付宝 - 错误</h1><p>错误代码 ${escapeHtml(code)}</p><p>${escapeHtml(message)}</p></body></html>`);
+  send(response, 400, "text/html; charset=utf-8", `<!doctype html><html><head>${NO_ICON}</head><body><h1>支付宝 - 错误</h1><p>错误代码 ${escapeHtml(code)}</p><p>${escapeHtml(message)}</p></body></html>`);
 }
 
 function escapeHtml(text: string): string {

@@ -179,6 +179,32 @@ function decodeSeed(seed: string): Keys {
   return keys;
 }
 
+/**
+ * A fake WeChat Pay's keys and ids, for FakeProviderOptions.seed, made without starting one: a
+ * test runner generates it once and hands it to the process that starts the fake and to the app.
+ */
+export function newFakeWechatPaySeed(): string {
+  return encodeSeed(newKeys());
+}
+
+/** The app's variables that trust the fake started from `seed` at `url` (its `env`), without starting it. */
+export function fakeWechatPayEnv(seed: string, url: string): Record<string, string> {
+  return wechatPayEnvOf(decodeSeed(seed), url);
+}
+
+function wechatPayEnvOf(keys: Keys, url: string): Record<string, string> {
+  return {
+    WECHATPAY_MCH_ID: keys.mchId,
+    WECHATPAY_APP_ID: keys.appId,
+    WECHATPAY_SERIAL_NO: keys.serialNo,
+    WECHATPAY_PRIVATE_KEY: keys.merchantPrivateKey,
+    WECHATPAY_APIV3_KEY: keys.apiV3Key,
+    WECHATPAY_PLATFORM_PUBLIC_KEY: keys.platformPublicKey,
+    WECHATPAY_PLATFORM_PUBLIC_KEY_ID: keys.platformPublicKeyId,
+    WECHATPAY_BASE_URL: url,
+  };
+}
+
 /** The WeChat Pay adapter's configuration from a fake's env (what env.ts maps for the app). */
 export function wechatPayConfigFromEnv(env: Record<string, string>) {
   const get = (name: string) => {
@@ -633,7 +659,8 @@ export async function startFakeWechatPay(options: FakeProviderOptions = {}): Pro
   function page(res: ServerResponse, status: number, title: string, html: string): void {
     res
       .writeHead(status, { "Content-Type": "text/html; charset=utf-8" })
-      .end(`<!doctype html><html><head><meta charset="utf-8"><title>${title}</title></head><body>${html}</body></html>`);
+      // No icon: a browser then asks for no /favicon.ico (a 404 a browser test would see as an error).
+      .end(`<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>${title}</title></head><body>${html}</body></html>`);
   }
 
   // --- control endpoints for tests in another process ------------------------------------------
@@ -702,16 +729,7 @@ export async function startFakeWechatPay(options: FakeProviderOptions = {}): Pro
   });
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const env: Record<string, string> = {
-    WECHATPAY_MCH_ID: keys.mchId,
-    WECHATPAY_APP_ID: keys.appId,
-    WECHATPAY_SERIAL_NO: keys.serialNo,
-    WECHATPAY_PRIVATE_KEY: keys.merchantPrivateKey,
-    WECHATPAY_APIV3_KEY: keys.apiV3Key,
-    WECHATPAY_PLATFORM_PUBLIC_KEY: keys.platformPublicKey,
-    WECHATPAY_PLATFORM_PUBLIC_KEY_ID: keys.platformPublicKeyId,
-    WECHATPAY_BASE_URL: baseUrl,
-  };
+  const env = wechatPayEnvOf(keys, baseUrl);
 
   return {
     name: "wechatpay",
