@@ -2,6 +2,8 @@
  * The one error type domain code throws. Its code is a tRPC error code, so routers and route
  * handlers map it in one place (server/trpc/init.ts, httpStatusOf) without knowing the domain.
  */
+import { localized, type Localized } from "./i18n";
+
 export type AppErrorCode =
   | "BAD_REQUEST"
   | "UNAUTHORIZED"
@@ -16,14 +18,18 @@ export type AppErrorCode =
 export class AppError extends Error {
   /** For TOO_MANY_REQUESTS: sent as the Retry-After header. */
   readonly retryAfterSeconds: number | undefined;
+  /** What the person reads, in each language; `message` is the English one, for logs. */
+  readonly text: Localized;
 
   constructor(
     readonly code: AppErrorCode,
-    message: string,
+    text: string | Localized,
     options?: { cause?: unknown; retryAfterSeconds?: number },
   ) {
-    super(message, { cause: options?.cause });
+    const both = localized(text);
+    super(both.en, { cause: options?.cause });
     this.name = "AppError";
+    this.text = both;
     this.retryAfterSeconds = options?.retryAfterSeconds;
   }
 }

@@ -10,6 +10,11 @@ export function LangProvider({ lang, children }: { lang: Lang; children: ReactNo
   return <LangContext.Provider value={lang}>{children}</LangContext.Provider>;
 }
 
+/** The page's language, for a component with its own messages (`const t = ADMIN_MESSAGES[useLang()]`). */
+export function useLang(): Lang {
+  return useContext(LangContext);
+}
+
 export function useMessages(): Messages {
   return MESSAGES[useContext(LangContext)];
 }

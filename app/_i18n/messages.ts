@@ -1,3 +1,4 @@
+import type { Lang } from "@/server/i18n";
 import type { Refusal } from "@/server/seckill/outcome";
 import type { StandingHint } from "@/server/gateway/sale-standing";
 import type { OrderStatus } from "@/server/generated/prisma/enums";
@@ -152,7 +153,7 @@ const en = {
 };
 
 export type Messages = typeof en;
-export type Lang = "en" | "zh";
+export type { Lang } from "@/server/i18n";
 
 const zh: Messages = {
   switchLanguage: "English",
@@ -286,9 +287,4 @@ const zh: Messages = {
 
 export const MESSAGES: Record<Lang, Messages> = { en, zh };
 
-/** The cookie the language switch sets; English when absent or unknown. */
-export const LANG_COOKIE = "lang";
-
-export function langFrom(value: string | undefined): Lang {
-  return value === "zh" ? "zh" : "en";
-}
+export { LANG_COOKIE } from "@/server/i18n";

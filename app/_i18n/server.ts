@@ -1,9 +1,11 @@
-import { cookies } from "next/headers";
-import { LANG_COOKIE, langFrom, MESSAGES, type Lang, type Messages } from "./messages";
+import { cookies, headers } from "next/headers";
+import { langFromAcceptLanguage, langFromCookieValue, LANG_COOKIE, type Lang } from "@/server/i18n";
+import { MESSAGES, type Messages } from "./messages";
 
-/** The visitor's language, for server components. */
+/** The visitor's language, for server components: the switch's cookie, else the browser's Accept-Language. */
 export async function requestLang(): Promise<Lang> {
-  return langFrom((await cookies()).get(LANG_COOKIE)?.value);
+  const chosen = langFromCookieValue((await cookies()).get(LANG_COOKIE)?.value);
+  return chosen ?? langFromAcceptLanguage((await headers()).get("accept-language"));
 }
 
 export async function requestMessages(): Promise<Messages> {

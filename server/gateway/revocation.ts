@@ -1,3 +1,4 @@
+import type { Localized } from "../i18n";
 import type { Env } from "../env";
 import type { AppRedis, RedisConnection } from "../clients/redis";
 import { createLogger } from "../logger";
@@ -16,7 +17,7 @@ import { credentialFrom, verifySession, type HeaderReader, type Session } from "
  * Entries (in Redis and in memory) last as long as a session can, then go.
  */
 
-export const SESSION_ENDED_MESSAGE = "Your session has ended. Sign in again.";
+export const SESSION_ENDED_MESSAGE: Localized = { en: "Your session has ended. Sign in again.", zh: "您的登录已失效，请重新登录。" };
 
 /** How often every process reads the revocations added since its last read. */
 export const REFRESH_MS = 1000;

@@ -10,6 +10,7 @@ import { AppError } from "../errors";
 import { credentialFrom, verifySession, type HeaderReader, type Session } from "../gateway/session";
 import { SESSION_ENDED_MESSAGE } from "../gateway/revocation";
 import { PASSED_GATE, type PendingGate } from "../gateway/ip-gate";
+import { langOf, type Lang, type Localized } from "../i18n";
 
 // 1. Context ------------------------------------------------------------------------------------
 export interface Context {
@@ -27,6 +28,8 @@ export interface Context {
   clientAddress?: string;
   /** The caller's User-Agent, for the payment flow to offer (a phone's or a desktop's). */
   userAgent: string | null;
+  /** The caller's language (server/i18n.ts), read only when an error is answered. */
+  lang: () => Lang;
 }
 
 /** The inner context: what tests pass to `createCaller` directly. */
@@ -37,7 +40,8 @@ export async function createContext(services: Services, reqHeaders: HeaderReader
   const sessionEnded = verified !== null && services.sessions.hasEnded(verified);
   const session = sessionEnded ? null : verified;
   const https = reqHeaders.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
-  return { services, session, sessionEnded, resHeaders, https, ipGate, userAgent: reqHeaders.get("user-agent") };
+  let lang: Lang | undefined;
+  return { services, session, sessionEnded, resHeaders, https, ipGate, userAgent: reqHeaders.get("user-agent"), lang: () => (lang ??= langOf(reqHeaders)) };
 }
 
 // 2. Init -----------------------------------------------------------------------------------------
@@ -47,19 +51,28 @@ export async function createContext(services: Services, reqHeaders: HeaderReader
  * stacks whenever NODE_ENV is not "production" (a test run, a process started without it).
  */
 const isDev = process.env.NODE_ENV === "development";
-const UNEXPECTED_ERROR_MESSAGE = "Something went wrong on our side.";
+const UNEXPECTED_ERROR_MESSAGE: Localized = { en: "Something went wrong on our side.", zh: "我们这边出了点问题。" };
+const INVALID_INPUT: Localized = { en: "Invalid input: ", zh: "输入有误：" };
 
 const t = initTRPC.context<Context>().create({
   transformer: superjson,
   isDev,
-  errorFormatter({ shape, error }) {
+  errorFormatter({ shape, error, ctx }) {
     const cause = error.cause;
+    const lang = ctx?.lang() ?? "en";
     // AppErrors are written for the client; anything else is a fault whose text is for our logs.
     const unexpected = error.code === "INTERNAL_SERVER_ERROR" && !(cause instanceof AppError);
     const { stack, ...data } = shape.data;
     return {
       ...shape,
-      message: cause instanceof ZodError ? `Invalid input: ${z.prettifyError(cause)}` : unexpected && !isDev ? UNEXPECTED_ERROR_MESSAGE : shape.message,
+      message:
+        cause instanceof ZodError
+          ? `${INVALID_INPUT[lang]}${z.prettifyError(cause)}`
+          : cause instanceof AppError
+            ? cause.text[lang]
+            : unexpected && !isDev
+              ? UNEXPECTED_ERROR_MESSAGE[lang]
+              : shape.message,
       data: {
         ...data,
         ...(isDev && stack !== undefined ? { stack } : {}),
@@ -102,6 +115,9 @@ async function* appErrorsMappedIn<T>(stream: AsyncIterable<T>): AsyncGenerator<T
   }
 }
 
+const SIGN_IN_FIRST: Localized = { en: "Sign in to continue.", zh: "请先登录。" };
+const ADMINS_ONLY: Localized = { en: "Admins only.", zh: "仅限管理员。" };
+
 // 3. Procedures -----------------------------------------------------------------------------------
 export const createTRPCRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
@@ -114,11 +130,11 @@ export const publicProcedure = t.procedure.use(async ({ ctx, next, type }) => wi
  * purchase path (bench/README.md, profile notes).
  */
 export const shopperProcedure = t.procedure.use(async ({ ctx, next, type }) => {
-  if (!ctx.session) throw new TRPCError({ code: "UNAUTHORIZED", message: ctx.sessionEnded ? SESSION_ENDED_MESSAGE : "Sign in to continue." });
+  if (!ctx.session) throw trpcErrorOf(new AppError("UNAUTHORIZED", ctx.sessionEnded ? SESSION_ENDED_MESSAGE : SIGN_IN_FIRST));
   return withAppErrorsMapped(await next({ ctx: { session: ctx.session } }), ctx.resHeaders, type);
 });
 
 export const adminProcedure = shopperProcedure.use(({ ctx, next }) => {
-  if (ctx.session.role !== "ADMIN") throw new TRPCError({ code: "FORBIDDEN", message: "Admins only." });
+  if (ctx.session.role !== "ADMIN") throw trpcErrorOf(new AppError("FORBIDDEN", ADMINS_ONLY));
   return next();
 });
