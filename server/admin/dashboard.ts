@@ -1,5 +1,6 @@
 import type { Services } from "../services";
-import { invariantViolations, readSaleLedger, type SaleLedger } from "../seckill/invariants";
+import { readCheckedLedger, type LedgerState, type SaleLedger } from "../seckill/invariants";
+import type { Localized } from "../i18n";
 import { readSaleStats, type StatsPoint } from "../seckill/sale-stats";
 import { getAdminSale, type AdminSale } from "./sales";
 
@@ -18,8 +19,10 @@ export interface QueueDepth {
 export interface SaleDashboard {
   sale: AdminSale;
   ledger: SaleLedger;
-  /** Empty when every invariant of docs/architecture.md holds (mid-run, pending work may show). */
-  violations: string[];
+  /** NOT_WARMED is its own state, not an alarm; DRIFT only when no unit in flight can explain the numbers. */
+  ledgerState: LedgerState;
+  /** What is wrong, in words an operator acts on; empty unless DRIFT. */
+  problems: Localized[];
   perSecond: StatsPoint[];
   queues: QueueDepth[];
   readAt: Date;
@@ -40,11 +43,11 @@ async function readQueueDepth(queue: { name: string; getJobCounts(...types: stri
 /** Everything the live dashboard shows for one sale, read in one go (polled once a second). */
 export async function readSaleDashboard(services: Services, saleId: number): Promise<SaleDashboard> {
   const { redis, env, queues } = services;
-  const [sale, ledger, perSecond, depths] = await Promise.all([
+  const [sale, { ledger, verdict }, perSecond, depths] = await Promise.all([
     getAdminSale(services, saleId),
-    readSaleLedger(services, saleId),
+    readCheckedLedger(services, saleId),
     readSaleStats(redis, env.REDIS_NAMESPACE, saleId, DASHBOARD_WINDOW_SECONDS),
     Promise.all([queues.createOrder, queues.cancelOrder, queues.paymentNotify].map(readQueueDepth)),
   ]);
-  return { sale, ledger, violations: invariantViolations(ledger), perSecond, queues: depths, readAt: new Date() };
+  return { sale, ledger, ledgerState: verdict.state, problems: verdict.problems.map((p) => p.text), perSecond, queues: depths, readAt: new Date() };
 }

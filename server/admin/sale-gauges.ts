@@ -1,6 +1,6 @@
 import type { Services } from "../services";
 import { ORDER_STATUSES } from "../orders/statuses";
-import { invariantViolations, readSaleLedger } from "../seckill/invariants";
+import { readCheckedLedger } from "../seckill/invariants";
 import { createLogger } from "../logger";
 
 /** Sales whose numbers a scrape reports: open ones and those ended within this many hours. */
@@ -14,16 +14,16 @@ const RECENTLY_ENDED_HOURS = 24;
 export async function refreshSaleGauges(services: Services, now = new Date()): Promise<void> {
   const since = new Date(now.getTime() - RECENTLY_ENDED_HOURS * 3600_000);
   const sales = await services.db.sale.findMany({ where: { endsAt: { gt: since } }, select: { id: true } });
-  const ledgers = await Promise.all(sales.map((s) => readSaleLedger(services, s.id)));
+  const readings = await Promise.all(sales.map((s) => readCheckedLedger(services, s.id)));
   const gauges = services.metrics.sale;
   for (const gauge of Object.values(gauges)) gauge.reset();
-  for (const ledger of ledgers) {
+  for (const { ledger, verdict } of readings) {
     const sale_id = String(ledger.saleId);
     if (ledger.redisStock !== null) gauges.stock.set({ sale_id, store: "redis" }, ledger.redisStock);
     gauges.stock.set({ sale_id, store: "mysql" }, ledger.dbStock);
     gauges.pending.set({ sale_id }, ledger.pendingReservations);
     for (const status of ORDER_STATUSES) gauges.orders.set({ sale_id, status }, ledger.ordersByStatus[status] ?? 0);
-    gauges.invariantOk.set({ sale_id }, invariantViolations(ledger).length === 0 ? 1 : 0);
+    gauges.invariantOk.set({ sale_id }, verdict.state === "DRIFT" ? 0 : 1);
   }
 }
 

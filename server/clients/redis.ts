@@ -17,6 +17,7 @@ const SCRIPTS = {
   takeStock: "take-stock-2.lua",
   holding: "holding-2.lua",
   settle: "settle-3.lua",
+  readLedger: "read-ledger-3.lua",
   // The gateway's scripts live beside it: sign-in throttle, session revocations (revocation.ts).
   signInAttempts: "gateway/sign-in-attempts-1.lua",
   revokeSessions: "gateway/revoke-sessions-2.lua",
@@ -40,6 +41,7 @@ export interface SeckillCommands {
   releaseReservation(stockKey: string, usersKey: string, pendingKey: string, reservationId: string, userId: string, returnUnit: "1" | "0"): Promise<[number, number]>;
   takeStock(stockKey: string, pendingKey: string, reservationId: string): Promise<[number, number]>;
   settle(ordersKey: string, pendingKey: string, jobsKey: string, ...reservationAndOrderIds: (string | number)[]): Promise<number>;
+  readLedger(stockKey: string, pendingKey: string, releasedKey: string): Promise<[number, number, number, number]>;
   signInAttempts(counterKey: string, ...argv: ["take", limit: number, windowMs: number] | ["give-back"]): Promise<[number, number]>;
   holding(usersKey: string, holdsKey: string, ...argv: ["taken" | "released", userId: string, reservationId: string] | ["returned", userId: string]): Promise<number>;
   repairStock(

@@ -1,5 +1,6 @@
 import type { Services } from "../services";
-import { ACTIVE_ORDER_STATUSES } from "../orders/statuses";
+import { ACTIVE_ORDER_STATUSES, RELEASED_ORDER_STATUSES } from "../orders/statuses";
+import type { Localized } from "../i18n";
 import { Prisma } from "../generated/prisma/client";
 import { bucketKeys } from "./keys";
 import { splitStock } from "./buckets";
@@ -19,12 +20,17 @@ export interface BucketLedger {
   redisStock: number | null;
   pendingReservations: number;
   activeOrders: number;
+  /** Orders MySQL shows released (cancelled, refunding, refunded) from this bucket. */
+  releasedOrders: number;
+  /** Of those, how many Redis has taken back (its once-only `released` set). */
+  releasedInRedis: number;
 }
 
 export interface SaleLedger {
   saleId: number;
   totalStock: number;
   perUserLimit: number;
+  /** Null when the sale is not warmed up in Redis (some bucket has no stock key). */
   redisStock: number | null;
   pendingReservations: number;
   activeOrders: number;
@@ -36,76 +42,182 @@ export interface SaleLedger {
   buckets?: BucketLedger[];
 }
 
-export function invariantViolations(ledger: SaleLedger): string[] {
-  const problems: string[] = [];
-  const { totalStock, redisStock, pendingReservations, activeOrders, dbStock } = ledger;
-  if (redisStock === null) problems.push("sale is not warmed up in Redis");
-  else if (totalStock !== redisStock + pendingReservations + activeOrders) {
-    problems.push(
-      `total ${totalStock} ≠ Redis ${redisStock} + pending ${pendingReservations} + active orders ${activeOrders}`,
-    );
+/**
+ * The invariants, read from one consistent reading (readSaleLedger): Redis first, atomically per
+ * bucket, then MySQL in one snapshot. In that order a unit in flight can only be counted twice
+ * (committed in MySQL, still pending in Redis: at most the pending count) or, for a cancel MySQL
+ * has made and Redis not yet, nowhere (counted back exactly: released in MySQL, not in Redis). So
+ *   share ≤ Redis + pending + active + releasing ≤ share + pending
+ * holds while work is in flight, and is the plain equality at a quiet moment; only drift breaks it.
+ */
+export type LedgerState = "NOT_WARMED" | "HOLDS" | "DRIFT";
+
+export interface LedgerProblem {
+  /** Stable name, for tests and logs. */
+  rule: "UNITS_MISSING_IN_REDIS" | "UNITS_EXTRA_IN_REDIS" | "DB_STOCK_OUT_OF_STEP" | "STOCK_BELOW_ZERO" | "OVER_PER_USER_LIMIT";
+  text: Localized;
+}
+
+export interface LedgerVerdict {
+  state: LedgerState;
+  problems: LedgerProblem[];
+}
+
+const units = (n: number) => ({ en: n === 1 ? "1 unit" : `${n} units`, zh: `${n} 件` });
+
+function bucketProblems(b: { share: number; redisStock: number; pendingReservations: number; activeOrders: number; releasing: number }, where: Localized): LedgerProblem[] {
+  const accounted = b.redisStock + b.pendingReservations + b.activeOrders + b.releasing;
+  const problems: LedgerProblem[] = [];
+  if (accounted < b.share) {
+    const missing = b.share - accounted;
+    const n = units(missing);
+    problems.push({
+      rule: "UNITS_MISSING_IN_REDIS",
+      text: {
+        en: `${where.en}${n.en} of stock ${missing === 1 ? "is" : "are"} missing from Redis: fewer units are on sale than MySQL says are left. The reconciler repairs drift it can prove within a round; if this stays red, pause the sale and warm it up again.`,
+        zh: `${where.zh}Redis 中少了 ${n.zh}库存：在售数量少于 MySQL 记录的剩余数量。对账程序会在下一轮修复可证实的偏差；若持续显示红色，请暂停活动并重新预热。`,
+      },
+    });
   }
-  if (dbStock !== totalStock - activeOrders) problems.push(`DB stock ${dbStock} ≠ total ${totalStock} − active orders ${activeOrders}`);
-  if (dbStock < 0 || (redisStock ?? 0) < 0) problems.push("stock below zero");
-  if (ledger.shoppersOverLimit > 0) problems.push(`${ledger.shoppersOverLimit} shopper(s) over the per-user limit`);
-  // One bucket's line is the sale's line above; several are each checked on their own too.
-  const buckets = ledger.buckets ?? [];
-  if (buckets.length > 1) {
-    for (const b of buckets) {
-      if (b.redisStock === null) continue; // reported above as not warmed
-      if (b.redisStock < 0) problems.push(`bucket ${b.bucket} below zero (${b.redisStock})`);
-      if (b.share !== b.redisStock + b.pendingReservations + b.activeOrders) {
-        problems.push(`bucket ${b.bucket}: share ${b.share} ≠ Redis ${b.redisStock} + pending ${b.pendingReservations} + active orders ${b.activeOrders}`);
-      }
-    }
+  if (b.redisStock + b.activeOrders + b.releasing > b.share) {
+    const n = units(b.redisStock + b.activeOrders + b.releasing - b.share);
+    problems.push({
+      rule: "UNITS_EXTRA_IN_REDIS",
+      text: {
+        en: `${where.en}Redis offers ${n.en} more than the stock allows: the sale could oversell. Pause the sale now, then warm it up again from MySQL.`,
+        zh: `${where.zh}Redis 比库存多出 ${n.zh}：活动可能超卖。请立即暂停活动，然后从 MySQL 重新预热。`,
+      },
+    });
+  }
+  if (b.redisStock < 0) {
+    problems.push({ rule: "STOCK_BELOW_ZERO", text: { en: `${where.en}Redis stock is below zero (${b.redisStock}).`, zh: `${where.zh}Redis 库存小于零（${b.redisStock}）。` } });
   }
   return problems;
 }
 
+/** What the ledger says: not warmed up (its own state, not an alarm), holding, or drifting, and why. */
+export function ledgerVerdict(ledger: SaleLedger): LedgerVerdict {
+  const { totalStock, activeOrders, dbStock } = ledger;
+  const problems: LedgerProblem[] = [];
+  // MySQL's side is one snapshot: a group commit or a cancel changes orders and stock together.
+  if (dbStock !== totalStock - activeOrders) {
+    problems.push({
+      rule: "DB_STOCK_OUT_OF_STEP",
+      text: {
+        en: `MySQL stock is ${dbStock}, but the total ${totalStock} less ${activeOrders} active orders leaves ${totalStock - activeOrders}. The reconciler repairs what it can prove; if this stays red, stop the worker and check the stock row.`,
+        zh: `MySQL 库存为 ${dbStock}，但总量 ${totalStock} 减去 ${activeOrders} 个有效订单应为 ${totalStock - activeOrders}。对账程序会修复可证实的偏差；若持续显示红色，请停止 worker 并检查库存记录。`,
+      },
+    });
+  }
+  if (dbStock < 0) problems.push({ rule: "STOCK_BELOW_ZERO", text: { en: `MySQL stock is below zero (${dbStock}).`, zh: `MySQL 库存小于零（${dbStock}）。` } });
+  if (ledger.shoppersOverLimit > 0) {
+    problems.push({
+      rule: "OVER_PER_USER_LIMIT",
+      text: {
+        en: `${ledger.shoppersOverLimit} shopper(s) hold more than the per-user limit of ${ledger.perUserLimit}.`,
+        zh: `有 ${ledger.shoppersOverLimit} 位顾客持有的数量超过每人限购 ${ledger.perUserLimit} 件。`,
+      },
+    });
+  }
+  const buckets = ledger.buckets ?? [];
+  const warmed = ledger.redisStock !== null && buckets.every((b) => b.redisStock !== null);
+  if (warmed) {
+    const several = buckets.length > 1;
+    for (const b of buckets) {
+      const where = several ? { en: `Bucket ${b.bucket}: `, zh: `分桶 ${b.bucket}：` } : { en: "", zh: "" };
+      problems.push(...bucketProblems({ ...b, redisStock: b.redisStock!, releasing: Math.max(0, b.releasedOrders - b.releasedInRedis) }, where));
+    }
+  }
+  if (problems.length > 0) return { state: "DRIFT", problems };
+  return { state: warmed ? "HOLDS" : "NOT_WARMED", problems };
+}
+
+/** The problems in English, for logs and tests: empty when the ledger holds or is not warmed up. */
+export function invariantViolations(ledger: SaleLedger): string[] {
+  return ledgerVerdict(ledger).problems.map((p) => p.text.en);
+}
+
+interface OrderCount {
+  stock_bucket: number;
+  status: string;
+  n: bigint | number;
+}
+
+/**
+ * One consistent reading of a sale's ledger: each bucket's Redis numbers in one script
+ * (read-ledger-3.lua), all before MySQL, then MySQL's in one REPEATABLE READ snapshot. Why that
+ * order: see LedgerVerdict above.
+ */
 export async function readSaleLedger(services: Services, saleId: number): Promise<SaleLedger> {
   const { db, redis, env } = services;
-  const sale = await db.sale.findUniqueOrThrow({ where: { id: saleId }, select: { totalStock: true, perUserLimit: true, stockBuckets: true } });
-  const bucketIds = Array.from({ length: sale.stockBuckets }, (_, b) => b);
-  const [stock, byStatus, byBucket, redisReads] = await Promise.all([
-    db.stock.findUniqueOrThrow({ where: { saleId }, select: { count: true } }),
-    db.order.groupBy({ by: ["status"], where: { saleId }, _count: { _all: true } }),
-    db.order.groupBy({ by: ["stockBucket"], where: { saleId, status: { in: [...ACTIVE_ORDER_STATUSES] } }, _count: { _all: true } }),
-    Promise.all(
-      bucketIds.map((b) => {
-        const keys = bucketKeys(env.REDIS_NAMESPACE, saleId, b);
-        return Promise.all([redis.get(keys.stock), redis.zcard(keys.pending)]);
-      }),
-    ),
-  ]);
-  const ordersByStatus = Object.fromEntries(byStatus.map((g) => [g.status, g._count._all]));
-  const activeOrders = ACTIVE_ORDER_STATUSES.reduce((sum, s) => sum + (ordersByStatus[s] ?? 0), 0);
+  const layout = await db.sale.findUniqueOrThrow({ where: { id: saleId }, select: { stockBuckets: true } });
+  const bucketIds = Array.from({ length: layout.stockBuckets }, (_, b) => b);
+  const redisReads = await Promise.all(
+    bucketIds.map((b) => {
+      const keys = bucketKeys(env.REDIS_NAMESPACE, saleId, b);
+      return redis.readLedger(keys.stock, keys.pending, keys.released);
+    }),
+  );
+  const { sale, stock, counts, overLimit } = await db.$transaction(
+    async (tx) => {
+      const sale = await tx.sale.findUniqueOrThrow({ where: { id: saleId }, select: { totalStock: true, perUserLimit: true, stockBuckets: true } });
+      const stock = await tx.stock.findUniqueOrThrow({ where: { saleId }, select: { count: true } });
+      const counts = await tx.$queryRaw<OrderCount[]>`
+        SELECT stock_bucket, status, COUNT(*) AS n FROM orders WHERE sale_id = ${saleId} GROUP BY stock_bucket, status`;
+      const overLimit = await tx.$queryRaw<{ n: bigint }[]>`
+        SELECT COUNT(*) AS n FROM (
+          SELECT user_id FROM orders
+          WHERE sale_id = ${saleId} AND status IN (${Prisma.join([...ACTIVE_ORDER_STATUSES])})
+          GROUP BY user_id HAVING COUNT(*) > ${sale.perUserLimit}
+        ) AS over_limit`;
+      return { sale, stock, counts, overLimit };
+    },
+    { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead, maxWait: 10_000, timeout: 30_000 },
+  );
+  const count = (bucket: number | null, statuses: readonly string[]) =>
+    counts.filter((c) => (bucket === null || Number(c.stock_bucket) === bucket) && statuses.includes(c.status)).reduce((sum, c) => sum + Number(c.n), 0);
+  const ordersByStatus: Record<string, number> = {};
+  for (const c of counts) ordersByStatus[c.status] = (ordersByStatus[c.status] ?? 0) + Number(c.n);
   const shares = splitStock(sale.totalStock, sale.stockBuckets);
   const buckets: BucketLedger[] = bucketIds.map((b) => {
-    const [redisStock, pending] = redisReads[b]!;
+    const [warmed, redisStock, pending, released] = redisReads[b]!;
     return {
       bucket: b,
-      share: shares[b]!,
-      redisStock: redisStock === null ? null : Number(redisStock),
-      pendingReservations: pending,
-      activeOrders: byBucket.find((g) => g.stockBucket === b)?._count._all ?? 0,
+      share: shares[b] ?? 0,
+      redisStock: warmed === 1 ? Number(redisStock) : null,
+      pendingReservations: Number(pending),
+      activeOrders: count(b, ACTIVE_ORDER_STATUSES),
+      releasedOrders: count(b, RELEASED_ORDER_STATUSES),
+      releasedInRedis: Number(released),
     };
   });
-  const overLimit = await db.$queryRaw<{ n: bigint }[]>`
-    SELECT COUNT(*) AS n FROM (
-      SELECT user_id FROM orders
-      WHERE sale_id = ${saleId} AND status IN (${Prisma.join([...ACTIVE_ORDER_STATUSES])})
-      GROUP BY user_id HAVING COUNT(*) > ${sale.perUserLimit}
-    ) AS over_limit`;
   return {
     saleId,
     totalStock: sale.totalStock,
     perUserLimit: sale.perUserLimit,
     redisStock: buckets.some((b) => b.redisStock === null) ? null : buckets.reduce((sum, b) => sum + b.redisStock!, 0),
     pendingReservations: buckets.reduce((sum, b) => sum + b.pendingReservations, 0),
-    activeOrders,
+    activeOrders: count(null, ACTIVE_ORDER_STATUSES),
     ordersByStatus,
     dbStock: stock.count,
     shoppersOverLimit: Number(overLimit[0]?.n ?? 0),
     buckets,
   };
+}
+
+/** How long the second look at a suspected drift waits: units in flight move on within it. */
+export const DRIFT_RECHECK_MS = 150;
+
+/**
+ * A reading and its verdict, where DRIFT is only reported when a second reading a moment later
+ * still shows it: a unit caught between the stores on a loaded machine has moved on by then, a
+ * lost one has not. Costs a second reading only when the first looks wrong.
+ */
+export async function readCheckedLedger(services: Services, saleId: number, recheckMs = DRIFT_RECHECK_MS): Promise<{ ledger: SaleLedger; verdict: LedgerVerdict }> {
+  const ledger = await readSaleLedger(services, saleId);
+  const verdict = ledgerVerdict(ledger);
+  if (verdict.state !== "DRIFT") return { ledger, verdict };
+  await new Promise((resolve) => setTimeout(resolve, recheckMs));
+  const again = await readSaleLedger(services, saleId);
+  return { ledger: again, verdict: ledgerVerdict(again) };
 }

@@ -5,10 +5,14 @@ import { useTRPC } from "@/app/_components/trpc";
 import { money } from "@/app/_components/money";
 import { SaleForm } from "./sale-form";
 import { RateCharts } from "./rate-charts";
+import { useLang } from "@/app/_i18n/client";
+import { DASHBOARD_MESSAGES } from "@/app/_i18n/dashboard-messages";
 
 /** /admin/sales/<id>: the live dashboard, warm-up, stock changes and the sale's terms. */
 export function SaleConsole({ saleId }: { saleId: number }) {
   const trpc = useTRPC();
+  const lang = useLang();
+  const t = DASHBOARD_MESSAGES[lang];
   const queryClient = useQueryClient();
   const dashboard = useQuery({ ...trpc.admin.dashboard.queryOptions({ saleId }), refetchInterval: 1000 });
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.admin.dashboard.queryKey({ saleId }) });
@@ -17,8 +21,8 @@ export function SaleConsole({ saleId }: { saleId: number }) {
 
   if (dashboard.isError) return <p className="status bad" role="alert">{dashboard.error.message}</p>;
   if (!dashboard.data) return <p className="muted">Loading…</p>;
-  const { sale, ledger, violations, perSecond, queues } = dashboard.data;
-  const ok = violations.length === 0;
+  const { sale, ledger, ledgerState, problems, perSecond, queues } = dashboard.data;
+  const ok = ledgerState !== "DRIFT";
   return (
     <div>
       <div className="row">
@@ -69,11 +73,20 @@ export function SaleConsole({ saleId }: { saleId: number }) {
             Redis stock by bucket: {ledger.buckets.map((b) => `#${b.bucket} ${b.redisStock ?? "—"}/${b.share}`).join(" · ")}
           </p>
         ) : null}
-        <p className={`status ${ok ? "ok" : "bad"}`} data-testid="invariant" data-ok={ok}>
-          {ok ? "Invariant holds" : "Invariant broken"}: total {ledger.totalStock} = Redis {ledger.redisStock ?? "—"} + pending {ledger.pendingReservations} + active
-          orders {ledger.activeOrders}; DB stock {ledger.dbStock} = {ledger.totalStock} − {ledger.activeOrders}
-          {ok ? "" : ` — ${violations.join("; ")}`}
-        </p>
+        <div className={`status ${ledgerState === "HOLDS" ? "ok" : ledgerState === "NOT_WARMED" ? "wait" : "bad"}`} data-testid="invariant" data-ok={ok} data-state={ledgerState} role={ok ? undefined : "alert"}>
+          <p>
+            <strong>{t.ledgerState[ledgerState]}</strong>
+            {ledgerState === "NOT_WARMED" ? ` ${t.notWarmedHint}` : ""}
+          </p>
+          <p className="muted">{t.ledgerLine(ledger)}</p>
+          {problems.length ? (
+            <ul data-testid="invariant-problems">
+              {problems.map((p) => (
+                <li key={p.en}>{p[lang]}</li>
+              ))}
+            </ul>
+          ) : null}
+        </div>
         <RateCharts points={perSecond} />
         <h3>Queues</h3>
         <table className="table" aria-label="Queue depth">
