@@ -2,12 +2,18 @@
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useMessages } from "../_i18n/client";
+import { ACCOUNT_MESSAGES } from "../_i18n/account-messages";
+import { useLang, useMessages } from "../_i18n/client";
 import { useTRPC } from "./trpc";
+import styles from "./account.module.css";
 
-/** The header's account links: My orders, and Sign in / Sign up or Sign out. */
+/**
+ * The header's account links: My orders, and Sign in / Sign up, or who is signed in and Sign out.
+ * Every auth mutation refreshes `auth.me` (providers.tsx), so this follows a sign-in at once.
+ */
 export function AccountNav() {
   const t = useMessages();
+  const a = ACCOUNT_MESSAGES[useLang()];
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
@@ -17,10 +23,15 @@ export function AccountNav() {
   const back = pathname === "/" || pathname.startsWith("/sign-") ? "" : `?next=${encodeURIComponent(pathname)}`;
   const signOut = useMutation(
     trpc.auth.signOut.mutationOptions({
-      // Everything cached belonged to the shopper who just left.
-      onSuccess: async () => {
-        queryClient.clear();
+      onSuccess: () => {
+        // Everything cached belonged to the shopper who just left; the header says so at once.
+        const meKey = trpc.auth.me.queryKey();
+        const mePath = JSON.stringify(meKey[0]);
+        queryClient.removeQueries({ predicate: (query) => JSON.stringify(query.queryKey[0]) !== mePath });
+        queryClient.setQueryData(meKey, null);
         router.push("/");
+        // Server-rendered pages (the console) drop what they showed the signed-in account.
+        router.refresh();
       },
     }),
   );
@@ -28,9 +39,14 @@ export function AccountNav() {
     <>
       <Link href="/orders">{t.myOrders}</Link>
       {me.data ? (
-        <button type="button" className="secondary small" disabled={signOut.isPending} onClick={() => signOut.mutate()}>
-          {t.signOut}
-        </button>
+        <>
+          <span className={styles.email} data-testid="account-email" title={a.signedInAs(me.data.email)}>
+            {me.data.email}
+          </span>
+          <button type="button" className="secondary small" disabled={signOut.isPending} onClick={() => signOut.mutate()}>
+            {t.signOut}
+          </button>
+        </>
       ) : me.data === null ? (
         <>
           <Link href={`/sign-in${back}`}>{t.signIn}</Link>

@@ -1,16 +1,18 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect } from "react";
+import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 import { useTRPC } from "./trpc";
 import { money } from "./money";
 import Link from "next/link";
 import type { OrderView, PaymentView } from "@/server/orders/queries";
 import type { OrderStatus } from "@/server/generated/prisma/enums";
-import { useMessages } from "../_i18n/client";
+import { ACCOUNT_MESSAGES } from "../_i18n/account-messages";
+import { useLang, useMessages } from "../_i18n/client";
 import type { Messages } from "../_i18n/messages";
 import { countdownText } from "./clock-offset";
 import { errorText } from "./errors";
 import { useNow } from "./use-now";
+import styles from "./account.module.css";
 
 const STATUS_TONE: Record<OrderStatus, string> = { WAIT_PAY: "wait", PAID: "ok", SHIPPED: "ok", CANCELLED: "", REFUNDING: "wait", REFUNDED: "" };
 
@@ -24,7 +26,11 @@ function providerLabel(t: Messages, provider: string): string {
   return Object.hasOwn(t.providerName, provider) ? t.providerName[provider as keyof Messages["providerName"]] : provider;
 }
 
-export function MyOrders({ returnedOrderId }: { returnedOrderId: number | null }) {
+/**
+ * `returnedOrderId`: back from a payment provider with this order; `declined`: the shopper said
+ * no at the provider's page, so nothing is on its way and the page offers to pay again.
+ */
+export function MyOrders({ returnedOrderId, declined = false }: { returnedOrderId: number | null; declined?: boolean }) {
   const t = useMessages();
   const trpc = useTRPC();
   const me = useQuery(trpc.auth.me.queryOptions());
@@ -44,7 +50,7 @@ export function MyOrders({ returnedOrderId }: { returnedOrderId: number | null }
           <Link href="/sign-in?next=%2Forders">{t.ordersSignIn}</Link>
         </p>
       ) : null}
-      {me.data && returnedOrderId !== null ? <PaymentProgress orderId={returnedOrderId} /> : null}
+      {me.data && returnedOrderId !== null ? <PaymentProgress orderId={returnedOrderId} declined={declined} /> : null}
       {orders.isError ? <p className="status bad" role="alert">{t.couldNotLoadOrders(errorText(orders.error, t))}</p> : null}
       {orders.data?.length === 0 ? <p className="muted">{t.noOrders}</p> : null}
       <div className="orders">
@@ -72,15 +78,20 @@ function OrderCard({ order, remainingMs, highlighted }: { order: OrderView; rema
 
   return (
     <article className={`card${highlighted ? " highlight" : ""}`} data-testid={`order-${order.id}`} aria-label={t.orderNumber(order.id)}>
-      <div className="row">
-        <h2>{order.productName}</h2>
-        <span className={`badge ${STATUS_TONE[order.status]}`} data-testid="order-status">
-          {t.orderStatus[order.status]}
-        </span>
+      <div className={styles.orderHead}>
+        <ProductImage name={order.productName} url={order.productImageUrl} />
+        <div>
+          <div className="row">
+            <h2>{order.productName}</h2>
+            <span className={`badge ${STATUS_TONE[order.status]}`} data-testid="order-status">
+              {t.orderStatus[order.status]}
+            </span>
+          </div>
+          <p className="muted">
+            {t.orderNumber(order.id)} · <strong className="amount">{money(order.amountCents)}</strong>
+          </p>
+        </div>
       </div>
-      <p className="muted">
-        {t.orderNumber(order.id)} · <strong className="amount">{money(order.amountCents)}</strong>
-      </p>
       <OrderNote order={order} remainingMs={remainingMs} />
       {paid ? (
         <p className="muted" data-testid="order-payment">
@@ -96,11 +107,7 @@ function OrderCard({ order, remainingMs, highlighted }: { order: OrderView; rema
               {t.pay(money(order.amountCents))}
             </Link>
           ) : null}
-          {order.canCancel ? (
-            <button type="button" className="secondary" disabled={cancel.isPending} onClick={() => cancel.mutate({ orderId: order.id })}>
-              {t.cancelOrder}
-            </button>
-          ) : null}
+          {order.canCancel ? <CancelOrder orderId={order.id} pending={cancel.isPending} onConfirm={() => cancel.mutate({ orderId: order.id })} /> : null}
         </div>
       ) : null}
       {cancel.error ? (
@@ -109,6 +116,71 @@ function OrderCard({ order, remainingMs, highlighted }: { order: OrderView; rema
         </p>
       ) : null}
     </article>
+  );
+}
+
+/** The product's picture in a fixed 64×64 box (nothing jumps as it loads), or a placeholder of that size. */
+function ProductImage({ name, url }: { name: string; url: string | null }) {
+  const a = ACCOUNT_MESSAGES[useLang()];
+  if (!url) {
+    return (
+      <span className={styles.placeholder} data-testid="order-image-placeholder" aria-hidden="true">
+        {a.noProductImage}
+      </span>
+    );
+  }
+  // A plain img: product pictures may be any site path or address, which next/image would have to list.
+  return <img className={styles.thumb} src={url} alt={a.productImage(name)} width={64} height={64} loading="lazy" decoding="async" />;
+}
+
+/**
+ * Cancel gives up a won unit for good, so it asks first, inline: the safe choice (Keep) takes
+ * the focus, Escape keeps too, and the focus returns to Cancel when the question closes.
+ */
+function CancelOrder({ orderId, pending, onConfirm }: { orderId: number; pending: boolean; onConfirm: () => void }) {
+  const t = useMessages();
+  const a = ACCOUNT_MESSAGES[useLang()];
+  const [asking, setAsking] = useState(false);
+  const cancelButton = useRef<HTMLButtonElement>(null);
+  const keepButton = useRef<HTMLButtonElement>(null);
+  const wasAsking = useRef(false);
+  useEffect(() => {
+    if (asking) keepButton.current?.focus();
+    else if (wasAsking.current) cancelButton.current?.focus();
+    wasAsking.current = asking;
+  }, [asking]);
+  const questionId = `cancel-question-${orderId}`;
+
+  if (!asking) {
+    return (
+      <button ref={cancelButton} type="button" className="secondary" disabled={pending} onClick={() => setAsking(true)}>
+        {pending ? a.cancelling : t.cancelOrder}
+      </button>
+    );
+  }
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (event.key === "Escape") setAsking(false);
+  };
+  return (
+    <div role="group" aria-labelledby={questionId} className={styles.confirm} onKeyDown={onKeyDown}>
+      <p id={questionId}>
+        <strong>{a.confirmCancel(orderId)}</strong>
+      </p>
+      <div className="actions">
+        <button
+          type="button"
+          onClick={() => {
+            setAsking(false);
+            onConfirm();
+          }}
+        >
+          {a.confirmCancelYes}
+        </button>
+        <button ref={keepButton} type="button" className="secondary" onClick={() => setAsking(false)}>
+          {a.confirmCancelNo}
+        </button>
+      </div>
+    </div>
   );
 }
 
@@ -137,8 +209,9 @@ function OrderNote({ order, remainingMs }: { order: OrderView; remainingMs: numb
 }
 
 /** Back from the payment provider: its confirmation arrives separately, so poll until it does. */
-function PaymentProgress({ orderId }: { orderId: number }) {
+function PaymentProgress({ orderId, declined }: { orderId: number; declined: boolean }) {
   const t = useMessages();
+  const a = ACCOUNT_MESSAGES[useLang()];
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const status = useQuery({
@@ -155,6 +228,13 @@ function PaymentProgress({ orderId }: { orderId: number }) {
 
   if (status.isError) return <p className="status bad" role="alert">{errorText(status.error, t)}</p>;
   if (!status.data) return null;
+  if (status.data.orderStatus === "WAIT_PAY" && declined) {
+    return (
+      <p className="status bad" role="status" data-testid="payment-progress">
+        {a.paymentDeclined(orderId)} <Link href={`/orders/${orderId}/pay`}>{a.payAgain}</Link>
+      </p>
+    );
+  }
   const { tone, text } =
     status.data.orderStatus === "WAIT_PAY"
       ? { tone: "wait", text: t.paymentPending(orderId) }

@@ -1,5 +1,5 @@
 "use client";
-import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { MutationCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchLink, httpLink, httpSubscriptionLink, splitLink } from "@trpc/client";
 import { useState, type ReactNode } from "react";
 import superjson from "superjson";
@@ -9,10 +9,26 @@ import type { Lang } from "../_i18n/messages";
 import { LangProvider } from "../_i18n/client";
 import { TRPCProvider } from "./trpc";
 
+/** tRPC's mutation keys are `[["auth", "signIn"]]`-shaped: the procedure's path, then options. */
+function isAuthMutation(key: readonly unknown[] | undefined): boolean {
+  const path = key?.[0];
+  return Array.isArray(path) && path[0] === "auth";
+}
+
 export function Providers({ lang, children }: { lang: Lang; children: ReactNode }) {
-  const [queryClient] = useState(
-    () => new QueryClient({ defaultOptions: { queries: { staleTime: 1000, retry: 1 } } }),
-  );
+  const [queryClient] = useState(() => {
+    const client: QueryClient = new QueryClient({
+      defaultOptions: { queries: { staleTime: 1000, retry: 1 } },
+      // Any sign-in, sign-up or sign-out, whichever form made it (the shop's, the console's),
+      // changes who the header shows: ask again at once rather than after a reload.
+      mutationCache: new MutationCache({
+        onSuccess: (_data, _variables, _context, mutation) => {
+          if (isAuthMutation(mutation.options.mutationKey)) void client.invalidateQueries({ queryKey: [["auth", "me"]] });
+        },
+      }),
+    });
+    return client;
+  });
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
       links: [

@@ -107,3 +107,16 @@ export async function createAdminOnce(
   const user = await services.db.user.findUniqueOrThrow({ where: { email }, select: { role: true } });
   return { created: count === 1, role: user.role };
 }
+
+/**
+ * Who the header says is signed in: the session's account with its email (the credential does
+ * not carry it). An account deleted since its session was signed reads as signed out.
+ */
+export async function signedInAccount(
+  services: Services,
+  session: { userId: number; role: Role } | null,
+): Promise<{ userId: number; role: Role; email: string } | null> {
+  if (!session) return null;
+  const user = await services.db.user.findUnique({ where: { id: session.userId }, select: { email: true } });
+  return user ? { userId: session.userId, role: session.role, email: user.email } : null;
+}

@@ -270,7 +270,7 @@ describe("browser sessions", () => {
     );
   const me = async (cookie: string) =>
     ((await (await handleTrpcRequest(new Request("http://test/api/trpc/auth.me", { headers: { cookie } }), t.services)).json()) as {
-      result: { data: { json: { userId: number } | null } };
+      result: { data: { json: { userId: number; email: string } | null } };
     }).result.data.json;
 
   it("sign-up sets an httpOnly session cookie that signs the browser in; sign-out clears it", async () => {
@@ -279,7 +279,8 @@ describe("browser sessions", () => {
     expect(cookie).toMatch(/^fs_session=[^;]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+/);
     expect(cookie).not.toContain("Secure"); // plain http here; behind HTTPS the proxy's X-Forwarded-Proto adds it
     const session = cookie.split(";")[0]!;
-    expect(await me(session)).toMatchObject({ userId: expect.any(Number) });
+    // The header shows who is signed in: the account's email comes with it.
+    expect(await me(session)).toMatchObject({ userId: expect.any(Number), email: "cookie@example.test" });
 
     // From the site's own page (a cookie mutation without the site's Origin is refused: browser-guard.ts).
     const signedOut = await post("auth.signOut", null, { cookie: session, origin: t.env.PUBLIC_BASE_URL });

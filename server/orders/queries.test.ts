@@ -10,16 +10,21 @@ const row = (patch: Partial<OrderRow> = {}): OrderRow => ({
   cancelReason: null,
   payDeadline: new Date(now.getTime() + 90_000),
   createdAt: new Date(now.getTime() - 1000),
-  product: { name: "Lantern" },
+  product: { name: "Lantern", imageUrl: null },
   payments: [],
   ...patch,
 });
 
 describe("toOrderView", () => {
+  it("carries the product's picture for My orders", () => {
+    expect(toOrderView(row({ product: { name: "Lantern", imageUrl: "/products/lantern.jpg" } }), now).productImageUrl).toBe("/products/lantern.jpg");
+  });
+
   it("an unpaid order within its deadline: time left, may pay and cancel", () => {
     expect(toOrderView(row(), now)).toMatchObject({
       id: 7,
       productName: "Lantern",
+      productImageUrl: null,
       amountCents: 9900,
       payRemainingMs: 90_000,
       canPay: true,

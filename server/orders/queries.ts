@@ -8,6 +8,8 @@ export interface OrderView {
   id: number;
   saleId: number;
   productName: string;
+  /** The product's picture (a path on this site or an address), null when it has none. */
+  productImageUrl: string | null;
   amountCents: number;
   status: OrderStatus;
   cancelReason: CancelReason | null;
@@ -62,7 +64,7 @@ const orderSelect = {
   cancelReason: true,
   payDeadline: true,
   createdAt: true,
-  product: { select: { name: true } },
+  product: { select: { name: true, imageUrl: true } },
   payments: { select: paymentSelect, orderBy: { id: "asc" } },
 } as const;
 
@@ -74,7 +76,7 @@ export interface OrderRow {
   cancelReason: CancelReason | null;
   payDeadline: Date;
   createdAt: Date;
-  product: { name: string };
+  product: { name: string; imageUrl: string | null };
   payments: PaymentRow[];
 }
 
@@ -84,6 +86,7 @@ export function toOrderView(row: OrderRow, now: Date): OrderView {
     id: row.id,
     saleId: row.saleId,
     productName: row.product.name,
+    productImageUrl: row.product.imageUrl,
     amountCents: row.amountCents,
     status: row.status,
     cancelReason: row.cancelReason,

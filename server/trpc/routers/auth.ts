@@ -1,6 +1,6 @@
 import { createTRPCRouter, publicProcedure } from "../init";
 import { credentialsInput } from "../schemas";
-import { signIn, signUp, type SignedIn } from "../../gateway/accounts";
+import { signedInAccount, signIn, signUp, type SignedIn } from "../../gateway/accounts";
 import { sessionCookie } from "../../gateway/session";
 import { revokeSessions } from "../../gateway/revocation";
 import type { Context } from "../init";
@@ -19,5 +19,5 @@ export const authRouter = createTRPCRouter({
     if (ctx.session) await revokeSessions(ctx.services, ctx.session.userId);
     return { ok: true as const };
   }),
-  me: publicProcedure.query(({ ctx }) => (ctx.session ? { userId: ctx.session.userId, role: ctx.session.role } : null)),
+  me: publicProcedure.query(({ ctx }) => signedInAccount(ctx.services, ctx.session)),
 });

@@ -4,9 +4,13 @@ import { CROSS_SITE_MESSAGE, fromThisSite } from "@/server/gateway/browser-guard
 import { callerOf } from "@/server/gateway/revocation";
 import { confirmSandboxCheckout } from "@/server/payments/sandbox-gateway";
 import { getServices } from "@/server/services";
+import { langOf, type Localized } from "@/server/i18n";
 
 /** The cashier's form: the signed checkout's few fields. */
 const MAX_FORM_BYTES = 16 * 1024;
+
+const SIGN_IN_TO_PAY: Localized = { en: "Sign in to pay for this order.", zh: "请先登录，再为这笔订单付款。" };
+const TOO_LARGE: Localized = { en: "This payment request is too large to be genuine.", zh: "这笔支付请求过大，不像是真实的请求。" };
 
 const text = (status: number, message: string) =>
   new Response(message, { status, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } });
@@ -19,10 +23,11 @@ export async function POST(req: Request) {
   const services = await getServices();
   // A form post carries the session cookie: only this site's own cashier page may send it.
   if (!fromThisSite(req.headers, services.env.PUBLIC_BASE_URL)) return text(403, CROSS_SITE_MESSAGE);
+  const lang = langOf(req.headers);
   const { session } = await callerOf(services, req.headers);
-  if (!session) return text(401, "Sign in to pay for this order.");
+  if (!session) return text(401, SIGN_IN_TO_PAY[lang]);
   const form = await readTextWithin(req, MAX_FORM_BYTES);
-  if (form === null) return text(413, "This payment request is too large to be genuine.");
+  if (form === null) return text(413, TOO_LARGE[lang]);
   const params = Object.fromEntries(new URLSearchParams(form));
   try {
     const { returnUrl } = await confirmSandboxCheckout(services, { params, userId: session.userId });
@@ -30,6 +35,6 @@ export async function POST(req: Request) {
     return new Response(null, { status: 303, headers: { location: returnUrl } });
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
-    return text(httpStatusOf(error.code), error.message);
+    return text(httpStatusOf(error.code), error.text[lang]);
   }
 }
