@@ -1,27 +1,31 @@
 import type { ReactNode } from "react";
+import { requestLang } from "@/app/_i18n/server";
+import { ADMIN_MESSAGES } from "@/app/_i18n/admin-messages";
 import { adminAccess } from "./access";
 import { AdminSignIn } from "./_components/admin-sign-in";
+import styles from "./admin.module.css";
 
 export const dynamic = "force-dynamic";
 
 /** Every page under /admin: admins see it; anyone else gets the sign-in form or a 403 notice, never data. */
 export default async function AdminLayout({ children }: { children: ReactNode }) {
-  const access = await adminAccess();
+  const [access, lang] = await Promise.all([adminAccess(), requestLang()]);
+  const t = ADMIN_MESSAGES[lang];
   if (access.kind === "anonymous") return <AdminSignIn />;
   if (access.kind === "forbidden") {
     return (
-      <section className="card" role="alert" aria-label="Forbidden">
-        <h1>403 — admins only</h1>
-        <p>This account cannot open the admin console. Sign in with an admin account.</p>
+      <section className="card" role="alert" aria-label={t.forbidden.label}>
+        <h1>{t.forbidden.title}</h1>
+        <p>{t.forbidden.body}</p>
       </section>
     );
   }
   return (
-    <div className="admin">
-      <nav className="admin-nav" aria-label="Admin">
-        <a href="/admin">Sales</a>
-        <a href="/admin/orders">Orders</a>
-        <a href="/admin/queues">Queue board</a>
+    <div className={`admin ${styles.console}`}>
+      <nav className={`admin-nav ${styles.nav}`} aria-label={t.nav.label}>
+        <a href="/admin">{t.nav.sales}</a>
+        <a href="/admin/orders">{t.nav.orders}</a>
+        <a href="/admin/queues">{t.nav.queues}</a>
       </nav>
       {children}
     </div>

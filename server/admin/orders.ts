@@ -4,6 +4,7 @@ import type { OrderStatus, PaymentStatus } from "../generated/prisma/enums";
 import { AppError } from "../errors";
 import { shipOrder } from "../orders/ship";
 import { refundPaidOrder, type OrderRefund } from "../payments/refunds";
+import { DEFAULT_ORDER_PAGE_SIZE, type OrderSearch } from "./order-search";
 
 /** One payment attempt of an order, as the orders console shows it (refund state included). */
 export interface AdminPayment {
@@ -28,6 +29,8 @@ export interface AdminOrder {
   amountCents: number;
   status: OrderStatus;
   createdAt: Date;
+  /** When the money came in (the principal payment's), null if never paid. */
+  paidAt: Date | null;
   /** Every attempt, oldest first: one per provider the shopper tried. */
   payments: AdminPayment[];
   /** The attempt that took the money, else the latest one; null if never sent to pay. */
@@ -51,45 +54,48 @@ export function principalPayment<P extends { paidAt: Date | null }>(payments: re
   return payments.find((p) => p.paidAt !== null) ?? payments[payments.length - 1] ?? null;
 }
 
-export interface OrderSearch {
-  saleId?: number;
-  status?: OrderStatus;
-  /** Part of the buyer's email. */
-  email?: string;
-  orderId?: number;
+/** One page of the orders matching a search, with how many match in all. */
+export interface OrderPage {
+  orders: AdminOrder[];
+  total: number;
+  page: number;
+  pageSize: number;
 }
 
-export const ORDER_SEARCH_LIMIT = 200;
-
-/** Orders matching every filter given, newest first. */
-export async function searchOrders(services: Services, search: OrderSearch): Promise<AdminOrder[]> {
+/** Orders matching every filter given, newest first, one page at a time. */
+export async function searchOrders(services: Services, search: OrderSearch): Promise<OrderPage> {
+  const page = search.page ?? 1;
+  const pageSize = search.pageSize ?? DEFAULT_ORDER_PAGE_SIZE;
   const where: Prisma.OrderWhereInput = {
     ...(search.orderId ? { id: search.orderId } : {}),
     ...(search.saleId ? { saleId: search.saleId } : {}),
     ...(search.status ? { status: search.status } : {}),
     ...(search.email ? { user: { email: { contains: search.email.toLowerCase() } } } : {}),
   };
-  const rows = await services.db.order.findMany({
-    where,
-    select: {
-      id: true,
-      saleId: true,
-      amountCents: true,
-      status: true,
-      createdAt: true,
-      product: { select: { name: true } },
-      user: { select: { email: true } },
-      payments: { select: ADMIN_PAYMENT_SELECT, orderBy: { id: "asc" } },
-    },
-    orderBy: { id: "desc" },
-    take: ORDER_SEARCH_LIMIT,
+  const [total, rows] = await Promise.all([
+    services.db.order.count({ where }),
+    services.db.order.findMany({
+      where,
+      select: {
+        id: true,
+        saleId: true,
+        amountCents: true,
+        status: true,
+        createdAt: true,
+        product: { select: { name: true } },
+        user: { select: { email: true } },
+        payments: { select: ADMIN_PAYMENT_SELECT, orderBy: { id: "asc" } },
+      },
+      orderBy: { id: "desc" },
+      skip: (page - 1) * pageSize,
+      take: pageSize,
+    }),
+  ]);
+  const orders = rows.map(({ product, user, ...row }) => {
+    const payment = principalPayment(row.payments);
+    return { ...row, productName: product.name, userEmail: user.email, payment, paidAt: payment?.paidAt ?? null };
   });
-  return rows.map(({ product, user, ...row }) => ({
-    ...row,
-    productName: product.name,
-    userEmail: user.email,
-    payment: principalPayment(row.payments),
-  }));
+  return { orders, total, page, pageSize };
 }
 
 export interface BulkShipResult {

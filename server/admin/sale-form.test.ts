@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { newSaleInput, saleEditInput, stockAdjustmentInput } from "./sale-form";
+import { fieldMessageIn, isImageUrl, newSaleInput, saleEditInput, START_GRACE_MS, startIsInPast, stockAdjustmentInput } from "./sale-form";
+import { readIdField, searchMessageIn, ORDER_NUMBER_INVALID, orderSearchInput } from "./order-search";
 
 const valid = {
   productName: "Lantern",
@@ -32,13 +33,45 @@ describe("sale form rules", () => {
     expect(fieldErrors(newSaleInput.safeParse({ ...valid, perUserLimit: 0 }))).toEqual({ perUserLimit: ["Allow at least 1 unit per shopper"] });
   });
 
-  it("takes 1 to 64 stock buckets, 1 when not given, never more buckets than units", () => {
+  it("takes 1 to 64 stock parts (buckets), 1 when not given, never more parts than units", () => {
     expect(newSaleInput.parse(valid).stockBuckets).toBe(1);
     expect(newSaleInput.parse({ ...valid, stockBuckets: 64 }).stockBuckets).toBe(64);
-    expect(fieldErrors(newSaleInput.safeParse({ ...valid, stockBuckets: 0 }))).toEqual({ stockBuckets: ["At least 1 stock bucket"] });
-    expect(fieldErrors(newSaleInput.safeParse({ ...valid, stockBuckets: 65 }))).toEqual({ stockBuckets: ["At most 64 stock buckets"] });
-    expect(fieldErrors(newSaleInput.safeParse({ ...valid, stockBuckets: 2.5 }))).toEqual({ stockBuckets: ["Whole buckets only"] });
-    expect(fieldErrors(newSaleInput.safeParse({ ...valid, stock: 3, stockBuckets: 4 }))).toEqual({ stockBuckets: ["No more stock buckets than units"] });
+    expect(fieldErrors(newSaleInput.safeParse({ ...valid, stockBuckets: 0 }))).toEqual({ stockBuckets: ["At least 1 part"] });
+    expect(fieldErrors(newSaleInput.safeParse({ ...valid, stockBuckets: 65 }))).toEqual({ stockBuckets: ["At most 64 parts"] });
+    expect(fieldErrors(newSaleInput.safeParse({ ...valid, stockBuckets: 2.5 }))).toEqual({ stockBuckets: ["Whole parts only"] });
+    expect(fieldErrors(newSaleInput.safeParse({ ...valid, stock: 3, stockBuckets: 4 }))).toEqual({ stockBuckets: ["No more parts than units"] });
+  });
+
+  it("every field message has its Chinese, found from the English zod carries", () => {
+    expect(fieldMessageIn("zh", "The sale must end after it starts")).toBe("结束时间必须晚于开始时间");
+    expect(fieldMessageIn("zh", "At most 64 parts")).toBe("最多 64 份");
+    expect(fieldMessageIn("en", "Stock must be at least 1")).toBe("Stock must be at least 1");
+    expect(fieldMessageIn("zh", "something else")).toBe("something else");
+    const result = newSaleInput.safeParse({ ...valid, productName: "", stock: Number.NaN, perUserLimit: 0, imageUrl: "ftp://x" });
+    for (const messages of Object.values(fieldErrors(result)) as Array<string[] | undefined>) {
+      for (const message of messages ?? []) expect(fieldMessageIn("zh", message), message).toMatch(/[\u4e00-\u9fff]/);
+    }
+  });
+
+  it("an image is a path on this site or an https URL, empty for none", () => {
+    expect(newSaleInput.parse({ ...valid, imageUrl: "/products/kettle.svg" }).imageUrl).toBe("/products/kettle.svg");
+    expect(newSaleInput.parse({ ...valid, imageUrl: "https://cdn.example.com/a.png" }).imageUrl).toBe("https://cdn.example.com/a.png");
+    expect(newSaleInput.parse({ ...valid, imageUrl: "  " }).imageUrl).toBeNull();
+    expect(newSaleInput.parse(valid).imageUrl).toBeNull();
+    for (const bad of ["http://example.com/a.png", "//evil.example/a.png", "javascript:alert(1)", "kettle.png", "/a b.png"]) {
+      expect(isImageUrl(bad), bad).toBe(false);
+      expect(fieldErrors(newSaleInput.safeParse({ ...valid, imageUrl: bad })), bad).toEqual({ imageUrl: ["Use a path on this site (starting with /) or an https:// address"] });
+    }
+  });
+
+  it("a start in the past is refused, unless an edit keeps the start the sale already has", () => {
+    const now = new Date("2026-12-01T10:00:00Z");
+    expect(startIsInPast(new Date(now.getTime() + 1000), now)).toBe(false);
+    expect(startIsInPast(new Date(now.getTime() - START_GRACE_MS + 1000), now)).toBe(false);
+    expect(startIsInPast(new Date(now.getTime() - START_GRACE_MS - 1000), now)).toBe(true);
+    const opened = new Date("2026-12-01T09:00:00Z");
+    expect(startIsInPast(opened, now, opened)).toBe(false);
+    expect(startIsInPast(new Date("2026-12-01T09:30:00Z"), now, opened)).toBe(true);
   });
 
   it("edits carry no stock (that goes through the ledger) but the same rules", () => {
@@ -51,5 +84,23 @@ describe("sale form rules", () => {
     expect(stockAdjustmentInput.safeParse({ saleId: 1, delta: -5 }).success).toBe(true);
     expect(fieldErrors(stockAdjustmentInput.safeParse({ saleId: 1, delta: 0 }))).toEqual({ delta: ["Enter a change other than 0"] });
     expect(fieldErrors(stockAdjustmentInput.safeParse({ saleId: 1, delta: 1.5 }))).toEqual({ delta: ["Whole units only"] });
+  });
+});
+
+describe("order search fields", () => {
+  it("reads digits as a number, empty as any, anything else as an error", () => {
+    expect(readIdField("")).toEqual({ ok: true, value: undefined });
+    expect(readIdField(" 42 ")).toEqual({ ok: true, value: 42 });
+    expect(readIdField("#42")).toEqual({ ok: true, value: 42 });
+    for (const bad of ["abc", "4a", "0", "-1", "1.5", "99999999999"]) expect(readIdField(bad), bad).toEqual({ ok: false });
+  });
+
+  it("the procedure refuses a bad order number with a field message in both languages, and pages within bounds", () => {
+    const bad = orderSearchInput.safeParse({ orderId: 0 });
+    expect(fieldErrors(bad)).toEqual({ orderId: [ORDER_NUMBER_INVALID.en] });
+    expect(searchMessageIn("zh", ORDER_NUMBER_INVALID.en)).toBe(ORDER_NUMBER_INVALID.zh);
+    expect(orderSearchInput.parse({})).toMatchObject({ page: 1, pageSize: 50 });
+    expect(orderSearchInput.safeParse({ pageSize: 1000 }).success).toBe(false);
+    expect(orderSearchInput.safeParse({ page: 0 }).success).toBe(false);
   });
 });

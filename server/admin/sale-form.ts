@@ -1,49 +1,129 @@
 import { z } from "zod";
 import { MAX_STOCK_BUCKETS } from "../seckill/buckets";
+import type { Lang, Localized } from "../i18n";
 
 /**
  * What an operator types to create or edit a sale and its product. Pure (no server imports), so
  * the admin form and the tRPC procedures validate with the same rules and field messages.
  */
-const cents = (what: string) =>
-  z.number({ error: `${what} must be a number` }).int(`${what} must be whole cents`).min(1, `${what} must be at least 1 cent`).max(100_000_000, `${what} is too large`);
+
+// Zod carries one string per issue: the English one, which the form turns back into the
+// operator's language with fieldMessageIn (the tRPC error formatter passes field errors as they are).
+const TRANSLATIONS = new Map<string, Localized>();
+function say(text: Localized): string {
+  TRANSLATIONS.set(text.en, text);
+  return text.en;
+}
+
+/** A field message from these rules in the operator's language (any other text as it is). */
+export function fieldMessageIn(lang: Lang, message: string): string {
+  return TRANSLATIONS.get(message)?.[lang] ?? message;
+}
+
+const cents = (what: Localized) =>
+  z
+    .number({ error: say({ en: `${what.en} must be a number`, zh: `${what.zh}必须是数字` }) })
+    .int(say({ en: `${what.en} must be whole cents`, zh: `${what.zh}最多精确到分` }))
+    .min(1, say({ en: `${what.en} must be at least 1 cent`, zh: `${what.zh}至少为 1 分` }))
+    .max(100_000_000, say({ en: `${what.en} is too large`, zh: `${what.zh}过大` }));
+
+/** Where a product image may come from: this site's own files, or an HTTPS address. */
+export function isImageUrl(value: string): boolean {
+  if (/^\/(?!\/)[^\s\\]*$/.test(value)) return true;
+  try {
+    const url = new URL(value);
+    return url.protocol === "https:" && url.hostname.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+const imageUrl = z
+  .string()
+  .trim()
+  .max(500, say({ en: "Keep the image URL under 500 characters", zh: "图片地址不能超过 500 个字符" }))
+  .refine((v) => v === "" || isImageUrl(v), say({ en: "Use a path on this site (starting with /) or an https:// address", zh: "请填写本站路径（以 / 开头）或 https:// 开头的地址" }))
+  .transform((v) => (v === "" ? null : v))
+  .nullable()
+  .default(null);
 
 const saleFields = z.object({
-  productName: z.string().trim().min(1, "Enter the product's name").max(191, "Keep the name under 191 characters"),
-  description: z.string().trim().max(2000, "Keep the description under 2000 characters").default(""),
-  originalPriceCents: cents("The original price"),
-  priceCents: cents("The sale price"),
-  perUserLimit: z.number({ error: "The per-shopper limit must be a number" }).int().min(1, "Allow at least 1 unit per shopper").max(100, "At most 100 units per shopper"),
-  startsAt: z.coerce.date({ error: "Enter when the sale starts" }),
-  endsAt: z.coerce.date({ error: "Enter when the sale ends" }),
+  productName: z
+    .string()
+    .trim()
+    .min(1, say({ en: "Enter the product's name", zh: "请填写商品名称" }))
+    .max(191, say({ en: "Keep the name under 191 characters", zh: "名称不能超过 191 个字符" })),
+  description: z.string().trim().max(2000, say({ en: "Keep the description under 2000 characters", zh: "描述不能超过 2000 个字符" })).default(""),
+  imageUrl,
+  originalPriceCents: cents({ en: "The original price", zh: "原价" }),
+  priceCents: cents({ en: "The sale price", zh: "秒杀价" }),
+  perUserLimit: z
+    .number({ error: say({ en: "The per-shopper limit must be a number", zh: "每人限购必须是数字" }) })
+    .int(say({ en: "The per-shopper limit must be a whole number", zh: "每人限购必须是整数" }))
+    .min(1, say({ en: "Allow at least 1 unit per shopper", zh: "每人至少可买 1 件" }))
+    .max(100, say({ en: "At most 100 units per shopper", zh: "每人最多限购 100 件" })),
+  startsAt: z.coerce.date({ error: say({ en: "Enter when the sale starts", zh: "请填写开始时间" }) }),
+  endsAt: z.coerce.date({ error: say({ en: "Enter when the sale ends", zh: "请填写结束时间" }) }),
   requireRealName: z.boolean().default(false),
-  minMemberLevel: z.number({ error: "The member level must be a number" }).int().min(0, "Member levels start at 0").max(100, "Member levels go up to 100").default(0),
+  minMemberLevel: z
+    .number({ error: say({ en: "The member level must be a number", zh: "会员等级必须是数字" }) })
+    .int(say({ en: "The member level must be a whole number", zh: "会员等级必须是整数" }))
+    .min(0, say({ en: "Member levels start at 0", zh: "会员等级从 0 开始" }))
+    .max(100, say({ en: "Member levels go up to 100", zh: "会员等级最高为 100" }))
+    .default(0),
 });
 
 type SaleFields = z.infer<typeof saleFields>;
 
+const ENDS_BEFORE_START = say({ en: "The sale must end after it starts", zh: "结束时间必须晚于开始时间" });
+const PRICE_ABOVE_ORIGINAL = say({ en: "The sale price cannot be above the original price", zh: "秒杀价不能高于原价" });
+
 function checkAcrossFields(value: Pick<SaleFields, "priceCents" | "originalPriceCents" | "startsAt" | "endsAt">, ctx: z.RefinementCtx) {
-  if (value.endsAt <= value.startsAt) ctx.addIssue({ code: "custom", path: ["endsAt"], message: "The sale must end after it starts" });
-  if (value.priceCents > value.originalPriceCents) {
-    ctx.addIssue({ code: "custom", path: ["priceCents"], message: "The sale price cannot be above the original price" });
-  }
+  if (value.endsAt <= value.startsAt) ctx.addIssue({ code: "custom", path: ["endsAt"], message: ENDS_BEFORE_START });
+  if (value.priceCents > value.originalPriceCents) ctx.addIssue({ code: "custom", path: ["priceCents"], message: PRICE_ABOVE_ORIGINAL });
+}
+
+/**
+ * How far in the past a new start may be and still count as "now": the operator's browser clock
+ * and the server's differ by a little, and filling in the form takes a moment.
+ */
+export const START_GRACE_MS = 60_000;
+
+export const START_IN_PAST: Localized = {
+  en: "The sale's start is in the past. Choose a start from now on; a sale that should open at once can start in a minute.",
+  zh: "活动开始时间已经过去。请选择现在之后的时间；想立即开始的活动可以设为一分钟后开始。",
+};
+
+/**
+ * A start in the past is refused for a new sale, and for an edit that moves the start (a live
+ * sale keeps the start it opened with). Shared by the form (before sending) and the server.
+ */
+export function startIsInPast(startsAt: Date, now: Date, previousStartsAt?: Date): boolean {
+  if (previousStartsAt && previousStartsAt.getTime() === startsAt.getTime()) return false;
+  return startsAt.getTime() < now.getTime() - START_GRACE_MS;
 }
 
 export const newSaleInput = saleFields
   .extend({
-    stock: z.number({ error: "Stock must be a number" }).int("Stock must be whole units").min(1, "Stock must be at least 1").max(10_000_000, "At most 10,000,000 units"),
+    stock: z
+      .number({ error: say({ en: "Stock must be a number", zh: "库存必须是数字" }) })
+      .int(say({ en: "Stock must be whole units", zh: "库存必须是整数件" }))
+      .min(1, say({ en: "Stock must be at least 1", zh: "库存至少为 1 件" }))
+      .max(10_000_000, say({ en: "At most 10,000,000 units", zh: "库存最多 10,000,000 件" })),
     // Fixed at creation: reservation ids and orders name their bucket. More than 1 only for an
     // item hot enough to need several Redis shards (docs/architecture.md, stock buckets).
     stockBuckets: z
-      .number({ error: "The stock buckets must be a number" })
-      .int("Whole buckets only")
-      .min(1, "At least 1 stock bucket")
-      .max(MAX_STOCK_BUCKETS, `At most ${MAX_STOCK_BUCKETS} stock buckets`)
+      .number({ error: say({ en: "The number of parts must be a number", zh: "拆分份数必须是数字" }) })
+      .int(say({ en: "Whole parts only", zh: "拆分份数必须是整数" }))
+      .min(1, say({ en: "At least 1 part", zh: "至少 1 份" }))
+      .max(MAX_STOCK_BUCKETS, say({ en: `At most ${MAX_STOCK_BUCKETS} parts`, zh: `最多 ${MAX_STOCK_BUCKETS} 份` }))
       .default(1),
   })
   .superRefine((value, ctx) => {
     checkAcrossFields(value, ctx);
-    if (value.stock >= 1 && value.stockBuckets > value.stock) ctx.addIssue({ code: "custom", path: ["stockBuckets"], message: "No more stock buckets than units" });
+    if (value.stock >= 1 && value.stockBuckets > value.stock) {
+      ctx.addIssue({ code: "custom", path: ["stockBuckets"], message: say({ en: "No more parts than units", zh: "拆分份数不能多于库存件数" }) });
+    }
   });
 export type NewSaleInput = z.infer<typeof newSaleInput>;
 
@@ -54,8 +134,8 @@ export type SaleEditInput = z.infer<typeof saleEditInput>;
 export const stockAdjustmentInput = z.object({
   saleId: z.number().int().positive(),
   delta: z
-    .number({ error: "Enter how many units to add (negative to remove)" })
-    .int("Whole units only")
-    .refine((d) => d !== 0, "Enter a change other than 0")
-    .refine((d) => Math.abs(d) <= 10_000_000, "At most 10,000,000 units at once"),
+    .number({ error: say({ en: "Enter how many units to add (negative to remove)", zh: "请填写要增加的件数（负数表示减少）" }) })
+    .int(say({ en: "Whole units only", zh: "只能是整数件" }))
+    .refine((d) => d !== 0, say({ en: "Enter a change other than 0", zh: "变化量不能为 0" }))
+    .refine((d) => Math.abs(d) <= 10_000_000, say({ en: "At most 10,000,000 units at once", zh: "一次最多调整 10,000,000 件" })),
 });

@@ -1,9 +1,13 @@
 import type { Services } from "../services";
 import { AppError } from "../errors";
-import { createSale } from "../seed";
+import { createLogger } from "../logger";
+import { createSaleIn } from "../seed";
 import { phaseAt, type SalePhase } from "../seckill/phase";
-import { saleKeys } from "../seckill/keys";
-import type { NewSaleInput, SaleEditInput } from "./sale-form";
+import { bucketKeys } from "../seckill/keys";
+import { warmUpSale } from "../seckill/warmup";
+import { START_IN_PAST, startIsInPast, type NewSaleInput, type SaleEditInput } from "./sale-form";
+
+const log = createLogger("web");
 
 /** A sale as the operator sees it: every field the form edits, plus where it stands. */
 export interface AdminSale {
@@ -11,6 +15,7 @@ export interface AdminSale {
   productId: number;
   productName: string;
   description: string;
+  imageUrl: string | null;
   originalPriceCents: number;
   priceCents: number;
   totalStock: number;
@@ -24,6 +29,12 @@ export interface AdminSale {
   phase: SalePhase;
   /** Loaded into Redis (a warm-up ran); purchases need it. */
   warmedUp: boolean;
+  /** Units still to sell: Redis's count once loaded (what shoppers can take), else MySQL's. */
+  remaining: number;
+  /** Units taken: in an order, or reserved on their way to one. */
+  sold: number;
+  /** Live with nothing left: shown as SOLD OUT rather than LIVE. */
+  soldOut: boolean;
 }
 
 const adminSaleSelect = {
@@ -37,23 +48,59 @@ const adminSaleSelect = {
   stockBuckets: true,
   startsAt: true,
   endsAt: true,
-  product: { select: { name: true, description: true, originalPriceCents: true } },
+  stock: { select: { count: true } },
+  product: { select: { name: true, description: true, originalPriceCents: true, imageUrl: true } },
 } as const;
 
-async function toAdminSales(
-  services: Services,
-  rows: Array<Omit<AdminSale, "productName" | "description" | "originalPriceCents" | "phase" | "warmedUp"> & { product: { name: string; description: string; originalPriceCents: number } }>,
-  now: Date,
-): Promise<AdminSale[]> {
-  const warmed = await Promise.all(rows.map((r) => services.redis.exists(saleKeys(services.env.REDIS_NAMESPACE, r.id).meta)));
-  return rows.map(({ product, ...row }, i) => ({
-    ...row,
-    productName: product.name,
-    description: product.description,
-    originalPriceCents: product.originalPriceCents,
-    phase: phaseAt(row, now),
-    warmedUp: warmed[i] === 1,
-  }));
+type AdminSaleRow = Omit<AdminSale, "productName" | "description" | "imageUrl" | "originalPriceCents" | "phase" | "warmedUp" | "remaining" | "sold" | "soldOut"> & {
+  stock: { count: number } | null;
+  product: { name: string; description: string; originalPriceCents: number; imageUrl: string | null };
+};
+
+/** Each bucket's meta (loaded) and stock key, read in one pipeline for the whole list. */
+async function redisStandings(services: Services, rows: readonly AdminSaleRow[]): Promise<Array<{ warmed: boolean; stock: number | null }>> {
+  const pipeline = services.redis.pipeline();
+  for (const row of rows) {
+    for (let b = 0; b < row.stockBuckets; b++) {
+      const keys = bucketKeys(services.env.REDIS_NAMESPACE, row.id, b);
+      pipeline.exists(keys.meta);
+      pipeline.get(keys.stock);
+    }
+  }
+  const replies = (await pipeline.exec()) ?? [];
+  let at = 0;
+  return rows.map((row) => {
+    let warmed = true;
+    let stock = 0;
+    for (let b = 0; b < row.stockBuckets; b++) {
+      const [, exists] = replies[at++] ?? [];
+      const [, value] = replies[at++] ?? [];
+      if (exists !== 1 || value === null || value === undefined) warmed = false;
+      else stock += Number(value);
+    }
+    return { warmed, stock: warmed ? stock : null };
+  });
+}
+
+async function toAdminSales(services: Services, rows: AdminSaleRow[], now: Date): Promise<AdminSale[]> {
+  const standings = await redisStandings(services, rows);
+  return rows.map(({ product, stock, ...row }, i) => {
+    const { warmed, stock: redisStock } = standings[i]!;
+    const remaining = Math.max(0, redisStock ?? stock?.count ?? row.totalStock);
+    const phase = phaseAt(row, now);
+    return {
+      ...row,
+      productName: product.name,
+      description: product.description,
+      imageUrl: product.imageUrl,
+      originalPriceCents: product.originalPriceCents,
+      phase,
+      warmedUp: warmed,
+      remaining,
+      sold: Math.max(0, row.totalStock - remaining),
+      soldOut: phase === "LIVE" && remaining === 0,
+    };
+  });
 }
 
 /** Every sale, newest first. */
@@ -62,31 +109,66 @@ export async function listAdminSales(services: Services, now = new Date()): Prom
   return toAdminSales(services, rows, now);
 }
 
+const saleMissing = (saleId: number) => new AppError("NOT_FOUND", { en: `Sale #${saleId} does not exist.`, zh: `活动 #${saleId} 不存在。` });
+
 export async function getAdminSale(services: Services, saleId: number, now = new Date()): Promise<AdminSale> {
   const row = await services.db.sale.findUnique({ where: { id: saleId }, select: adminSaleSelect });
-  if (!row) throw new AppError("NOT_FOUND", `Sale ${saleId} does not exist.`);
+  if (!row) throw saleMissing(saleId);
   const [sale] = await toAdminSales(services, [row], now);
   return sale!;
 }
 
-/** A new product with its sale and stock row; it takes purchases once warmed up. */
-export async function createSaleFromForm(services: Services, input: NewSaleInput): Promise<AdminSale> {
-  const { saleId } = await createSale(services, input);
+/**
+ * Loads a saved sale into Redis. A failure does not undo the save: the reconciler loads any sale
+ * not in Redis once it opens (server/seckill/reconcile.ts), and web instances ask it to.
+ */
+async function warmAfterSave(services: Services, saleId: number): Promise<boolean> {
+  try {
+    await warmUpSale(services, saleId);
+    return true;
+  } catch (error) {
+    log.warn({ saleId, err: error }, "warm-up after saving the sale failed; the reconciler loads it when it opens");
+    return false;
+  }
+}
+
+/** A new product with its sale and stock row, loaded into Redis at once so it sells from its opening. */
+export async function createSaleFromForm(services: Services, input: NewSaleInput, now = new Date()): Promise<AdminSale> {
+  if (startIsInPast(input.startsAt, now)) throw new AppError("BAD_REQUEST", START_IN_PAST);
+  const { saleId } = await services.db.$transaction(async (tx) => {
+    const created = await createSaleIn(tx, input);
+    if (input.imageUrl) await tx.product.update({ where: { id: created.productId }, data: { imageUrl: input.imageUrl } });
+    return created;
+  });
+  await warmAfterSave(services, saleId);
+  // warmedUp false: saved, but not loaded yet (the console says it will be before the opening).
   return getAdminSale(services, saleId);
 }
 
 /**
- * Changes a sale's terms and its product's details (not its stock: see ./stock.ts). Redis keeps
- * the window, limit and eligibility it was warmed with until the next warm-up, which the answer
- * says (`warmedUp`), and the console offers.
+ * Changes a sale's terms and its product's details (not its stock: see ./stock.ts), then loads
+ * them into Redis, which keeps the window, limit and eligibility it was loaded with until then.
+ * When that load fails the old terms are dropped from Redis, so no purchase runs on them: the
+ * reconciler loads the new ones (the sale's edited start included) before shoppers buy again.
  */
-export async function updateSale(services: Services, input: SaleEditInput): Promise<AdminSale> {
-  const { saleId, productName, description, originalPriceCents, ...terms } = input;
+export async function updateSale(services: Services, input: SaleEditInput, now = new Date()): Promise<AdminSale> {
+  const { saleId, productName, description, imageUrl, originalPriceCents, ...terms } = input;
   await services.db.$transaction(async (tx) => {
-    const sale = await tx.sale.findUnique({ where: { id: saleId }, select: { productId: true } });
-    if (!sale) throw new AppError("NOT_FOUND", `Sale ${saleId} does not exist.`);
+    const sale = await tx.sale.findUnique({ where: { id: saleId }, select: { productId: true, startsAt: true } });
+    if (!sale) throw saleMissing(saleId);
+    if (startIsInPast(terms.startsAt, now, sale.startsAt)) throw new AppError("BAD_REQUEST", START_IN_PAST);
     await tx.sale.update({ where: { id: saleId }, data: terms });
-    await tx.product.update({ where: { id: sale.productId }, data: { name: productName, description, originalPriceCents } });
+    await tx.product.update({ where: { id: sale.productId }, data: { name: productName, description, originalPriceCents, imageUrl } });
   });
+  const warmed = await warmAfterSave(services, saleId);
+  if (!warmed) await dropLoadedTerms(services, saleId);
   return getAdminSale(services, saleId);
+}
+
+/** Removes the sale's loaded terms (each bucket's meta), keeping its stock counts. */
+async function dropLoadedTerms(services: Services, saleId: number): Promise<void> {
+  const sale = await services.db.sale.findUnique({ where: { id: saleId }, select: { stockBuckets: true } });
+  const keys = Array.from({ length: sale?.stockBuckets ?? 1 }, (_, b) => bucketKeys(services.env.REDIS_NAMESPACE, saleId, b).meta);
+  // One DEL per key: on Redis Cluster each bucket has its own hash tag.
+  await Promise.all(keys.map((key) => services.redis.del(key))).catch(() => undefined);
 }

@@ -129,7 +129,9 @@ describe("an admin refunds a paid order", () => {
     // Being refunded, it can no longer be shipped.
     expect(await shipOrder(services, paid!.orderId).catch((e: unknown) => e)).toMatchObject({ code: "CONFLICT" });
     // The console shows it.
-    const [listed] = await searchOrders(services, { orderId: paid!.orderId });
+    const {
+      orders: [listed],
+    } = await searchOrders(services, { orderId: paid!.orderId });
     expect(listed!.payments).toEqual([
       {
         provider: "wechatpay",
@@ -316,7 +318,7 @@ describe("bulk refunds", () => {
     expect(await orderStatus(paid!.orderId)).toBe("PAID");
 
     expect(await asAdmin.admin.refundOrders({ orderIds: [paid!.orderId], reason: "Out of stock at the warehouse" })).toMatchObject([{ outcome: "REFUNDED" }]);
-    const listed = await asAdmin.admin.orders({ orderId: paid!.orderId });
+    const { orders: listed } = await asAdmin.admin.orders({ orderId: paid!.orderId });
     expect(listed[0]!.payments[0]).toMatchObject({ status: "REFUNDED", refundNo: `r${paid!.outTradeNo}`, refundedAt: expect.any(Date) });
   });
 });

@@ -4,7 +4,7 @@ import { orderIdInput, saleIdInput } from "../schemas";
 import { warmUpSale } from "../../seckill/warmup";
 import { updateStanding } from "../../gateway/standing";
 import { shipOrder } from "../../orders/ship";
-import { ORDER_STATUSES } from "../../orders/statuses";
+import { orderSearchInput } from "../../admin/order-search";
 import { newSaleInput, saleEditInput, stockAdjustmentInput } from "../../admin/sale-form";
 import { createSaleFromForm, getAdminSale, listAdminSales, updateSale } from "../../admin/sales";
 import { adjustSaleStock } from "../../admin/stock";
@@ -27,16 +27,7 @@ export const adminRouter = createTRPCRouter({
 
   dashboard: adminProcedure.input(saleIdInput).query(({ ctx, input }) => readSaleDashboard(ctx.services, input.saleId)),
 
-  orders: adminProcedure
-    .input(
-      z.object({
-        saleId: z.number().int().positive().optional(),
-        status: z.enum(ORDER_STATUSES).optional(),
-        email: z.string().trim().max(191).optional(),
-        orderId: z.number().int().positive().optional(),
-      }),
-    )
-    .query(({ ctx, input }) => searchOrders(ctx.services, input)),
+  orders: adminProcedure.input(orderSearchInput).query(({ ctx, input }) => searchOrders(ctx.services, input)),
 
   ship: adminProcedure.input(orderIdInput).mutation(({ ctx, input }) => shipOrder(ctx.services, input.orderId)),
 
