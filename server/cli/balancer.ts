@@ -92,7 +92,9 @@ export function startBalancer(port: number, pools: Pools | null, { trustedHops =
     };
     forward(false);
   });
-  return new Promise((resolve) =>
+  return new Promise((resolve, reject) => {
+    // PORT taken by another program: one clear failure rather than an unhandled error event.
+    server.once("error", reject);
     server.listen(port, host, () =>
       resolve({
         serve: (ready) => {
@@ -104,6 +106,6 @@ export function startBalancer(port: number, pools: Pools | null, { trustedHops =
             server.close(() => done());
           }),
       }),
-    ),
-  );
+    );
+  });
 }

@@ -99,7 +99,7 @@ export function adminNotice(email: string, password: string, signInUrl: string):
  * and printed once. A production start never creates an admin by itself.
  */
 export async function prepareAdmin(services: Services, launch: Launch, log: (line: string) => void, print: (text: string) => void): Promise<void> {
-  const { ADMIN_EMAIL, ADMIN_PASSWORD, PORT } = services.env;
+  const { ADMIN_EMAIL, ADMIN_PASSWORD, PUBLIC_BASE_URL } = services.env;
   if (ADMIN_EMAIL && ADMIN_PASSWORD) {
     await ensureAdmin(services, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
     log(`admin ${ADMIN_EMAIL} can sign in at /admin`);
@@ -113,17 +113,49 @@ export async function prepareAdmin(services: Services, launch: Launch, log: (lin
   }
   const password = generatePassword();
   const admin = await createAdminOnce(services, { email: DEMO_ADMIN_EMAIL, password });
-  if (admin.created) print(adminNotice(DEMO_ADMIN_EMAIL, password, `http://127.0.0.1:${PORT}/admin`));
+  if (admin.created) print(adminNotice(DEMO_ADMIN_EMAIL, password, `${PUBLIC_BASE_URL}/admin`));
   else if (admin.role === "ADMIN") log(`admin ${DEMO_ADMIN_EMAIL} exists; reset its password with npm run admin:create -- --email ${DEMO_ADMIN_EMAIL} --password <new password>`);
   else log(`${DEMO_ADMIN_EMAIL} is a shopper's account, so no demo admin was made; create one with npm run admin:create`);
 }
 
-/** Demo sale, admin and warm-up, once the schema is there. */
-export async function prepareData(services: Services, launch: Launch, log: (line: string) => void, print: (text: string) => void): Promise<void> {
+/**
+ * Demo sale, admin and warm-up, once the schema is there. `demoSale: false` leaves the demo sale
+ * to prepareDemoSale, for `npm start`, which calls it once the shop can be seen.
+ */
+export async function prepareData(
+  services: Services,
+  launch: Launch,
+  log: (line: string) => void,
+  print: (text: string) => void,
+  { demoSale = true }: { demoSale?: boolean } = {},
+): Promise<void> {
+  if (demoSale) await createDemoSale(services, log);
+  await prepareAdmin(services, launch, log, print);
+  await warmCold(services, log);
+}
+
+/** The demo sale (DEMO_SALE=1, none open), warmed, opening 15 s from now. */
+export async function prepareDemoSale(services: Services, log: (line: string) => void): Promise<void> {
+  if (await createDemoSale(services, log)) await warmCold(services, log);
+}
+
+async function createDemoSale(services: Services, log: (line: string) => void): Promise<number | null> {
   const demo = services.env.DEMO_SALE === "1" ? await ensureDemoSale(services) : null;
   if (demo) log(`created demo sale ${demo}; it opens in 15 seconds`);
-  await prepareAdmin(services, launch, log, print);
+  return demo;
+}
+
+async function warmCold(services: Services, log: (line: string) => void): Promise<void> {
   const { warmed, warmedElsewhere } = await warmColdSales(services);
   if (warmed.length) log(`warmed up sale(s) ${warmed.join(", ")}`);
   if (warmedElsewhere.length) log(`sale(s) ${warmedElsewhere.join(", ")} warmed by another process starting meanwhile`);
+}
+
+/**
+ * What every process `npm start` spawns is told besides its own environment: the shop's public
+ * address, so a URL an instance builds (a payment's notify URL, a redirect) names the balancer,
+ * not the loopback port the instance itself listens on.
+ */
+export function childEnvironment(config: Pick<Env, "PUBLIC_BASE_URL" | "PORT">): Record<string, string> {
+  return { PUBLIC_BASE_URL: config.PUBLIC_BASE_URL, PORT: String(config.PORT) };
 }
