@@ -1,12 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { parseArgs } from "node:util";
 import { env } from "../env";
-import { createServices } from "../services";
-import { buildIfNeeded } from "./build";
 import { startBalancer, type Balancer } from "./balancer";
 import { SECKILL_SERVICE_ARGS } from "./seckill-launch";
 import { webServerArgs } from "./web-launch";
-import { childEnvironment, prepareData, prepareDatabase, prepareDemoSale, prepareEnvironment } from "./prepare";
+import { childEnvironment, prepareEnvironment, type Launch } from "./launch-env";
 import { freePort } from "../net";
 import { SECKILL_ENDPOINT } from "../trpc/endpoints";
 import { untilAllHealthy } from "./readiness";
@@ -66,11 +64,20 @@ function failed(error: unknown): never {
   void balancer?.close();
   process.exit(1);
 }
+let launch: Launch;
 try {
-  const launch = prepareEnvironment(".env", log);
+  launch = prepareEnvironment(".env", log);
   config = env();
   // Listening before the build: a visitor on PORT gets the starting page, never a refused connection.
   if (balanced) balancer = await startBalancer(config.PORT, null, { trustedHops: config.TRUSTED_PROXY_HOPS });
+} catch (error) {
+  failed(error);
+}
+// Loaded only now (Prisma, ioredis, BullMQ take seconds): the port above is answering meanwhile.
+const { createServices } = await import("../services");
+const { buildIfNeeded } = await import("./build");
+const { prepareData, prepareDatabase, prepareDemoSale } = await import("./prepare");
+try {
   // The build first: its output would scroll the admin notice away.
   if (webCount > 0 && !buildIfNeeded(log)) failed(new Error("the web app did not build"));
   await prepareDatabase(config, log);
