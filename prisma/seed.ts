@@ -5,11 +5,16 @@ import { createServices } from "../server/services";
 import { createSale, createShoppers } from "../server/seed";
 import { warmUpSale } from "../server/seckill/warmup";
 import { MAX_STOCK_BUCKETS } from "../server/seckill/buckets";
+import { prepareDatabase, prepareEnvironment } from "../server/cli/prepare";
 
 /**
  * npm run seed -- --users N --stock S [--limit L] [--buckets K] [--starts-in SEC] [--duration SEC] --json FILE
  * Creates N shoppers and one warmed-up sale of S units (its Redis stock in K buckets, default 1);
  * writes ids and session tokens as JSON.
+ *
+ * It prepares the environment and the schema exactly as `npm start` does (server/cli/prepare.ts):
+ * on a fresh clone it writes this machine's SESSION_SECRET into .env, or reads the one there, so
+ * the tokens it signs are the ones a later (or running) `npm start` accepts.
  */
 const USAGE = "usage: npm run seed -- --users N --stock S [--limit L] [--buckets K] [--starts-in SEC] [--duration SEC] --json FILE";
 
@@ -45,7 +50,11 @@ const buckets = positiveInt("buckets", values.buckets, 1, 1, MAX_STOCK_BUCKETS);
 const startsIn = positiveInt("starts-in", values["starts-in"], 0, 0);
 const duration = positiveInt("duration", values.duration, 3600);
 
-const services = await createServices(env());
+const log = (line: string) => console.log(`[seed] ${line}`);
+prepareEnvironment(".env", log);
+const config = env();
+await prepareDatabase(config, log);
+const services = await createServices(config);
 try {
   const startsAt = new Date(Date.now() + startsIn * 1000);
   const { saleId, productId } = await createSale(services, {

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { markdown, ratios, type BenchReport } from "./report";
+import { markdown, ratios, reportDirectory, type BenchReport } from "./report";
 
 /** A committed million-shopper report (with --baselines), as its JSON was written. */
 const committed = JSON.parse(readFileSync(path.join(import.meta.dirname, "..", "reports", "bench-20261201-211019.json"), "utf8")) as BenchReport;
@@ -26,5 +26,12 @@ describe("the report", () => {
     expect(text).toContain("## Headline");
     expect(text).not.toContain("## Probes");
     expect(text).not.toContain("purchase path, 80 % of peak");
+  });
+});
+
+describe("reportDirectory", () => {
+  it("keeps a --target run's reports out of the committed bench/reports", () => {
+    expect(reportDirectory({ targets: [] }, "/repo")).toBe(path.join("/repo", "bench", "reports"));
+    expect(reportDirectory({ targets: ["http://127.0.0.1:3000"] }, "/repo")).toBe(path.join("/repo", "bench", "tmp", "target-reports"));
   });
 });

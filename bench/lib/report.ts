@@ -340,9 +340,18 @@ function sweepChart(points: readonly SweepPoint[]): LineChartSpec {
  * Writes bench/reports/bench-<stamp>.{json,md} (and the sweep's chart, bench-<stamp>-sweep.svg),
  * copies them as bench-latest.*, and --json FILE; returns the paths.
  */
+/**
+ * Where a run's reports go: bench/reports (committed, the measurements the README cites) for the
+ * bench's own system; bench/tmp/target-reports (git-ignored) for a --target run, which measures
+ * someone's running system and must not rewrite the committed bench-latest.*.
+ */
+export function reportDirectory(options: Pick<BenchOptions, "targets">, root = process.cwd()): string {
+  return options.targets.length ? path.join(root, "bench", "tmp", "target-reports") : path.join(root, "bench", "reports");
+}
+
 export async function writeReports(report: BenchReport, options: BenchOptions): Promise<string[]> {
   const files: string[] = [];
-  const dir = path.join(process.cwd(), "bench", "reports");
+  const dir = reportDirectory(options);
   const base = `bench-${stamp(new Date(report.startedAt))}`;
   if (report.sweep.length && options.writeReport) {
     mkdirSync(dir, { recursive: true });

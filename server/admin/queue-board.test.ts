@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isAllowedBoardRequest, withoutCdnFonts } from "./queue-board";
+import { boardAccessRefusal, boardPageHtml, isAllowedBoardRequest, withBoardLocale, withConsoleLink, withoutCdnFonts } from "./queue-board";
 
 describe("isAllowedBoardRequest", () => {
   it("lets the board show everything", () => {
@@ -44,5 +44,53 @@ describe("withoutCdnFonts", () => {
   it("drops the Google Fonts stylesheet and nothing else", () => {
     const page = `<head><link rel="icon" href="static/favicon.ico">\n    <link href="https://fonts.googleapis.com/css2?family=IBM+Plex+Sans:wght@400&display=swap" rel="stylesheet">\n<link href="static/css/main.css" rel="stylesheet"></head>`;
     expect(withoutCdnFonts(page)).toBe(`<head><link rel="icon" href="static/favicon.ico">\n    \n<link href="static/css/main.css" rel="stylesheet"></head>`);
+  });
+});
+
+describe("the board's page as this site serves it", () => {
+  const page = `<head><link rel="preconnect" href="//fonts.gstatic.com"><link href="https://fonts.googleapis.com/css2?family=IBM+Plex+Sans" rel="stylesheet"></head><body><script id="__UI_CONFIG__" type="application/json">{"boardTitle":"Flash sale queues","hideDocsLink":true}</script></body>`;
+
+  it("loads nothing from another host", () => {
+    expect(boardPageHtml(page, "en")).not.toMatch(/(?:https?:)?\/\/[a-z]/i);
+  });
+
+  it("sets bull-board's own language from the visitor's", () => {
+    const zh = withBoardLocale(page, "zh");
+    const config = JSON.parse(/__UI_CONFIG__" type="application\/json">([^<]*)</.exec(zh)![1]!) as Record<string, unknown>;
+    expect(config).toEqual({ boardTitle: "Flash sale queues", hideDocsLink: true, locale: { lng: "zh-CN" } });
+    expect(withBoardLocale(page, "en")).toContain('"locale":{"lng":"en-US"}');
+  });
+
+  it("links back to the admin console, in the visitor's language", () => {
+    expect(withConsoleLink(page, "en")).toMatch(/<a href="\/admin"[^>]*>← Admin console<\/a><\/body>/);
+    expect(withConsoleLink(page, "zh")).toContain(">← 返回管理后台</a>");
+  });
+});
+
+describe("boardAccessRefusal", () => {
+  const get = (headers: Record<string, string> = {}) => new Request("http://127.0.0.1:39017/admin/queues", { headers });
+
+  it("sends a signed-out visitor to the console's sign-in with a relative Location, never an internal port", () => {
+    const answer = boardAccessRefusal(null, get())!;
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get("location")).toBe("/admin");
+  });
+
+  it("shows a shopper a 403 page in their language, utf-8, with a link home", async () => {
+    const answer = boardAccessRefusal({ role: "SHOPPER" }, get({ "accept-language": "zh-CN,zh;q=0.9" }))!;
+    expect(answer.status).toBe(403);
+    expect(answer.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    const html = await answer.text();
+    expect(html).toContain("此页面仅供商店管理员使用");
+    expect(html).toContain('<a href="/">返回商店</a>');
+    expect(await boardAccessRefusal({ role: "SHOPPER" }, get())!.text()).toContain("This page is for the shop&#39;s admins");
+  });
+
+  it("answers the board's API calls in JSON, and lets an admin through", async () => {
+    const put = (session: { role: string } | null) => boardAccessRefusal(session, new Request("http://x/admin/queues/api/queues/create-order/retry/failed", { method: "PUT" }));
+    expect(put(null)!.status).toBe(401);
+    expect(put({ role: "SHOPPER" })!.status).toBe(403);
+    expect(((await put({ role: "SHOPPER" })!.json()) as { error: { code: string } }).error.code).toBe("FORBIDDEN");
+    expect(boardAccessRefusal({ role: "ADMIN" }, get())).toBeNull();
   });
 });

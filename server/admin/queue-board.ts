@@ -6,6 +6,9 @@ import { Hono } from "hono";
 import type { QueueAdapterOptions } from "@bull-board/api/typings/app";
 import type { Services } from "../services";
 import { QUEUE } from "../clients/queues";
+import { langOf, type Lang } from "../i18n";
+import { escapeHtml, plainPageHtml } from "../plain-page";
+import { START_MESSAGES } from "../../app/_i18n/start-messages";
 
 export const QUEUE_BOARD_PATH = "/admin/queues";
 
@@ -49,10 +52,62 @@ function decodeURIComponentOrNull(value: string): string | null {
 
 /**
  * bull-board's page loads its font from Google's CDN; this site loads nothing from another
- * origin (its Content-Security-Policy refuses it), so the page falls back to the system font.
+ * origin (its Content-Security-Policy refuses it, and it fails offline), so every stylesheet,
+ * preconnect or icon link to another host is dropped and the page uses the system font.
  */
 export function withoutCdnFonts(html: string): string {
-  return html.replace(/<link[^>]+href="https:\/\/fonts\.googleapis\.com[^"]*"[^>]*>/g, "");
+  return html.replace(/<link[^>]+href="(?:https?:)?\/\/[^"]*"[^>]*>/g, "");
+}
+
+const BOARD_LOCALES: Record<Lang, string> = { en: "en-US", zh: "zh-CN" };
+
+/** The board's own UI in the visitor's language: bull-board reads it from the page's config. */
+export function withBoardLocale(html: string, lang: Lang): string {
+  return html.replace(/(<script id="__UI_CONFIG__" type="application\/json">)([\s\S]*?)(<\/script>)/, (whole, open: string, json: string, close: string) => {
+    let config: Record<string, unknown>;
+    try {
+      config = JSON.parse(json) as Record<string, unknown>;
+    } catch {
+      return whole;
+    }
+    const next = JSON.stringify({ ...config, locale: { lng: BOARD_LOCALES[lang] } }).replace(/</g, "\\u003c");
+    return `${open}${next}${close}`;
+  });
+}
+
+/** A way back to the admin console on every board page, where bull-board's own header has none. */
+export function withConsoleLink(html: string, lang: Lang): string {
+  const link =
+    `<a href="/admin" data-testid="back-to-console" style="position:fixed;right:1rem;bottom:1rem;z-index:2147483647;padding:.55rem .9rem;` +
+    `border-radius:999px;background:#c2410c;color:#fff;font:500 14px/1.2 system-ui,sans-serif;text-decoration:none;` +
+    `box-shadow:0 2px 8px rgba(0,0,0,.3)">${escapeHtml(START_MESSAGES[lang].backToConsole)}</a>`;
+  return html.includes("</body>") ? html.replace("</body>", `${link}</body>`) : html + link;
+}
+
+/** The board's HTML as this site serves it: no CDN, the visitor's language, a link back to the console. */
+export function boardPageHtml(html: string, lang: Lang): string {
+  return withConsoleLink(withBoardLocale(withoutCdnFonts(html), lang), lang);
+}
+
+/**
+ * Who may not see the board, answered in their language: anyone signed out is sent to the
+ * console's sign-in (a relative Location, so it names whatever address the browser used, never
+ * an instance's internal port); a shopper gets a 403 page with a way home. The board's own API
+ * calls get JSON. Null: an admin, who may.
+ */
+export function boardAccessRefusal(session: { role: string } | null, request: Request): Response | null {
+  if (session?.role === "ADMIN") return null;
+  const lang = langOf(request.headers);
+  const text = START_MESSAGES[lang];
+  const page = request.method === "GET" || request.method === "HEAD";
+  const noStore = { "cache-control": "no-store", vary: "cookie, accept-language" };
+  if (!session) {
+    if (page) return new Response(null, { status: 303, headers: { ...noStore, location: "/admin" } });
+    return Response.json({ error: { message: text.signInAsAdmin, code: "UNAUTHORIZED" } }, { status: 401, headers: noStore });
+  }
+  if (!page) return Response.json({ error: { message: text.adminsOnlyBody, code: "FORBIDDEN" } }, { status: 403, headers: noStore });
+  const html = plainPageHtml({ lang, title: text.adminsOnlyTitle, heading: text.adminsOnlyHeading, body: text.adminsOnlyBody, link: { href: "/", text: text.backToShop } });
+  return new Response(html, { status: 403, headers: { ...noStore, "content-type": "text/html; charset=utf-8" } });
 }
 
 /**
@@ -82,7 +137,7 @@ export function createQueueBoard(services: Services): Hono {
       new BullMQAdapter(sweepOrders, { readOnlyMode: true }),
     ],
     serverAdapter: adapter,
-    options: { uiConfig: { boardTitle: "Flash sale queues", hideDocsLink: true } },
+    options: { uiConfig: { boardTitle: "Flash sale queues", hideDocsLink: true, miscLinks: [{ text: "Admin console · 管理后台", url: "/admin" }] } },
   });
   return new Hono()
     .basePath(QUEUE_BOARD_PATH)
@@ -93,8 +148,12 @@ export function createQueueBoard(services: Services): Hono {
       }
       await next();
       if (c.res.headers.get("content-type")?.startsWith("text/html")) {
-        const html = withoutCdnFonts(await c.res.text());
-        c.res = new Response(html, { status: c.res.status, headers: c.res.headers });
+        const html = boardPageHtml(await c.res.text(), langOf(c.req.raw.headers));
+        const headers = new Headers(c.res.headers);
+        headers.delete("content-length");
+        headers.set("content-type", "text/html; charset=utf-8");
+        headers.set("vary", "cookie, accept-language");
+        c.res = new Response(html, { status: c.res.status, headers });
       }
     })
     .route("/", adapter.registerPlugin());

@@ -132,4 +132,31 @@ describe("startBalancer (npm start's stand-in for nginx)", () => {
     expect((await request(base, "/")).upstream).toBe("web-up");
     expect((await fetch(`${base}/api/seckill/seckill.token`, { method: "POST", body: "{}" })).status).toBe(502);
   });
+
+  it("before serve(): answers every request 503 with a starting page that reloads itself, never 502; then proxies", async () => {
+    const port = await freePort();
+    const started = await startBalancer(port, null, { host: "127.0.0.1" });
+    closers.push(() => started.close());
+    const base = `http://127.0.0.1:${port}`;
+
+    const page = await fetch(`${base}/sales/1`, { headers: { "accept-language": "zh-CN,zh;q=0.9,en;q=0.5" } });
+    expect(page.status).toBe(503);
+    expect(page.headers.get("retry-after")).toBe("2");
+    expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    const html = await page.text();
+    expect(html).toContain('<meta http-equiv="refresh" content="2">');
+    expect(html).toContain("商店正在启动");
+    expect(html).not.toMatch(/https?:\/\//);
+    expect(await (await fetch(`${base}/`)).text()).toContain("The shop is starting");
+
+    const health = await fetch(`${base}/api/health`);
+    expect(health.status).toBe(503);
+    expect(await health.json()).toMatchObject({ ok: false, starting: true });
+    const purchase = await fetch(`${base}/api/seckill/seckill.token`, { method: "POST", body: "{}" });
+    expect(purchase.status).toBe(503);
+    expect(((await purchase.json()) as { error: { code: string } }).error.code).toBe("SERVICE_UNAVAILABLE");
+
+    started.serve({ web: [await upstream("web")], seckill: [] });
+    expect((await request(base, "/sales/1")).upstream).toBe("web");
+  });
 });

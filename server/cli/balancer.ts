@@ -1,6 +1,7 @@
 import http from "node:http";
 import { SECKILL_ENDPOINT } from "../trpc/endpoints";
 import { forwardedHeaders } from "../gateway/client-ip";
+import { headerReader, startingAnswer } from "./starting-page";
 
 /**
  * A small HTTP load balancer for running the system on one machine (`npm start`). In production a
@@ -10,8 +11,14 @@ import { forwardedHeaders } from "../gateway/client-ip";
  * its own socket and `trustedHops` (the proxies in front of it) prove it (server/gateway/client-ip.ts),
  * and X-Forwarded-Proto likewise, dropping whatever else a client wrote there; the instances
  * behind it count it as their one trusted hop (TRUSTED_PROXY_HOPS=1).
+ *
+ * Started without pools, it listens at once and answers every request with a "starting…" 503
+ * (server/cli/starting-page.ts) until `serve(pools)`: `npm start` calls that once the processes
+ * behind it answer their health checks, so an early visitor never meets a 502.
  */
 export interface Balancer {
+  /** From now on, proxy to these pools. */
+  serve(pools: Pools): void;
   close(): Promise<void>;
 }
 
@@ -32,12 +39,30 @@ export interface BalancerOptions {
   host?: string;
 }
 
-export function startBalancer(port: number, pools: Pools, { trustedHops = 0, host = "0.0.0.0" }: BalancerOptions = {}): Promise<Balancer> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+interface Routes {
+  nextWeb: () => number;
+  nextSeckill: () => number;
+}
+
+function routesFor(pools: Pools): Routes {
+  if (pools.web.length === 0) throw new Error("the balancer needs at least one web instance");
   const nextWeb = roundRobin(pools.web);
-  const nextSeckill = pools.seckill.length ? roundRobin(pools.seckill) : nextWeb;
+  return { nextWeb, nextSeckill: pools.seckill.length ? roundRobin(pools.seckill) : nextWeb };
+}
+
+export function startBalancer(port: number, pools: Pools | null, { trustedHops = 0, host = "0.0.0.0" }: BalancerOptions = {}): Promise<Balancer> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  let routes: Routes | null = pools && routesFor(pools);
   const server = http.createServer((req, res) => {
-    const target = req.url?.startsWith(`${SECKILL_ENDPOINT}/`) ? nextSeckill() : nextWeb();
+    if (!routes) {
+      const answer = startingAnswer(new URL(req.url ?? "/", "http://balancer").pathname, headerReader(req.headers));
+      // A body sent meanwhile is not read: close rather than keep a half-read connection alive.
+      if (req.method !== "GET" && req.method !== "HEAD") answer.headers.connection = "close";
+      res.writeHead(answer.status, answer.headers);
+      res.end(req.method === "HEAD" ? undefined : answer.body);
+      return;
+    }
+    const target = req.url?.startsWith(`${SECKILL_ENDPOINT}/`) ? routes.nextSeckill() : routes.nextWeb();
     const forwarded = forwardedHeaders(req.headers, req.socket, trustedHops);
     const bodiless = req.method === "GET" || req.method === "HEAD";
     const forward = (retried: boolean) => {
@@ -67,15 +92,20 @@ export function startBalancer(port: number, pools: Pools, { trustedHops = 0, hos
     };
     forward(false);
   });
-  return new Promise((resolve) =>
+  return new Promise((resolve, reject) => {
+    // PORT taken by another program: one clear failure rather than an unhandled error event.
+    server.once("error", reject);
     server.listen(port, host, () =>
       resolve({
+        serve: (ready) => {
+          routes = routesFor(ready);
+        },
         close: () =>
           new Promise<void>((done) => {
             agent.destroy();
             server.close(() => done());
           }),
       }),
-    ),
-  );
+    );
+  });
 }

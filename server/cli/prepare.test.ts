@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { adminNotice, DEMO_GENERATED, generatePassword, resolveLaunch } from "./prepare";
+import { adminNotice, childEnvironment, DEMO_GENERATED, generatePassword, resolveLaunch } from "./prepare";
 import { readEnv } from "../env";
 
 describe("resolveLaunch", () => {
@@ -38,5 +38,17 @@ describe("adminNotice", () => {
     expect(new Set(lines.map((line) => line.length)).size).toBe(1);
     expect(lines.join("\n")).toContain("password  abcdEFGH2345jkmn");
     expect(lines.join("\n")).toContain("npm run admin:create -- --email admin@flash-sale.test");
+  });
+});
+
+describe("childEnvironment", () => {
+  it("hands every spawned process the balancer's public address, whatever port the process listens on", () => {
+    const config = readEnv({ PORT: "4123" });
+    expect(config.PUBLIC_BASE_URL).toBe("http://127.0.0.1:4123");
+    // An instance on an internal port (Next's own start-up writes its port into process.env.PORT)
+    // still builds notify URLs and redirects on the balancer's address.
+    const instance = readEnv({ ...childEnvironment(config), PORT: "39017" });
+    expect(instance.PUBLIC_BASE_URL).toBe("http://127.0.0.1:4123");
+    expect(readEnv({ ...childEnvironment(readEnv({ PUBLIC_BASE_URL: "https://shop.example/" })) }).PUBLIC_BASE_URL).toBe("https://shop.example");
   });
 });

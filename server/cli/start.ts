@@ -1,15 +1,13 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import path from "node:path";
 import { parseArgs } from "node:util";
 import { env } from "../env";
-import { createServices } from "../services";
-import { buildIfNeeded } from "./build";
 import { startBalancer, type Balancer } from "./balancer";
 import { SECKILL_SERVICE_ARGS } from "./seckill-launch";
 import { webServerArgs } from "./web-launch";
-import { prepareData, prepareDatabase, prepareEnvironment } from "./prepare";
+import { childEnvironment, prepareEnvironment, type Launch } from "./launch-env";
 import { freePort } from "../net";
 import { SECKILL_ENDPOINT } from "../trpc/endpoints";
+import { untilAllHealthy } from "./readiness";
 
 /**
  * npm start                          migrate, build if the sources changed, ensure a demo sale,
@@ -24,6 +22,10 @@ import { SECKILL_ENDPOINT } from "../trpc/endpoints";
  * Every process runs with NODE_ENV=production unless the environment (or .env) says otherwise.
  * The preparation (server/cli/prepare.ts) is safe with many processes starting at once, and each
  * process is spawned, so it reports healthy, only once the preparation is done.
+ *
+ * With the balancer, PORT answers from the first second: a "starting…" page (503) while the
+ * build, migrations and processes come up, the shop once every instance behind it is healthy.
+ * The demo sale is made only then, so it opens 15 s after the shop can be seen.
  */
 
 const { values } = parseArgs({
@@ -53,28 +55,43 @@ const seckillCount = wanted("seckill") ? count("seckill", values.seckill, only =
 const workerCount = wanted("worker") ? count("workers", values.workers, 1) : 0;
 
 const log = (line: string) => console.log(`[start] ${line}`);
-const root = process.cwd();
+const balanced = only === undefined && webCount > 0;
 let config: ReturnType<typeof env>;
+let balancer: Balancer | undefined;
+function failed(error: unknown): never {
+  // One clear line (an environment refusal, a migration that failed, a wait that timed out).
+  console.error(`[start] preparation failed: ${error instanceof Error ? error.message : String(error)}`);
+  void balancer?.close();
+  process.exit(1);
+}
+let launch: Launch;
 try {
-  const launch = prepareEnvironment(".env", log);
+  launch = prepareEnvironment(".env", log);
   config = env();
+  // Listening before the build: a visitor on PORT gets the starting page, never a refused connection.
+  if (balanced) balancer = await startBalancer(config.PORT, null, { trustedHops: config.TRUSTED_PROXY_HOPS });
+} catch (error) {
+  failed(error);
+}
+// Loaded only now (Prisma, ioredis, BullMQ take seconds): the port above is answering meanwhile.
+const { createServices } = await import("../services");
+const { buildIfNeeded } = await import("./build");
+const { prepareData, prepareDatabase, prepareDemoSale } = await import("./prepare");
+try {
   // The build first: its output would scroll the admin notice away.
-  if (webCount > 0 && !buildIfNeeded(log)) process.exit(1);
+  if (webCount > 0 && !buildIfNeeded(log)) failed(new Error("the web app did not build"));
   await prepareDatabase(config, log);
   const services = await createServices(config);
   try {
-    await prepareData(services, launch, log, (text) => console.log(text));
+    await prepareData(services, launch, log, (text) => console.log(text), { demoSale: !balanced });
   } finally {
     await services.close();
   }
 } catch (error) {
-  // One clear line (an environment refusal, a migration that failed, a wait that timed out).
-  console.error(`[start] preparation failed: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
+  failed(error);
 }
 
 const children: ChildProcess[] = [];
-let balancer: Balancer | undefined;
 let stopping = false;
 // Registered with the first spawn (a stop between two spawns must reach those already running),
 // and only then: a process that becomes the worker itself keeps the default until it takes over.
@@ -90,7 +107,7 @@ const forwardStopSignals = () => {
 const run = (name: string, command: string, args: string[], extraEnv: Record<string, string> = {}) => {
   if (stopping) return;
   if (children.length === 0) forwardStopSignals();
-  const child = spawn(command, args, { stdio: "inherit", env: { ...process.env, ...extraEnv } });
+  const child = spawn(command, args, { stdio: "inherit", env: { ...process.env, ...childEnvironment(config), ...extraEnv } });
   child.on("exit", (code, signal) => {
     log(`${name} exited (${signal ?? code})`);
     // Asked to stop, a child ending by the signal (next start exits 128 + 15) stopped cleanly;
@@ -122,8 +139,24 @@ else if (webCount > 0) {
     seckillPorts.push(port);
     run(`seckill:${port}`, process.execPath, SECKILL_SERVICE_ARGS, { ...hops, SECKILL_PORT: String(port) });
   }
-  balancer = await startBalancer(config.PORT, { web: webPorts, seckill: seckillPorts }, { trustedHops: config.TRUSTED_PROXY_HOPS });
-  log(`balancing ${config.PORT}: web instances on ${webPorts.join(", ")}; ${SECKILL_ENDPOINT}/ to ${seckillPorts.length ? `seckill services on ${seckillPorts.join(", ")}` : "the web instances"}`);
+  log(`starting ${webCount} web instance(s) and ${seckillCount} seckill service(s); ${config.PUBLIC_BASE_URL} shows a starting page until they are ready`);
+  const pools = { web: webPorts, seckill: seckillPorts };
+  void untilAllHealthy([...webPorts, ...seckillPorts], () => stopping).then(
+    async (ready) => {
+      if (!ready || stopping) return;
+      balancer!.serve(pools);
+      log(`balancer ready: web on internal ports ${webPorts.join(", ")}; ${SECKILL_ENDPOINT}/ to ${seckillPorts.length ? `seckill services on internal ports ${seckillPorts.join(", ")}` : "the web instances"}`);
+      const services = await createServices(config);
+      try {
+        await prepareDemoSale(services, log);
+      } finally {
+        await services.close();
+      }
+      // The one address to open: the balancer's (PUBLIC_BASE_URL), never an instance's port.
+      log(`the shop is ready: ${config.PUBLIC_BASE_URL}  (health: /api/health)`);
+    },
+    (error: unknown) => log(`could not finish starting: ${error instanceof Error ? error.message : String(error)}`),
+  );
 }
 if (only === "worker" && workerCount === 1) {
   // `npm run worker`: this process becomes the worker, one Node per worker pod and no second
@@ -132,6 +165,6 @@ if (only === "worker" && workerCount === 1) {
 } else {
   for (let i = 1; i <= workerCount; i++) run(workerCount > 1 ? `worker ${i}` : "worker", process.execPath, ["--import", "tsx", "worker/main.ts"]);
 }
-if (webCount) log(`web on http://127.0.0.1:${config.PORT}  (health: /api/health)`);
+if (only === "web") log(`web on http://127.0.0.1:${config.PORT}  (health: /api/health)`);
 if (only === "seckill") log(`seckill service on http://127.0.0.1:${config.SECKILL_PORT}${SECKILL_ENDPOINT}`);
 

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { readEnv } from "../env";
@@ -9,6 +10,8 @@ import { warmUpSale } from "../seckill/warmup";
 import { invariantViolations, readSaleLedger } from "../seckill/invariants";
 import { createLiveSale, startPrepared, waitFor, type ChildHandle, type ProcessKind } from "../testing/harness";
 import { deleteRedisNamespace, dropDatabase } from "../testing/resources";
+import { freePort } from "../net";
+import { buildIsFresh } from "./build";
 
 /**
  * Many processes, one start (issue #32): processes started as an orchestrator starts pods, all at
@@ -235,5 +238,78 @@ describe("a rolling restart: new processes start beside running ones", () => {
     expect([...old, ...fresh].flatMap((p) => problems(p.output())), log).toEqual([]);
     expect(fresh.every((p) => p.process.exitCode === null), log).toBe(true);
     await stopAll(fresh);
+  }, 300_000);
+});
+
+describe("npm start's first request", () => {
+  it("is never a 502: PORT answers a starting page (503) from the first second, then the shop; one URL printed; the demo sale opens after", async () => {
+    if (!buildIsFresh()) throw new Error("The web app is not built or is out of date: run `npm run build` first (npm test does).");
+    const env = emptyEnvironment("first_request");
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const child = spawn(process.execPath, ["--import", "tsx", "server/cli/start.ts"], {
+      env: { ...process.env, ...env, NEXT_TELEMETRY_DISABLED: "1", LOG_LEVEL: "info", PORT: String(port) },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout!.on("data", (chunk) => (output += String(chunk)));
+    child.stderr!.on("data", (chunk) => (output += String(chunk)));
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    cleanups.push(async () => {
+      if (child.exitCode === null) child.kill("SIGTERM");
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+      if (child.exitCode === null) child.kill("SIGKILL");
+    });
+
+    // Polled from the moment the process exists, as a newcomer's browser might.
+    const seen = new Map<string, number>();
+    const count = (what: string) => seen.set(what, (seen.get(what) ?? 0) + 1);
+    let readyAt = 0;
+    const deadline = Date.now() + 180_000;
+    while (!readyAt) {
+      if (child.exitCode !== null) throw new Error(`npm start exited early:\n${output}`);
+      if (Date.now() > deadline) throw new Error(`npm start never became healthy; answers ${JSON.stringify([...seen])}\n${output}`);
+      const [page, health] = await Promise.all(
+        ["/", "/api/health"].map((path) =>
+          fetch(`${base}${path}`, { signal: AbortSignal.timeout(10_000) }).then(
+            async (r) => ({ status: r.status, type: r.headers.get("content-type"), retryAfter: r.headers.get("retry-after"), body: await r.text() }),
+            () => null,
+          ),
+        ),
+      );
+      for (const [path, answer] of [["/", page], ["/api/health", health]] as const) {
+        count(answer ? `${path} ${answer.status}` : `${path} no answer`);
+        expect(answer?.status, `${path}: ${answer?.body}`).not.toBe(502);
+        if (answer?.status === 503 && path === "/") {
+          expect(answer.type).toBe("text/html; charset=utf-8");
+          expect(answer.retryAfter).toBe("2");
+          expect(answer.body).toContain('http-equiv="refresh"');
+        }
+      }
+      if (health?.status === 200) readyAt = Date.now();
+      else await new Promise((r) => setTimeout(r, 100));
+    }
+    console.log(`first request: answers until healthy ${JSON.stringify([...seen])}`);
+    // The balancer listened before the web instance was up: early visitors got the starting page.
+    expect(seen.get("/ 503") ?? 0, JSON.stringify([...seen])).toBeGreaterThan(0);
+    expect((await fetch(`${base}/`)).status).toBe(200);
+
+    const services = await createServices(readEnv({ ...env }));
+    try {
+      await waitFor(async () => (await services.db.sale.count()) === 1, 60_000, "the demo sale");
+      const sale = await services.db.sale.findFirstOrThrow({ select: { startsAt: true } });
+      const opensAfterReady = sale.startsAt.getTime() - readyAt;
+      // A newcomer who opens the shop when it is ready sees the 15 s countdown.
+      expect(opensAfterReady, output).toBeGreaterThan(10_000);
+      expect(opensAfterReady, output).toBeLessThan(40_000);
+    } finally {
+      await services.close();
+    }
+    await waitFor(async () => output.includes("the shop is ready"), 30_000, "the ready line");
+    // One address printed: the balancer's. No URL names an instance's internal port.
+    const urls = [...output.matchAll(/https?:\/\/[^\s"'),]+/g)].map((m) => m[0]);
+    expect(urls.length, output).toBeGreaterThan(0);
+    for (const url of urls) expect(new URL(url).port, output).toBe(String(port));
+    expect(output).toContain(`the shop is ready: ${base}`);
   }, 300_000);
 });
