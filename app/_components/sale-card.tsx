@@ -56,6 +56,8 @@ export function SaleCard({
         <span className={`badge ${soldOut ? "" : phase === "LIVE" ? "live" : phase === "UPCOMING" ? "wait" : ""}`} data-testid="sale-phase">
           {soldOut ? t.soldOutBadge : t.phase[phase]}
         </span>
+        {/* Beside the badge it speaks for; out of the card's flow, as it is never seen. */}
+        <Announcer phase={phase} soldOut={soldOut} t={t} />
       </div>
       {sale.description ? <p className="muted">{sale.description}</p> : null}
       <p className="price">
@@ -83,7 +85,6 @@ export function SaleCard({
         onSoldOut={() => setSoldOutAnswer(sale)}
         onStandingChanged={() => void standing.refetch()}
       />
-      <Announcer phase={phase} soldOut={soldOut} t={t} />
       {detailed ? null : (
         <p className="card-link">
           <Link href={`/sales/${sale.id}`}>
@@ -403,7 +404,8 @@ function panelStatus({
   }
   // Known before pressing anything: a fact about this sale and shopper, not an error.
   if (standing?.hint) return { tone: "note", text: t.refusal[standing.hint] };
-  if (issue.isError && issue.error) return { tone: "bad", text: errorText(issue.error, t) };
+  // Retried long enough: said in the page's words, with Try again beside it.
+  if (issue.isError && issue.error) return { tone: "bad", text: isMomentary(issue.error) ? t.notOpenYet : errorText(issue.error, t) };
   if (issue.data && !["ISSUED", "NOT_STARTED", "ALREADY_PURCHASED"].includes(issue.data.status)) {
     return { tone: "bad", text: t.refusal[issue.data.status as keyof Messages["refusal"]] };
   }
