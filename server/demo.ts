@@ -9,6 +9,7 @@ import { warmUpSale } from "./seckill/warmup";
 /** Start-up's demo data and warm-up, safe with any number of processes starting at once. */
 
 const DEMO_SALE_OPENS_IN_MS = 15_000;
+const DEMO_PRODUCT_IMAGE = "/products/keyboard.svg";
 
 const isDeadlock = (error: unknown) =>
   (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2034") || (error as { errno?: unknown } | null)?.errno === 1213;
@@ -40,7 +41,7 @@ async function createDemoSaleUnlessOpen(services: Services, now: Date): Promise<
   const open = await db.sale.count({ where: { state: "SCHEDULED", endsAt: { gt: now } } });
   if (open > 0) return null;
   return db.$transaction(async (tx) => {
-    const { saleId } = await createSaleIn(tx, {
+    const { saleId, productId } = await createSaleIn(tx, {
       productName: "Mechanical keyboard (demo)",
       description: "Hot-swappable, 75% layout. 100 units for the demo sale.",
       priceCents: 19900,
@@ -50,6 +51,8 @@ async function createDemoSaleUnlessOpen(services: Services, now: Date): Promise<
       startsAt: new Date(now.getTime() + DEMO_SALE_OPENS_IN_MS),
       endsAt: new Date(now.getTime() + 24 * 3600_000),
     });
+    // The picture ships with the app (public/products/), so the demo works offline.
+    await tx.product.update({ where: { id: productId }, data: { imageUrl: DEMO_PRODUCT_IMAGE } });
     await tx.demoSale.create({ data: { round: (last._max.round ?? 0) + 1, saleId } });
     return saleId;
   });

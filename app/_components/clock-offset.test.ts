@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clockOffset, countdownText } from "./clock-offset";
+import { clockOffset, countdownText, openingParts } from "./clock-offset";
 
 describe("clockOffset", () => {
   it("compensates for the round trip: the server read its clock halfway", () => {
@@ -30,5 +30,19 @@ describe("countdownText", () => {
   it("shows minutes and hours", () => {
     expect(countdownText(65_000)).toBe("1:05");
     expect(countdownText(3_600_000 + 61_000)).toBe("1:01:01");
+  });
+});
+
+describe("openingParts", () => {
+  const at = new Date("2026-12-03T06:00:00Z");
+
+  it("says the time with its zone and the day, in English", () => {
+    expect(openingParts(at, "en-GB", "Asia/Shanghai")).toEqual({ time: "14:00:00 GMT+8", date: "3 Dec" });
+  });
+
+  it("says it in Chinese for a Chinese page", () => {
+    const { time, date } = openingParts(at, "zh-CN", "Asia/Shanghai");
+    expect(time).toContain("14:00:00");
+    expect(date).toBe("12月3日");
   });
 });

@@ -24,3 +24,20 @@ export function countdownText(ms: number): string {
   const seconds = String(total % 60).padStart(2, "0");
   return hours > 0 ? `${hours}:${String(minutes).padStart(2, "0")}:${seconds}` : `${minutes}:${seconds}`;
 }
+
+/**
+ * A sale's opening as a shopper reads it: the time with its zone ("14:00:00 GMT+8") and the day
+ * ("3 Dec"), in `locale`, in the browser's time zone unless `timeZone` is given.
+ */
+export function openingParts(at: Date, locale: string, timeZone?: string): { time: string; date: string } {
+  const time = new Intl.DateTimeFormat(locale, {
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+    hourCycle: "h23",
+    timeZoneName: "short",
+    timeZone,
+  }).format(at);
+  const date = new Intl.DateTimeFormat(locale, { day: "numeric", month: "short", timeZone }).format(at);
+  return { time, date };
+}

@@ -2,40 +2,62 @@
 import Link from "next/link";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
-import { useEffect, useRef, useState, type ReactNode } from "react";
+import { useEffect, useRef, useState, useSyncExternalStore, type ReactNode } from "react";
 import type { SaleView } from "@/server/seckill/catalog";
 import { phaseAt, type SalePhase } from "@/server/seckill/phase";
-import type { StandingHint } from "@/server/gateway/sale-standing";
+import type { SaleStanding } from "@/server/gateway/sale-standing";
 import type { PurchaseResult } from "@/server/seckill/purchase";
 import { useMessages } from "../_i18n/client";
-import { countdownText } from "./clock-offset";
+import type { Messages } from "../_i18n/messages";
+import { isMomentary, MAX_AUTO_RETRIES, retryDelayMs } from "./buy-retry";
+import { countdownText, openingParts } from "./clock-offset";
 import { errorText } from "./errors";
 import { money } from "./money";
 import { useServerNow } from "./server-clock";
 import { useTRPC } from "./trpc";
 
+/** The product picture's box: fixed in the markup so the card does not move as the image loads. */
+const IMAGE_SIZE = { width: 320, height: 240 } as const;
+
 /**
- * One sale: price, live stock, the countdown on the shop's clock, and Buy. The catalog shows it
- * in a grid; the sale page shows one, with the signed-in shopper's standing.
+ * One sale: picture, price, live stock, the countdown on the shop's clock, and Buy. The catalog
+ * shows it in a grid; the sale page shows one. `renderedAt` is the server's clock when it rendered
+ * the page: the countdown starts from it instead of waiting for the clock sync.
  */
-export function SaleCard({ sale, signedIn, detailed = false }: { sale: SaleView; signedIn: boolean; detailed?: boolean }) {
+export function SaleCard({
+  sale,
+  signedIn,
+  detailed = false,
+  renderedAt,
+}: {
+  sale: SaleView;
+  signedIn: boolean;
+  detailed?: boolean;
+  renderedAt?: number;
+}) {
   const t = useMessages();
-  const serverNow = useServerNow();
-  // Until the clock is synced, the server's view of the phase (as of its answer) stands in.
-  const phase = serverNow === null ? sale.phase : phaseAt(sale, new Date(serverNow));
-  const soldOut = sale.stockLeft === 0 && phase !== "ENDED";
+  const { now, synced } = useServerNow(renderedAt);
+  // With no time at all yet, the server's view of the phase (as of its answer) stands in.
+  const phase = now === null ? sale.phase : phaseAt(sale, new Date(now));
+  // A purchase answer can know of the sell-out before the stock poll: kept for this reading of the
+  // sale only (a later poll is a new object), so a unit given back puts Buy back.
+  const [soldOutAnswer, setSoldOutAnswer] = useState<SaleView | null>(null);
+  const soldOut = (sale.stockLeft === 0 || soldOutAnswer === sale) && phase !== "ENDED";
   const Heading = detailed ? "h1" : "h2";
   const trpc = useTRPC();
-  // The sale page says beforehand what Buy would refuse (eligibility, limit already reached).
-  const standing = useQuery({ ...trpc.sale.myStanding.queryOptions({ saleId: sale.id }), enabled: detailed && signedIn });
+  // What Buy would refuse, said beforehand, and the shopper's order here if they have one.
+  const standing = useQuery({ ...trpc.sale.myStanding.queryOptions({ saleId: sale.id }), enabled: signedIn });
 
   return (
     <article className={`card sale${detailed ? " detailed" : ""}`} data-testid={`sale-${sale.id}`} aria-labelledby={`sale-${sale.id}-name`}>
+      <ProductImage sale={sale} t={t} />
       <div className="row">
         <Heading id={`sale-${sale.id}-name`}>{sale.productName}</Heading>
         <span className={`badge ${soldOut ? "" : phase === "LIVE" ? "live" : phase === "UPCOMING" ? "wait" : ""}`} data-testid="sale-phase">
           {soldOut ? t.soldOutBadge : t.phase[phase]}
         </span>
+        {/* Beside the badge it speaks for; out of the card's flow, as it is never seen. */}
+        <Announcer phase={phase} soldOut={soldOut} t={t} />
       </div>
       {sale.description ? <p className="muted">{sale.description}</p> : null}
       <p className="price">
@@ -45,22 +67,23 @@ export function SaleCard({ sale, signedIn, detailed = false }: { sale: SaleView;
       <p className="muted" data-testid="stock-left">
         {sale.stockLeft === null ? t.openingSoon : t.stockLeft(sale.stockLeft, sale.totalStock)} · {t.perUserLimit(sale.perUserLimit)}
       </p>
-      <Countdown phase={phase} serverNow={serverNow} sale={sale} />
+      <Countdown phase={phase} now={now} sale={sale} />
+      {phase === "UPCOMING" ? <OpensAt startsAt={sale.startsAt} t={t} /> : null}
       {standing.isError ? (
         <p className="status bad" role="alert">
           {errorText(standing.error, t)}
         </p>
       ) : null}
-      {standing.data ? (
-        <p className={`hint ${standing.data.hint ? "bad" : "ok"}`} data-testid="standing-hint">
-          {standing.data.hint ? t.standingHint[standing.data.hint] : t.eligibleHint}
-        </p>
-      ) : null}
+      {detailed && standing.data ? <StandingHintLine standing={standing.data} t={t} /> : null}
       <BuyPanel
         saleId={sale.id}
         signedIn={signedIn}
-        live={serverNow !== null && phase === "LIVE"}
-        refusedBeforehand={standing.data?.hint ?? null}
+        phase={phase}
+        live={synced && phase === "LIVE"}
+        soldOut={soldOut}
+        standing={standing.data}
+        onSoldOut={() => setSoldOutAnswer(sale)}
+        onStandingChanged={() => void standing.refetch()}
       />
       {detailed ? null : (
         <p className="card-link">
@@ -74,15 +97,74 @@ export function SaleCard({ sale, signedIn, detailed = false }: { sale: SaleView;
   );
 }
 
-function Countdown({ phase, serverNow, sale }: { phase: SalePhase; serverNow: number | null; sale: SaleView }) {
+/** The picture in a box of fixed proportions, or a neutral box of the same size without one. */
+function ProductImage({ sale, t }: { sale: SaleView; t: Messages }) {
+  if (!sale.imageUrl) return <div className="product-image placeholder" aria-hidden="true" data-testid="product-image" />;
+  return (
+    // A plain img: small local SVGs, nothing for next/image to optimise.
+    <img className="product-image" src={sale.imageUrl} alt={t.productImage(sale.productName)} {...IMAGE_SIZE} data-testid="product-image" />
+  );
+}
+
+/** Eligibility said before pressing anything; a reached limit is said once, by the Buy panel. */
+function StandingHintLine({ standing, t }: { standing: SaleStanding; t: Messages }) {
+  if (standing.hint === "ALREADY_PURCHASED") return null;
+  return (
+    <p className={`hint ${standing.hint ? "bad" : "ok"}`} data-testid="standing-hint">
+      {standing.hint ? t.standingHint[standing.hint] : t.eligibleHint}
+    </p>
+  );
+}
+
+function Countdown({ phase, now, sale }: { phase: SalePhase; now: number | null; sale: SaleView }) {
   const t = useMessages();
-  if (serverNow === null) return <p className="muted countdown">{t.syncingClock}</p>;
+  if (now === null) return <p className="muted countdown">{t.syncingClock}</p>;
   if (phase === "ENDED") return <p className="muted countdown">{t.saleEnded}</p>;
   const [label, target] = phase === "UPCOMING" ? [t.startsIn, sale.startsAt] : [t.endsIn, sale.endsAt];
   return (
-    // Announced on change only by the phase badge; a ticking live region would talk every second.
+    // Not a live region: a ticking one would talk every second. The Announcer says the opening.
     <p className="countdown" data-testid="countdown">
-      {label} <strong className="clock">{countdownText(target.getTime() - serverNow)}</strong>
+      {label} <strong className="clock">{countdownText(target.getTime() - now)}</strong>
+    </p>
+  );
+}
+
+const noSubscription = () => () => undefined;
+
+/**
+ * When the sale opens, in the browser's time zone. The server does not know that zone, so its HTML
+ * (and hydration) says UTC, and the browser's zone follows at once.
+ */
+function OpensAt({ startsAt, t }: { startsAt: Date; t: Messages }) {
+  const hydrated = useSyncExternalStore(
+    noSubscription,
+    () => true,
+    () => false,
+  );
+  const { time, date } = openingParts(startsAt, t.intlLocale, hydrated ? undefined : "UTC");
+  return (
+    <p className="muted" data-testid="opens-at">
+      <time dateTime={startsAt.toISOString()}>{t.opensAt(time, date)}</time>
+    </p>
+  );
+}
+
+/**
+ * Says the opening and the sell-out to a screen reader, once each, when they happen on this page
+ * (not on load: the badge says the state then).
+ */
+function Announcer({ phase, soldOut, t }: { phase: SalePhase; soldOut: boolean; t: Messages }) {
+  const [said, setSaid] = useState("");
+  const seen = useRef({ phase, soldOut });
+  useEffect(() => {
+    const before = seen.current;
+    seen.current = { phase, soldOut };
+    if (soldOut && !before.soldOut) setSaid(t.announceSoldOut);
+    else if (phase === "LIVE" && before.phase === "UPCOMING" && !soldOut) setSaid(t.announceLive);
+  }, [phase, soldOut, t]);
+  return (
+    <p className="visually-hidden" aria-live="polite" data-testid="announcer">
+      {said}
     </p>
   );
 }
@@ -91,25 +173,39 @@ function Countdown({ phase, serverNow, sale }: { phase: SalePhase; serverNow: nu
  * Buy. Before the sale is live on the shop's clock the button is disabled and no purchase token
  * exists in the page; at zero the token is fetched, and only then Buy is enabled. One press
  * sends one purchase (a ref guards against a double click landing before React re-renders).
- * A refusal known beforehand (the shopper's standing) keeps it shut and fetches no token.
+ * A refusal known beforehand (the shopper's standing) or a sell-out keeps it shut and fetches no
+ * token. A sale still warming up is asked again by itself, with a growing pause, until it opens.
  */
 function BuyPanel({
   saleId,
   signedIn,
+  phase,
   live,
-  refusedBeforehand,
+  soldOut,
+  standing,
+  onSoldOut,
+  onStandingChanged,
 }: {
   saleId: number;
   signedIn: boolean;
+  phase: SalePhase;
   live: boolean;
-  refusedBeforehand: StandingHint | null;
+  soldOut: boolean;
+  standing: SaleStanding | undefined;
+  onSoldOut: () => void;
+  onStandingChanged: () => void;
 }) {
   const t = useMessages();
   const trpc = useTRPC();
   const issue = useMutation(trpc.seckill.token.mutationOptions());
   const purchase = useMutation(trpc.seckill.purchase.mutationOptions());
   const pressed = useRef(false);
-  const mayHaveToken = signedIn && live && refusedBeforehand === null;
+  // Set when a press met a sale still warming up: the next token buys without another press.
+  const buyWhenReady = useRef(false);
+  const [retries, setRetries] = useState(0);
+  const refusedBeforehand = standing?.hint ?? null;
+  const reservationId = purchase.data?.status === "QUEUED" ? purchase.data.reservationId : null;
+  const mayHaveToken = signedIn && live && standing !== undefined && refusedBeforehand === null && !soldOut && reservationId === null;
 
   const issueToken = issue.mutate;
   useEffect(() => {
@@ -122,9 +218,26 @@ function BuyPanel({
     const timer = setTimeout(() => issueToken({ saleId }), 250);
     return () => clearTimeout(timer);
   }, [notStartedYet, issue.submittedAt, issueToken, saleId]);
+  // A sale not warmed up yet, or a busy shop: ask again, 300 ms doubling to 3 s, a bounded number of times.
+  const opening = mayHaveToken && issue.isError && isMomentary(issue.error) && retries < MAX_AUTO_RETRIES;
+  useEffect(() => {
+    if (!opening) return;
+    const timer = setTimeout(() => {
+      setRetries((n) => n + 1);
+      issueToken({ saleId });
+    }, retryDelayMs(retries));
+    return () => clearTimeout(timer);
+  }, [opening, retries, issueToken, saleId]);
+
+  // Answers that change what the page knows: a sell-out, or a limit reached (then its order's link).
+  const answer = purchase.data?.status ?? issue.data?.status;
+  useEffect(() => {
+    if (answer === "SOLD_OUT") onSoldOut();
+    if (answer === "ALREADY_PURCHASED") onStandingChanged();
+    // Only a new answer counts: the callbacks are new on every render.
+  }, [answer]);
 
   const token = issue.data?.status === "ISSUED" ? issue.data.token : null;
-  const reservationId = purchase.data?.status === "QUEUED" ? purchase.data.reservationId : null;
   // Pushed by the server (SSE) until final; if the stream fails, poll with backoff instead. Kept
   // in state because the subscription forgets its data when the stream ends.
   const [pushedResult, setPushedResult] = useState<PurchaseResult>();
@@ -142,10 +255,15 @@ function BuyPanel({
       query.state.data?.status === "QUEUED" || !query.state.data ? Math.min(3000, 300 * 2 ** query.state.dataUpdateCount) : false,
   });
   const result = pushed.status === "error" ? polled : { data: pushedResult, isError: false as const, error: null };
+  const orderCreated = result.data?.status === "ORDER_CREATED";
+  useEffect(() => {
+    if (orderCreated) onStandingChanged();
+  }, [orderCreated]);
 
   const buy = () => {
     if (pressed.current || !token) return;
     pressed.current = true;
+    buyWhenReady.current = false;
     purchase.mutate(
       { saleId, token },
       {
@@ -155,16 +273,113 @@ function BuyPanel({
             pressed.current = false;
             issue.reset();
           }
+          // Still warming up: the fresh token buys by itself, as the shopper already asked to.
+          if (error && error.data?.code === "PRECONDITION_FAILED" && retries < MAX_AUTO_RETRIES) {
+            buyWhenReady.current = true;
+            setRetries((n) => n + 1);
+          }
         },
       },
     );
   };
+  useEffect(() => {
+    if (token && buyWhenReady.current) buy();
+  }, [token]);
 
-  let status: { tone: string; text: ReactNode } | null = null;
-  if (purchase.isError) status = { tone: "bad", text: errorText(purchase.error, t) };
-  else if (purchase.data && purchase.data.status !== "QUEUED") status = { tone: "bad", text: t.refusal[purchase.data.status] };
-  else if (result.data?.status === "ORDER_CREATED") {
-    status = {
+  const waitingForToken = mayHaveToken && !token && (issue.isIdle || issue.isPending || notStartedYet || opening);
+  const retryingPurchase = buyWhenReady.current && !purchase.isPending;
+  const status = panelStatus({
+    t,
+    purchase,
+    result,
+    reservationId,
+    standing,
+    soldOut,
+    issue,
+    opening: opening || retryingPurchase,
+  });
+
+  if (!signedIn) {
+    if (phase === "ENDED" || soldOut) return <StatusLine saleId={saleId} status={status} />;
+    return (
+      <div className="buy">
+        <Link className="button buy-button" href={`/sign-in?next=${encodeURIComponent(`/sales/${saleId}`)}`}>
+          {t.signInToBuy}
+        </Link>
+      </div>
+    );
+  }
+
+  // Bought (now or before): the order is the one thing left to say; Buy has nothing more to do.
+  const done = orderCreated || refusedBeforehand === "ALREADY_PURCHASED";
+  // Another press makes sense only after a stale token (a fresh one is on its way) or an error.
+  const settled = reservationId !== null || (purchase.data !== undefined && purchase.data.status !== "INVALID_TOKEN");
+  return (
+    <div className="buy">
+      {done ? null : (
+        <button
+          type="button"
+          className="buy-button"
+          disabled={!live || !token || soldOut || purchase.isPending || settled}
+          aria-describedby={status ? `purchase-status-${saleId}` : undefined}
+          onClick={buy}
+        >
+          {purchase.isPending ? t.buying : opening || retryingPurchase ? t.opening : waitingForToken ? t.gettingReady : t.buyNow}
+        </button>
+      )}
+      {issue.isError && !opening && !purchase.isPending ? (
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => {
+            setRetries(0);
+            issue.reset();
+          }}
+        >
+          {t.retry}
+        </button>
+      ) : null}
+      <StatusLine saleId={saleId} status={status} />
+    </div>
+  );
+}
+
+type Status = { tone: "ok" | "bad" | "wait" | "note"; text: ReactNode } | null;
+
+function StatusLine({ saleId, status }: { saleId: number; status: Status }) {
+  return (
+    <div aria-live="polite">
+      {status ? (
+        <p id={`purchase-status-${saleId}`} className={`status ${status.tone}`} data-testid="purchase-status">
+          {status.text}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** The one sentence under Buy: the latest thing that happened wins, then what was known before. */
+function panelStatus({
+  t,
+  purchase,
+  result,
+  reservationId,
+  standing,
+  soldOut,
+  issue,
+  opening,
+}: {
+  t: Messages;
+  purchase: { isError: boolean; error: Parameters<typeof errorText>[0] | null; data?: { status: string } | undefined };
+  result: { isError: boolean; error: Parameters<typeof errorText>[0] | null; data?: PurchaseResult | undefined };
+  reservationId: string | null;
+  standing: SaleStanding | undefined;
+  soldOut: boolean;
+  issue: { isError: boolean; error: Parameters<typeof errorText>[0] | null; data?: { status: string } | undefined };
+  opening: boolean;
+}): Status {
+  if (result.data?.status === "ORDER_CREATED") {
+    return {
       tone: "ok",
       text: (
         <>
@@ -174,46 +389,46 @@ function BuyPanel({
         </>
       ),
     };
-  } else if (result.data?.status === "FAILED") status = { tone: "bad", text: t.orderFailed };
-  else if (result.isError) status = { tone: "bad", text: errorText(result.error, t) };
-  else if (reservationId) status = { tone: "wait", text: t.inQueue };
-  else if (refusedBeforehand) status = { tone: "bad", text: t.refusal[refusedBeforehand] };
-  else if (issue.isError) status = { tone: "bad", text: errorText(issue.error, t) };
-  else if (issue.data && issue.data.status !== "ISSUED" && issue.data.status !== "NOT_STARTED") {
-    status = { tone: "bad", text: t.refusal[issue.data.status] };
   }
+  if (result.data?.status === "FAILED") return { tone: "bad", text: t.orderFailed };
+  if (result.isError && result.error) return { tone: "bad", text: errorText(result.error, t) };
+  if (reservationId) return { tone: "wait", text: t.inQueue };
+  const bought = standing?.order ? boughtNote(t, standing.order) : null;
+  if (bought && standing?.hint === "ALREADY_PURCHASED") return bought;
+  if (standing?.hint === "ALREADY_PURCHASED") return { tone: "note", text: t.limitReachedNote };
+  if (soldOut) return { tone: "note", text: t.soldOutNote };
+  if (opening) return { tone: "wait", text: t.openingNote };
+  if (purchase.isError && purchase.error) return { tone: "bad", text: errorText(purchase.error, t) };
+  if (purchase.data && purchase.data.status !== "QUEUED" && purchase.data.status !== "ALREADY_PURCHASED") {
+    return { tone: "bad", text: t.refusal[purchase.data.status as keyof Messages["refusal"]] };
+  }
+  // Known before pressing anything: a fact about this sale and shopper, not an error.
+  if (standing?.hint) return { tone: "note", text: t.refusal[standing.hint] };
+  // Retried long enough: said in the page's words, with Try again beside it.
+  if (issue.isError && issue.error) return { tone: "bad", text: isMomentary(issue.error) ? t.notOpenYet : errorText(issue.error, t) };
+  if (issue.data && !["ISSUED", "NOT_STARTED", "ALREADY_PURCHASED"].includes(issue.data.status)) {
+    return { tone: "bad", text: t.refusal[issue.data.status as keyof Messages["refusal"]] };
+  }
+  // Bought some, may buy more: the order's link, under a Buy that still works.
+  return bought;
+}
 
-  const waitingForToken = mayHaveToken && !token && (issue.isIdle || issue.isPending || notStartedYet);
-  // Another press makes sense only after a stale token (a fresh one is on its way) or an error.
-  const settled = reservationId !== null || (purchase.data !== undefined && purchase.data.status !== "INVALID_TOKEN");
-  return (
-    <div className="buy">
-      <button
-        type="button"
-        className="buy-button"
-        disabled={!live || !token || purchase.isPending || settled}
-        aria-describedby={status ? `purchase-status-${saleId}` : undefined}
-        onClick={buy}
-      >
-        {purchase.isPending ? t.buying : waitingForToken ? t.gettingReady : t.buyNow}
-      </button>
-      {!signedIn ? (
-        <p className="muted">
-          <Link href={`/sign-in?next=${encodeURIComponent(`/sales/${saleId}`)}`}>{t.signInToBuy}</Link>
-        </p>
-      ) : null}
-      {issue.isError && !purchase.isPending ? (
-        <button type="button" className="secondary" onClick={() => issue.reset()}>
-          {t.retry}
-        </button>
-      ) : null}
-      <div aria-live="polite">
-        {status ? (
-          <p id={`purchase-status-${saleId}`} className={`status ${status.tone}`} data-testid="purchase-status">
-            {status.text}
-          </p>
-        ) : null}
-      </div>
-    </div>
-  );
+/** "You bought this — pay for order #12" (unpaid: to its pay page) or "— see order #12" (My orders). */
+function boughtNote(t: Messages, order: NonNullable<SaleStanding["order"]>): Status {
+  const link =
+    order.status === "WAIT_PAY" ? (
+      <Link href={`/orders/${order.id}/pay`}>{t.payForOrderLink(order.id)}</Link>
+    ) : (
+      <Link href="/orders">{t.seeOrder(order.id)}</Link>
+    );
+  return {
+    tone: "note",
+    text: (
+      <>
+        {t.youBoughtThis}
+        {link}
+        {t.fullStop}
+      </>
+    ),
+  };
 }

@@ -7,7 +7,8 @@ import { errorText } from "./errors";
 import { SaleCard } from "./sale-card";
 import { useTRPC } from "./trpc";
 
-export function SaleDetail({ initialSale }: { initialSale: SaleView }) {
+/** The sale page: the server's first reading of the sale (and its clock), kept live from here. */
+export function SaleDetail({ initialSale, renderedAt }: { initialSale: SaleView; renderedAt: number }) {
   const t = useMessages();
   const trpc = useTRPC();
   const me = useQuery(trpc.auth.me.queryOptions());
@@ -26,7 +27,7 @@ export function SaleDetail({ initialSale }: { initialSale: SaleView }) {
           {errorText(sale.error, t)}
         </p>
       ) : null}
-      <SaleCard sale={sale.data} signedIn={Boolean(me.data)} detailed />
+      <SaleCard sale={sale.data} signedIn={Boolean(me.data)} detailed renderedAt={renderedAt} />
     </div>
   );
 }

@@ -29,13 +29,30 @@ export function useClockOffset(): number | null {
   return offset.data ?? null;
 }
 
-/** The shop's time now, re-rendering every `tickMs`; null until the offset is known. */
-export function useServerNow(tickMs = 250): number | null {
+export interface ServerNow {
+  /** The shop's time now (ms), or null with neither a measured offset nor the server's render time. */
+  now: number | null;
+  /** Whether `now` rests on the measured offset; before that it rests on the render time alone. */
+  synced: boolean;
+}
+
+/**
+ * The shop's time now, re-rendering every `tickMs`. `renderedAt`, the server's clock when it
+ * rendered the page, stands in until the offset is measured, so the countdown shows at once (and
+ * the first render matches the server's HTML); the measured offset then corrects it quietly.
+ */
+export function useServerNow(renderedAt?: number, tickMs = 250): ServerNow {
   const offset = useClockOffset();
-  const [browserNow, setBrowserNow] = useState(() => Date.now());
+  const [now, setNow] = useState<number | null>(renderedAt ?? null);
+  // The browser clock at the first render, against the server's then: a guess within one page load.
+  const [roughOffset] = useState(() => (renderedAt === undefined ? null : renderedAt - Date.now()));
   useEffect(() => {
-    const timer = setInterval(() => setBrowserNow(Date.now()), tickMs);
+    const best = offset ?? roughOffset;
+    if (best === null) return;
+    const tick = () => setNow(Date.now() + best);
+    tick();
+    const timer = setInterval(tick, tickMs);
     return () => clearInterval(timer);
-  }, [tickMs]);
-  return offset === null ? null : browserNow + offset;
+  }, [offset, roughOffset, tickMs]);
+  return { now, synced: offset !== null };
 }

@@ -2,6 +2,7 @@ import type { Services } from "../services";
 import { AppError } from "../errors";
 import { homeKeys } from "../seckill/sale-buckets";
 import type { Refusal } from "../seckill/outcome";
+import type { OrderStatus } from "../generated/prisma/enums";
 import { ELIGIBILITY, eligibilityOf, type EligibilityRules, type Standing } from "./eligibility";
 
 /**
@@ -17,7 +18,13 @@ export interface SaleStanding {
   perUserLimit: number;
   minMemberLevel: number;
   memberLevel: number;
+  /** The shopper's latest order in this sale that still stands (unpaid, paid or shipped), for a link to it. */
+  order: { id: number; status: StandingOrderStatus } | null;
 }
+
+/** Orders that mean "you bought this"; a cancelled or refunded one gave its unit back. */
+export const STANDING_ORDER_STATUSES = ["WAIT_PAY", "PAID", "SHIPPED"] as const satisfies readonly OrderStatus[];
+export type StandingOrderStatus = (typeof STANDING_ORDER_STATUSES)[number];
 
 const HINT_BY_CODE = {
   [ELIGIBILITY.ELIGIBLE]: null,
@@ -47,15 +54,26 @@ export async function saleStanding(services: Services, input: { userId: number; 
       select: { requireRealName: true, minMemberLevel: true, perUserLimit: true, stockBuckets: true },
     }),
   ]);
-  if (!sale) throw new AppError("NOT_FOUND", `Sale ${input.saleId} does not exist.`);
-  if (!user) throw new AppError("UNAUTHORIZED", "Your account no longer exists; sign in again.");
+  if (!sale) throw new AppError("NOT_FOUND", { en: "This sale does not exist or has been withdrawn.", zh: "该秒杀活动不存在或已下架。" });
+  if (!user) {
+    throw new AppError("UNAUTHORIZED", { en: "Your account no longer exists; sign in again.", zh: "您的账号已不存在,请重新登录。" });
+  }
   const home = homeKeys(env.REDIS_NAMESPACE, input.saleId, input.userId, sale.stockBuckets);
-  const held = Number((await redis.hget(home.users, String(input.userId))) ?? 0);
+  const [heldText, order] = await Promise.all([
+    redis.hget(home.users, String(input.userId)),
+    db.order.findFirst({
+      where: { userId: input.userId, saleId: input.saleId, status: { in: [...STANDING_ORDER_STATUSES] } },
+      orderBy: { id: "desc" },
+      select: { id: true, status: true },
+    }),
+  ]);
+  const held = Number(heldText ?? 0);
   return {
     hint: standingHint(user, sale, held, sale.perUserLimit),
     held,
     perUserLimit: sale.perUserLimit,
     minMemberLevel: sale.minMemberLevel,
     memberLevel: user.memberLevel,
+    order: order ? { id: order.id, status: order.status as StandingOrderStatus } : null,
   };
 }

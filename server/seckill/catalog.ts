@@ -9,6 +9,8 @@ export interface SaleView {
   productId: number;
   productName: string;
   description: string;
+  /** A picture of the product (a path under public/ or an absolute URL); null when it has none. */
+  imageUrl: string | null;
   priceCents: number;
   originalPriceCents: number;
   totalStock: number;
@@ -30,7 +32,7 @@ const saleSelect = {
   stockBuckets: true,
   startsAt: true,
   endsAt: true,
-  product: { select: { name: true, description: true, originalPriceCents: true } },
+  product: { select: { name: true, description: true, originalPriceCents: true, imageUrl: true } },
 } as const;
 
 type SaleRow = {
@@ -42,7 +44,7 @@ type SaleRow = {
   stockBuckets: number;
   startsAt: Date;
   endsAt: Date;
-  product: { name: string; description: string; originalPriceCents: number };
+  product: { name: string; description: string; originalPriceCents: number; imageUrl: string | null };
 };
 
 async function toViews(services: Services, rows: SaleRow[], now: Date): Promise<SaleView[]> {
@@ -54,6 +56,7 @@ async function toViews(services: Services, rows: SaleRow[], now: Date): Promise<
       productId: s.productId,
       productName: s.product.name,
       description: s.product.description,
+      imageUrl: s.product.imageUrl,
       priceCents: s.priceCents,
       originalPriceCents: s.product.originalPriceCents,
       totalStock: s.totalStock,
@@ -66,22 +69,37 @@ async function toViews(services: Services, rows: SaleRow[], now: Date): Promise<
   });
 }
 
-/** Sales shoppers can see: live ones first, then upcoming, then recently ended. */
+/** How long an ended sale stays in the catalog, and how many of those it shows. */
+const ENDED_SHOWN_FOR_MS = 24 * 3600_000;
+const ENDED_SHOWN = 10;
+
+/**
+ * Sales shoppers can see: live ones first, then upcoming, then recently ended. Open and ended
+ * sales are read apart, so a pile of old sales never pushes a new one off the page.
+ */
 export async function listSales(services: Services, now = new Date()): Promise<SaleView[]> {
-  const rows = await services.db.sale.findMany({
-    where: { state: "SCHEDULED" },
-    select: saleSelect,
-    orderBy: [{ startsAt: "asc" }],
-    take: 50,
-  });
+  const [open, ended] = await Promise.all([
+    services.db.sale.findMany({
+      where: { state: "SCHEDULED", endsAt: { gt: now } },
+      select: saleSelect,
+      orderBy: [{ startsAt: "asc" }],
+      take: 50,
+    }),
+    services.db.sale.findMany({
+      where: { state: "SCHEDULED", endsAt: { lte: now, gt: new Date(now.getTime() - ENDED_SHOWN_FOR_MS) } },
+      select: saleSelect,
+      orderBy: [{ endsAt: "desc" }],
+      take: ENDED_SHOWN,
+    }),
+  ]);
   const order: Record<SalePhase, number> = { LIVE: 0, UPCOMING: 1, ENDED: 2 };
-  const views = await toViews(services, rows, now);
+  const views = await toViews(services, [...open, ...ended], now);
   return views.sort((a, b) => order[a.phase] - order[b.phase]);
 }
 
 export async function getSale(services: Services, saleId: number, now = new Date()): Promise<SaleView> {
   const row = await services.db.sale.findFirst({ where: { id: saleId, state: "SCHEDULED" }, select: saleSelect });
-  if (!row) throw new AppError("NOT_FOUND", `Sale ${saleId} does not exist.`);
+  if (!row) throw new AppError("NOT_FOUND", { en: "This sale does not exist or has been withdrawn.", zh: "该秒杀活动不存在或已下架。" });
   const [view] = await toViews(services, [row], now);
   return view!;
 }

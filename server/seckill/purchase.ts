@@ -15,6 +15,10 @@ import { isPurchaseTokenFor, newPurchaseToken } from "./purchase-token";
 import { TwoGenerationMap } from "../generations";
 
 const BUSY = "We are very busy right now. Please try again in a moment.";
+const NOT_OPEN_YET = {
+  en: "This sale is getting ready to open; try again in a moment.",
+  zh: "本场秒杀正在准备开售,请稍后再试。",
+};
 const BACKLOG_FULL = "Orders are backing up while we catch up. Your purchase was not taken; please try again in a minute.";
 // Created on first use: reading the env at module load would break `next build`.
 let log: ReturnType<typeof createLogger> | undefined;
@@ -90,7 +94,8 @@ async function notPurchasable(services: Services, saleId: number): Promise<AppEr
   // the sale from MySQL (one job per sale however many ask), and until then purchases are
   // refused here (fail closed). If even that request fails, the reconciler's round still comes.
   await requestRewarm(services.queues, saleId).catch(() => undefined);
-  return new AppError("PRECONDITION_FAILED", `Sale ${saleId} is not open for purchases yet; try again shortly.`);
+  // The page retries this by itself (it is a moment, not a refusal): no id, in the shopper's words.
+  return new AppError("PRECONDITION_FAILED", NOT_OPEN_YET);
 }
 
 /**

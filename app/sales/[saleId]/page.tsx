@@ -29,7 +29,8 @@ export async function generateMetadata({ params }: Params): Promise<Metadata> {
 
 /** Rendered on the server with the sale's first state; the client keeps stock and countdown live. */
 export default async function SalePage({ params }: Params) {
+  const renderedAt = Date.now();
   const sale = await loadSale((await params).saleId);
   if (!sale) notFound();
-  return <SaleDetail initialSale={sale} />;
+  return <SaleDetail initialSale={sale} renderedAt={renderedAt} />;
 }
