@@ -1,6 +1,7 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { getServices } from "@/server/services";
-import { gateFor, gateRefusalHeaders } from "@/server/gateway/ip-gate";
+import { gateFor, gateRefusalBody, gateRefusalHeaders } from "@/server/gateway/ip-gate";
+import { langOf } from "@/server/i18n";
 import { addressFromFrontDoor } from "@/server/gateway/client-ip";
 
 /**
@@ -14,7 +15,7 @@ export async function proxy(request: NextRequest) {
   const { pathname, searchParams } = request.nextUrl;
   const refusal = await gateFor(await getServices(), pathname, searchParams, () => addressFromFrontDoor(request.headers));
   if (!refusal) return NextResponse.next();
-  return NextResponse.json(refusal.body, { status: refusal.status, headers: gateRefusalHeaders(refusal) });
+  return NextResponse.json(gateRefusalBody(refusal, langOf(request.headers)), { status: refusal.status, headers: gateRefusalHeaders(refusal) });
 }
 
 // Payment notifications come from a provider's few servers in bursts (every sale's payments)

@@ -14,8 +14,14 @@ describe("errorText", () => {
     expect(errorText({ message: "We are very busy", data: { httpStatus: 503 } }, t)).toBe(t.tryAgain);
   });
 
-  it("asks to sign in again when the session is gone (401)", () => {
-    expect(errorText({ message: "Sign in to continue.", data: { httpStatus: 401 } }, MESSAGES.zh)).toBe(MESSAGES.zh.signInFirst);
+  it("says the server's own sentence for a 401: it knows whether the session ended or never was", () => {
+    const ended = { message: "您的登录已失效，请重新登录。", data: { httpStatus: 401, code: "UNAUTHORIZED" } };
+    expect(errorText(ended, MESSAGES.zh)).toBe("您的登录已失效，请重新登录。");
+    expect(errorText({ message: "Sign in to continue.", data: { httpStatus: 401, code: "UNAUTHORIZED" } }, t)).toBe("Sign in to continue.");
+  });
+
+  it("asks to sign in again for a 401 that carries no sentence of the server's", () => {
+    expect(errorText({ message: "Unexpected token", meta: { response: new Response(null, { status: 401 }) } }, MESSAGES.zh)).toBe(MESSAGES.zh.signInFirst);
   });
 
   it("passes other messages through: the server wrote them for people", () => {
@@ -24,8 +30,16 @@ describe("errorText", () => {
 });
 
 describe("authErrorText", () => {
-  it("says the password is wrong, and how long the sign-in throttle makes one wait", () => {
-    expect(authErrorText({ message: "Email or password is wrong.", data: { httpStatus: 401 } }, MESSAGES.zh)).toBe(MESSAGES.zh.wrongCredentials);
+  it("says the password is wrong in the server's words, never that a session ended", () => {
+    const wrong = (message: string) => ({ message, data: { httpStatus: 401, code: "UNAUTHORIZED" } });
+    expect(authErrorText(wrong("邮箱或密码错误。"), MESSAGES.zh)).toBe("邮箱或密码错误。");
+    expect(authErrorText(wrong("Email or password is wrong."), t)).toBe("Email or password is wrong.");
+    expect(authErrorText(wrong("Email or password is wrong."), t)).not.toBe(t.signInFirst);
+    // Without the server's sentence the form still knows what a 401 to a sign-in means.
+    expect(authErrorText({ message: "", data: { httpStatus: 401 } }, MESSAGES.zh)).toBe(MESSAGES.zh.wrongCredentials);
+  });
+
+  it("says how long the sign-in throttle makes one wait", () => {
     const throttled = { message: "Too many failed sign-ins", data: { httpStatus: 429 }, meta: { response: new Response(null, { status: 429, headers: { "retry-after": "830" } }) } };
     expect(authErrorText(throttled, t)).toBe("Too many failed sign-ins. Try again in 14 minutes.");
     expect(authErrorText({ ...throttled, meta: {} }, t)).toBe("Too many failed sign-ins. Try again later.");
@@ -65,7 +79,7 @@ describe("payErrorText", () => {
   });
 
   it("leaves sessions and rate limits to errorText", () => {
-    expect(payErrorText({ message: "Sign in to continue.", data: { httpStatus: 401, code: "UNAUTHORIZED" } }, MESSAGES.zh)).toBe(MESSAGES.zh.signInFirst);
+    expect(payErrorText({ message: "请先登录。", data: { httpStatus: 401, code: "UNAUTHORIZED" } }, MESSAGES.zh)).toBe("请先登录。");
     expect(payErrorText({ message: "Slow down", data: { httpStatus: 429, code: "TOO_MANY_REQUESTS" } }, t)).toBe(t.tooManyRequests);
   });
 });

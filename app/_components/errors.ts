@@ -10,14 +10,20 @@ interface CallError {
 /**
  * What a failed call means to a shopper. Overload and rate limits get the shop's own words (the
  * gateway's 429 is not even a tRPC answer, only its HTTP status tells); other errors carry a
- * message the server wrote for people.
+ * message the server wrote for people, in the request's language. A 401 says which it is (a
+ * wrong password, a session ended elsewhere, none at all), so it is the server's sentence too.
  */
 export function errorText(error: CallError, t: Messages): string {
   const status = statusOf(error);
   if (status === 429) return t.tooManyRequests;
   if (status === 503) return t.tryAgain;
-  if (status === 401) return t.signInFirst;
+  if (status === 401) return isTrpcAnswer(error) ? error.message : t.signInFirst;
   return error.message;
+}
+
+/** The server's own error shape (a code and a sentence), not a bare status from something in front of it. */
+function isTrpcAnswer(error: CallError): boolean {
+  return typeof error.data?.code === "string" && error.message !== "";
 }
 
 function statusOf(error: CallError): number | undefined {
@@ -26,11 +32,12 @@ function statusOf(error: CallError): number | undefined {
 }
 
 /**
- * What a failed sign-in or sign-up means: a wrong password, and the sign-in throttle's refusal (a
- * tRPC 429, with the wait from its Retry-After), in the shop's words; anything else as errorText.
+ * What a failed sign-in or sign-up means: the sign-in throttle's refusal (a tRPC 429, with the
+ * wait from its Retry-After) in the shop's words; a 401 is the server's "Email or password is
+ * wrong." (its own words if the answer has none); anything else as errorText.
  */
 export function authErrorText(error: CallError, t: Messages): string {
-  if (error.data?.httpStatus === 401) return t.wrongCredentials;
+  if (statusOf(error) === 401) return isTrpcAnswer(error) ? error.message : t.wrongCredentials;
   if (error.data?.httpStatus === 429) {
     const response = error.meta?.response;
     const seconds = Number(response instanceof Response ? response.headers.get("retry-after") : NaN);

@@ -1,11 +1,15 @@
 import bcrypt from "bcryptjs";
 import type { Services } from "../services";
 import { AppError } from "../errors";
+import type { Localized } from "../i18n";
 import { isUniqueViolation } from "../clients/db";
 import { signSession, type Role } from "./session";
 import { fitsBcrypt, PASSWORD_TOO_LONG } from "./password";
 import { takeSignInAttempt } from "./sign-in-throttle";
 import { revokeSessions, sessionGeneration } from "./revocation";
+
+/** The same words as the sign-in form's own (app/_i18n/messages.ts, wrongCredentials). */
+export const WRONG_CREDENTIALS: Localized = { en: "Email or password is wrong.", zh: "邮箱或密码错误。" };
 
 /** Accounts: sign-up and sign-in with bcrypt-hashed passwords; both answer a session credential. */
 
@@ -18,7 +22,7 @@ export interface SignedIn {
 
 /** Every password that is set comes through here, so none is ever stored cut short (password.ts). */
 export async function hashPassword(password: string): Promise<string> {
-  if (!fitsBcrypt(password)) throw new AppError("BAD_REQUEST", `The password is too long. ${PASSWORD_TOO_LONG}.`);
+  if (!fitsBcrypt(password)) throw new AppError("BAD_REQUEST", { en: `The password is too long. ${PASSWORD_TOO_LONG.en}.`, zh: `密码太长。${PASSWORD_TOO_LONG.zh}。` });
   return bcrypt.hash(password, BCRYPT_COST);
 }
 
@@ -39,7 +43,7 @@ export async function signUp(services: Services, input: { email: string; passwor
     return issue(services, user, generation);
   } catch (error) {
     if (isUniqueViolation(error)) {
-      throw new AppError("CONFLICT", "An account with this email already exists. Sign in instead.");
+      throw new AppError("CONFLICT", { en: "An account with this email already exists. Sign in instead.", zh: "该邮箱已注册，请直接登录。" });
     }
     throw error;
   }
@@ -67,7 +71,7 @@ export async function signIn(services: Services, input: { email: string; passwor
     await attempt.giveBack(); // our fault, not a guess
     throw error;
   }
-  if (!user || !ok) throw new AppError("UNAUTHORIZED", "Email or password is wrong.");
+  if (!user || !ok) throw new AppError("UNAUTHORIZED", WRONG_CREDENTIALS);
   await attempt.giveBack();
   return issue(services, { id: user.id, email: user.email, role: user.role }, generation);
 }

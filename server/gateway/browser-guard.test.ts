@@ -71,6 +71,7 @@ describe("browserRequestRefusal: bodies", () => {
     }
     expect(refusal("POST", { "content-length": "12" })).toMatchObject({ status: 415 });
     expect(refusal("POST", { "transfer-encoding": "chunked" })).toMatchObject({ status: 415 });
-    expect(refusal("POST", { "content-type": "text/plain" })?.message).toContain("application/json");
+    expect(refusal("POST", { "content-type": "text/plain" })?.text.en).toContain("application/json");
+    expect(refusal("POST", { "content-type": "text/plain" })?.text.zh).toContain("JSON");
   });
 });

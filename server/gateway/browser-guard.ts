@@ -1,3 +1,4 @@
+import type { Localized } from "../i18n";
 import { SESSION_COOKIE, type HeaderReader } from "./session";
 
 /**
@@ -16,22 +17,36 @@ import { SESSION_COOKIE, type HeaderReader } from "./session";
 export interface BrowserRefusal {
   status: 403 | 415;
   code: "FORBIDDEN" | "UNSUPPORTED_MEDIA_TYPE";
+  /** English: for an answer that has no language at hand. */
   message: string;
+  /** Both languages: answer with `text[langOf(headers)]`, read only when refusing. */
+  text: Localized;
 }
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-export const CROSS_SITE_MESSAGE = "Refused: a request with this site's session cookie must come from this site's own pages.";
-export const JSON_ONLY_MESSAGE = "Send the request body as JSON (Content-Type: application/json); form and text bodies are refused.";
+export const CROSS_SITE_TEXT: Localized = {
+  en: "Refused: a request with this site's session cookie must come from this site's own pages.",
+  zh: "已拒绝：带有本站登录 Cookie 的请求必须来自本站自己的页面。",
+};
+/** English only: the sandbox cashier's confirm route still answers with it (app/pay/sandbox/confirm). */
+export const CROSS_SITE_MESSAGE = CROSS_SITE_TEXT.en;
+export const JSON_ONLY_TEXT: Localized = {
+  en: "Send the request body as JSON (Content-Type: application/json); form and text bodies are refused.",
+  zh: "请以 JSON 格式发送请求正文（Content-Type: application/json）；表单和纯文本正文会被拒绝。",
+};
+
+const JSON_ONLY_REFUSAL: BrowserRefusal = { status: 415, code: "UNSUPPORTED_MEDIA_TYPE", message: JSON_ONLY_TEXT.en, text: JSON_ONLY_TEXT };
+const CROSS_SITE_REFUSAL: BrowserRefusal = { status: 403, code: "FORBIDDEN", message: CROSS_SITE_TEXT.en, text: CROSS_SITE_TEXT };
 
 /** The refusal for a request, or null to let it through. Pure: headers in, verdict out. */
 export function browserRequestRefusal(request: { method: string | undefined; headers: HeaderReader }, publicBaseUrl: string): BrowserRefusal | null {
   const method = (request.method ?? "GET").toUpperCase();
   if (SAFE_METHODS.has(method)) return null;
   const { headers } = request;
-  if (!isJsonBody(headers)) return { status: 415, code: "UNSUPPORTED_MEDIA_TYPE", message: JSON_ONLY_MESSAGE };
+  if (!isJsonBody(headers)) return JSON_ONLY_REFUSAL;
   if (!headers.get("authorization")?.startsWith("Bearer ") && carriesSessionCookie(headers) && !fromThisSite(headers, publicBaseUrl)) {
-    return { status: 403, code: "FORBIDDEN", message: CROSS_SITE_MESSAGE };
+    return CROSS_SITE_REFUSAL;
   }
   return null;
 }

@@ -9,7 +9,7 @@ import { warmUpSale } from "../seckill/warmup";
 import { saleKeys } from "../seckill/keys";
 import { newPurchaseToken } from "../seckill/purchase-token";
 import { signSession } from "./session";
-import type { GateRefusal } from "./ip-gate";
+import { tooManyFromYourAddress, type GateRefusal } from "./ip-gate";
 import { createCaller } from "../trpc/root";
 import { createContext } from "../trpc/init";
 import { handleTrpcRequest } from "../trpc/http";
@@ -91,9 +91,9 @@ describe("per-IP gate verdict still pending when the procedure starts (the secki
     const saleId = await liveSale(10);
     await warmUpSale(t.services, saleId);
     const [shopper] = await createShoppers(t.services, 1, { emailPrefix: "ip-gated" });
-    const refusal: GateRefusal = { status: 429, retryAfterSeconds: 1, body: { error: { message: "Too many requests from your address. Try again in 1 s.", code: "TOO_MANY_REQUESTS" } } };
+    const refusal: GateRefusal = { status: 429, retryAfterSeconds: 1, code: "TOO_MANY_REQUESTS", text: tooManyFromYourAddress(1) };
     const refusedAtGate = async () => createCaller(await createContext(t.services, new Headers({ authorization: `Bearer ${shopper!.token}` }), undefined, Promise.resolve(refusal)));
-    const refused = { code: "TOO_MANY_REQUESTS", message: refusal.body.error.message };
+    const refused = { code: "TOO_MANY_REQUESTS", message: "Too many requests from your address. Try again in 1 s." };
     const reservesBefore = (await t.services.metrics.reserveCalls.get()).values[0]?.value ?? 0;
 
     await expect((await refusedAtGate()).seckill.token({ saleId })).rejects.toMatchObject(refused);

@@ -1,5 +1,7 @@
 import type { Services } from "../services";
 import { AppError } from "../errors";
+import { BUSY, tryAgainInSeconds } from "../common-sentences";
+import type { Lang, Localized } from "../i18n";
 import { rateLimitKey } from "./client-ip";
 import { trpcCallsOf } from "./trpc-calls";
 import { PURCHASE_PATH } from "../trpc/endpoints";
@@ -9,7 +11,14 @@ export interface GateRefusal {
   status: 400 | 429 | 503;
   /** Sent as Retry-After (not for a 400: the same request will never pass). */
   retryAfterSeconds: number;
-  body: { error: { message: string; code: "BAD_REQUEST" | "TOO_MANY_REQUESTS" | "SERVICE_UNAVAILABLE" } };
+  code: "BAD_REQUEST" | "TOO_MANY_REQUESTS" | "SERVICE_UNAVAILABLE";
+  /** Both languages: the front door picks one (gateRefusalBody) only when it refuses. */
+  text: Localized;
+}
+
+/** The JSON body a front door answers a refusal with, in the caller's language. */
+export function gateRefusalBody(refusal: GateRefusal, lang: Lang): { error: { message: string; code: GateRefusal["code"] } } {
+  return { error: { message: refusal.text[lang], code: refusal.code } };
 }
 
 /**
@@ -24,7 +33,7 @@ export const PASSED_GATE: PendingGate = Promise.resolve(null);
 
 /** A gate refusal as the domain's error, for code that learns of it inside a procedure. */
 export function gateRefusalError(refusal: GateRefusal): AppError {
-  return new AppError(refusal.body.error.code, refusal.body.error.message, { retryAfterSeconds: refusal.status === 400 ? undefined : refusal.retryAfterSeconds });
+  return new AppError(refusal.code, refusal.text, { retryAfterSeconds: refusal.status === 400 ? undefined : refusal.retryAfterSeconds });
 }
 
 /** The headers a gate refusal goes out with. */
@@ -44,7 +53,7 @@ export function gateRefusalHeaders(refusal: GateRefusal): Record<string, string>
 export function gateFor(services: Services, pathname: string, searchParams: URLSearchParams | null, clientAddress: () => string): PendingGate {
   if (pathname === PURCHASE_PATH) return PASSED_GATE;
   const calls = searchParams ? trpcCallsOf(pathname, searchParams) : null;
-  if (calls && "refusal" in calls) return Promise.resolve({ status: 400, retryAfterSeconds: 0, body: { error: { message: calls.refusal, code: "BAD_REQUEST" } } });
+  if (calls && "refusal" in calls) return Promise.resolve({ status: 400, retryAfterSeconds: 0, code: "BAD_REQUEST", text: calls.refusal });
   return gateByIp(services, clientAddress(), calls ? calls.procedures.length : 1);
 }
 
@@ -58,13 +67,13 @@ async function gateByIp(services: Services, clientAddress: string, calls: number
     const verdict = await services.rateLimits.perIp.check(`ip:${rateLimitKey(clientAddress)}`, calls);
     if (verdict.allowed) return null;
     services.metrics.rateLimited.inc({ scope: "ip" });
-    return {
-      status: 429,
-      retryAfterSeconds: verdict.retryAfterSeconds,
-      body: { error: { message: `Too many requests from your address. Try again in ${verdict.retryAfterSeconds} s.`, code: "TOO_MANY_REQUESTS" } },
-    };
+    return { status: 429, retryAfterSeconds: verdict.retryAfterSeconds, code: "TOO_MANY_REQUESTS", text: tooManyFromYourAddress(verdict.retryAfterSeconds) };
   } catch (error) {
-    const message = error instanceof AppError ? error.message : "We are very busy right now. Please try again in a moment.";
-    return { status: 503, retryAfterSeconds: 1, body: { error: { message, code: "SERVICE_UNAVAILABLE" } } };
+    return { status: 503, retryAfterSeconds: 1, code: "SERVICE_UNAVAILABLE", text: error instanceof AppError ? error.text : BUSY };
   }
+}
+
+export function tooManyFromYourAddress(retryAfterSeconds: number): Localized {
+  const wait = tryAgainInSeconds(retryAfterSeconds);
+  return { en: `Too many requests from your address. ${wait.en}`, zh: `您所在网络地址的请求过于频繁。${wait.zh}` };
 }

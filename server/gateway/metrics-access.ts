@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { BlockList, isIPv4, isIPv6 } from "node:net";
+import type { Localized } from "../i18n";
 
 /**
  * Who may read /api/metrics (web and the seckill service): a scraper on a loopback or private
@@ -32,17 +33,20 @@ export function isPrivateAddress(address: string): boolean {
 
 export interface MetricsRefusal {
   status: 401;
-  message: string;
+  text: Localized;
 }
 
-export const METRICS_TOKEN_MESSAGE = "Metrics are for the monitoring system: scrape from a private address or send Authorization: Bearer <METRICS_TOKEN>.";
+export const METRICS_TOKEN_MESSAGE: Localized = {
+  en: "Metrics are for the monitoring system: scrape from a private address or send Authorization: Bearer <METRICS_TOKEN>.",
+  zh: "监控指标仅供监控系统读取：请从内网地址抓取，或发送 Authorization: Bearer <METRICS_TOKEN>。",
+};
 
 /** Pure: the refusal for a metrics request, or null to answer it. */
 export function metricsRefusal(request: { authorization: string | null; clientAddress: string }, metricsToken: string | undefined): MetricsRefusal | null {
   if (isPrivateAddress(request.clientAddress)) return null;
   const presented = request.authorization?.startsWith("Bearer ") ? request.authorization.slice("Bearer ".length).trim() : "";
   if (metricsToken && presented && sameSecret(presented, metricsToken)) return null;
-  return { status: 401, message: METRICS_TOKEN_MESSAGE };
+  return { status: 401, text: METRICS_TOKEN_MESSAGE };
 }
 
 /** Constant-time comparison of two secrets of any length (their digests are compared). */

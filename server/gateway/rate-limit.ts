@@ -1,6 +1,7 @@
 import { Ratelimit } from "@upstash/ratelimit";
 import type { Redis as UpstashRedis } from "@upstash/redis";
 import { AppError } from "../errors";
+import { BUSY, tryAgainInSeconds } from "../common-sentences";
 
 /**
  * A requests-per-second limit per identifier (an IP, a shopper), sliding window, with
@@ -47,10 +48,10 @@ export class RateLimiter {
       // Braces make the identifier a hash tag: its window keys share one Cluster slot.
       result = await this.limiter.limit(`{${identifier}}`, units === 1 ? undefined : { rate: units });
     } catch (error) {
-      throw new AppError("SERVICE_UNAVAILABLE", "We are very busy right now. Please try again in a moment.", { cause: error });
+      throw new AppError("SERVICE_UNAVAILABLE", BUSY, { cause: error });
     }
     if (result.reason === "timeout") {
-      throw new AppError("SERVICE_UNAVAILABLE", "We are very busy right now. Please try again in a moment.");
+      throw new AppError("SERVICE_UNAVAILABLE", BUSY);
     }
     return result.success
       ? { allowed: true, retryAfterSeconds: 0 }
@@ -59,7 +60,6 @@ export class RateLimiter {
 }
 
 export function tooManyRequests(retryAfterSeconds: number): AppError {
-  return new AppError("TOO_MANY_REQUESTS", `Too many requests. Try again in ${retryAfterSeconds} s.`, {
-    retryAfterSeconds,
-  });
+  const wait = tryAgainInSeconds(retryAfterSeconds);
+  return new AppError("TOO_MANY_REQUESTS", { en: `Too many requests. ${wait.en}`, zh: `请求过于频繁。${wait.zh}` }, { retryAfterSeconds });
 }

@@ -29,9 +29,10 @@ describe("throttleVerdict", () => {
 
 describe("the throttled answer", () => {
   it("says whose sign-ins are refused and for how long, in words", () => {
-    expect(throttleMessage("account", 900)).toBe("Too many failed sign-ins for this account. Try again in 15 minutes.");
-    expect(throttleMessage("address", 45)).toBe("Too many failed sign-ins from your address. Try again in 45 seconds.");
-    expect([waitText(1), waitText(59), waitText(60), waitText(61), waitText(899)]).toEqual(["1 second", "59 seconds", "1 minute", "2 minutes", "15 minutes"]);
+    expect(throttleMessage("account", 900)).toEqual({ en: "Too many failed sign-ins for this account. Try again in 15 minutes.", zh: "该账号的登录失败次数过多，请 15 分钟后再试。" });
+    expect(throttleMessage("address", 45)).toEqual({ en: "Too many failed sign-ins from your address. Try again in 45 seconds.", zh: "您所在网络地址的登录失败次数过多，请 45 秒后再试。" });
+    expect([waitText(1), waitText(59), waitText(60), waitText(61), waitText(899)].map((wait) => wait.en)).toEqual(["1 second", "59 seconds", "1 minute", "2 minutes", "15 minutes"]);
+    expect([waitText(59), waitText(61)].map((wait) => wait.zh)).toEqual(["59 秒", "2 分钟"]);
   });
 });
 

@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import type { Services } from "../services";
 import { AppError } from "../errors";
+import { BUSY } from "../common-sentences";
+import type { Localized } from "../i18n";
 import { rateLimitKey } from "./client-ip";
 
 /**
@@ -39,15 +41,18 @@ export function throttleVerdict(account: CounterAnswer, address: CounterAnswer):
 }
 
 /** A wait as a person reads it: seconds under a minute, whole minutes (rounded up) after. */
-export function waitText(seconds: number): string {
-  if (seconds < 60) return seconds === 1 ? "1 second" : `${seconds} seconds`;
+export function waitText(seconds: number): Localized {
+  if (seconds < 60) return { en: seconds === 1 ? "1 second" : `${seconds} seconds`, zh: `${seconds} 秒` };
   const minutes = Math.ceil(seconds / 60);
-  return minutes === 1 ? "1 minute" : `${minutes} minutes`;
+  return { en: minutes === 1 ? "1 minute" : `${minutes} minutes`, zh: `${minutes} 分钟` };
 }
 
-export function throttleMessage(scope: ThrottleScope, retryAfterSeconds: number): string {
-  const whose = scope === "account" ? "for this account" : "from your address";
-  return `Too many failed sign-ins ${whose}. Try again in ${waitText(retryAfterSeconds)}.`;
+export function throttleMessage(scope: ThrottleScope, retryAfterSeconds: number): Localized {
+  const wait = waitText(retryAfterSeconds);
+  return {
+    en: `Too many failed sign-ins ${scope === "account" ? "for this account" : "from your address"}. Try again in ${wait.en}.`,
+    zh: `${scope === "account" ? "该账号" : "您所在网络地址"}的登录失败次数过多，请 ${wait.zh}后再试。`,
+  };
 }
 
 /** The counters' keys: an account by a hash of its email (known or not, alike), an address as the per-IP limit counts it. */
@@ -61,8 +66,6 @@ export interface SignInAttempt {
   /** Uncounts it (a right password, or a fault of ours): never fails, a unit left counted ends with its window. */
   giveBack(): Promise<void>;
 }
-
-const UNAVAILABLE = "We are very busy right now. Please try again in a moment.";
 
 /**
  * Counts a sign-in attempt for `email` from `clientAddress`, or throws TOO_MANY_REQUESTS (with
@@ -85,7 +88,7 @@ export async function takeSignInAttempt(services: Services, email: string, clien
       redis.signInAttempts(keys.address, "take", env.SIGN_IN_MAX_FAILURES_PER_IP, windowMs),
     ]);
   } catch (cause) {
-    throw new AppError("SERVICE_UNAVAILABLE", UNAVAILABLE, { cause });
+    throw new AppError("SERVICE_UNAVAILABLE", BUSY, { cause });
   }
   const [account, address] = answers.map(([taken, windowLeftMs]): CounterAnswer => ({ taken: taken === 1, windowLeftMs }));
   const verdict = throttleVerdict(account!, address!);

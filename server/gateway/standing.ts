@@ -17,7 +17,7 @@ export async function updateStanding(
 ): Promise<Standing> {
   const { db, redis, env } = services;
   const exists = await db.user.findUnique({ where: { id: userId }, select: { id: true } });
-  if (!exists) throw new AppError("NOT_FOUND", `User ${userId} does not exist.`);
+  if (!exists) throw new AppError("NOT_FOUND", { en: `User ${userId} does not exist.`, zh: `找不到该用户（编号 ${userId}）。` });
   const standing = await db.user.update({
     where: { id: userId },
     data: patch,

@@ -1,3 +1,4 @@
+import type { Localized } from "../i18n";
 import { isUnbatchable, SECKILL_ENDPOINT, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS } from "../trpc/endpoints";
 
 /**
@@ -5,7 +6,7 @@ import { isUnbatchable, SECKILL_ENDPOINT, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS } 
  * them (`/api/trpc/a,b,c?batch=1`: the path, URL-decoded, split at commas), so the gate charges
  * every call and refuses the batches the server would not run anyway before any of it runs.
  */
-export type TrpcCalls = { procedures: string[] } | { refusal: string };
+export type TrpcCalls = { procedures: string[] } | { refusal: Localized };
 
 /** Null for a request that is not a tRPC call (a page, an asset, another route). */
 export function trpcCallsOf(pathname: string, searchParams: URLSearchParams): TrpcCalls | null {
@@ -15,7 +16,7 @@ export function trpcCallsOf(pathname: string, searchParams: URLSearchParams): Tr
   try {
     path = decodeURIComponent(pathname.slice(endpoint.length + 1));
   } catch {
-    return { refusal: "The procedure's name in the address is not valid URL-encoding." };
+    return { refusal: { en: "The procedure's name in the address is not valid URL-encoding.", zh: "地址中的接口名称不是有效的 URL 编码。" } };
   }
   if (searchParams.get("batch") !== "1") return { procedures: [path] };
   const procedures = path.split(",");
@@ -24,8 +25,10 @@ export function trpcCallsOf(pathname: string, searchParams: URLSearchParams): Tr
 }
 
 /** Why a batch of these procedures may not run, or null when it may. */
-export function batchRefusal(procedures: readonly string[]): string | null {
-  if (procedures.some(isUnbatchable)) return "auth.* calls cannot be batched: send each one in a request of its own.";
-  if (procedures.length > TRPC_MAX_BATCH_CALLS) return `A batch may carry at most ${TRPC_MAX_BATCH_CALLS} calls; this one has ${procedures.length}.`;
+export function batchRefusal(procedures: readonly string[]): Localized | null {
+  if (procedures.some(isUnbatchable)) return { en: "auth.* calls cannot be batched: send each one in a request of its own.", zh: "auth.* 调用不能合并发送：请每个调用单独发一个请求。" };
+  if (procedures.length > TRPC_MAX_BATCH_CALLS) {
+    return { en: `A batch may carry at most ${TRPC_MAX_BATCH_CALLS} calls; this one has ${procedures.length}.`, zh: `一次合并请求最多包含 ${TRPC_MAX_BATCH_CALLS} 个调用，这次有 ${procedures.length} 个。` };
+  }
   return null;
 }

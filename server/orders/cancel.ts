@@ -9,6 +9,7 @@ import { releaseUnit, type ReleaseOutcome } from "../seckill/release";
 import { changeStock, prismaStockStore } from "../stock/ledger";
 import { holdsStock } from "./state-machine";
 import { applyOrderEvent } from "./transition";
+import { noSuchOrder, statusWords } from "./statuses";
 import { groupBy } from "../group-by";
 import { resolveOpenAttempt, unreachablePlan } from "../payments/ask-provider";
 import { ProviderUnavailableError } from "../payments/provider";
@@ -155,11 +156,14 @@ export async function cancelOwnOrder(services: Services, input: { userId: number
       return { orderId: input.orderId, status: result.status };
     case "NOT_CANCELLABLE":
     case "PAID_AT_PROVIDER":
-      throw new AppError("CONFLICT", `Order #${input.orderId} is ${result.status.toLowerCase()}; it can no longer be cancelled.`);
+      throw new AppError("CONFLICT", {
+        en: `Order #${input.orderId} is ${statusWords(result.status).en}; it can no longer be cancelled.`,
+        zh: `订单 #${input.orderId} ${statusWords(result.status).zh}，已无法取消。`,
+      });
     case "NOT_FOUND":
     case "NOT_DUE": // cannot happen for a shopper's own cancel, which has no deadline condition
     case "PROVIDER_UNREACHABLE": // neither: a shopper's cancel goes ahead without the provider
-      throw new AppError("NOT_FOUND", `No order #${input.orderId} for this account.`);
+      throw new AppError("NOT_FOUND", noSuchOrder(input.orderId));
   }
 }
 

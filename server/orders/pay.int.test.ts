@@ -112,7 +112,7 @@ describe("switching provider", () => {
       { provider: "alipay", status: "CREATED", outTradeNo: second.outTradeNo },
     ]);
     expect(rows[0]!.closedAt).toBeInstanceOf(Date);
-    await expect(confirmSandboxCheckout(t.services, { params: paramsOf(first.action), userId: order.userId })).rejects.toMatchObject({ code: "CONFLICT", message: TRADE_CLOSED_MESSAGE });
+    await expect(confirmSandboxCheckout(t.services, { params: paramsOf(first.action), userId: order.userId })).rejects.toMatchObject({ code: "CONFLICT", message: TRADE_CLOSED_MESSAGE.en });
   });
 
   it("back to a closed provider reopens its attempt under a NEW trade number, and closes the other", async () => {

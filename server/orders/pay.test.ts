@@ -34,13 +34,14 @@ describe("the provider a payment goes through", () => {
 
   it("refuses one not offered, naming what is", () => {
     expect(choosePaymentProvider(["alipay", "sandbox"], "wechatpay")).toEqual({
-      problem: "This shop does not take payments through wechatpay; choose alipay or sandbox.",
+      problem: { en: "This shop does not take payments through wechatpay; choose alipay or sandbox.", zh: "本店不支持微信支付，请选择支付宝或沙箱支付。" },
     });
   });
 
   it("says payments are not set up when nothing is offered", () => {
-    expect(choosePaymentProvider([], undefined)).toEqual({ problem: "Payments are not set up on this shop." });
-    expect(choosePaymentProvider([], "alipay")).toEqual({ problem: "Payments are not set up on this shop." });
+    const notSetUp = { en: "Payments are not set up on this shop.", zh: "本店尚未开通在线支付。" };
+    expect(choosePaymentProvider([], undefined)).toEqual({ problem: notSetUp });
+    expect(choosePaymentProvider([], "alipay")).toEqual({ problem: notSetUp });
   });
 });
 

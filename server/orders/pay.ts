@@ -5,7 +5,9 @@ import { isUniqueViolation } from "../clients/db";
 import { AppError } from "../errors";
 import { createLogger } from "../logger";
 import { ProviderUnavailableError, type PayAction, type PayDevice, type PaymentProvider } from "../payments/provider";
-import { PAYMENTS_NOT_SET_UP } from "../payments/providers";
+import { PAYMENTS_NOT_SET_UP, providerWords } from "../payments/providers";
+import type { Localized } from "../i18n";
+import { noSuchOrder, statusWords } from "./statuses";
 import { orderReturnUrl, paymentNotifyUrl } from "../payments/urls";
 import { allows } from "./state-machine";
 import { settlePaidTrade } from "./settle-payment";
@@ -30,11 +32,17 @@ export function deviceFromUserAgent(userAgent: string | null | undefined): PayDe
 export function choosePaymentProvider(
   offered: readonly PaymentProviderName[],
   asked: PaymentProviderName | undefined,
-): { provider: PaymentProviderName } | { problem: string } {
+): { provider: PaymentProviderName } | { problem: Localized } {
   if (offered.length === 0) return { problem: PAYMENTS_NOT_SET_UP };
   if (asked === undefined) return { provider: offered[0]! };
   if (offered.includes(asked)) return { provider: asked };
-  return { problem: `This shop does not take payments through ${asked}; choose ${offered.join(" or ")}.` };
+  const choices = offered.map(providerWords);
+  return {
+    problem: {
+      en: `This shop does not take payments through ${asked}; choose ${choices.map((c) => c.en).join(" or ")}.`,
+      zh: `本店不支持${providerWords(asked).zh}，请选择${choices.map((c) => c.zh).join("或")}。`,
+    },
+  };
 }
 
 /** Our trade number for an attempt: random, so no one can guess another order's (not the payment id). */
@@ -42,8 +50,17 @@ export function newOutTradeNo(): string {
   return randomBytes(16).toString("hex");
 }
 
-const unreachable = (provider: string, cause: unknown) =>
-  new AppError("SERVICE_UNAVAILABLE", `We could not reach ${provider} just now, so nothing was changed. Please try again in a moment.`, { cause });
+const unreachable = (provider: PaymentProviderName, cause: unknown) =>
+  new AppError(
+    "SERVICE_UNAVAILABLE",
+    { en: `We could not reach ${provider} just now, so nothing was changed. Please try again in a moment.`, zh: `暂时无法连接${providerWords(provider).zh}，未做任何更改。请稍后重试。` },
+    { cause },
+  );
+
+const alreadyPaidThrough = (orderId: number, provider: PaymentProviderName): Localized => ({
+  en: `Order #${orderId} is already paid through ${provider}.`,
+  zh: `订单 #${orderId} 已通过${providerWords(provider).zh}付款。`,
+});
 
 /**
  * order.pay: the order's payment attempt at the chosen provider and where the shopper pays it.
@@ -72,11 +89,14 @@ export async function startPayment(
     where: { id: input.orderId, userId: input.userId },
     select: { id: true, status: true, amountCents: true, payDeadline: true, product: { select: { name: true } } },
   });
-  if (!order) throw new AppError("NOT_FOUND", `No order #${input.orderId} for this account.`);
+  if (!order) throw new AppError("NOT_FOUND", noSuchOrder(input.orderId));
   if (!allows(order.status, "PAY")) {
-    throw new AppError("CONFLICT", `Order #${order.id} is ${order.status.toLowerCase()}; there is nothing to pay.`);
+    const status = statusWords(order.status);
+    throw new AppError("CONFLICT", { en: `Order #${order.id} is ${status.en}; there is nothing to pay.`, zh: `订单 #${order.id} ${status.zh}，无需支付。` });
   }
-  if (order.payDeadline <= now) throw new AppError("PRECONDITION_FAILED", `The time to pay for order #${order.id} has run out.`);
+  if (order.payDeadline <= now) {
+    throw new AppError("PRECONDITION_FAILED", { en: `The time to pay for order #${order.id} has run out.`, zh: `订单 #${order.id} 的支付时间已过。` });
+  }
 
   await closeOtherAttempts(services, order.id, provider.name, now);
   const attempt = await openAttempt(services, order, provider.name);
@@ -140,7 +160,7 @@ async function settleFoundPayment(services: Services, adapter: PaymentProvider, 
   if (trade.state !== "PAID") throw unreachable(adapter.name, new Error(`close said PAID, query said ${trade.state}`));
   const applied = await settlePaidTrade(services.db, { provider: adapter.name, outTradeNo, providerTradeNo: trade.providerTradeNo, amountCents: trade.amountCents });
   if (applied.outcome === "REJECTED") log().error({ outTradeNo, reason: applied.reason }, "a paid trade found on switching provider was refused");
-  throw new AppError("CONFLICT", `Order #${orderId} is already paid through ${adapter.name}.`);
+  throw new AppError("CONFLICT", alreadyPaidThrough(orderId, adapter.name));
 }
 
 interface Attempt {
@@ -167,7 +187,7 @@ async function openAttempt(services: Services, order: { id: number; amountCents:
       }
     }
     if (existing.status === "CREATED") return existing;
-    if (existing.status !== "CLOSED") throw new AppError("CONFLICT", `Order #${order.id} is already paid through ${provider}.`);
+    if (existing.status !== "CLOSED") throw new AppError("CONFLICT", alreadyPaidThrough(order.id, provider));
     const outTradeNo = newOutTradeNo();
     const { count } = await db.payment.updateMany({
       where: { id: existing.id, status: "CLOSED" },

@@ -97,7 +97,8 @@ export async function handlePaymentNotifyRequest(req: Request, services: Service
   }
   const provider = payments.get(providerName);
   if (!provider) {
-    const message = payments.offered.length === 0 ? PAYMENTS_NOT_SET_UP : `This shop does not take payments through ${providerName}.`;
+    // A provider's servers read this, not a person: English.
+    const message = payments.offered.length === 0 ? PAYMENTS_NOT_SET_UP.en : `This shop does not take payments through ${providerName}.`;
     return new Response(message, { status: 404, headers: TEXT });
   }
 

@@ -1,5 +1,6 @@
 import { alipayConfigFrom, wechatPayConfigFrom, type Env, type PaymentProviderName } from "../env";
 import type { RedisConnection } from "../clients/redis";
+import type { Localized } from "../i18n";
 import type { PaymentProvider } from "./provider";
 import { alipayProvider } from "./alipay";
 import { wechatPayProvider } from "./wechatpay";
@@ -43,4 +44,11 @@ export function sandboxEnabled(env: Pick<Env, "PAYMENT_PROVIDERS">): boolean {
 }
 
 /** One message for "no provider", wherever a payment is asked for. */
-export const PAYMENTS_NOT_SET_UP = "Payments are not set up on this shop.";
+export const PAYMENTS_NOT_SET_UP: Localized = { en: "Payments are not set up on this shop.", zh: "本店尚未开通在线支付。" };
+
+/** A provider as a sentence names it: its configured name in English, its brand in Chinese. */
+export function providerWords(provider: PaymentProviderName): Localized {
+  return { en: provider, zh: PROVIDER_ZH[provider] };
+}
+
+const PROVIDER_ZH: Record<PaymentProviderName, string> = { alipay: "支付宝", wechatpay: "微信支付", sandbox: "沙箱支付" };

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Env } from "../env";
+import type { Localized } from "../i18n";
 import type { Services } from "../services";
 import { AppError } from "../errors";
 import { paymentNotifyJobId, type PaymentNotifyJob } from "../clients/queues";
@@ -45,7 +46,11 @@ export function readSandboxCheckout(env: SandboxConfig, params: Readonly<Record<
 }
 
 /** What the cashier says of a trade the merchant closed (the buyer chose another provider, or the order was cancelled). */
-export const TRADE_CLOSED_MESSAGE = "This payment was closed and can no longer be paid. Go back to your order to pay it again.";
+export const TRADE_CLOSED_MESSAGE: Localized = {
+  en: "This payment was closed and can no longer be paid. Go back to your order to pay it again.",
+  zh: "这笔支付已关闭，无法再付款。请回到订单页面重新发起支付。",
+};
+const NOT_GENUINE: Localized = { en: "This payment request is not genuine.", zh: "这个支付请求不是真实有效的。" };
 
 /**
  * The checkout the cashier shows `userId`, who must be the shopper of the order it pays (a
@@ -60,16 +65,16 @@ export async function sandboxCheckoutFor(
 ): Promise<SandboxCheckout> {
   if (!sandboxEnabled(services.env)) throw new AppError("PRECONDITION_FAILED", PAYMENTS_NOT_SET_UP);
   const checkout = readSandboxCheckout(services.env, input.params);
-  if (!checkout) throw new AppError("BAD_REQUEST", "This payment request is not genuine.");
+  if (!checkout) throw new AppError("BAD_REQUEST", NOT_GENUINE);
   const payment = await services.db.payment.findUnique({
     where: { outTradeNo: checkout.outTradeNo },
     select: { provider: true, amountCents: true, order: { select: { userId: true } } },
   });
   if (!payment || payment.provider !== "sandbox" || payment.order.userId !== input.userId) {
-    throw new AppError("NOT_FOUND", "There is no such payment for this account.");
+    throw new AppError("NOT_FOUND", { en: "There is no such payment for this account.", zh: "该账号下没有这笔支付。" });
   }
-  if (payment.amountCents !== checkout.amountCents) throw new AppError("BAD_REQUEST", "This payment request is not genuine.");
-  if (checkout.expiresAt <= now) throw new AppError("PRECONDITION_FAILED", "This payment request has expired.");
+  if (payment.amountCents !== checkout.amountCents) throw new AppError("BAD_REQUEST", NOT_GENUINE);
+  if (checkout.expiresAt <= now) throw new AppError("PRECONDITION_FAILED", { en: "This payment request has expired.", zh: "这个支付请求已过期。" });
   const trades = sandboxTrades(services);
   await trades.open(checkout.outTradeNo, { amountCents: checkout.amountCents, notifyUrl: input.params.notify_url!, expiresAt: checkout.expiresAt.toISOString() });
   if ((await trades.state(checkout.outTradeNo, now)).state === "CLOSED") throw new AppError("CONFLICT", TRADE_CLOSED_MESSAGE);

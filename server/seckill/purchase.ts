@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Services } from "../services";
 import { AppError } from "../errors";
+import { BUSY, saleDoesNotExist } from "../common-sentences";
+import type { Localized } from "../i18n";
 import { tooManyRequests } from "../gateway/rate-limit";
 import { gateRefusalError, PASSED_GATE, type PendingGate } from "../gateway/ip-gate";
 import { newReservationId, parseReservationId, reservationInBucket, stockBucketOf } from "./reservation";
@@ -14,12 +16,14 @@ import { broadcastSoldOut } from "./sold-out";
 import { isPurchaseTokenFor, newPurchaseToken } from "./purchase-token";
 import { TwoGenerationMap } from "../generations";
 
-const BUSY = "We are very busy right now. Please try again in a moment.";
-const NOT_OPEN_YET = {
+const NOT_OPEN_YET: Localized = {
   en: "This sale is getting ready to open; try again in a moment.",
-  zh: "本场秒杀正在准备开售,请稍后再试。",
+  zh: "本场秒杀正在准备开售，请稍后再试。",
 };
-const BACKLOG_FULL = "Orders are backing up while we catch up. Your purchase was not taken; please try again in a minute.";
+const BACKLOG_FULL: Localized = {
+  en: "Orders are backing up while we catch up. Your purchase was not taken; please try again in a minute.",
+  zh: "订单正在排队处理，系统正在追赶进度。这次抢购没有成功下单，请一分钟后再试。",
+};
 // Created on first use: reading the env at module load would break `next build`.
 let log: ReturnType<typeof createLogger> | undefined;
 const logger = () => (log ??= createLogger("web"));
@@ -89,7 +93,7 @@ async function bucketsOrRefuse(services: Services, saleId: number): Promise<numb
 /** The slow path, only when Redis knows nothing of the sale: explain why, from MySQL. */
 async function notPurchasable(services: Services, saleId: number): Promise<AppError> {
   const sale = await services.db.sale.findUnique({ where: { id: saleId }, select: { id: true } });
-  if (!sale) return new AppError("NOT_FOUND", `Sale ${saleId} does not exist.`);
+  if (!sale) return new AppError("NOT_FOUND", saleDoesNotExist(saleId));
   // Lost Redis state (a restart without persistence, a failover) heals itself: a worker re-warms
   // the sale from MySQL (one job per sale however many ask), and until then purchases are
   // refused here (fail closed). If even that request fails, the reconciler's round still comes.
@@ -289,7 +293,7 @@ export async function purchaseResult(
 ): Promise<PurchaseResult> {
   const ref = parseReservationId(input.reservationId);
   if (!ref || ref.userId !== input.userId) {
-    throw new AppError("NOT_FOUND", "No such reservation for this account.");
+    throw new AppError("NOT_FOUND", { en: "No such reservation for this account.", zh: "该账号没有这笔抢购记录。" });
   }
   // The id names the bucket whose stock it took, where its pending entry and order id live.
   const keys = bucketKeys(services.env.REDIS_NAMESPACE, ref.saleId, stockBucketOf(input.reservationId));

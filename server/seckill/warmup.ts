@@ -3,6 +3,7 @@ import { clusterReady, type RedisConnection } from "../clients/redis";
 import type { Services } from "../services";
 import { Prisma } from "../generated/prisma/client";
 import { AppError } from "../errors";
+import { saleDoesNotExist } from "../common-sentences";
 import { bucketKeys } from "./keys";
 import { broadcastSoldOut } from "./sold-out";
 import { ACTIVE_ORDER_STATUSES, RELEASED_ORDER_STATUSES } from "../orders/statuses";
@@ -101,7 +102,10 @@ const WARM_UP_LOCK_WAIT_MS = 5000;
 export async function warmUpSale(services: Services, saleId: number, options: WarmUpOptions = {}): Promise<WarmUpSummary> {
   const locked = await withStockChangeLock(services.sql, saleId, options.lockWaitMs ?? WARM_UP_LOCK_WAIT_MS, () => warmUpSaleLocked(services, saleId, options));
   if (!locked.held) {
-    throw new AppError("CONFLICT", `Sale ${saleId}'s stock is being changed or loaded right now (a stock change, another warm-up or the reconciler); nothing was loaded. Try again in a moment.`);
+    throw new AppError("CONFLICT", {
+      en: `Sale ${saleId}'s stock is being changed or loaded right now (a stock change, another warm-up or the reconciler); nothing was loaded. Try again in a moment.`,
+      zh: `秒杀 ${saleId} 的库存正在被修改或加载（库存调整、另一次预热或对账程序），这次没有加载任何库存。请稍后重试。`,
+    });
   }
   return locked.value;
 }
@@ -109,7 +113,7 @@ export async function warmUpSale(services: Services, saleId: number, options: Wa
 /** warmUpSale's work, for a caller already holding the sale's stock-change lock (the reconciler's re-warm). */
 export async function warmUpSaleLocked(services: Services, saleId: number, options: Omit<WarmUpOptions, "lockWaitMs"> = {}): Promise<WarmUpSummary> {
   const sale = await services.db.sale.findUnique({ where: { id: saleId }, select: { stockBuckets: true } });
-  if (!sale) throw new AppError("NOT_FOUND", `Sale ${saleId} does not exist.`);
+  if (!sale) throw new AppError("NOT_FOUND", saleDoesNotExist(saleId));
   // WATCH belongs to a connection: a dedicated one, so other requests' commands cannot clear it.
   const connection = services.redis.duplicate();
   try {
@@ -151,10 +155,10 @@ async function warmUpBucket(
     const summary = await tryWarmUp(services, connection, saleId, bucket, buckets, options);
     if (summary) return summary;
   }
-  throw new AppError(
-    "CONFLICT",
-    `Sale ${saleId} changed under ${WARM_UP_ATTEMPTS} warm-up attempts in a row (purchases still settling); ${bucket === 0 ? "nothing was changed" : `its buckets from ${bucket} on were not loaded`}. Try again in a moment.`,
-  );
+  throw new AppError("CONFLICT", {
+    en: `Sale ${saleId} changed under ${WARM_UP_ATTEMPTS} warm-up attempts in a row (purchases still settling); ${bucket === 0 ? "nothing was changed" : `its buckets from ${bucket} on were not loaded`}. Try again in a moment.`,
+    zh: `秒杀 ${saleId} 在连续 ${WARM_UP_ATTEMPTS} 次预热期间都有变化（仍有抢购在结算）；${bucket === 0 ? "没有做任何更改" : `从第 ${bucket} 个库存分片起未能加载`}。请稍后重试。`,
+  });
 }
 
 /** One read-then-write round for one bucket; null when a watched key changed and nothing was written. */
@@ -227,8 +231,8 @@ async function tryWarmUp(
   );
   if (!sale || !sale.stock) {
     await connection.unwatch();
-    if (!sale) throw new AppError("NOT_FOUND", `Sale ${saleId} does not exist.`);
-    throw new AppError("PRECONDITION_FAILED", `Sale ${saleId} has no stock row.`);
+    if (!sale) throw new AppError("NOT_FOUND", saleDoesNotExist(saleId));
+    throw new AppError("PRECONDITION_FAILED", { en: `Sale ${saleId} has no stock row.`, zh: `秒杀 ${saleId} 没有库存记录。` });
   }
   // Pending reservations that are already orders, or already released by check-back, are
   // decided in MySQL: they leave the pending set and count only through MySQL's numbers.

@@ -5,7 +5,7 @@ import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import type { Logger } from "pino";
 import type { Services } from "../services";
 import type { HeaderReader } from "../gateway/session";
-import { gateFor, gateRefusalHeaders, type PendingGate } from "../gateway/ip-gate";
+import { gateFor, gateRefusalBody, gateRefusalHeaders, type PendingGate } from "../gateway/ip-gate";
 import { addressFromFrontDoor, clientAddress } from "../gateway/client-ip";
 import { batchRefusal } from "../gateway/trpc-calls";
 import { browserRequestRefusal, type BrowserRefusal } from "../gateway/browser-guard";
@@ -17,6 +17,7 @@ import { appRouter } from "./root";
 import { createContext } from "./init";
 import { createLogger } from "../logger";
 import { SECKILL_ENDPOINT, SECKILL_PROCEDURES, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS } from "./endpoints";
+import { langOf, type Lang, type Localized } from "../i18n";
 
 // Created on first use: Next evaluates route modules at build time, before the env is complete.
 let log: Logger | undefined;
@@ -37,7 +38,7 @@ function logServerFaults({ error, path, type }: { error: TRPCError; path: string
 export async function handleTrpcRequest(req: Request, services: Services, endpoint = TRPC_ENDPOINT): Promise<Response> {
   // Cross-site cookie mutations and form or text bodies never reach tRPC (server/gateway/browser-guard.ts).
   const refusal = browserRequestRefusal(req, services.env.PUBLIC_BASE_URL);
-  if (refusal) return Response.json(refusalBody(refusal), { status: refusal.status, headers: { "cache-control": "no-store" } });
+  if (refusal) return Response.json(refusalBody(refusal, langOf(req.headers)), { status: refusal.status, headers: { "cache-control": "no-store" } });
   return fetchRequestHandler({
     endpoint,
     req,
@@ -45,7 +46,8 @@ export async function handleTrpcRequest(req: Request, services: Services, endpoi
     maxBatchSize: TRPC_MAX_BATCH_CALLS,
     createContext: async ({ resHeaders, info }) => {
       const refusal = info.isBatchCall ? batchRefusal(info.calls.map((call) => call.path)) : null;
-      if (refusal) throw new TRPCError({ code: "BAD_REQUEST", message: refusal });
+      // No context yet, so the error formatter cannot pick the language: the message is picked here.
+      if (refusal) throw new TRPCError({ code: "BAD_REQUEST", message: refusal[langOf(req.headers)] });
       return { ...(await createContext(services, req.headers, resHeaders)), clientAddress: addressFromFrontDoor(req.headers) };
     },
     onError: logServerFaults,
@@ -62,8 +64,8 @@ function nodeHeaders(req: http.IncomingMessage): HeaderReader {
   };
 }
 
-function refusalBody(refusal: BrowserRefusal) {
-  return { error: { message: refusal.message, code: refusal.code } };
+function refusalBody(refusal: BrowserRefusal, lang: Lang) {
+  return { error: { message: refusal.text[lang], code: refusal.code } };
 }
 
 // nosniff: a JSON answer is never run as a script or rendered as a page, whatever a client asks.
@@ -77,6 +79,9 @@ function sendJson(res: http.ServerResponse, status: number, body: unknown, heade
 }
 
 const MAX_BODY_BYTES = 16 * 1024;
+
+/** The same words as the tRPC error formatter's for a fault of ours (server/trpc/init.ts). */
+const UNEXPECTED_ERROR: Localized = { en: "Something went wrong on our side.", zh: "我们这边出了点问题。" };
 
 function readBody(req: http.IncomingMessage): Promise<string | null> {
   return new Promise((resolve, reject) => {
@@ -94,14 +99,19 @@ function readBody(req: http.IncomingMessage): Promise<string | null> {
 
 const routerConfig = appRouter._def._config;
 
-/** A request body as the procedure's input (the router's transformer), or the error to answer. */
-function parseInput(method: string | undefined, path: string, raw: string | null): { input: unknown } | { error: TRPCError } {
-  if (method !== "POST") return { error: new TRPCError({ code: "METHOD_NOT_SUPPORTED", message: `${path} is a mutation: send it with POST.` }) };
-  if (raw === null) return { error: new TRPCError({ code: "PAYLOAD_TOO_LARGE", message: `The request body is over ${MAX_BODY_BYTES} bytes.` }) };
+/**
+ * A request body as the procedure's input (the router's transformer), or the error to answer. These
+ * errors come before any context (the error formatter's language), so each picks the caller's
+ * language itself, and only when it is answered.
+ */
+function parseInput(method: string | undefined, path: string, raw: string | null, headers: HeaderReader): { input: unknown } | { error: TRPCError } {
+  const refused = (code: TRPCError["code"], text: Localized, cause?: unknown) => ({ error: new TRPCError({ code, message: text[langOf(headers)], cause }) });
+  if (method !== "POST") return refused("METHOD_NOT_SUPPORTED", { en: `${path} is a mutation: send it with POST.`, zh: `${path} 是写操作：请用 POST 发送。` });
+  if (raw === null) return refused("PAYLOAD_TOO_LARGE", { en: `The request body is over ${MAX_BODY_BYTES} bytes.`, zh: `请求正文超过了 ${MAX_BODY_BYTES} 字节。` });
   try {
     return { input: raw ? routerConfig.transformer.input.deserialize(JSON.parse(raw)) : undefined };
   } catch (cause) {
-    return { error: new TRPCError({ code: "PARSE_ERROR", message: "The request body is not valid JSON.", cause }) };
+    return refused("PARSE_ERROR", { en: "The request body is not valid JSON.", zh: "请求正文不是有效的 JSON。" }, cause);
   }
 }
 
@@ -144,21 +154,21 @@ async function answerMutation(services: Services, headers: HeaderReader, res: ht
     if ("error" in parsed) throw parsed.error;
     ctx = await createContext(services, headers, undefined, ipGate);
     const data = await callTRPCProcedure({ router: appRouter, path, type: "mutation", ctx, getRawInput: async () => input, signal: undefined, batchIndex: 0 });
-    if (await answeredGateRefusal(res, ipGate)) return;
+    if (await answeredGateRefusal(res, ipGate, headers)) return;
     sendTrpc(res, 200, { result: { data } }, ctx.resHeaders);
   } catch (cause) {
     const error = getTRPCErrorFromUnknown(cause);
     logServerFaults({ error, path, type: "mutation" });
-    if (await answeredGateRefusal(res, ipGate)) return;
+    if (await answeredGateRefusal(res, ipGate, headers)) return;
     const shape = getTRPCErrorShape({ config: routerConfig, error, type: "mutation", path, input, ctx });
     sendTrpc(res, getHTTPStatusCodeFromError(error), { error: shape }, ctx?.resHeaders);
   }
 }
 
 /** The per-IP gate's refusal, answered instead of the procedure's answer; false when it let the request through. */
-async function answeredGateRefusal(res: http.ServerResponse, ipGate: PendingGate): Promise<boolean> {
+async function answeredGateRefusal(res: http.ServerResponse, ipGate: PendingGate, headers: HeaderReader): Promise<boolean> {
   const refusal = await ipGate;
-  if (refusal) sendJson(res, refusal.status, refusal.body, gateRefusalHeaders(refusal));
+  if (refusal) sendJson(res, refusal.status, gateRefusalBody(refusal, langOf(headers)), gateRefusalHeaders(refusal));
   return refusal !== null;
 }
 
@@ -184,12 +194,13 @@ export function createSeckillServer(services: Services): http.Server {
       void checkHealth(services).then((report) => sendJson(res, report.ok ? 200 : 503, report));
       return;
     }
+    const headers = nodeHeaders(req);
     if (pathname === "/api/metrics") {
       // The client as the per-IP gate judges it: the peer, and the hops trusted proxies appended.
       const caller = clientAddress(req.headers["x-forwarded-for"] as string | undefined, req.socket.remoteAddress, services.env.TRUSTED_PROXY_HOPS);
       const refusal = metricsRefusal({ authorization: req.headers.authorization ?? null, clientAddress: caller }, services.env.METRICS_TOKEN);
       if (refusal) {
-        res.writeHead(refusal.status, METRICS_REFUSAL_HEADERS).end(refusal.message);
+        res.writeHead(refusal.status, METRICS_REFUSAL_HEADERS).end(refusal.text[langOf(headers)]);
         return;
       }
       void renderMetrics(services).then((text) => {
@@ -200,19 +211,19 @@ export function createSeckillServer(services: Services): http.Server {
     }
     const path = pathname.startsWith(`${SECKILL_ENDPOINT}/`) ? pathname.slice(SECKILL_ENDPOINT.length + 1) : "";
     if (!SECKILL_PROCEDURES.has(path)) {
-      const message = `Not found: this service answers ${[...SECKILL_PROCEDURES].map((p) => `${SECKILL_ENDPOINT}/${p}`).join(" and ")} only.`;
-      sendJson(res, 404, { error: { message, code: "NOT_FOUND" } });
+      const answered = [...SECKILL_PROCEDURES].map((p) => `${SECKILL_ENDPOINT}/${p}`);
+      const text: Localized = { en: `Not found: this service answers ${answered.join(" and ")} only.`, zh: `未找到：本服务只响应 ${answered.join(" 和 ")}。` };
+      sendJson(res, 404, { error: { message: text[langOf(headers)], code: "NOT_FOUND" } });
       return;
     }
-    const headers = nodeHeaders(req);
     const refusal = browserRequestRefusal({ method: req.method, headers }, services.env.PUBLIC_BASE_URL);
     if (refusal) {
-      sendJson(res, refusal.status, refusalBody(refusal));
+      sendJson(res, refusal.status, refusalBody(refusal, langOf(headers)));
       req.resume(); // the body is not read: let it drain
       return;
     }
     void (async () => {
-      const parsed = parseInput(req.method, path, await readBody(req));
+      const parsed = parseInput(req.method, path, await readBody(req), headers);
       const saleId = "input" in parsed ? saleIdOf(parsed.input) : null;
       if (saleId !== null && soldOutByFlag(services, saleId)) {
         res.writeHead(200, SOLD_OUT_HEADERS).end(SOLD_OUT_BODY);
@@ -225,7 +236,7 @@ export function createSeckillServer(services: Services): http.Server {
       return answerMutation(services, headers, res, path, parsed, gateFor(services, pathname, null, address));
     })().catch((error: unknown) => {
       logServerFaults({ error: getTRPCErrorFromUnknown(error), path, type: "mutation" });
-      if (!res.headersSent) sendJson(res, 500, { error: { message: "Something went wrong on our side.", code: "INTERNAL_SERVER_ERROR" } });
+      if (!res.headersSent) sendJson(res, 500, { error: { message: UNEXPECTED_ERROR[langOf(headers)], code: "INTERNAL_SERVER_ERROR" } });
       res.end();
     });
   });
