@@ -29,5 +29,5 @@ export const payInput = orderIdInput.extend({
 
 export const credentialsInput = z.object({
   email: z.email("Enter a valid email address").max(191),
-  password: z.string().min(8, "Use at least 8 characters").refine(fitsBcrypt, PASSWORD_TOO_LONG),
+  password: z.string().min(8, "Use at least 8 characters").refine(fitsBcrypt, PASSWORD_TOO_LONG.en),
 });
