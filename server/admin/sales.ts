@@ -7,7 +7,8 @@ import { bucketKeys } from "../seckill/keys";
 import { warmUpSale } from "../seckill/warmup";
 import { START_IN_PAST, startIsInPast, type NewSaleInput, type SaleEditInput } from "./sale-form";
 
-const log = createLogger("web");
+// Made on first use: creating it reads the environment, which a build must not need.
+let log: ReturnType<typeof createLogger> | undefined;
 
 /** A sale as the operator sees it: every field the form edits, plus where it stands. */
 export interface AdminSale {
@@ -127,7 +128,7 @@ async function warmAfterSave(services: Services, saleId: number): Promise<boolea
     await warmUpSale(services, saleId);
     return true;
   } catch (error) {
-    log.warn({ saleId, err: error }, "warm-up after saving the sale failed; the reconciler loads it when it opens");
+    (log ??= createLogger("web")).warn({ saleId, err: error }, "warm-up after saving the sale failed; the reconciler loads it when it opens");
     return false;
   }
 }
