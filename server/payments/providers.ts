@@ -47,8 +47,8 @@ export function sandboxEnabled(env: Pick<Env, "PAYMENT_PROVIDERS">): boolean {
 export const PAYMENTS_NOT_SET_UP: Localized = { en: "Payments are not set up on this shop.", zh: "本店尚未开通在线支付。" };
 
 /** A provider as a sentence names it: its configured name in English, its brand in Chinese. */
-export function providerWords(provider: PaymentProviderName): Localized {
-  return { en: provider, zh: PROVIDER_ZH[provider] };
+export function providerWords(provider: PaymentProviderName | string): Localized {
+  return { en: provider, zh: PROVIDER_ZH[provider as PaymentProviderName] ?? provider };
 }
 
 const PROVIDER_ZH: Record<PaymentProviderName, string> = { alipay: "支付宝", wechatpay: "微信支付", sandbox: "沙箱支付" };

@@ -5,11 +5,14 @@ import type { Queues } from "../clients/queues";
 import { REFUND_PAYMENT_JOB_OPTIONS, refundPaymentJobId } from "../clients/queues";
 import type { OrderStatus } from "../generated/prisma/enums";
 import { applyOrderEvent } from "../orders/transition";
+import { statusWords } from "../orders/statuses";
 import { releaseUnit } from "../seckill/release";
 import { changeStock, prismaStockStore } from "../stock/ledger";
 import { createLogger } from "../logger";
 import { ProviderUnavailableError, type PaymentProvider, type RefundState } from "./provider";
 import { paymentNotifyUrl } from "./urls";
+import type { Localized } from "../i18n";
+import { providerWords } from "./providers";
 
 /**
  * Refunds, one machinery for both kinds of money that goes back:
@@ -210,9 +213,13 @@ export type OrderRefundOutcome = "REFUNDING" | "REFUNDED" | "NOT_REFUNDABLE" | "
 export interface OrderRefund {
   orderId: number;
   outcome: OrderRefundOutcome;
-  /** A sentence for the operator. */
+  /** A sentence for the operator, in English (for logs and older callers). */
   message: string;
+  /** The same sentence in each language: what a console shows. */
+  text: Localized;
 }
+
+const answer = (orderId: number, outcome: OrderRefundOutcome, text: Localized): OrderRefund => ({ orderId, outcome, message: text.en, text });
 
 class NothingToRefund extends Error {}
 
@@ -246,7 +253,7 @@ export async function refundPaidOrder(
     }, READ_COMMITTED_TRANSACTION);
   } catch (error) {
     if (!(error instanceof NothingToRefund)) throw error;
-    return { orderId, outcome: "NOT_REFUNDABLE", message: `Order #${orderId} is paid but has no settled payment to refund.` };
+    return answer(orderId, "NOT_REFUNDABLE", { en: `Order #${orderId} is paid but has no settled payment to refund.`, zh: `订单 #${orderId} 已支付，但没有已结算的付款可退。` });
   }
   if (started) log().info({ orderId, paymentId: started.paymentId, adminId: options.adminId, reason }, "refund started");
 
@@ -254,9 +261,9 @@ export async function refundPaidOrder(
     where: { id: orderId },
     select: { status: true, payments: { where: { status: "REFUND_PENDING" }, select: { id: true }, orderBy: { id: "asc" } } },
   });
-  if (!order) return { orderId, outcome: "NOT_FOUND", message: `Order #${orderId} does not exist.` };
+  if (!order) return answer(orderId, "NOT_FOUND", { en: `Order #${orderId} does not exist.`, zh: `订单 #${orderId} 不存在。` });
   if (order.status !== "REFUNDING" && order.status !== "REFUNDED") {
-    return { orderId, outcome: "NOT_REFUNDABLE", message: notRefundable(orderId, order.status) };
+    return answer(orderId, "NOT_REFUNDABLE", notRefundable(orderId, order.status));
   }
   // The refund started here, or before (asked again: retry what is still owed back).
   const progress: RefundProgress[] = [];
@@ -266,27 +273,39 @@ export async function refundPaidOrder(
     } catch (error) {
       if (!(error instanceof ProviderUnavailableError)) throw error;
       await scheduleRefundRetry(services.queues, payment.id, reason);
-      return { orderId, outcome: "REFUNDING", message: `Order #${orderId} is being refunded: ${error.provider} could not be reached, and is asked again automatically.` };
+      return answer(orderId, "REFUNDING", {
+        en: `Order #${orderId} is being refunded: ${error.provider} could not be reached, and is asked again automatically.`,
+        zh: `订单 #${orderId} 正在退款：暂时无法连接${providerWords(error.provider).zh}，系统会自动重试。`,
+      });
     }
   }
   const failed = progress.find((p): p is Extract<RefundProgress, { progress: "FAILED" }> => p.progress === "FAILED");
-  if (failed) return { orderId, outcome: "REFUNDING", message: `Order #${orderId}: the provider refused the refund (${failed.reason}). Refund it again to retry.` };
-  if (progress.some((p) => p.progress === "PENDING")) return { orderId, outcome: "REFUNDING", message: `Order #${orderId} is being refunded; the provider is processing it.` };
+  if (failed) {
+    return answer(orderId, "REFUNDING", {
+      en: `Order #${orderId}: the provider refused the refund (${failed.reason}). Refund it again to retry.`,
+      zh: `订单 #${orderId}：支付机构拒绝了退款（${failed.reason}）。请再次退款以重试。`,
+    });
+  }
+  if (progress.some((p) => p.progress === "PENDING")) {
+    return answer(orderId, "REFUNDING", { en: `Order #${orderId} is being refunded; the provider is processing it.`, zh: `订单 #${orderId} 正在退款，支付机构处理中。` });
+  }
   const { status } = await services.db.order.findUniqueOrThrow({ where: { id: orderId }, select: { status: true } });
-  if (status === "REFUNDED") return { orderId, outcome: "REFUNDED", message: started ? `Order #${orderId} is refunded.` : `Order #${orderId} was refunded already.` };
-  return { orderId, outcome: "REFUNDING", message: `Order #${orderId} is being refunded.` };
+  if (status === "REFUNDED") {
+    return answer(orderId, "REFUNDED", started ? { en: `Order #${orderId} is refunded.`, zh: `订单 #${orderId} 已退款。` } : { en: `Order #${orderId} was refunded already.`, zh: `订单 #${orderId} 此前已退款。` });
+  }
+  return answer(orderId, "REFUNDING", { en: `Order #${orderId} is being refunded.`, zh: `订单 #${orderId} 正在退款。` });
 }
 
-function notRefundable(orderId: number, status: OrderStatus): string {
+function notRefundable(orderId: number, status: OrderStatus): Localized {
   switch (status) {
     case "WAIT_PAY":
-      return `Order #${orderId} is not paid; there is nothing to refund.`;
+      return { en: `Order #${orderId} is not paid; there is nothing to refund.`, zh: `订单 #${orderId} 尚未支付，无需退款。` };
     case "CANCELLED":
-      return `Order #${orderId} was cancelled without payment; there is nothing to refund.`;
+      return { en: `Order #${orderId} was cancelled without payment; there is nothing to refund.`, zh: `订单 #${orderId} 未付款即已取消，无需退款。` };
     case "SHIPPED":
-      return `Order #${orderId} has shipped; only paid orders not yet shipped can be refunded.`;
+      return { en: `Order #${orderId} has shipped; only paid orders not yet shipped can be refunded.`, zh: `订单 #${orderId} 已发货；只有已支付且未发货的订单可以退款。` };
     default:
-      return `Order #${orderId} is ${status.toLowerCase()}; it cannot be refunded.`;
+      return { en: `Order #${orderId} is ${statusWords(status).en}; it cannot be refunded.`, zh: `订单 #${orderId} ${statusWords(status).zh}，无法退款。` };
   }
 }
 

@@ -11,6 +11,7 @@ import { credentialFrom, verifySession, type HeaderReader, type Session } from "
 import { SESSION_ENDED_MESSAGE } from "../gateway/revocation";
 import { PASSED_GATE, type PendingGate } from "../gateway/ip-gate";
 import { langOf, type Lang, type Localized } from "../i18n";
+import { localizedInputError } from "./input-errors";
 
 // 1. Context ------------------------------------------------------------------------------------
 export interface Context {
@@ -67,7 +68,7 @@ const t = initTRPC.context<Context>().create({
       ...shape,
       message:
         cause instanceof ZodError
-          ? `${INVALID_INPUT[lang]}${z.prettifyError(cause)}`
+          ? `${INVALID_INPUT[lang]}${z.prettifyError(localizedInputError(cause, lang))}`
           : cause instanceof AppError
             ? cause.text[lang]
             : unexpected && !isDev
@@ -77,7 +78,7 @@ const t = initTRPC.context<Context>().create({
         ...data,
         ...(isDev && stack !== undefined ? { stack } : {}),
         // Field-by-field reasons for bad input, so a form can point at the field.
-        fieldErrors: cause instanceof ZodError ? z.flattenError(cause).fieldErrors : null,
+        fieldErrors: cause instanceof ZodError ? z.flattenError(localizedInputError(cause, lang)).fieldErrors : null,
       },
     };
   },
