@@ -319,7 +319,7 @@ describe("the sandbox provider", () => {
     const order = orders[0]!;
     const params = paramsOf(order);
     expect(await sandbox().closeTrade(order.outTradeNo)).toBe("CLOSED");
-    await expect(confirmSandboxCheckout(t.services, { params, userId: order.userId })).rejects.toMatchObject({ code: "CONFLICT", message: TRADE_CLOSED_MESSAGE });
+    await expect(confirmSandboxCheckout(t.services, { params, userId: order.userId })).rejects.toMatchObject({ code: "CONFLICT", message: TRADE_CLOSED_MESSAGE.en });
     expect(await t.services.queues.paymentNotify.getJob(paymentNotifyJobId(order.outTradeNo))).toBeUndefined();
     const job = { data: { outTradeNo: order.outTradeNo, tradeNo: tradeNoOf(order), totalAmount: "99.00" } };
     await expect(processPaymentNotify(t.services, job as never)).rejects.toThrow(/closed before it was paid/);
