@@ -24,7 +24,7 @@ beforeAll(async () => {
   // One trusted hop in front (a production load balancer): the suite plays it, so a request it
   // sends with X-Forwarded-For comes "from" that address (the /api/metrics test needs a public one).
   system = await startSystem(t.childEnv, { DEMO_SALE: "0", TRUSTED_PROXY_HOPS: "1", METRICS_TOKEN });
-  const port = /seckill services on (\d+)/.exec(system.output())?.[1];
+  const port = /seckill services on (?:internal ports )?(\d+)/.exec(system.output())?.[1];
   if (!port) throw new Error(`no seckill service port in npm start's output:\n${system.output()}`);
   seckillUrl = `http://127.0.0.1:${port}`;
 });
