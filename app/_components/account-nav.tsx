@@ -25,10 +25,11 @@ export function AccountNav() {
     trpc.auth.signOut.mutationOptions({
       onSuccess: () => {
         // Everything cached belonged to the shopper who just left; the header says so at once.
+        // Signed out first: queries still mounted refetch once removed, and must see no session then.
         const meKey = trpc.auth.me.queryKey();
         const mePath = JSON.stringify(meKey[0]);
-        queryClient.removeQueries({ predicate: (query) => JSON.stringify(query.queryKey[0]) !== mePath });
         queryClient.setQueryData(meKey, null);
+        queryClient.removeQueries({ predicate: (query) => JSON.stringify(query.queryKey[0]) !== mePath });
         router.push("/");
         // Server-rendered pages (the console) drop what they showed the signed-in account.
         router.refresh();
