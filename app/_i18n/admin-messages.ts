@@ -1,3 +1,4 @@
+import { ORDER_STATUS_ZH } from "@/server/orders/statuses";
 import type { Lang } from "@/server/i18n";
 
 /**
@@ -243,14 +244,7 @@ const zh: typeof en = {
     yesRefund: "确定退款",
     keep: "保留订单",
   },
-  orderStatus: {
-    WAIT_PAY: "待支付",
-    PAID: "已支付",
-    SHIPPED: "已发货",
-    CANCELLED: "已取消",
-    REFUNDING: "退款中",
-    REFUNDED: "已退款",
-  },
+  orderStatus: ORDER_STATUS_ZH,
   paymentStatus: {
     CREATED: "已发起",
     SUCCEEDED: "支付成功",

@@ -12,10 +12,11 @@ export const ORDER_STATUSES = [...ACTIVE_ORDER_STATUSES, ...RELEASED_ORDER_STATU
 
 /** A status as a refusal names it ("Order #7 is paid; …"): English lower-case, Chinese by its meaning. */
 export function statusWords(status: OrderStatus): Localized {
-  return { en: status.toLowerCase(), zh: STATUS_ZH[status] };
+  return { en: status.toLowerCase(), zh: ORDER_STATUS_ZH[status] };
 }
 
-const STATUS_ZH: Record<OrderStatus, string> = {
+/** Each status in Chinese: refusals and the admin console say it the same way. */
+export const ORDER_STATUS_ZH: Record<OrderStatus, string> = {
   WAIT_PAY: "待支付",
   PAID: "已支付",
   SHIPPED: "已发货",
