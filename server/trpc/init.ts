@@ -29,8 +29,8 @@ export interface Context {
   clientAddress?: string;
   /** The caller's User-Agent, for the payment flow to offer (a phone's or a desktop's). */
   userAgent: string | null;
-  /** The caller's language (server/i18n.ts), read only when an error is answered. */
-  lang: () => Lang;
+  /** The request's headers, for its language (server/i18n.ts langOf), read only when an error is answered. */
+  requestHeaders: HeaderReader;
 }
 
 /** The inner context: what tests pass to `createCaller` directly. */
@@ -41,8 +41,7 @@ export async function createContext(services: Services, reqHeaders: HeaderReader
   const sessionEnded = verified !== null && services.sessions.hasEnded(verified);
   const session = sessionEnded ? null : verified;
   const https = reqHeaders.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
-  let lang: Lang | undefined;
-  return { services, session, sessionEnded, resHeaders, https, ipGate, userAgent: reqHeaders.get("user-agent"), lang: () => (lang ??= langOf(reqHeaders)) };
+  return { services, session, sessionEnded, resHeaders, https, ipGate, userAgent: reqHeaders.get("user-agent"), requestHeaders: reqHeaders };
 }
 
 // 2. Init -----------------------------------------------------------------------------------------
@@ -60,7 +59,7 @@ const t = initTRPC.context<Context>().create({
   isDev,
   errorFormatter({ shape, error, ctx }) {
     const cause = error.cause;
-    const lang = ctx?.lang() ?? "en";
+    const lang: Lang = ctx ? langOf(ctx.requestHeaders) : "en";
     // AppErrors are written for the client; anything else is a fault whose text is for our logs.
     const unexpected = error.code === "INTERNAL_SERVER_ERROR" && !(cause instanceof AppError);
     const { stack, ...data } = shape.data;
