@@ -1,3 +1,4 @@
+import "../browser-zod";
 import { z } from "zod";
 import { ORDER_STATUSES } from "../orders/statuses";
 import type { Lang, Localized } from "../i18n";

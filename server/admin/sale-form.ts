@@ -1,3 +1,4 @@
+import "../browser-zod";
 import { z } from "zod";
 import { MAX_STOCK_BUCKETS } from "../seckill/buckets";
 import type { Lang, Localized } from "../i18n";
