@@ -233,8 +233,8 @@ const envSchema = z
     /**
      * Group commit: most reservations written in one MySQL transaction (and carried by one
      * create-order job), and how long the worker waits to fill a transaction. 50 ms, not 5: with
-     * a short wait a backlog of small jobs drained in ever smaller batches (bench/README.md,
-     * profile notes). A full batch still commits at once.
+     * a short wait a backlog of small jobs drained in ever smaller batches. A full batch still
+     * commits at once.
      */
     ORDER_BATCH_SIZE: z.coerce.number().int().min(1).max(MAX_ORDER_BATCH_SIZE).default(200),
     ORDER_BATCH_WAIT_MS: intFrom(50, 0),

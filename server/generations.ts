@@ -1,9 +1,8 @@
 /**
  * A bounded in-process memory that forgets in bulk: when the current generation is full it
  * becomes the previous one and the older generation is dropped whole. A crowd of new keys then
- * costs no per-entry eviction (dropping the oldest entry of one Map, one by one, was ~5 % of the
- * seckill service's CPU: bench/README.md, profile note 15). Holds between one and two
- * generations of the most recent keys.
+ * costs no per-entry eviction (dropping a Map's oldest entries one by one makes finding the next
+ * oldest walk past the deleted ones). Holds between one and two generations of the most recent keys.
  */
 export class TwoGenerationMap<K, V> {
   private recent = new Map<K, V>();

@@ -3,8 +3,8 @@ import { randomFillSync } from "node:crypto";
 /**
  * Unguessable strings for the purchase path's tokens and reservation ids, drawn from a pool of
  * CSPRNG bytes refilled 4 KiB at a time: one `randomFillSync` per few hundred ids instead of one
- * per id, which under a crowd was ~4 % of the seckill service's CPU (bench/README.md, profile
- * notes). Every byte is handed out once; only strings leave, never a view of the pool.
+ * per id, a system call each on the purchase path. Every byte is handed out once; only strings
+ * leave, never a view of the pool.
  */
 const POOL_BYTES = 4096;
 const pool = Buffer.alloc(POOL_BYTES);

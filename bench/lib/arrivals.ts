@@ -5,7 +5,7 @@
  * warm-up at the full rate from its first millisecond meets a hundred new connections and a load
  * generator whose open-loop code is not yet optimised; at 80 % of the peak the service has too
  * little spare capacity to drain the backlog that start leaves, and in small runs it lasted
- * seconds into the measured attempts (bench/README.md, profile note 22).
+ * seconds into the measured attempts.
  */
 export interface ArrivalSchedule {
   /** how many of the first attempts are the warm-up's */

@@ -73,7 +73,7 @@ export const PROBE_WARMUP_SECONDS = 2;
  * A full collection of the load generator's own heap (`node --expose-gc`, as `npm run bench`
  * starts it) before a probe. The heap holds a million shoppers' bearers and the crowd's answers:
  * left to V8, its major collection fell at a probe's start once and held the load generator still
- * for half a second, whose overdue attempts then arrived at once (bench/README.md, note 14).
+ * for half a second, whose overdue attempts then arrived at once.
  */
 export function collectLoadGeneratorGarbage() {
   (globalThis as { gc?: () => void }).gc?.();

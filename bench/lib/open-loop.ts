@@ -14,7 +14,7 @@ import { ResourceSampler, type ResourceUse } from "./procs";
  * through undici Pools of keep-alive connections; the purchase step is due when the token arrives.
  * A warm-up on the same connections comes first and is counted apart: the first second of a cold
  * run (connections opening, code not yet optimised on either side) answers tens of times slower
- * than the steady state the probe is after (bench/README.md, profile note 14). Its rate ramps up
+ * than the steady state the probe is after. Its rate ramps up
  * to the probe's (bench/lib/arrivals.ts).
  */
 
@@ -66,7 +66,7 @@ export interface OpenLoopRun extends CrowdRun {
 /**
  * One request through the pool with undici's dispatch handler, not `request`: the answer is a few
  * hundred bytes, and `request`'s body stream and its objects were most of the load generator's
- * own work, and garbage, per request (bench/README.md, profile note 14).
+ * own work, and garbage, per request.
  */
 function send(pool: Pool, path: string, headers: Record<string, string>, body: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {

@@ -2,7 +2,7 @@
  * Strings by index, packed into one buffer. The load generator keeps a bearer token per shopper;
  * a million of them as heap strings were a million objects for every major collection of its heap
  * to mark, whose helper threads then took the second core from the service under test
- * (bench/README.md, profile note 14). Read back one at a time, each a short-lived string.
+ *. Read back one at a time, each a short-lived string.
  */
 export class PackedStrings {
   private readonly bytes: Buffer;

@@ -1,6 +1,6 @@
 /**
  * Ours against a baseline on a shared machine, measured as back-to-back pairs. The machine's speed
- * drifts by tens of per cent over minutes (bench/README.md, note 17), so a ratio of two numbers
+ * drifts by tens of per cent over minutes, so a ratio of two numbers
  * measured minutes apart says as much about the drift as about the servers. Each round measures
  * both sides back to back, the side that goes first alternating (ours first, then the baseline
  * first, …) so a steady drift favours neither; the round with the median ratio is reported, every

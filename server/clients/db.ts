@@ -37,8 +37,8 @@ export type SqlPool = Pool;
 /**
  * The MariaDB driver's own pool (the driver under Prisma's adapter), for the worker's group
  * commit only: its statements vary in length with the batch, and through Prisma each length was
- * a new server-side PREPARE plus Prisma's per-query work, the worker's largest cost (bench/README.md,
- * profile notes). Text protocol, no prepares; every transaction READ COMMITTED (see below).
+ * a new server-side PREPARE plus Prisma's per-query work, the worker's largest cost. Text
+ * protocol, no prepares; every transaction READ COMMITTED (see below).
  * Opens connections only when used, so processes that never commit orders hold none.
  */
 export function createSqlPool(databaseUrl: string, poolSize: number): SqlPool {

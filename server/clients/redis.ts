@@ -112,10 +112,8 @@ export async function clusterReady(redis: RedisConnection, timeoutMs: number): P
  * Commands sent during one turn of the event loop leave in one write: the connection's socket is
  * corked at the first and uncorked once the turn's I/O callbacks have run (setImmediate), the
  * batching ioredis's auto-pipelining does, without its Pipeline objects. Those kept each batch's
- * commands alive past a young-generation collection: the seckill service's scavenges promoted
- * 2.3–3.2 MB each (0.3–0.4 MB without them) and paused it 5–16 ms, longer as the promoted garbage
- * piled up until a full collection, each pause a stall of every request in flight
- * (bench/README.md, profile note 20).
+ * commands alive past a young-generation collection, so every scavenge promoted them and paused
+ * longer, each pause a stall of every request in flight.
  */
 export function coalesceWrites(redis: Redis): void {
   const send = redis.sendCommand.bind(redis);

@@ -24,9 +24,8 @@ const rethrow = (error: unknown): never => {
 };
 
 /**
- * Each command is one promise from ioredis plus one `then`: the rate limits run 1.5 times per
- * purchase-path request under a crowd, and every async layer here was a promise and a microtask
- * more per check (bench/README.md, what the rate limits cost).
+ * Each command is one promise from ioredis plus one `then`: the rate limits run on the purchase
+ * path under a crowd, and every async layer here would be a promise and a microtask more per check.
  */
 export function ioredisRequester(redis: RedisConnection): Requester {
   // SHA of the script as sent -> SHA of the script as loaded (without its shebang line)

@@ -58,7 +58,7 @@ async function failClosed<T>(work: Promise<T>): Promise<T> {
  * was issued by seckill.token behind the per-IP gate, one live token per shopper and sale, so
  * first uses are already rationed, and a replay costs at most one script per process before the
  * limit sees it. That first purchase, the one a shopper makes, then needs one Redis round trip,
- * not two (bench/README.md, note 19).
+ * not two.
  */
 async function limitPerShopper(services: Services, userId: number) {
   const verdict = await services.rateLimits.perUser.check(`purchase:${userId}`);

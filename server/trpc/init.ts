@@ -126,8 +126,7 @@ export const publicProcedure = t.procedure.use(async ({ ctx, next, type }) => wi
 
 /**
  * The session check and the error mapping in one middleware, not publicProcedure's plus one more:
- * tRPC copies the call's options at every middleware level, the largest part of its cost on the
- * purchase path (bench/README.md, profile notes).
+ * tRPC copies the call's options at every middleware level, so each level costs every purchase.
  */
 export const shopperProcedure = t.procedure.use(async ({ ctx, next, type }) => {
   if (!ctx.session) throw trpcErrorOf(new AppError("UNAUTHORIZED", ctx.sessionEnded ? SESSION_ENDED_MESSAGE : SIGN_IN_FIRST));

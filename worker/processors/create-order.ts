@@ -20,8 +20,8 @@ export interface CreateOrderProcessor {
  * Group commits one worker runs at once, at most (each holds a connection, so never more than
  * DB_POOL_SIZE).
  * Their INSERTs run side by side and only the short locked end of each takes turns on the sale's
- * stock row, so more in flight keep MariaDB busy while others wait on the worker's event loop
- * (4 → 8 drained ~12k → ~14.5k orders/s, bench/README.md profile note 13); while all are busy
+ * stock row, so more in flight keep MariaDB busy while others wait on the worker's event loop;
+ * while all are busy
  * the jobs' reservations gather into full batches.
  */
 const MAX_COMMITS_IN_FLIGHT = 8;
