@@ -304,12 +304,6 @@ const envSchema = z
     /** After a sale's end plus this, a reservation with no order is released rather than retried. */
     RESERVATION_RELEASE_GRACE_MS: intFrom(3_600_000, 0),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-    /** Test-only fault hooks (chaos and crash tests); ignored unless NODE_ENV is not production. */
-    FAULT_CRASH_AFTER_COMMIT: z.enum(["0", "1"]).default("0"),
-    /** The worker blocks its event loop this long (past its job locks) on its first cancel-order job. */
-    FAULT_STALL_CANCEL_MS: intFrom(0, 0),
-    /** The web process SIGKILLs itself after this many reservations, between the Lua and Queue.add. */
-    FAULT_CRASH_BEFORE_ENQUEUE: intFrom(0, 0),
   })
   .transform((value, ctx) => {
     const providers = value.PAYMENT_PROVIDERS ?? (value.NODE_ENV === "production" ? [] : (["sandbox"] as PaymentProviderName[]));
