@@ -27,6 +27,7 @@ async function main() {
   const config = env();
   const log = createLogger("worker");
   const services = await createServices(config);
+  // Set only by a test's fault preload (server/worker-hooks.ts); read once, so jobs pay nothing.
   const { afterOrderCommit, beforeCancelOrder } = workerHooks;
 
   const orderProcessor = createOrderProcessor(services, {

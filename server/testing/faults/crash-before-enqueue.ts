@@ -5,10 +5,10 @@ import { interpretReserveReply } from "../../seckill/outcome";
 const CRASH_AT_RESERVATION = 20;
 
 /**
- * Preloaded into a web process or the seckill service (startWeb's `faults`): it SIGKILLs itself
- * as its CRASH_AT_RESERVATION-th reservation's reply arrives, before the purchase that made it
- * runs on, so that reservation, and any gathered for the same create-order job, never reaches
- * the queue: the gap check-back exists for. ioredis is patched rather than our code because Next
+ * Preloaded into a web process (startWeb's `faults`): it SIGKILLs itself as its
+ * CRASH_AT_RESERVATION-th reservation's reply arrives, before the purchase that made it runs on,
+ * so that reservation, and any gathered for the same create-order job, never reaches the queue:
+ * the gap check-back exists for. ioredis is patched rather than our code because Next
  * bundles our code, while it loads ioredis from node_modules, the same module this preload patches.
  */
 let reservations = 0;
