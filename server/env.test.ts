@@ -5,6 +5,7 @@ import {
   DEV_SANDBOX_PAY_APP_ID,
   DEV_SANDBOX_PAY_KEY,
   DEV_SESSION_SECRET,
+  ENV_SECTIONS,
   EnvError,
   normalisePem,
   parsePaymentProviders,
@@ -54,6 +55,26 @@ describe("readEnv", () => {
     const bad = () => readEnv({ PORT: "abc", REDIS_URL: "localhost:6379" });
     expect(bad).toThrow(EnvError);
     expect(bad).toThrow(/^Invalid environment: [^\n]+$/);
+  });
+});
+
+describe("sections", () => {
+  const all = Object.values(ENV_SECTIONS).flat();
+  it("puts every variable in exactly one section", () => {
+    expect(new Set(all).size).toBe(all.length);
+    expect(Object.keys(readEnv({})).filter((name) => !all.includes(name))).toEqual([]);
+  });
+  it("gives every tuning knob a default", () => {
+    const defaults = readEnv({});
+    expect(ENV_SECTIONS.tuning.filter((name) => defaults[name as keyof typeof defaults] === undefined)).toEqual([]);
+  });
+  it("reads no fault switch: the tests inject faults themselves (server/testing/faults/)", () => {
+    expect(all.filter((name) => name.startsWith("FAULT_"))).toEqual([]);
+  });
+  it("starts a production process only once the required section is set", () => {
+    expect(() => readEnv({ NODE_ENV: "production" })).toThrow(/SESSION_SECRET/);
+    expect(() => readEnv({ NODE_ENV: "production", SESSION_SECRET: "x".repeat(40), PAYMENT_PROVIDERS: "alipay" })).toThrow(/ALIPAY_APP_ID: is required/);
+    expect(readEnv({ NODE_ENV: "production", SESSION_SECRET: "x".repeat(40) }).PAYMENT_PROVIDERS).toEqual([]);
   });
 });
 

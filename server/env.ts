@@ -124,193 +124,276 @@ const intFrom = (fallback: number, min = 0) => z.coerce.number().int().min(min).
 /** Most orders per group commit, and so most reservations one create-order job carries. */
 export const MAX_ORDER_BATCH_SIZE = 1000;
 
-const envSchema = z
-  .object({
-    NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
-    DATABASE_URL: z
-      .string()
-      .regex(/^(mysql|mariadb):\/\//, "DATABASE_URL must look like mysql://user:pass@host:3306/db")
-      .default("mysql://root@127.0.0.1:3306/flashsale"),
-    REDIS_URL: z
-      .string()
-      .regex(/^rediss?:\/\//, "REDIS_URL must look like redis://host:6379/0")
-      .default("redis://127.0.0.1:6379/0"),
-    /**
-     * Redis Cluster seed nodes, `host:port,host:port`: when set, every connection is a Cluster
-     * client discovering the rest from these, and REDIS_URL is not used. Empty: one Redis at REDIS_URL.
-     */
-    REDIS_CLUSTER_NODES: z
-      .string()
-      .default("")
-      .transform((list, ctx) => {
-        if (!list.trim()) return [];
-        const nodes: ClusterNode[] = [];
-        for (const entry of list.split(",").map((e) => e.trim())) {
-          const match = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):(\d{1,5})$/.exec(entry);
-          const port = Number(match?.[2]);
-          if (!match || port < 1 || port > 65535) {
-            ctx.addIssue({ code: "custom", message: `REDIS_CLUSTER_NODES must be host:port,host:port (got "${entry}")` });
-            return z.NEVER;
-          }
-          nodes.push({ host: match[1]!.replace(/^\[|\]$/g, ""), port });
+/**
+ * REQUIRED in production: what a deploy must set. A production process refuses to start on the
+ * public development defaults (SESSION_SECRET, the sandbox's key and app id) or without the
+ * variables of a provider PAYMENT_PROVIDERS lists; the URLs' defaults only fit one machine.
+ */
+const requiredInProduction = {
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  DATABASE_URL: z
+    .string()
+    .regex(/^(mysql|mariadb):\/\//, "DATABASE_URL must look like mysql://user:pass@host:3306/db")
+    .default("mysql://root@127.0.0.1:3306/flashsale"),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, "REDIS_URL must look like redis://host:6379/0")
+    .default("redis://127.0.0.1:6379/0"),
+  /**
+   * Redis Cluster seed nodes, `host:port,host:port`: when set, every connection is a Cluster
+   * client discovering the rest from these, and REDIS_URL is not used. Empty: one Redis at REDIS_URL.
+   */
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .default("")
+    .transform((list, ctx) => {
+      if (!list.trim()) return [];
+      const nodes: ClusterNode[] = [];
+      for (const entry of list.split(",").map((e) => e.trim())) {
+        const match = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):(\d{1,5})$/.exec(entry);
+        const port = Number(match?.[2]);
+        if (!match || port < 1 || port > 65535) {
+          ctx.addIssue({ code: "custom", message: `REDIS_CLUSTER_NODES must be host:port,host:port (got "${entry}")` });
+          return z.NEVER;
         }
-        return nodes;
-      }),
-    /** Prefix of every Redis key this deployment owns (seckill keys and BullMQ queues). */
-    REDIS_NAMESPACE: z.string().regex(/^[A-Za-z0-9_-]+$/).default("fs"),
-    PORT: intFrom(3000, 1),
-    /** The seckill service's own port when it runs alone (`npm run seckill`); `npm start` picks free ones. */
-    SECKILL_PORT: intFrom(3200, 1),
-    SESSION_SECRET: z.string().min(32, "SESSION_SECRET must be at least 32 characters").default(DEV_SESSION_SECRET),
-    SESSION_TTL_SECONDS: intFrom(7 * 24 * 3600, 60),
-    ORDER_PAY_TIMEOUT_SECONDS: intFrom(1800, 1),
-    /** How often the worker sweeps for unpaid orders past their deadline (the backstop for lost timers). */
-    ORDER_SWEEP_INTERVAL_SECONDS: intFrom(60, 1),
-    /** Where payment providers reach this app (their notify callbacks); default http://127.0.0.1:PORT. */
-    PUBLIC_BASE_URL: z.url().optional(),
-    /**
-     * The built-in sandbox payment provider: its merchant app id and HMAC-SHA256 key. It is a demo
-     * (anyone may "pay" on its page), so the dev key is fine wherever the sandbox is fine.
-     */
-    SANDBOX_PAY_APP_ID: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/).default(DEV_SANDBOX_PAY_APP_ID),
-    SANDBOX_PAY_KEY: z.string().min(32, "SANDBOX_PAY_KEY must be at least 32 characters").default(DEV_SANDBOX_PAY_KEY),
-    /**
-     * The payment providers checkout offers, in order (`alipay`, `wechatpay`, `sandbox`; comma
-     * list). Default: the sandbox outside production, none in production (order.pay then answers
-     * that payments are not set up). Production refuses the sandbox on its public dev key or app id.
-     */
-    PAYMENT_PROVIDERS: z
-      .string()
-      .optional()
-      .transform((list, ctx) => {
-        if (list === undefined) return undefined;
-        const parsed = parsePaymentProviders(list);
-        if ("providers" in parsed) return parsed.providers;
-        ctx.addIssue({ code: "custom", message: parsed.problem.replace(/^PAYMENT_PROVIDERS: /, "") });
-        return z.NEVER;
-      }),
-    /**
-     * Alipay (open platform, RSA2): the app's id, the app's private key, Alipay's public key (not
-     * the app's), and the gateway (its sandbox's, or a local fake's in tests).
-     */
-    ALIPAY_APP_ID: providerId,
-    ALIPAY_PRIVATE_KEY: keyText,
-    ALIPAY_PUBLIC_KEY: keyText,
-    ALIPAY_GATEWAY: z.url().default("https://openapi.alipay.com/gateway.do"),
-    /**
-     * WeChat Pay APIv3: the merchant id, the app id it pays for, the merchant API certificate's
-     * serial number and private key, the APIv3 key (32 bytes, decrypts notifies), the WeChat Pay
-     * public key and its id (PUB_KEY_ID_…, verifies answers and notifies), and the API's base URL.
-     */
-    WECHATPAY_MCH_ID: providerId,
-    WECHATPAY_APP_ID: providerId,
-    WECHATPAY_SERIAL_NO: providerId,
-    WECHATPAY_PRIVATE_KEY: keyText,
-    WECHATPAY_APIV3_KEY: z
-      .string()
-      .transform((value) => value || undefined)
-      .pipe(z.string().refine((value) => Buffer.byteLength(value, "utf8") === 32, "must be exactly 32 bytes (the APIv3 key set in the merchant platform)").optional())
-      .optional(),
-    WECHATPAY_PLATFORM_PUBLIC_KEY: keyText,
-    WECHATPAY_PLATFORM_PUBLIC_KEY_ID: providerId,
-    WECHATPAY_BASE_URL: z.url().default("https://api.mch.weixin.qq.com"),
-    /** A payment notification whose own timestamp is further than this from now is refused as stale. */
-    PAYMENT_NOTIFY_MAX_AGE_SECONDS: intFrom(300, 1),
-    /**
-     * How long processed notify ids are kept, so a provider's retry of one is answered `success`
-     * again (Alipay retries over ~25 h, WeChat Pay ~24 h); the worker prunes older ones hourly.
-     */
-    PAYMENT_NOTIFY_KEEP_HOURS: intFrom(48, 1),
-    /**
-     * How long past an order's pay deadline the timer keeps asking an unreachable provider before
-     * it cancels anyway (the trade is closed on the sweep's next success; a payment found then is
-     * refunded). Safe because checkout's time_expire is the deadline: the provider refuses to
-     * take money after it.
-     */
-    PAYMENT_UNREACHABLE_CANCEL_AFTER_SECONDS: intFrom(900, 0),
-    /** Notify requests per second per client address (providers send bursts; 0 turns the limit off). */
-    RATE_LIMIT_NOTIFY_PER_IP: intFrom(200, 0),
-    /**
-     * Group commit: most reservations written in one MySQL transaction (and carried by one
-     * create-order job), and how long the worker waits to fill a transaction. 50 ms, not 5: with
-     * a short wait a backlog of small jobs drained in ever smaller batches. A full batch still
-     * commits at once.
-     */
-    ORDER_BATCH_SIZE: z.coerce.number().int().min(1).max(MAX_ORDER_BATCH_SIZE).default(200),
-    ORDER_BATCH_WAIT_MS: intFrom(50, 0),
-    /**
-     * How long a web process collects reservations into one create-order job. The purchase does
-     * not wait for it (server/seckill/enqueue.ts); it is how late the worker hears of an order.
-     */
-    ORDER_ENQUEUE_WAIT_MS: intFrom(20, 0),
-    /**
-     * create-order jobs (each up to ORDER_BATCH_SIZE reservations) one worker process holds at
-     * once; their reservations wait in the group commit. Enough that small jobs (a quiet minute)
-     * still fill a batch.
-     */
-    WORKER_CONCURRENCY: intFrom(400, 1),
-    /** How long a job may be held by a dead worker before BullMQ hands it to another one. */
-    WORKER_LOCK_MS: intFrom(30_000, 1000),
-    WORKER_STALLED_INTERVAL_MS: intFrom(30_000, 500),
-    DB_POOL_SIZE: intFrom(10, 1),
-    /** A Redis command not answered in this time fails, and the purchase path fails closed. */
-    REDIS_COMMAND_TIMEOUT_MS: intFrom(1000, 50),
-    /** Requests per second per client IP at the gateway (proxy.ts); 0 turns the limit off. */
-    RATE_LIMIT_PER_IP: intFrom(100, 0),
-    /** Purchase calls per second per shopper (token calls hand out the same token again); 0 turns the limit off. */
-    RATE_LIMIT_PER_USER: intFrom(5, 0),
-    /**
-     * Proxies in front of this process that append the address they saw to X-Forwarded-For (0:
-     * clients connect to it directly); the client's address is the entry that many from the right.
-     */
-    TRUSTED_PROXY_HOPS: intFrom(0, 0),
-    /** Failed sign-ins per account in a lockout window before that account's sign-ins are refused until the window ends. */
-    SIGN_IN_MAX_FAILURES_PER_ACCOUNT: intFrom(5, 1),
-    /** Failed sign-ins per client address (an IPv6 /64) in a lockout window, whichever accounts they tried. */
-    SIGN_IN_MAX_FAILURES_PER_IP: intFrom(50, 1),
-    /** The lockout window: it starts at the first counted failure and ends this long after, whatever happens in it. */
-    SIGN_IN_LOCKOUT_SECONDS: intFrom(900, 1),
-    /** Rate limits on Upstash's REST API instead of the local Redis, when both are set. */
-    UPSTASH_REDIS_REST_URL: z.url().optional(),
-    UPSTASH_REDIS_REST_TOKEN: z.string().min(1).optional(),
-    PURCHASE_TOKEN_TTL_SECONDS: intFrom(30, 1),
-    /** Bearer token a scraper from a public address sends for /api/metrics (private addresses need none). */
-    METRICS_TOKEN: z.string().min(16, "METRICS_TOKEN must be at least 16 characters").optional(),
-    /** How long an in-process sold-out flag answers alone; then one call asks Redis whether it still holds, the flag answering meanwhile. */
-    SOLD_OUT_FLAG_TTL_MS: intFrom(2000, 0),
-    /** `npm start` on a database with no open sale creates a demo sale; set 0 in production. */
-    DEMO_SALE: z.enum(["0", "1"]).default("1"),
-    /**
-     * Start-up applies pending migrations under the database lock (1), or only waits, bounded by
-     * MIGRATE_WAIT_SECONDS, for a migration job to have applied them (0).
-     */
-    MIGRATE_ON_START: z.enum(["0", "1"]).default("1"),
-    /** How long start-up waits for another process's migration (its lock, or the migration job). */
-    MIGRATE_WAIT_SECONDS: intFrom(300, 1),
-    /** An admin account start-up ensures (created, or made an admin with this password), when both are set. */
-    ADMIN_EMAIL: z.email().optional(),
-    ADMIN_PASSWORD: z.string().min(8, "ADMIN_PASSWORD must be at least 8 characters").optional(),
-    /**
-     * Reservations of one sale that may wait for MySQL (an outage, a stalled worker) before
-     * purchases fail closed with "orders are backing up"; 0 = no bound.
-     */
-    MAX_ORDER_BACKLOG: intFrom(50_000, 0),
-    /** How often the worker reconciles live sales (check-back, invariants, repairs, re-warm). */
-    RECONCILE_INTERVAL_MS: intFrom(10_000, 200),
-    /** A reservation pending longer than this is checked back (its order, its job). */
-    RESERVATION_CHECK_AFTER_MS: intFrom(60_000, 0),
-    /** Re-enqueues of one reservation's lost or failed job before check-back releases its unit. */
-    RESERVATION_MAX_REQUEUES: intFrom(3, 0),
-    /** After a sale's end plus this, a reservation with no order is released rather than retried. */
-    RESERVATION_RELEASE_GRACE_MS: intFrom(3_600_000, 0),
-    LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-    /** Test-only fault hooks (chaos and crash tests); ignored unless NODE_ENV is not production. */
-    FAULT_CRASH_AFTER_COMMIT: z.enum(["0", "1"]).default("0"),
-    /** The worker blocks its event loop this long (past its job locks) on its first cancel-order job. */
-    FAULT_STALL_CANCEL_MS: intFrom(0, 0),
-    /** The web process SIGKILLs itself after this many reservations, between the Lua and Queue.add. */
-    FAULT_CRASH_BEFORE_ENQUEUE: intFrom(0, 0),
-  })
+        nodes.push({ host: match[1]!.replace(/^\[|\]$/g, ""), port });
+      }
+      return nodes;
+    }),
+  SESSION_SECRET: z.string().min(32, "SESSION_SECRET must be at least 32 characters").default(DEV_SESSION_SECRET),
+  /** Where payment providers reach this app (their notify callbacks); default http://127.0.0.1:PORT. */
+  PUBLIC_BASE_URL: z.url().optional(),
+  /**
+   * The built-in sandbox payment provider: its merchant app id and HMAC-SHA256 key. It is a demo
+   * (anyone may "pay" on its page), so the dev key is fine wherever the sandbox is fine.
+   */
+  SANDBOX_PAY_APP_ID: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/).default(DEV_SANDBOX_PAY_APP_ID),
+  SANDBOX_PAY_KEY: z.string().min(32, "SANDBOX_PAY_KEY must be at least 32 characters").default(DEV_SANDBOX_PAY_KEY),
+  /**
+   * The payment providers checkout offers, in order (`alipay`, `wechatpay`, `sandbox`; comma
+   * list). Default: the sandbox outside production, none in production (order.pay then answers
+   * that payments are not set up). Production refuses the sandbox on its public dev key or app id.
+   */
+  PAYMENT_PROVIDERS: z
+    .string()
+    .optional()
+    .transform((list, ctx) => {
+      if (list === undefined) return undefined;
+      const parsed = parsePaymentProviders(list);
+      if ("providers" in parsed) return parsed.providers;
+      ctx.addIssue({ code: "custom", message: parsed.problem.replace(/^PAYMENT_PROVIDERS: /, "") });
+      return z.NEVER;
+    }),
+  /**
+   * Alipay (open platform, RSA2): the app's id, the app's private key, Alipay's public key (not
+   * the app's).
+   */
+  ALIPAY_APP_ID: providerId,
+  ALIPAY_PRIVATE_KEY: keyText,
+  ALIPAY_PUBLIC_KEY: keyText,
+  /**
+   * WeChat Pay APIv3: the merchant id, the app id it pays for, the merchant API certificate's
+   * serial number and private key, the APIv3 key (32 bytes, decrypts notifies), the WeChat Pay
+   * public key and its id (PUB_KEY_ID_…, verifies answers and notifies).
+   */
+  WECHATPAY_MCH_ID: providerId,
+  WECHATPAY_APP_ID: providerId,
+  WECHATPAY_SERIAL_NO: providerId,
+  WECHATPAY_PRIVATE_KEY: keyText,
+  WECHATPAY_APIV3_KEY: z
+    .string()
+    .transform((value) => value || undefined)
+    .pipe(z.string().refine((value) => Buffer.byteLength(value, "utf8") === 32, "must be exactly 32 bytes (the APIv3 key set in the merchant platform)").optional())
+    .optional(),
+  WECHATPAY_PLATFORM_PUBLIC_KEY: keyText,
+  WECHATPAY_PLATFORM_PUBLIC_KEY_ID: providerId,
+};
+
+/** DEPLOYMENT: facts of a deployment, set when it has them (ports, proxies, an admin, a migration job). */
+const deploymentFacts = {
+  /** Prefix of every Redis key this deployment owns (seckill keys and BullMQ queues). */
+  REDIS_NAMESPACE: z.string().regex(/^[A-Za-z0-9_-]+$/).default("fs"),
+  PORT: intFrom(3000, 1),
+  /** The seckill service's own port when it runs alone (`npm run seckill`); `npm start` picks free ones. */
+  SECKILL_PORT: intFrom(3200, 1),
+  /** Alipay's gateway: its sandbox's to try a sandbox account, a local fake's in tests. */
+  ALIPAY_GATEWAY: z.url().default("https://openapi.alipay.com/gateway.do"),
+  /** WeChat Pay's API address (tests point it at a local fake). */
+  WECHATPAY_BASE_URL: z.url().default("https://api.mch.weixin.qq.com"),
+  /**
+   * Proxies in front of this process that append the address they saw to X-Forwarded-For (0:
+   * clients connect to it directly); the client's address is the entry that many from the right.
+   */
+  TRUSTED_PROXY_HOPS: intFrom(0, 0),
+  /** Rate limits on Upstash's REST API instead of the local Redis, when both are set. */
+  UPSTASH_REDIS_REST_URL: z.url().optional(),
+  UPSTASH_REDIS_REST_TOKEN: z.string().min(1).optional(),
+  /** Bearer token a scraper from a public address sends for /api/metrics (private addresses need none). */
+  METRICS_TOKEN: z.string().min(16, "METRICS_TOKEN must be at least 16 characters").optional(),
+  /**
+   * Start-up applies pending migrations under the database lock (1), or only waits, bounded by
+   * MIGRATE_WAIT_SECONDS, for a migration job to have applied them (0).
+   */
+  MIGRATE_ON_START: z.enum(["0", "1"]).default("1"),
+  /** An admin account start-up ensures (created, or made an admin with this password), when both are set. */
+  ADMIN_EMAIL: z.email().optional(),
+  ADMIN_PASSWORD: z.string().min(8, "ADMIN_PASSWORD must be at least 8 characters").optional(),
+};
+
+/** TUNING: knobs an operator may tune; each says its default and when to change it. */
+const tuningKnobs = {
+  /** How long a sign-in lasts (7 days). Change with the shop's session policy. */
+  SESSION_TTL_SECONDS: intFrom(7 * 24 * 3600, 60),
+  /** How long a shopper has to pay an order before it is cancelled (30 min). Change for the shop's payment window. */
+  ORDER_PAY_TIMEOUT_SECONDS: intFrom(1800, 1),
+  /**
+   * How often the worker sweeps for unpaid orders past their deadline (the backstop for lost timers).
+   * Lower only if overdue orders must close sooner than a minute after a lost timer.
+   */
+  ORDER_SWEEP_INTERVAL_SECONDS: intFrom(60, 1),
+  /**
+   * A payment notification whose own timestamp is further than this from now is refused as stale.
+   * Raise if a provider's clock or retries arrive later than 5 minutes.
+   */
+  PAYMENT_NOTIFY_MAX_AGE_SECONDS: intFrom(300, 1),
+  /**
+   * How long processed notify ids are kept, so a provider's retry of one is answered `success`
+   * again (Alipay retries over ~25 h, WeChat Pay ~24 h); the worker prunes older ones hourly.
+   * Raise if a provider retries past two days.
+   */
+  PAYMENT_NOTIFY_KEEP_HOURS: intFrom(48, 1),
+  /**
+   * How long past an order's pay deadline the timer keeps asking an unreachable provider before
+   * it cancels anyway (the trade is closed on the sweep's next success; a payment found then is
+   * refunded). Safe because checkout's time_expire is the deadline: the provider refuses to
+   * take money after it.
+   * Raise where provider outages last longer than 15 minutes.
+   */
+  PAYMENT_UNREACHABLE_CANCEL_AFTER_SECONDS: intFrom(900, 0),
+  /**
+   * Notify requests per second per client address (providers send bursts; 0 turns the limit off).
+   * Raise if a provider's notify bursts are refused (429).
+   */
+  RATE_LIMIT_NOTIFY_PER_IP: intFrom(200, 0),
+  /**
+   * Group commit: most reservations written in one MySQL transaction (and carried by one
+   * create-order job), and how long the worker waits to fill a transaction. 50 ms, not 5: with
+   * a short wait a backlog of small jobs drained in ever smaller batches. A full batch still
+   * commits at once.
+   * Change only with a bench run showing the drain rate (bench/README.md).
+   */
+  ORDER_BATCH_SIZE: z.coerce.number().int().min(1).max(MAX_ORDER_BATCH_SIZE).default(200),
+  ORDER_BATCH_WAIT_MS: intFrom(50, 0),
+  /**
+   * How long a web process collects reservations into one create-order job. The purchase does
+   * not wait for it (server/seckill/enqueue.ts); it is how late the worker hears of an order.
+   * Change only with a bench run (bench/README.md).
+   */
+  ORDER_ENQUEUE_WAIT_MS: intFrom(20, 0),
+  /**
+   * create-order jobs (each up to ORDER_BATCH_SIZE reservations) one worker process holds at
+   * once; their reservations wait in the group commit. Enough that small jobs (a quiet minute)
+   * still fill a batch.
+   * Lower on a small worker host; raise with a bench run.
+   */
+  WORKER_CONCURRENCY: intFrom(400, 1),
+  /**
+   * How long a job may be held by a dead worker before BullMQ hands it to another one.
+   * Lower for a faster hand-over of a dead worker's jobs (the tests do); at most the longest job.
+   */
+  WORKER_LOCK_MS: intFrom(30_000, 1000),
+  /** How often a worker looks for jobs whose lock lapsed (30 s); change with WORKER_LOCK_MS. */
+  WORKER_STALLED_INTERVAL_MS: intFrom(30_000, 500),
+  /** MySQL connections each process opens (10). Raise with MariaDB's max_connections in mind. */
+  DB_POOL_SIZE: intFrom(10, 1),
+  /**
+   * A Redis command not answered in this time fails, and the purchase path fails closed.
+   * Raise only for a Redis known to answer slowly but surely.
+   */
+  REDIS_COMMAND_TIMEOUT_MS: intFrom(1000, 50),
+  /**
+   * Requests per second per client IP at the gateway (proxy.ts); 0 turns the limit off.
+   * Lower under abuse; 0 for a load test from one address.
+   */
+  RATE_LIMIT_PER_IP: intFrom(100, 0),
+  /**
+   * Purchase calls per second per shopper (token calls hand out the same token again); 0 turns the limit off.
+   * 0 for a load test replaying tokens.
+   */
+  RATE_LIMIT_PER_USER: intFrom(5, 0),
+  /**
+   * Failed sign-ins per account in a lockout window before that account's sign-ins are refused until the window ends.
+   * Change with the shop's sign-in policy.
+   */
+  SIGN_IN_MAX_FAILURES_PER_ACCOUNT: intFrom(5, 1),
+  /**
+   * Failed sign-ins per client address (an IPv6 /64) in a lockout window, whichever accounts they tried.
+   * Raise where many shoppers share one address (a campus, a carrier NAT).
+   */
+  SIGN_IN_MAX_FAILURES_PER_IP: intFrom(50, 1),
+  /**
+   * The lockout window: it starts at the first counted failure and ends this long after, whatever happens in it.
+   * Change with the shop's sign-in policy.
+   */
+  SIGN_IN_LOCKOUT_SECONDS: intFrom(900, 1),
+  /** How long a purchase token stays good (30 s). Raise only if purchases arrive later than that. */
+  PURCHASE_TOKEN_TTL_SECONDS: intFrom(30, 1),
+  /**
+   * How long an in-process sold-out flag answers alone; then one call asks Redis whether it still holds, the flag answering meanwhile.
+   * Lower if a restocked sale must be seen sooner; 0 asks Redis every time.
+   */
+  SOLD_OUT_FLAG_TTL_MS: intFrom(2000, 0),
+  /**
+   * How long start-up waits for another process's migration (its lock, or the migration job).
+   * Raise if migrations take longer than 5 minutes.
+   */
+  MIGRATE_WAIT_SECONDS: intFrom(300, 1),
+  /**
+   * Reservations of one sale that may wait for MySQL (an outage, a stalled worker) before
+   * purchases fail closed with "orders are backing up"; 0 = no bound.
+   * Lower to fail closed sooner during a MySQL outage.
+   */
+  MAX_ORDER_BACKLOG: intFrom(50_000, 0),
+  /**
+   * How often the worker reconciles live sales (check-back, invariants, repairs, re-warm).
+   * Lower to repair lost Redis state sooner, at more load on MySQL.
+   */
+  RECONCILE_INTERVAL_MS: intFrom(10_000, 200),
+  /**
+   * A reservation pending longer than this is checked back (its order, its job).
+   * Raise if create-order jobs routinely wait longer than a minute.
+   */
+  RESERVATION_CHECK_AFTER_MS: intFrom(60_000, 0),
+  /**
+   * Re-enqueues of one reservation's lost or failed job before check-back releases its unit.
+   * Rarely: more retries before a lost reservation's unit goes back on sale.
+   */
+  RESERVATION_MAX_REQUEUES: intFrom(3, 0),
+  /**
+   * After a sale's end plus this, a reservation with no order is released rather than retried.
+   * Rarely: how long after a sale orders may still be created.
+   */
+  RESERVATION_RELEASE_GRACE_MS: intFrom(3_600_000, 0),
+  /** Log level (info): debug to see each group commit, warn for a quieter bench. */
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+};
+
+/** DEV-only: a developer's demo; production turns it off. */
+const devOnlySettings = {
+  /** `npm start` on a database with no open sale creates a demo sale; set 0 in production. */
+  DEMO_SALE: z.enum(["0", "1"]).default("1"),
+};
+
+/** Each variable's section, for env.test.ts and anyone listing them. */
+export const ENV_SECTIONS = {
+  required: Object.keys(requiredInProduction),
+  deployment: Object.keys(deploymentFacts),
+  tuning: Object.keys(tuningKnobs),
+  devOnly: Object.keys(devOnlySettings),
+};
+
+const envSchema = z
+  .object({ ...requiredInProduction, ...deploymentFacts, ...tuningKnobs, ...devOnlySettings })
   .transform((value, ctx) => {
     const providers = value.PAYMENT_PROVIDERS ?? (value.NODE_ENV === "production" ? [] : (["sandbox"] as PaymentProviderName[]));
     const keys: Partial<Record<string, string>> = {};

@@ -5,6 +5,7 @@ import { createServices } from "../server/services";
 import { connectRedis } from "../server/clients/redis";
 import { PRUNE_NOTIFICATIONS_SCHEDULER_ID, QUEUE, RECONCILE_SCHEDULER_ID, SWEEP_SCHEDULER_ID } from "../server/clients/queues";
 import { queuePrefix } from "../server/seckill/keys";
+import { workerHooks } from "../server/worker-hooks";
 import { createOrderProcessor } from "./processors/create-order";
 import { processCancelOrder } from "./processors/cancel-order";
 import { processSweepOrders } from "./processors/sweep-orders";
@@ -26,31 +27,15 @@ async function main() {
   const config = env();
   const log = createLogger("worker");
   const services = await createServices(config);
-  const crashAfterCommit = config.NODE_ENV !== "production" && config.FAULT_CRASH_AFTER_COMMIT === "1";
+  // Set only by a test's fault preload (server/worker-hooks.ts); read once, so jobs pay nothing.
+  const { afterOrderCommit, beforeCancelOrder } = workerHooks;
 
   const orderProcessor = createOrderProcessor(services, {
-    afterCommit: crashAfterCommit
-      ? () => {
-          log.warn("fault hook: dying after the MySQL commit, before acknowledging the jobs");
-          process.kill(process.pid, "SIGKILL");
-        }
-      : undefined,
+    afterCommit: afterOrderCommit,
     onBatch: (stats) => log.debug(stats, "order batch committed"),
     log,
   });
-
-  // Fault hook (chaos suite): a worker whose event loop freezes while it holds cancel jobs, so
-  // their locks lapse and another worker runs them too, racing payments.
-  let stallMs = config.NODE_ENV !== "production" ? config.FAULT_STALL_CANCEL_MS : 0;
-  const stallOnce = () => {
-    if (stallMs === 0) return;
-    log.warn({ stallMs }, "fault hook: blocking the event loop past the job locks");
-    const until = Date.now() + stallMs;
-    stallMs = 0;
-    while (Date.now() < until) {
-      // busy: nothing else in this process runs, lock renewals included
-    }
-  };
+  const cancelOrder: Processor = (job, token) => processCancelOrder(services, job, token);
 
   // Workers share one connection for commands; each opens its own blocking one.
   const connection = connectRedis(config, { maxRetriesPerRequest: null });
@@ -71,10 +56,12 @@ async function main() {
     start(QUEUE.createOrder, (job) => orderProcessor.process(job), config.WORKER_CONCURRENCY),
     start(
       QUEUE.cancelOrder,
-      (job, token) => {
-        stallOnce();
-        return processCancelOrder(services, job, token);
-      },
+      beforeCancelOrder
+        ? (job, token) => {
+            beforeCancelOrder();
+            return cancelOrder(job, token);
+          }
+        : cancelOrder,
       LIFECYCLE_CONCURRENCY,
     ),
     start(QUEUE.sweepOrders, () => processSweepOrders(services), 1),

@@ -211,10 +211,11 @@ describe("worker killed after the commit, before acknowledging", () => {
     const buyers = await createShoppers(services, 3, { emailPrefix: "crash" });
     await warmUpSale(services, saleId);
 
-    const doomed = await startWorker(t.childEnv, { FAULT_CRASH_AFTER_COMMIT: "1", ORDER_BATCH_WAIT_MS: "500" });
+    const doomed = await startWorker(t.childEnv, { ORDER_BATCH_WAIT_MS: "500" }, [], ["worker-crash-after-commit"]);
     const answers = await Promise.all(buyers.map((b) => buyAsShopper(services, { userId: b.id, saleId })));
     expect(answers.every((a) => a.status === "QUEUED")).toBe(true);
     expect(await doomed.exited).toBe("SIGKILL");
+    expect(doomed.output()).toContain("fault hook: dying after the MySQL commit");
 
     // Committed in MySQL (the first batch: usually all three), but never acknowledged nor settled.
     const committedBeforeCrash = await services.db.order.count({ where: { saleId } });

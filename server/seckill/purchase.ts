@@ -7,7 +7,6 @@ import { tooManyRequests } from "../gateway/rate-limit";
 import { gateRefusalError, PASSED_GATE, type PendingGate } from "../gateway/ip-gate";
 import { newReservationId, parseReservationId, reservationInBucket, stockBucketOf } from "./reservation";
 import { requestRewarm } from "../clients/queues";
-import { createLogger } from "../logger";
 import { bucketKeys, type SaleKeys } from "./keys";
 import { falloverOrder, homeBucket } from "./buckets";
 import { homeKeys, saleBucketCount } from "./sale-buckets";
@@ -24,22 +23,6 @@ const BACKLOG_FULL: Localized = {
   en: "Orders are backing up while we catch up. Your purchase was not taken; please try again in a minute.",
   zh: "订单正在排队处理，系统正在追赶进度。这次抢购没有成功下单，请一分钟后再试。",
 };
-// Created on first use: reading the env at module load would break `next build`.
-let log: ReturnType<typeof createLogger> | undefined;
-const logger = () => (log ??= createLogger("web"));
-
-let reservationsBeforeFault = 0;
-/**
- * Test-only fault hook (chaos suite): SIGKILL this process after the Nth reservation, between the
- * Lua reservation and its create-order job, the gap check-back exists for. Not switched off by
- * NODE_ENV=production as the worker's hooks are, because `next start` forces it; so
- * FAULT_CRASH_BEFORE_ENQUEUE must never be set outside tests (it defaults to 0, off).
- */
-function crashBeforeEnqueueIfAsked(after: number) {
-  if (after === 0 || ++reservationsBeforeFault < after) return;
-  logger().warn("fault hook: dying between the reservation and its create-order job");
-  process.kill(process.pid, "SIGKILL");
-}
 
 /** Redis or the queue not answering becomes a clear "try again", never a guess (fail closed). */
 async function failClosed<T>(work: Promise<T>): Promise<T> {
@@ -233,7 +216,6 @@ async function attemptPurchase(services: Services, input: { userId: number; sale
     reservationId = elsewhere.reservationId;
   }
 
-  crashBeforeEnqueueIfAsked(env.FAULT_CRASH_BEFORE_ENQUEUE);
   // Not awaited: the reservation is already the half message. Its job leaves with the others of
   // the next few milliseconds; if it never does, check-back (server/seckill/check-back.ts) finds
   // the pending reservation and enqueues or releases it, so the answer is QUEUED either way.

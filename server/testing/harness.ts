@@ -100,10 +100,24 @@ function spawnChild(command: string, args: string[], env: NodeJS.ProcessEnv): Ch
   };
 }
 
+/**
+ * A test-only fault (server/testing/faults/<name>.ts) a child process preloads, after tsx and
+ * before its entry point: production code reads no fault switch, the preload sets or patches
+ * the one seam it needs.
+ */
+export type Fault = "worker-crash-after-commit" | "worker-stall-cancel" | "crash-before-enqueue";
+const faultPreloads = (faults: Fault[]) => faults.map((fault) => `./server/testing/faults/${fault}.ts`);
+
 /** Starts `npm run worker`'s process (worker/main.ts) and resolves once it takes jobs. */
-export async function startWorker(childEnv: Record<string, string>, extra: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ChildHandle> {
+export async function startWorker(
+  childEnv: Record<string, string>,
+  extra: Record<string, string> = {},
+  nodeArgs: string[] = [],
+  faults: Extract<Fault, `worker-${string}`>[] = [],
+): Promise<ChildHandle> {
   // Node itself runs the worker (tsx as a loader, not a wrapper), so signals reach it directly.
-  const worker = spawnChild(process.execPath, [...nodeArgs, "--import", "tsx", "worker/main.ts"], { ...process.env, ...childEnv, LOG_LEVEL: "info", ...extra });
+  const preloads = faultPreloads(faults).flatMap((file) => ["--import", file]);
+  const worker = spawnChild(process.execPath, [...nodeArgs, "--import", "tsx", ...preloads, "worker/main.ts"], { ...process.env, ...childEnv, LOG_LEVEL: "info", ...extra });
   await waitFor(
     async () => {
       if (worker.process.exitCode !== null || worker.process.signalCode !== null) {
@@ -126,11 +140,11 @@ export async function startWorker(childEnv: Record<string, string>, extra: Recor
 export async function startWeb(
   childEnv: Record<string, string>,
   extra: Record<string, string> = {},
-  options: { port?: number } = {},
+  options: { port?: number; faults?: Extract<Fault, "crash-before-enqueue">[] } = {},
 ): Promise<ChildHandle & { url: string }> {
   if (!buildIsFresh()) throw new Error("The web app is not built or is out of date: run `npm run build` first (npm test does).");
   const port = options.port ?? (await freePort());
-  const web = spawnChild(process.execPath, webServerArgs(port, "127.0.0.1"), {
+  const web = spawnChild(process.execPath, webServerArgs(port, "127.0.0.1", faultPreloads(options.faults ?? [])), {
     ...process.env,
     ...childEnv,
     NEXT_TELEMETRY_DISABLED: "1",

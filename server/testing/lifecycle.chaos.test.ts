@@ -35,7 +35,7 @@ afterAll(async () => {
 describe("chaos: order lifecycle", () => {
   it("payment notify and cancellation racing under a stalled worker: one winner per order, each unit back once", async () => {
     const web = await startWeb(t.childEnv, {}, { port: webPort });
-    const frozen = await startWorker(t.childEnv, { FAULT_STALL_CANCEL_MS: "6000" });
+    const frozen = await startWorker(t.childEnv, {}, [], ["worker-stall-cancel"]);
     children.push(web, frozen);
     const { saleId, shoppers } = await newChaosSale(t.services, { stock: 40, shoppers: 40, name: "payrace" });
     const answers = await crowdBuys(() => web.url, saleId, shoppers);

@@ -79,11 +79,12 @@ describe("chaos: processes", () => {
   it("the web process killed between the Lua reservation and Queue.add", async () => {
     await runningWorker();
     const { saleId, shoppers } = await newChaosSale(t.services, { stock: 100, shoppers: 120, name: "webkill" });
-    const doomed = await startWeb(t.childEnv, { FAULT_CRASH_BEFORE_ENQUEUE: "20" });
+    const doomed = await startWeb(t.childEnv, {}, { faults: ["crash-before-enqueue"] });
     children.push(doomed);
     let base = doomed.url;
     const first = await crowdBuys(() => base, saleId, shoppers.slice(0, 60));
     expect(await doomed.exited).toBe("SIGKILL");
+    expect(doomed.output()).toContain("fault hook: dying between the reservation and its create-order job");
     const faultEnded = Date.now();
     // Shoppers whose request died ask again on the surviving instance, with everyone else.
     base = web.url;
