@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { parseArgs } from "node:util";
 import { env } from "../env";
 import { startBalancer, type Balancer } from "./balancer";
-import { SECKILL_SERVICE_ARGS } from "./seckill-launch";
+import { SECKILL_SERVICE_ARGS } from "../seckill-service/launch";
 import { webServerArgs } from "./web-launch";
 import { childEnvironment, prepareEnvironment, type Launch } from "./launch-env";
 import { freePort } from "../net";

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { Cluster, Redis, type RedisOptions } from "ioredis";
 import type { Env } from "../env";
+import { coalesceWrites } from "./coalesce-writes";
 
 /**
  * Lua scripts live as files beside the code that calls them (server/seckill/*.lua), named
@@ -106,31 +107,6 @@ export async function clusterReady(redis: RedisConnection, timeoutMs: number): P
   });
   clearTimeout(timer);
   redis.off("ready", onReady);
-}
-
-/**
- * Commands sent during one turn of the event loop leave in one write: the connection's socket is
- * corked at the first and uncorked once the turn's I/O callbacks have run (setImmediate), the
- * batching ioredis's auto-pipelining does, without its Pipeline objects. Those kept each batch's
- * commands alive past a young-generation collection, so every scavenge promoted them and paused
- * longer, each pause a stall of every request in flight.
- */
-export function coalesceWrites(redis: Redis): void {
-  const send = redis.sendCommand.bind(redis);
-  let corked = false;
-  redis.sendCommand = (command, stream) => {
-    // A `stream` is an explicit pipeline's or transaction's, which writes its batch itself.
-    if (!corked && !stream && redis.status === "ready") {
-      const socket = redis.stream;
-      corked = true;
-      socket.cork();
-      setImmediate(() => {
-        corked = false;
-        socket.uncork();
-      });
-    }
-    return send(command, stream);
-  };
 }
 
 /** The command connection: writes coalesced per turn of the event loop, the seckill scripts defined on it. */

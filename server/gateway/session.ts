@@ -86,7 +86,7 @@ function verifyCredential(token: string, secret: string): Session | null {
   return Object.freeze({ userId, role, expiresAt: new Date(exp * 1000), generation: gen });
 }
 
-/** What reading a request's headers needs: a fetch `Headers`, or a view of Node's (see server/trpc/http.ts). */
+/** What reading a request's headers needs: a fetch `Headers`, or a view of Node's (see server/seckill-service/node-http.ts). */
 export type HeaderReader = Pick<Headers, "get">;
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
-import { coalesceWrites } from "../clients/redis";
+import { coalesceWrites } from "../clients/coalesce-writes";
 import { startPrivateRedis, type PrivateRedis } from "../testing/chaos";
 import { ioredisRequester, createUpstashRedis } from "./upstash-redis";
 import { RateLimiter } from "./rate-limit";

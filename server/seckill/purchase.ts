@@ -123,7 +123,7 @@ async function runTokenScript(services: Services, input: { userId: number; saleI
 /**
  * The in-process sold-out flag's answer, counted like every purchase answer; null while the sale
  * may still have stock. It needs no shopper: the seckill service gives it before authentication,
- * rate limits or tRPC (server/trpc/http.ts), since a sell-out is public and this answer costs less
+ * rate limits or tRPC (server/seckill-service/sold-out-shortcut.ts), since a sell-out is public and this answer costs less
  * than any check in front of it.
  */
 export function soldOutByFlag(services: Services, saleId: number): { status: "SOLD_OUT" } | null {

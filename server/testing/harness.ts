@@ -7,7 +7,7 @@ import { migrate } from "../../prisma/migrate";
 import { createServices, type Services } from "../services";
 import { issuePurchaseToken, purchase } from "../seckill/purchase";
 import { buildIsFresh } from "../cli/build";
-import { SECKILL_SERVICE_ARGS } from "../cli/seckill-launch";
+import { SECKILL_SERVICE_ARGS } from "../seckill-service/launch";
 import { webServerArgs } from "../cli/web-launch";
 import { createSale, type NewSale } from "../seed";
 import { deleteRedisNamespace, dropDatabase } from "./resources";
@@ -157,7 +157,7 @@ export async function startWeb(
 }
 
 /**
- * Starts the seckill service's process (server/cli/seckill.ts, what `npm run seckill` and `npm
+ * Starts the seckill service's process (server/seckill-service/main.ts, what `npm run seckill` and `npm
  * start` run) on a free SECKILL_PORT; resolves once /api/health answers 200. Needs no build.
  */
 export async function startSeckillService(

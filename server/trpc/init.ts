@@ -51,7 +51,8 @@ export async function createContext(services: Services, reqHeaders: HeaderReader
  * stacks whenever NODE_ENV is not "production" (a test run, a process started without it).
  */
 const isDev = process.env.NODE_ENV === "development";
-const UNEXPECTED_ERROR_MESSAGE: Localized = { en: "Something went wrong on our side.", zh: "我们这边出了点问题。" };
+/** What a client reads for a fault of ours, unless on a developer's machine. */
+export const UNEXPECTED_ERROR_MESSAGE: Localized = { en: "Something went wrong on our side.", zh: "我们这边出了点问题。" };
 const INVALID_INPUT: Localized = { en: "Invalid input: ", zh: "输入有误：" };
 
 const t = initTRPC.context<Context>().create({

@@ -2,7 +2,7 @@ import { handleTrpcRequest } from "@/server/trpc/http";
 import { SECKILL_ENDPOINT } from "@/server/trpc/endpoints";
 import { getServices } from "@/server/services";
 
-// The purchase path's endpoint, for when no seckill service runs in front (see server/trpc/http.ts).
+// The purchase path's endpoint, for when no seckill service runs in front (see server/seckill-service/server.ts).
 const handler = async (req: Request) => handleTrpcRequest(req, await getServices(), SECKILL_ENDPOINT);
 
 export { handler as GET, handler as POST };

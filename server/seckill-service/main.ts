@@ -1,7 +1,7 @@
 import { env } from "../env";
 import { createLogger } from "../logger";
 import { createServices } from "../services";
-import { createSeckillServer } from "../trpc/http";
+import { createSeckillServer } from "./server";
 
 /**
  * The seckill service process (`npm run seckill`, or started by `npm start`): the purchase path's

@@ -23,11 +23,11 @@ import { PURCHASE_TOKEN_PATTERN } from "../seckill/purchase-token";
 import { FORGED_PURCHASE_TOKEN } from "../testing/tokens";
 import { recordSocketWrites, scriptCallsPerWrite } from "../testing/socket-writes";
 import { invariantViolations, readSaleLedger } from "../seckill/invariants";
-import { createSeckillServer } from "./http";
-import type { AppRouter } from "./root";
+import { createSeckillServer } from "./server";
+import type { AppRouter } from "../trpc/root";
 
 /**
- * The seckill service (server/trpc/http.ts, run by server/cli/seckill.ts) as a client meets it:
+ * The seckill service (./server.ts, run by ./main.ts) as a client meets it:
  * real HTTP in tRPC's wire format against real Redis and MariaDB. The process the way `npm start`
  * runs it, for the purchase journey, the typed client, the sold-out edge and a crowd; in-process
  * servers, each with its own settings, for the error contract and the rate limits.

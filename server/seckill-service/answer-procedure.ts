@@ -1,0 +1,65 @@
+import type http from "node:http";
+import { TRPCError } from "@trpc/server";
+import type { Services } from "../services";
+import type { HeaderReader } from "../gateway/session";
+import { gateRefusalBody, gateRefusalHeaders, type PendingGate } from "../gateway/ip-gate";
+import { createContext } from "../trpc/init";
+import { logServerFaults } from "../trpc/answers";
+import { langOf, type Localized } from "../i18n";
+import { MAX_BODY_BYTES, sendJson } from "./node-http";
+import { callMutation, deserializeInput, errorShape, httpStatusOf, trpcBody, trpcErrorOf, type TrpcEnvelope } from "./trpc-internals";
+
+export type ParsedInput = { input: unknown } | { error: TRPCError };
+
+/**
+ * A request body as the procedure's input (the router's transformer), or the error to answer. These
+ * errors come before any context (the error formatter's language), so each picks the caller's
+ * language itself, and only when it is answered.
+ */
+export function parseInput(method: string | undefined, path: string, raw: string | null, headers: HeaderReader): ParsedInput {
+  const refused = (code: TRPCError["code"], text: Localized, cause?: unknown) => ({ error: new TRPCError({ code, message: text[langOf(headers)], cause }) });
+  if (method !== "POST") return refused("METHOD_NOT_SUPPORTED", { en: `${path} is a mutation: send it with POST.`, zh: `${path} 是写操作：请用 POST 发送。` });
+  if (raw === null) return refused("PAYLOAD_TOO_LARGE", { en: `The request body is over ${MAX_BODY_BYTES} bytes.`, zh: `请求正文超过了 ${MAX_BODY_BYTES} 字节。` });
+  try {
+    return { input: raw ? deserializeInput(JSON.parse(raw)) : undefined };
+  } catch (cause) {
+    return refused("PARSE_ERROR", { en: "The request body is not valid JSON.", zh: "请求正文不是有效的 JSON。" }, cause);
+  }
+}
+
+/** Headers a procedure set (Retry-After, a session cookie) go out with the answer. */
+function sendTrpc(res: http.ServerResponse, status: number, envelope: TrpcEnvelope, headers?: Headers) {
+  sendJson(res, status, trpcBody(envelope), headers && Object.fromEntries(headers));
+}
+
+/**
+ * One tRPC mutation over HTTP, the way tRPC's own adapters answer it (the same procedure call,
+ * error shape, status code and transformer), minus what a purchase never needs: batching,
+ * streaming, and the fetch Request/AbortSignal that tRPC's Node adapter builds for every request,
+ * the largest part of its cost per request under a crowd.
+ * The per-IP gate's verdict (`ipGate`) may still be pending when the procedure starts; a refusal
+ * there is the answer, whatever the procedure said (it spends nothing before the gate passed).
+ */
+export async function answerProcedure(services: Services, headers: HeaderReader, res: http.ServerResponse, path: string, parsed: ParsedInput, ipGate: PendingGate) {
+  let ctx: Awaited<ReturnType<typeof createContext>> | undefined;
+  const input = "input" in parsed ? parsed.input : undefined;
+  try {
+    if ("error" in parsed) throw parsed.error;
+    ctx = await createContext(services, headers, undefined, ipGate);
+    const data = await callMutation(path, ctx, input);
+    if (await answeredGateRefusal(res, ipGate, headers)) return;
+    sendTrpc(res, 200, { result: { data } }, ctx.resHeaders);
+  } catch (cause) {
+    const error = trpcErrorOf(cause);
+    logServerFaults({ error, path, type: "mutation" });
+    if (await answeredGateRefusal(res, ipGate, headers)) return;
+    sendTrpc(res, httpStatusOf(error), { error: errorShape(error, path, input, ctx) }, ctx?.resHeaders);
+  }
+}
+
+/** The per-IP gate's refusal, answered instead of the procedure's answer; false when it let the request through. */
+async function answeredGateRefusal(res: http.ServerResponse, ipGate: PendingGate, headers: HeaderReader): Promise<boolean> {
+  const refusal = await ipGate;
+  if (refusal) sendJson(res, refusal.status, gateRefusalBody(refusal, langOf(headers)), gateRefusalHeaders(refusal));
+  return refusal !== null;
+}

@@ -1,0 +1,58 @@
+import http from "node:http";
+import type { Services } from "../services";
+import { gateFor } from "../gateway/ip-gate";
+import { clientAddress } from "../gateway/client-ip";
+import { browserRequestRefusal } from "../gateway/browser-guard";
+import { browserRefusalBody, logServerFaults } from "../trpc/answers";
+import { UNEXPECTED_ERROR_MESSAGE } from "../trpc/init";
+import { SECKILL_ENDPOINT, SECKILL_PROCEDURES } from "../trpc/endpoints";
+import { langOf, type Localized } from "../i18n";
+import { nodeHeaders, readBody, sendJson } from "./node-http";
+import { answerHealth, answerMetrics } from "./health-and-metrics";
+import { answeredSoldOut } from "./sold-out-shortcut";
+import { answerProcedure, parseInput } from "./answer-procedure";
+import { trpcErrorOf } from "./trpc-internals";
+
+/**
+ * The lean seckill service: the purchase path's procedures of the same tRPC router on a bare Node
+ * `http` server, without Next.js's per-request machinery (routing, rendering, middleware), for
+ * the calls a crowd makes all at once. In order: a sold-out sale is answered from the in-process
+ * flag before anything else (sold-out-shortcut.ts); then, for the token step, the gateway's
+ * per-IP limit, as Next's proxy.ts does for the storefront, sent to Redis together with the token
+ * script (the purchase step proves itself with its token instead: gateFor); then the rest of the
+ * procedure (answer-procedure.ts). Also answers /api/health and /api/metrics.
+ */
+export function createSeckillServer(services: Services): http.Server {
+  return http.createServer((req, res) => {
+    const pathname = (req.url ?? "/").split("?", 1)[0]!;
+    if (pathname === "/api/health") return answerHealth(services, res);
+    const headers = nodeHeaders(req);
+    if (pathname === "/api/metrics") return answerMetrics(services, req, res, headers);
+    const path = pathname.startsWith(`${SECKILL_ENDPOINT}/`) ? pathname.slice(SECKILL_ENDPOINT.length + 1) : "";
+    if (!SECKILL_PROCEDURES.has(path)) {
+      const answered = [...SECKILL_PROCEDURES].map((p) => `${SECKILL_ENDPOINT}/${p}`);
+      const text: Localized = { en: `Not found: this service answers ${answered.join(" and ")} only.`, zh: `未找到：本服务只响应 ${answered.join(" 和 ")}。` };
+      sendJson(res, 404, { error: { message: text[langOf(headers)], code: "NOT_FOUND" } });
+      return;
+    }
+    const refusal = browserRequestRefusal({ method: req.method, headers }, services.env.PUBLIC_BASE_URL);
+    if (refusal) {
+      sendJson(res, refusal.status, browserRefusalBody(refusal, langOf(headers)));
+      req.resume(); // the body is not read: let it drain
+      return;
+    }
+    void (async () => {
+      const parsed = parseInput(req.method, path, await readBody(req), headers);
+      if ("input" in parsed && answeredSoldOut(services, res, parsed.input)) return;
+      // The client's address by the front doors' one rule (client-ip.ts), read only if the gate
+      // counts the call (Node joins a repeated X-Forwarded-For into one string).
+      const address = () => clientAddress(req.headers["x-forwarded-for"] as string | undefined, req.socket.remoteAddress, services.env.TRUSTED_PROXY_HOPS);
+      // Not awaited: the procedure runs meanwhile, and its token script goes to Redis with the gate's.
+      return answerProcedure(services, headers, res, path, parsed, gateFor(services, pathname, null, address));
+    })().catch((error: unknown) => {
+      logServerFaults({ error: trpcErrorOf(error), path, type: "mutation" });
+      if (!res.headersSent) sendJson(res, 500, { error: { message: UNEXPECTED_ERROR_MESSAGE[langOf(headers)], code: "INTERNAL_SERVER_ERROR" } });
+      res.end();
+    });
+  });
+}
