@@ -1,16 +1,16 @@
 import { Worker, type Processor } from "bullmq";
 import { env } from "../server/env";
 import { createLogger } from "../server/logger";
-import { createServices } from "../server/services";
+import { createServices } from "../server/composition";
 import { connectRedis } from "../server/clients/redis";
-import { PRUNE_NOTIFICATIONS_SCHEDULER_ID, QUEUE, RECONCILE_SCHEDULER_ID, SWEEP_SCHEDULER_ID } from "../server/clients/queues";
+import { PRUNE_NOTIFICATIONS_SCHEDULER_ID, QUEUE, RECONCILE_SCHEDULER_ID, SWEEP_SCHEDULER_ID } from "../server/jobs/queues";
 import { queuePrefix } from "../server/seckill/keys";
-import { createOrderProcessor } from "./processors/create-order";
-import { processCancelOrder } from "./processors/cancel-order";
-import { processSweepOrders } from "./processors/sweep-orders";
-import { processPaymentNotify, processPruneNotifications } from "./processors/payment-notify";
-import { processReconcile } from "./processors/reconcile";
-import { processRefundPayment } from "./processors/refund-payment";
+import { createOrderProcessor } from "../server/jobs/create-order";
+import { processCancelOrder } from "../server/jobs/cancel-order";
+import { processSweepOrders } from "../server/jobs/sweep-orders";
+import { processPaymentNotify, processPruneNotifications } from "../server/jobs/payment-notify";
+import { processReconcile } from "../server/jobs/reconcile";
+import { processRefundPayment } from "../server/jobs/refund-payment";
 
 /** Jobs of the order lifecycle (timers, notifications) one worker handles at once. */
 const LIFECYCLE_CONCURRENCY = 20;

@@ -1,6 +1,6 @@
 import type { Services } from "../services";
-import type { Queues } from "../clients/queues";
-import { cancelOrderJobId } from "../clients/queues";
+import type { Queues } from "../jobs/queues";
+import { cancelOrderJobId } from "../jobs/queues";
 import { MAX_ORDER_BATCH_SIZE } from "../env";
 import { AppError } from "../errors";
 import { READ_COMMITTED_TRANSACTION } from "../clients/db";

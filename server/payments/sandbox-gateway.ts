@@ -3,7 +3,7 @@ import type { Env } from "../env";
 import type { Localized } from "../i18n";
 import type { Services } from "../services";
 import { AppError } from "../errors";
-import { paymentNotifyJobId, type PaymentNotifyJob } from "../clients/queues";
+import { paymentNotifyJobId, type PaymentNotifyJob } from "../jobs/queues";
 import { amountToCents, centsToAmount } from "./money";
 import { PAYMENTS_NOT_SET_UP, sandboxEnabled, sandboxTrades } from "./providers";
 import { OUT_TRADE_NO, TRADE_SUCCESS } from "./sandbox";

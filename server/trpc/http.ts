@@ -16,7 +16,7 @@ import { soldOutByFlag } from "../seckill/purchase";
 import { appRouter } from "./root";
 import { createContext } from "./init";
 import { createLogger } from "../logger";
-import { SECKILL_ENDPOINT, SECKILL_PROCEDURES, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS } from "./endpoints";
+import { SECKILL_ENDPOINT, SECKILL_PROCEDURES, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS } from "../endpoints";
 import { langOf, type Lang, type Localized } from "../i18n";
 
 // Created on first use: Next evaluates route modules at build time, before the env is complete.

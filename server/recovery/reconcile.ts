@@ -3,14 +3,14 @@ import type { Services } from "../services";
 import { Prisma } from "../generated/prisma/client";
 import { READ_COMMITTED_TRANSACTION } from "../clients/db";
 import { ACTIVE_ORDER_STATUSES, RELEASED_ORDER_STATUSES } from "../orders/statuses";
-import { lockSaleStock } from "../orders/create-orders";
+import { lockSaleStock } from "../stock/stock-row-lock";
 import { changeStock, prismaStockStore } from "../stock/ledger";
 import { checkBackSale, type CheckBackReport } from "./check-back";
 import { invariantViolations, readSaleLedger, type SaleLedger } from "./invariants";
-import { bucketKeys, shortageReleasesKey } from "./keys";
-import { activeByBucket, bucketStockInDb } from "./buckets";
+import { bucketKeys, shortageReleasesKey } from "../seckill/keys";
+import { activeByBucket, bucketStockInDb } from "../seckill/buckets";
 import { warmUpSaleLocked } from "./warmup";
-import { broadcastSoldOut } from "./sold-out";
+import { broadcastSoldOut } from "../seckill/sold-out";
 import { withStockChangeLock } from "../stock/change-lock";
 
 /**

@@ -1,7 +1,7 @@
 import { DelayedError, UnrecoverableError, type Job } from "bullmq";
-import type { Services } from "../../server/services";
-import { cancelOrderJob, type CancelOrderJob } from "../../server/clients/queues";
-import { cancelUnpaidOrders, nextTimerRun, type CancelOutcome } from "../../server/orders/cancel";
+import type { Services } from "../services";
+import { cancelOrderJob, type CancelOrderJob } from "./queues";
+import { cancelUnpaidOrders, nextTimerRun, type CancelOutcome } from "../orders/cancel";
 
 /**
  * A pay-deadline timer firing: cancel its orders that are still unpaid, each after asking its

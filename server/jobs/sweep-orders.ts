@@ -1,7 +1,7 @@
-import type { Services } from "../../server/services";
-import { sweepOverdueOrders, type SweepReport } from "../../server/orders/cancel";
-import { closeStrandedAttempts, type StrandedAttemptsReport } from "../../server/payments/ask-provider";
-import { redriveRefunds, type RefundSweepReport } from "../../server/payments/refunds";
+import type { Services } from "../services";
+import { sweepOverdueOrders, type SweepReport } from "../orders/cancel";
+import { closeStrandedAttempts, type StrandedAttemptsReport } from "../payments/ask-provider";
+import { redriveRefunds, type RefundSweepReport } from "../payments/refunds";
 
 export interface SweepRoundReport extends SweepReport {
   attempts: StrandedAttemptsReport;

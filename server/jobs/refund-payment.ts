@@ -1,7 +1,7 @@
 import { UnrecoverableError, type Job } from "bullmq";
-import type { Services } from "../../server/services";
-import { refundPaymentJob, type RefundPaymentJob } from "../../server/clients/queues";
-import { driveRefund, type RefundProgress } from "../../server/payments/refunds";
+import type { Services } from "../services";
+import { refundPaymentJob, type RefundPaymentJob } from "./queues";
+import { driveRefund, type RefundProgress } from "../payments/refunds";
 
 /**
  * Asks a provider again for a refund it could not answer. A ProviderUnavailableError fails the

@@ -4,11 +4,11 @@ import type { Services } from "../services";
 import { Prisma } from "../generated/prisma/client";
 import { AppError } from "../errors";
 import { saleDoesNotExist } from "../common-sentences";
-import { bucketKeys } from "./keys";
-import { broadcastSoldOut } from "./sold-out";
+import { bucketKeys } from "../seckill/keys";
+import { broadcastSoldOut } from "../seckill/sold-out";
 import { ACTIVE_ORDER_STATUSES, RELEASED_ORDER_STATUSES } from "../orders/statuses";
-import { parseReservationId, reservationInBucket } from "./reservation";
-import { activeByBucket, bucketStockInDb, homeBucket } from "./buckets";
+import { parseReservationId, reservationInBucket } from "../seckill/reservation";
+import { activeByBucket, bucketStockInDb, homeBucket } from "../seckill/buckets";
 import { eligibilityTable, NON_DEFAULT_STANDING } from "../gateway/eligibility";
 import { withStockChangeLock } from "../stock/change-lock";
 

@@ -1,8 +1,8 @@
 import { UnrecoverableError, type Job } from "bullmq";
 import type { Logger } from "pino";
-import type { Services } from "../../server/services";
-import { rewarmJob, type ReconcileJob } from "../../server/clients/queues";
-import { reconcileLiveSales, rewarmIfLost } from "../../server/seckill/reconcile";
+import type { Services } from "../services";
+import { rewarmJob, type ReconcileJob } from "./queues";
+import { reconcileLiveSales, rewarmIfLost } from "../recovery/reconcile";
 
 /** The reconcile queue: the periodic round, or one sale's re-warm asked for by a web instance. */
 export async function processReconcile(services: Services, job: Job<ReconcileJob>, log: Logger) {

@@ -1,13 +1,14 @@
 import type { JobState } from "bullmq";
 import type { Services } from "../services";
 import { READ_COMMITTED_TRANSACTION } from "../clients/db";
-import { lockSaleStock, settleReservations, STOCK_SHORTAGE } from "../orders/create-orders";
-import { bucketKeys } from "./keys";
-import { createOrderJobId, parseReservationId, reservationInBucket, stockBucketOf } from "./reservation";
-import { homeBucket } from "./buckets";
-import { releaseInRedis } from "./release";
-import { saleBucketCount } from "./sale-buckets";
-import { enqueueReservations } from "./enqueue";
+import { settleReservations, STOCK_SHORTAGE } from "../orders/settle-reservations";
+import { lockSaleStock } from "../stock/stock-row-lock";
+import { bucketKeys } from "../seckill/keys";
+import { createOrderJobId, parseReservationId, reservationInBucket, stockBucketOf } from "../seckill/reservation";
+import { homeBucket } from "../seckill/buckets";
+import { releaseInRedis } from "../seckill/release";
+import { saleBucketCount } from "../seckill/sale-buckets";
+import { enqueueReservations } from "../seckill/enqueue";
 
 /**
  * Check-back, as RocketMQ does for a transactional half message: a reservation still pending

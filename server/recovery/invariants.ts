@@ -2,8 +2,8 @@ import type { Services } from "../services";
 import { ACTIVE_ORDER_STATUSES, RELEASED_ORDER_STATUSES } from "../orders/statuses";
 import type { Localized } from "../i18n";
 import { Prisma } from "../generated/prisma/client";
-import { bucketKeys } from "./keys";
-import { splitStock } from "./buckets";
+import { bucketKeys } from "../seckill/keys";
+import { splitStock } from "../seckill/buckets";
 
 /**
  * The invariants of docs/architecture.md for one sale, at a quiet moment:

@@ -1,9 +1,9 @@
 import { UnrecoverableError, type Job } from "bullmq";
-import type { Services } from "../../server/services";
-import { paymentNotifyJob, type PaymentNotifyJob } from "../../server/clients/queues";
-import { deliverSandboxPayment } from "../../server/payments/sandbox-gateway";
-import { sandboxEnabled } from "../../server/payments/providers";
-import { pruneProcessedNotifications } from "../../server/payments/notify-retention";
+import type { Services } from "../services";
+import { paymentNotifyJob, type PaymentNotifyJob } from "./queues";
+import { deliverSandboxPayment } from "../payments/sandbox-gateway";
+import { sandboxEnabled } from "../payments/providers";
+import { pruneProcessedNotifications } from "../payments/notify-retention";
 
 /**
  * The sandbox provider notifying the merchant of a payment, at the configured notify URL; a throw
