@@ -3,7 +3,7 @@
  * constructs clients; domain code only receives them (server/services.ts).
  */
 import type { Env } from "./env";
-import type { Services } from "./services";
+import type { Services, CoreServices } from "./services";
 import { env as processEnv } from "./env";
 import { createDb, createSqlPool } from "./clients/db";
 import { clusterReady, connectRedis, type RedisConnection } from "./clients/redis";
@@ -28,7 +28,8 @@ export interface ServiceOptions {
   processMetrics?: boolean;
 }
 
-export async function createServices(env: Env, options: ServiceOptions = {}): Promise<Services> {
+/** The clients and state every process needs, and how to let them go. */
+async function createCore(env: Env) {
   const db = createDb(env.DATABASE_URL, env.DB_POOL_SIZE);
   const sql = createSqlPool(env.DATABASE_URL, env.DB_POOL_SIZE);
   // Bounded waits: a Redis that is down or slow turns into an error the caller can report.
@@ -50,6 +51,40 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
   for (const queue of Object.values(queues)) queue.on("error", reportRedisError);
   const saleBuckets = new Map<number, number>();
   const soldOut = new SoldOutFlags(env.SOLD_OUT_FLAG_TTL_MS, (saleId) => soldOutInRedis({ redis, env, saleBuckets }, saleId));
+  return {
+    services: { env, db, sql, redis, queues, soldOut, saleBuckets, payments: paymentProvidersFor(env, { redis }) },
+    reportRedisError,
+    async closeQueues() {
+      await Promise.allSettled(Object.values(queues).map((queue) => queue.close()));
+    },
+    /** After closeQueues, with the caller's extra connections. */
+    async disconnect(...more: (RedisConnection | undefined)[]) {
+      await Promise.allSettled([db.$disconnect(), sql.end(), redis.quit(), queueConnection.quit(), ...more.map((connection) => connection?.quit())]);
+    },
+  };
+}
+
+/**
+ * The worker's services: no rate limiters, purchase statistics, order enqueuer nor session
+ * revocations (no shopper calls it), and no sold-out broadcast follower.
+ */
+export async function createWorkerServices(env: Env): Promise<CoreServices> {
+  const core = await createCore(env);
+  return {
+    ...core.services,
+    metrics: createMetrics({ processMetrics: false }),
+    async close() {
+      await core.closeQueues();
+      await core.disconnect();
+    },
+  };
+}
+
+/** Everything a process serving shoppers needs (web, seckill service), and what tests and scripts use. */
+export async function createServices(env: Env, options: ServiceOptions = {}): Promise<Services> {
+  const core = await createCore(env);
+  const { redis, queues, soldOut } = core.services;
+  const { reportRedisError } = core;
   const upstash = createUpstashRedis(
     redis,
     env.UPSTASH_REDIS_REST_URL && env.UPSTASH_REDIS_REST_TOKEN
@@ -67,7 +102,7 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
     subscriber.on("error", reportRedisError);
     await followSoldOutBroadcasts(subscriber, env.REDIS_NAMESPACE, soldOut);
   }
-  // Every process follows revocations (reads every second; pushes where there is a subscriber).
+  // Every process serving shoppers follows revocations (reads every second; pushes where there is a subscriber).
   const sessions = new SessionRevocations(revocationLifetimeMs(env));
   const stopFollowingRevocations = await followRevocations(redis, env, sessions, subscriber);
   const purchaseStats = new PurchaseStats();
@@ -79,25 +114,18 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
   if (options.processMetrics) registerReconcileGauges(metrics.registry, () => readPublishedReconciliations({ redis, env }));
   const orderEnqueuer = createOrderEnqueuer({ redis, queues, env });
   return {
-    env,
-    db,
-    sql,
-    redis,
-    queues,
+    ...core.services,
     orderEnqueuer,
     sessions,
-    soldOut,
     metrics,
     purchaseStats,
-    saleBuckets,
     rateLimits,
-    payments: paymentProvidersFor(env, { redis }),
     async close() {
       clearInterval(statsTimer);
       stopFollowingRevocations();
       await Promise.all([flushStats(), orderEnqueuer.drain()]);
-      await Promise.allSettled(Object.values(queues).map((queue) => queue.close()));
-      await Promise.allSettled([db.$disconnect(), sql.end(), redis.quit(), queueConnection.quit(), subscriber?.quit()]);
+      await core.closeQueues();
+      await core.disconnect(subscriber);
     },
   };
 }

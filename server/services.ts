@@ -11,11 +11,11 @@ import type { GroupCommitter } from "./orders/group-commit";
 import type { SessionRevocations } from "./gateway/revocation";
 
 /**
- * Everything domain code needs from the outside world, built from one Env by the composition root
+ * What every process has from the outside world, built from one Env by the composition root
  * (server/composition.ts). Domain functions take the part they need as an argument (no hidden
  * singletons), so tests build their own against their own database and key namespace.
  */
-export interface Services {
+export interface CoreServices {
   env: Env;
   db: Db;
   /** The driver's own pool for the worker's group commit (server/clients/db.ts createSqlPool). */
@@ -24,17 +24,21 @@ export interface Services {
   queues: Queues;
   soldOut: SoldOutFlags;
   metrics: Metrics;
-  /** Per-second purchase answers for the admin dashboard, flushed to Redis once a second. */
-  purchaseStats: PurchaseStats;
   /** saleId -> its stock bucket count, as warm-up wrote it (fixed at creation, so kept for good). */
   saleBuckets: Map<number, number>;
-  /** paymentNotify: per client address at /api/payments/notify(/<provider>), which the proxy's per-IP gate leaves out. */
-  rateLimits: { perIp: RateLimiter; perUser: RateLimiter; paymentNotify: RateLimiter };
   /** The payment providers checkout offers (PAYMENT_PROVIDERS), and each one's adapter by name. */
   payments: PaymentProviders;
+  close(): Promise<void>;
+}
+
+/** A process serving shoppers (web, seckill service) has the parts their calls need too. */
+export interface Services extends CoreServices {
+  /** Per-second purchase answers for the admin dashboard, flushed to Redis once a second. */
+  purchaseStats: PurchaseStats;
+  /** paymentNotify: per client address at /api/payments/notify(/<provider>), which the proxy's per-IP gate leaves out. */
+  rateLimits: { perIp: RateLimiter; perUser: RateLimiter; paymentNotify: RateLimiter };
   /** Reservations on their way into create-order jobs, a batch per few milliseconds (server/seckill/enqueue.ts). */
   orderEnqueuer: GroupCommitter<QueuedReservation, void>;
   /** Revoked sessions, kept in step with Redis in the background (server/gateway/revocation.ts). */
   sessions: SessionRevocations;
-  close(): Promise<void>;
 }

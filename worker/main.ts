@@ -1,7 +1,7 @@
 import { Worker, type Processor } from "bullmq";
 import { env } from "../server/env";
 import { createLogger } from "../server/logger";
-import { createServices } from "../server/composition";
+import { createWorkerServices } from "../server/composition";
 import { connectRedis } from "../server/clients/redis";
 import { PRUNE_NOTIFICATIONS_SCHEDULER_ID, QUEUE, RECONCILE_SCHEDULER_ID, SWEEP_SCHEDULER_ID } from "../server/jobs/queues";
 import { queuePrefix } from "../server/seckill/keys";
@@ -25,7 +25,7 @@ const PRUNE_NOTIFICATIONS_EVERY_MS = 3600_000;
 async function main() {
   const config = env();
   const log = createLogger("worker");
-  const services = await createServices(config);
+  const services = await createWorkerServices(config);
   const crashAfterCommit = config.NODE_ENV !== "production" && config.FAULT_CRASH_AFTER_COMMIT === "1";
 
   const orderProcessor = createOrderProcessor(services, {

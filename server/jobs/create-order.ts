@@ -1,5 +1,5 @@
 import { UnrecoverableError, type Job } from "bullmq";
-import type { Services } from "../services";
+import type { CoreServices } from "../services";
 import { createOrderJob, type CreateOrderJob, type QueuedReservation } from "./queues";
 import type { Logger } from "pino";
 import { createOrders, releaseShortage } from "../orders/create-orders";
@@ -34,7 +34,7 @@ const MAX_COMMITS_IN_FLIGHT = 8;
  * pay-deadline timer; only then are the jobs acknowledged.
  */
 export function createOrderProcessor(
-  services: Services,
+  services: CoreServices,
   hooks: { afterCommit?: () => void; onBatch?: (stats: { size: number; created: number }) => void; log?: Pick<Logger, "error"> } = {},
 ): CreateOrderProcessor {
   const { env } = services;

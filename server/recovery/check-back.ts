@@ -1,5 +1,5 @@
 import type { JobState } from "bullmq";
-import type { Services } from "../services";
+import type { CoreServices } from "../services";
 import { READ_COMMITTED_TRANSACTION } from "../clients/db";
 import { settleReservations, STOCK_SHORTAGE } from "../orders/settle-reservations";
 import { lockSaleStock } from "../stock/stock-row-lock";
@@ -54,7 +54,7 @@ const CHECK_BACK_BATCH = 500;
 
 /** One round of check-back for one sale, every stock bucket, at Redis time `nowMs`. */
 export async function checkBackSale(
-  services: Services,
+  services: CoreServices,
   sale: { id: number; endsAt: Date },
   nowMs: number,
 ): Promise<CheckBackReport> {
@@ -68,7 +68,7 @@ export async function checkBackSale(
 }
 
 async function checkBackBucket(
-  services: Services,
+  services: CoreServices,
   sale: { id: number; endsAt: Date },
   bucket: number,
   nowMs: number,
@@ -133,7 +133,7 @@ async function checkBackBucket(
  * first, and the count goes back ("released"). Should a stalled process take its unit after all,
  * its own "taken" finds the hold gone and counts the shopper again.
  */
-async function resolveStaleHolds(services: Services, saleId: number, home: number, buckets: number, nowMs: number): Promise<number> {
+async function resolveStaleHolds(services: CoreServices, saleId: number, home: number, buckets: number, nowMs: number): Promise<number> {
   const { redis, db, env } = services;
   const keys = bucketKeys(env.REDIS_NAMESPACE, saleId, home);
   const stale = await redis.zrangebyscore(keys.holds, "-inf", nowMs - env.RESERVATION_CHECK_AFTER_MS, "LIMIT", 0, CHECK_BACK_BATCH);
@@ -166,7 +166,7 @@ async function resolveStaleHolds(services: Services, saleId: number, home: numbe
  * shortage release gives no unit back (server/orders/create-orders.ts).
  */
 export async function releaseReservation(
-  services: Services,
+  services: CoreServices,
   reservation: { reservationId: string; saleId: number; userId: number },
   reason: "SALE_OVER" | "JOB_LOST",
 ): Promise<{ kind: "released"; stockLeft: number | null } | { kind: "ordered"; orderId: number }> {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { computeWarmState } from "./warmup";
+import { computeWarmState, planBucketLoad, type BucketReading } from "./warmup";
+import { ELIGIBILITY } from "../gateway/eligibility";
 
 describe("computeWarmState", () => {
   it("keeps units reserved but not yet in MySQL out of the Redis stock", () => {
@@ -29,5 +30,55 @@ describe("computeWarmState", () => {
     });
     expect(state.stock).toBe(3);
     expect(state.holdings).toEqual(new Map([[1, 2], [2, 1]]));
+  });
+});
+
+describe("planBucketLoad", () => {
+  const startsAt = new Date("2026-12-01T10:00:00Z");
+  const endsAt = new Date("2026-12-01T11:00:00Z");
+  const reading = (over: Partial<BucketReading> = {}): BucketReading => ({
+    saleId: 5,
+    bucket: 0,
+    buckets: 1,
+    pending: [],
+    holds: [],
+    elsewhere: [],
+    sale: { startsAt, endsAt, perUserLimit: 2, requireRealName: false, minMemberLevel: 0, stockCount: 10 },
+    decidedInDb: [],
+    releasedOrderIds: [],
+    activeOrders: [],
+    standings: [],
+    ...over,
+  });
+
+  it("drops pending reservations MySQL already decided and counts them only through MySQL", () => {
+    const load = planBucketLoad(
+      reading({
+        pending: ["5-1-0123456789abcdef", "5-2-fedcba9876543210"],
+        decidedInDb: ["5-1-0123456789abcdef"],
+        activeOrders: [{ userId: 1, stockBucket: 0, _count: { _all: 1 } }],
+        sale: { startsAt, endsAt, perUserLimit: 2, requireRealName: false, minMemberLevel: 0, stockCount: 9 },
+      }),
+    );
+    expect(load.orderedHere).toEqual(["5-1-0123456789abcdef"]);
+    expect(load.stock).toBe(8);
+    expect(load.holdings).toEqual(new Map([[1, 1], [2, 1]]));
+    expect(load.summary).toMatchObject({ saleId: 5, stock: 8, pendingReservations: 1, shoppersHolding: 2, bucketStocks: [8] });
+  });
+
+  it("writes the sale's rules and only the shoppers whose eligibility differs", () => {
+    const load = planBucketLoad(
+      reading({
+        sale: { startsAt, endsAt, perUserLimit: 3, requireRealName: true, minMemberLevel: 0, stockCount: 10 },
+        standings: [
+          { id: 7, memberLevel: 0, realNameVerified: true, blacklisted: false },
+          { id: 8, memberLevel: 0, realNameVerified: false, blacklisted: true },
+        ],
+        releasedOrderIds: [41, 42],
+      }),
+    );
+    expect(load.meta).toEqual({ startsAt: startsAt.getTime(), endsAt: endsAt.getTime(), limit: 3, eligibility: ELIGIBILITY.REAL_NAME_REQUIRED, buckets: 1 });
+    expect(load.eligibilityOverrides).toEqual(new Map([[7, ELIGIBILITY.ELIGIBLE], [8, ELIGIBILITY.BLACKLISTED]]));
+    expect(load.releasedOrderIds).toEqual([41, 42]);
   });
 });
