@@ -5,13 +5,16 @@ import { READ_COMMITTED_TRANSACTION } from "../clients/db";
 import { ACTIVE_ORDER_STATUSES, RELEASED_ORDER_STATUSES } from "../orders/statuses";
 import { lockSaleStock } from "../stock/stock-row-lock";
 import { changeStock, prismaStockStore } from "../stock/ledger";
-import { checkBackSale, type CheckBackReport } from "./check-back";
+import { checkBackSale, type CheckBackReport, type CheckBackServices } from "./check-back";
 import { invariantViolations, readSaleLedger, type SaleLedger } from "./invariants";
 import { bucketKeys, shortageReleasesKey } from "../seckill/keys";
 import { activeByBucket, bucketStockInDb } from "../seckill/buckets";
-import { warmUpSaleLocked } from "./warmup";
+import { warmUpSaleLocked, type WarmUpServices } from "./warmup";
 import { broadcastSoldOut } from "../seckill/sold-out";
 import { withStockChangeLock } from "../stock/change-lock";
+
+/** What a reconcile round needs: a warm-up's and check-back's. */
+export type ReconcileServices = WarmUpServices & CheckBackServices;
 
 /**
  * The reconciler: each round, for every sale that may still hold reservations, re-warm lost
@@ -78,7 +81,7 @@ export function reconcileSince(nowMs: number, graceMs: number): Date {
   return new Date(nowMs - graceMs - 3600_000);
 }
 
-export async function reconcileLiveSales(services: CoreServices, log: Logger): Promise<SaleReconciliation[]> {
+export async function reconcileLiveSales(services: ReconcileServices, log: Logger): Promise<SaleReconciliation[]> {
   const { db, redis, env } = services;
   const [seconds, micros] = await redis.time();
   const nowMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
@@ -99,7 +102,7 @@ export async function reconcileLiveSales(services: CoreServices, log: Logger): P
 }
 
 async function reconcileSale(
-  services: CoreServices,
+  services: ReconcileServices,
   sale: { id: number; startsAt: Date; endsAt: Date; stockBuckets: number },
   nowMs: number,
   log: Logger,
@@ -145,7 +148,7 @@ async function reconcileSale(
 }
 
 /** Every bucket's stock and meta are there (on Redis Cluster a lost shard may lose only some). */
-async function isWarm(services: CoreServices, saleId: number, buckets: number): Promise<boolean> {
+async function isWarm(services: ReconcileServices, saleId: number, buckets: number): Promise<boolean> {
   const present = await Promise.all(
     Array.from({ length: buckets }, (_, b) => {
       const keys = bucketKeys(services.env.REDIS_NAMESPACE, saleId, b);
@@ -162,7 +165,7 @@ async function isWarm(services: CoreServices, saleId: number, buckets: number): 
  * (the reconciler's and a web instance's request) holds it, this one leaves the sale for the
  * next round or request.
  */
-export async function rewarmIfLost(services: CoreServices, saleId: number, log: Logger): Promise<boolean> {
+export async function rewarmIfLost(services: ReconcileServices, saleId: number, log: Logger): Promise<boolean> {
   const sale = await services.db.sale.findUnique({ where: { id: saleId }, select: { state: true, endsAt: true, stockBuckets: true } });
   // Only a sale still on sale: a draft is not meant to be bought, an ended one has nothing to sell.
   if (sale?.state !== "SCHEDULED" || sale.endsAt.getTime() <= Date.now()) return false;
@@ -185,7 +188,7 @@ export function dbStockDrift(input: { totalStock: number; activeOrders: number; 
  * order creation and cancellation take too) both numbers are settled, so a difference is proven
  * drift, corrected through the ledger.
  */
-async function repairDbStock(services: CoreServices, saleId: number): Promise<string | null> {
+async function repairDbStock(services: ReconcileServices, saleId: number): Promise<string | null> {
   return services.db.$transaction(async (tx) => {
     await lockSaleStock(tx, saleId);
     const [sale, stock, active] = await Promise.all([
@@ -234,7 +237,7 @@ export function decideRedisRepair(reading: BucketStockReading): number | null {
  * something Redis does not yet reflect, so the snapshot pair stays consistent (see
  * docs/architecture.md). The caller holds the sale's stock-change lock.
  */
-async function repairRedisStock(services: CoreServices, saleId: number, bucket: number, buckets: number): Promise<string | null> {
+async function repairRedisStock(services: ReconcileServices, saleId: number, bucket: number, buckets: number): Promise<string | null> {
   const { redis, env } = services;
   const keys = bucketKeys(env.REDIS_NAMESPACE, saleId, bucket);
   const reading = await readBucketStock(services, saleId, bucket, buckets);
@@ -252,7 +255,7 @@ async function repairRedisStock(services: CoreServices, saleId: number, bucket: 
 }
 
 /** The reads of repairRedisStock; null when the bucket has no stock key (not warm) or the MULTI failed. */
-async function readBucketStock(services: CoreServices, saleId: number, bucket: number, buckets: number): Promise<BucketStockReading | null> {
+async function readBucketStock(services: ReconcileServices, saleId: number, bucket: number, buckets: number): Promise<BucketStockReading | null> {
   const { redis, db, env } = services;
   const keys = bucketKeys(env.REDIS_NAMESPACE, saleId, bucket);
   const replies = await redis.multi().get(keys.stock).zrange(keys.pending, 0, -1).smembers(keys.released).get(keys.fence).exec();

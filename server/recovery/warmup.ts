@@ -12,6 +12,9 @@ import { activeByBucket, bucketStockInDb, homeBucket } from "../seckill/buckets"
 import { eligibilityTable, NON_DEFAULT_STANDING, type EligibilityCode } from "../gateway/eligibility";
 import { withStockChangeLock } from "../stock/change-lock";
 
+/** What a warm-up needs. */
+export type WarmUpServices = Pick<CoreServices, "db" | "sql" | "redis" | "env" | "soldOut">;
+
 export interface WarmUpSummary {
   saleId: number;
   stock: number;
@@ -99,7 +102,7 @@ const WARM_UP_LOCK_WAIT_MS = 5000;
  * would count the change's first half and its second half would be applied on top. A sale whose
  * lock stays taken is refused (CONFLICT) rather than loaded.
  */
-export async function warmUpSale(services: CoreServices, saleId: number, options: WarmUpOptions = {}): Promise<WarmUpSummary> {
+export async function warmUpSale(services: WarmUpServices, saleId: number, options: WarmUpOptions = {}): Promise<WarmUpSummary> {
   const locked = await withStockChangeLock(services.sql, saleId, options.lockWaitMs ?? WARM_UP_LOCK_WAIT_MS, () => warmUpSaleLocked(services, saleId, options));
   if (!locked.held) {
     throw new AppError("CONFLICT", {
@@ -111,7 +114,7 @@ export async function warmUpSale(services: CoreServices, saleId: number, options
 }
 
 /** warmUpSale's work, for a caller already holding the sale's stock-change lock (the reconciler's re-warm). */
-export async function warmUpSaleLocked(services: CoreServices, saleId: number, options: Omit<WarmUpOptions, "lockWaitMs"> = {}): Promise<WarmUpSummary> {
+export async function warmUpSaleLocked(services: WarmUpServices, saleId: number, options: Omit<WarmUpOptions, "lockWaitMs"> = {}): Promise<WarmUpSummary> {
   const sale = await services.db.sale.findUnique({ where: { id: saleId }, select: { stockBuckets: true } });
   if (!sale) throw new AppError("NOT_FOUND", saleDoesNotExist(saleId));
   // WATCH belongs to a connection: a dedicated one, so other requests' commands cannot clear it.
@@ -144,7 +147,7 @@ function sum(values: readonly number[]): number {
 }
 
 async function warmUpBucket(
-  services: CoreServices,
+  services: WarmUpServices,
   connection: RedisConnection,
   saleId: number,
   bucket: number,
@@ -244,7 +247,7 @@ export function planBucketLoad(reading: BucketReading): BucketLoad {
 
 /** One read-then-write round for one bucket; null when a watched key changed and nothing was written. */
 async function tryWarmUp(
-  services: CoreServices,
+  services: WarmUpServices,
   connection: RedisConnection,
   saleId: number,
   bucket: number,
@@ -258,7 +261,7 @@ async function tryWarmUp(
 }
 
 /** The reads of tryWarmUp; the connection stays WATCHing the bucket's keys for the write. */
-async function readBucket(services: CoreServices, connection: RedisConnection, saleId: number, bucket: number, buckets: number): Promise<BucketReading> {
+async function readBucket(services: WarmUpServices, connection: RedisConnection, saleId: number, bucket: number, buckets: number): Promise<BucketReading> {
   const { db, env } = services;
   const keys = bucketKeys(env.REDIS_NAMESPACE, saleId, bucket);
   const homedHere = (userId: number) => homeBucket(userId, buckets) === bucket;
