@@ -1,6 +1,7 @@
 /**
- * The composition root: where each process builds its Services from one Env. Nothing else
- * constructs clients; domain code only receives them (server/services.ts).
+ * The composition root: where each process builds its services from one Env: web and the seckill
+ * service createServices (the web's once, getServices), the worker createWorkerServices. Domain
+ * code only receives them (server/services.ts).
  */
 import type { Env } from "./env";
 import type { Services, CoreServices } from "./services";
