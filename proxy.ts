@@ -1,5 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { getServices } from "@/server/services";
+import { getServices } from "@/server/composition";
 import { gateFor, gateRefusalBody, gateRefusalHeaders } from "@/server/gateway/ip-gate";
 import { langOf } from "@/server/i18n";
 import { addressFromFrontDoor } from "@/server/gateway/client-ip";

@@ -1,4 +1,4 @@
-import { getServices } from "@/server/services";
+import { getServices } from "@/server/composition";
 import { listSales, type SaleView } from "@/server/seckill/catalog";
 import { createLogger } from "@/server/logger";
 import { Storefront } from "./_components/storefront";

@@ -1,6 +1,7 @@
 import type { Page, TestInfo } from "@playwright/test";
 import { readEnv } from "../server/env";
-import { createServices, type Services } from "../server/services";
+import { createServices } from "../server/composition";
+import type { Services } from "../server/services";
 import { createShoppers } from "../server/seed";
 import { buyAsShopper } from "../server/testing/harness";
 import { applyOrderEvent } from "../server/orders/transition";

@@ -1,6 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { readEnv } from "../server/env";
-import { createServices, type Services } from "../server/services";
+import { createServices } from "../server/composition";
+import type { Services } from "../server/services";
 import { createShoppers, type SeededShopper } from "../server/seed";
 import { FORGED_PURCHASE_TOKEN } from "../server/testing/tokens";
 import { e2eAppEnv, e2eBaseUrl } from "./e2e-env";

@@ -1,6 +1,7 @@
 import { expect, test } from "./fixtures";
 import { readEnv } from "../server/env";
-import { createServices, type Services } from "../server/services";
+import { createServices } from "../server/composition";
+import type { Services } from "../server/services";
 import { createShoppers } from "../server/seed";
 import { e2eAppEnv, e2eBaseUrl } from "./e2e-env";
 import { signInAsAdmin, snap } from "./shop";

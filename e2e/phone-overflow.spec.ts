@@ -1,6 +1,7 @@
 import { test as base, type BrowserContext, type Page } from "@playwright/test";
 import { readEnv } from "../server/env";
-import { createServices, type Services } from "../server/services";
+import { createServices } from "../server/composition";
+import type { Services } from "../server/services";
 import { createShoppers, type SeededShopper } from "../server/seed";
 import { buyAsShopper } from "../server/testing/harness";
 import { SESSION_COOKIE } from "../server/gateway/session";

@@ -10,7 +10,7 @@
  */
 import { pathToFileURL } from "node:url";
 import path from "node:path";
-import { migrate } from "../prisma/migrate";
+import { migrate } from "../server/db/migrate";
 import { parseDatabaseUrl } from "../server/clients/db";
 import { deleteRedisNamespace, dropDatabase } from "../server/testing/resources";
 import { E2E_REDIS_NAMESPACE, e2eDatabaseUrl, e2eRedisUrl } from "./e2e-env";

@@ -1,7 +1,7 @@
 import { readEnv } from "../server/env";
-import { createServices } from "../server/services";
+import { createServices } from "../server/composition";
 import { createSale, type NewSale } from "../server/seed";
-import { warmUpSale } from "../server/seckill/warmup";
+import { warmUpSale } from "../server/recovery/warmup";
 import { e2eAppEnv } from "./e2e-env";
 
 /**

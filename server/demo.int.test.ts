@@ -1,7 +1,8 @@
 import bcrypt from "bcryptjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEnv } from "./env";
-import { createServices, type Services } from "./services";
+import { createServices } from "./composition";
+import type { Services } from "./services";
 import { createLiveSale, createTestEnvironment, type TestEnvironment } from "./testing/harness";
 import { ensureDemoSale, warmColdSales } from "./demo";
 import { createAdminOnce, ensureAdmin } from "./gateway/accounts";

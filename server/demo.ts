@@ -4,7 +4,7 @@ import { Prisma } from "./generated/prisma/client";
 import { isUniqueViolation } from "./clients/db";
 import { createSaleIn } from "./seed";
 import { bucketKeys, warmClaimKey } from "./seckill/keys";
-import { warmUpSale } from "./seckill/warmup";
+import { warmUpSale } from "./recovery/warmup";
 
 /** Start-up's demo data and warm-up, safe with any number of processes starting at once. */
 

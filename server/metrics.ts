@@ -1,5 +1,4 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
-import type { PublishedReconciliation } from "./seckill/reconcile";
 
 /** Prometheus metrics of one process (served by GET /api/metrics). */
 export interface Metrics {
@@ -80,7 +79,18 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
  * The worker's reconciler publishes each sale's ledger to Redis; these gauges read it at scrape
  * time, so any web instance's /api/metrics shows the numbers (the worker serves no HTTP).
  */
-export function registerReconcileGauges(registry: Registry, read: () => Promise<PublishedReconciliation[]>): void {
+/** What the gauges show of a published reconciliation (server/recovery/reconcile.ts). */
+export interface ReconcileGaugeReport {
+  saleId: number;
+  /** Redis time of the round, epoch ms. */
+  at: number;
+  ledger: { totalStock: number; redisStock: number | null; pendingReservations: number; activeOrders: number; dbStock: number };
+  violations: string[];
+  repairsTotal: number;
+  shortageReleasesTotal: number;
+}
+
+export function registerReconcileGauges(registry: Registry, read: () => Promise<ReconcileGaugeReport[]>): void {
   // Each gauge reads on its own (prom-client collects them concurrently): a few small HGETALLs
   // per scrape; a Redis that does not answer leaves the gauges empty rather than failing the scrape.
   const reports = () => read();

@@ -1,28 +1,21 @@
 import type { Env } from "./env";
-import { env as processEnv } from "./env";
-import { createDb, createSqlPool, type Db, type SqlPool } from "./clients/db";
-import { clusterReady, connectRedis, createRedis, type AppRedis, type RedisConnection } from "./clients/redis";
-import { createQueues, type Queues } from "./clients/queues";
-import { followSoldOutBroadcasts, SoldOutFlags } from "./seckill/sold-out";
-import { soldOutInRedis } from "./seckill/sale-buckets";
-import { createMetrics, registerReconcileGauges, type Metrics } from "./metrics";
-import { readPublishedReconciliations } from "./seckill/reconcile";
-import { RateLimiter } from "./gateway/rate-limit";
-import { createUpstashRedis } from "./gateway/upstash-redis";
-import { createLogger } from "./logger";
-import { paymentProvidersFor, type PaymentProviders } from "./payments/providers";
-import { PurchaseStats } from "./seckill/sale-stats";
-import { createOrderEnqueuer } from "./seckill/enqueue";
+import type { Db, SqlPool } from "./clients/db";
+import type { AppRedis } from "./redis-scripts";
+import type { Queues, QueuedReservation } from "./jobs/queues";
+import type { SoldOutFlags } from "./seckill/sold-out";
+import type { Metrics } from "./metrics";
+import type { RateLimiter } from "./gateway/rate-limit";
+import type { PaymentProviders } from "./payments/providers";
+import type { PurchaseStats } from "./seckill/sale-stats";
 import type { GroupCommitter } from "./orders/group-commit";
-import type { QueuedReservation } from "./clients/queues";
-import { followRevocations, revocationLifetimeMs, SessionRevocations } from "./gateway/revocation";
+import type { SessionRevocations } from "./gateway/revocation";
 
 /**
- * Everything domain code needs from the outside world, built from one Env. Domain functions take
- * it as an argument (no hidden singletons), so tests build their own against their own database
- * and key namespace.
+ * What every process has from the outside world, built from one Env by the composition root
+ * (server/composition.ts). Domain functions take the part they need as an argument (no hidden
+ * singletons), so tests build their own against their own database and key namespace.
  */
-export interface Services {
+export interface CoreServices {
   env: Env;
   db: Db;
   /** The driver's own pool for the worker's group commit (server/clients/db.ts createSqlPool). */
@@ -31,111 +24,21 @@ export interface Services {
   queues: Queues;
   soldOut: SoldOutFlags;
   metrics: Metrics;
-  /** Per-second purchase answers for the admin dashboard, flushed to Redis once a second. */
-  purchaseStats: PurchaseStats;
   /** saleId -> its stock bucket count, as warm-up wrote it (fixed at creation, so kept for good). */
   saleBuckets: Map<number, number>;
-  /** paymentNotify: per client address at /api/payments/notify(/<provider>), which the proxy's per-IP gate leaves out. */
-  rateLimits: { perIp: RateLimiter; perUser: RateLimiter; paymentNotify: RateLimiter };
   /** The payment providers checkout offers (PAYMENT_PROVIDERS), and each one's adapter by name. */
   payments: PaymentProviders;
+  close(): Promise<void>;
+}
+
+/** A process serving shoppers (web, seckill service) has the parts their calls need too. */
+export interface Services extends CoreServices {
+  /** Per-second purchase answers for the admin dashboard, flushed to Redis once a second. */
+  purchaseStats: PurchaseStats;
+  /** paymentNotify: per client address at /api/payments/notify(/<provider>), which the proxy's per-IP gate leaves out. */
+  rateLimits: { perIp: RateLimiter; perUser: RateLimiter; paymentNotify: RateLimiter };
   /** Reservations on their way into create-order jobs, a batch per few milliseconds (server/seckill/enqueue.ts). */
   orderEnqueuer: GroupCommitter<QueuedReservation, void>;
   /** Revoked sessions, kept in step with Redis in the background (server/gateway/revocation.ts). */
   sessions: SessionRevocations;
-  close(): Promise<void>;
-}
-
-export interface ServiceOptions {
-  /** Follow sold-out broadcasts from other instances (web processes do). */
-  followBroadcasts?: boolean;
-  /** Export Node's process metrics too (one set per process). */
-  processMetrics?: boolean;
-}
-
-export async function createServices(env: Env, options: ServiceOptions = {}): Promise<Services> {
-  const db = createDb(env.DATABASE_URL, env.DB_POOL_SIZE);
-  const sql = createSqlPool(env.DATABASE_URL, env.DB_POOL_SIZE);
-  // Bounded waits: a Redis that is down or slow turns into an error the caller can report.
-  const bounded = { commandTimeout: env.REDIS_COMMAND_TIMEOUT_MS, maxRetriesPerRequest: 1 };
-  const redis = createRedis(env, bounded);
-  const queueConnection = connectRedis(env, bounded);
-  // Connection trouble surfaces as failed commands (and in /api/health); log it, once per burst.
-  const log = createLogger("services");
-  let lastReport = 0;
-  const reportRedisError = (error: Error) => {
-    if (Date.now() - lastReport < 5000) return;
-    lastReport = Date.now();
-    log.warn({ err: error }, "Redis connection problem");
-  };
-  redis.on("error", reportRedisError);
-  queueConnection.on("error", reportRedisError);
-  await Promise.all([clusterReady(redis, env.REDIS_COMMAND_TIMEOUT_MS), clusterReady(queueConnection, env.REDIS_COMMAND_TIMEOUT_MS)]);
-  const queues = createQueues(queueConnection, env.REDIS_NAMESPACE);
-  for (const queue of Object.values(queues)) queue.on("error", reportRedisError);
-  const saleBuckets = new Map<number, number>();
-  const soldOut = new SoldOutFlags(env.SOLD_OUT_FLAG_TTL_MS, (saleId) => soldOutInRedis({ redis, env, saleBuckets }, saleId));
-  const upstash = createUpstashRedis(
-    redis,
-    env.UPSTASH_REDIS_REST_URL && env.UPSTASH_REDIS_REST_TOKEN
-      ? { url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN }
-      : undefined,
-  );
-  const rateLimits = {
-    perIp: new RateLimiter(upstash, { prefix: `${env.REDIS_NAMESPACE}:ratelimit:ip`, perSecond: env.RATE_LIMIT_PER_IP }),
-    perUser: new RateLimiter(upstash, { prefix: `${env.REDIS_NAMESPACE}:ratelimit:user`, perSecond: env.RATE_LIMIT_PER_USER }),
-    paymentNotify: new RateLimiter(upstash, { prefix: `${env.REDIS_NAMESPACE}:ratelimit:notify`, perSecond: env.RATE_LIMIT_NOTIFY_PER_IP }),
-  };
-  let subscriber: RedisConnection | undefined;
-  if (options.followBroadcasts) {
-    subscriber = connectRedis(env);
-    subscriber.on("error", reportRedisError);
-    await followSoldOutBroadcasts(subscriber, env.REDIS_NAMESPACE, soldOut);
-  }
-  // Every process follows revocations (reads every second; pushes where there is a subscriber).
-  const sessions = new SessionRevocations(revocationLifetimeMs(env));
-  const stopFollowingRevocations = await followRevocations(redis, env, sessions, subscriber);
-  const purchaseStats = new PurchaseStats();
-  const flushStats = () => purchaseStats.flush(redis, env.REDIS_NAMESPACE).catch(reportRedisError);
-  const statsTimer = setInterval(flushStats, 1000);
-  statsTimer.unref();
-  const metrics = createMetrics({ processMetrics: options.processMetrics });
-  // The instance that serves /api/metrics also shows what the worker's reconciler found.
-  if (options.processMetrics) registerReconcileGauges(metrics.registry, () => readPublishedReconciliations({ redis, env }));
-  const orderEnqueuer = createOrderEnqueuer({ redis, queues, env });
-  return {
-    env,
-    db,
-    sql,
-    redis,
-    queues,
-    orderEnqueuer,
-    sessions,
-    soldOut,
-    metrics,
-    purchaseStats,
-    saleBuckets,
-    rateLimits,
-    payments: paymentProvidersFor(env, { redis }),
-    async close() {
-      clearInterval(statsTimer);
-      stopFollowingRevocations();
-      await Promise.all([flushStats(), orderEnqueuer.drain()]);
-      await Promise.allSettled(Object.values(queues).map((queue) => queue.close()));
-      await Promise.allSettled([db.$disconnect(), sql.end(), redis.quit(), queueConnection.quit(), subscriber?.quit()]);
-    },
-  };
-}
-
-const holder = globalThis as unknown as { __flashSaleServices?: Promise<Services> };
-
-/** The web process's services, created once (and kept across Next.js dev reloads). */
-export function getServices(): Promise<Services> {
-  holder.__flashSaleServices ??= createServices(processEnv(), { followBroadcasts: true, processMetrics: true }).catch(
-    (error: unknown) => {
-      holder.__flashSaleServices = undefined; // let the next request try again
-      throw error;
-    },
-  );
-  return holder.__flashSaleServices;
 }

@@ -1,17 +1,17 @@
 import { Worker, type Processor } from "bullmq";
 import { env } from "../server/env";
 import { createLogger } from "../server/logger";
-import { createServices } from "../server/services";
+import { createWorkerServices } from "../server/composition";
 import { connectRedis } from "../server/clients/redis";
-import { PRUNE_NOTIFICATIONS_SCHEDULER_ID, QUEUE, RECONCILE_SCHEDULER_ID, SWEEP_SCHEDULER_ID } from "../server/clients/queues";
+import { PRUNE_NOTIFICATIONS_SCHEDULER_ID, QUEUE, RECONCILE_SCHEDULER_ID, SWEEP_SCHEDULER_ID } from "../server/jobs/queues";
 import { queuePrefix } from "../server/seckill/keys";
 import { workerHooks } from "../server/worker-hooks";
-import { createOrderProcessor } from "./processors/create-order";
-import { processCancelOrder } from "./processors/cancel-order";
-import { processSweepOrders } from "./processors/sweep-orders";
-import { processPaymentNotify, processPruneNotifications } from "./processors/payment-notify";
-import { processReconcile } from "./processors/reconcile";
-import { processRefundPayment } from "./processors/refund-payment";
+import { createOrderProcessor } from "../server/jobs/create-order";
+import { processCancelOrder } from "../server/jobs/cancel-order";
+import { processSweepOrders } from "../server/jobs/sweep-orders";
+import { processPaymentNotify, processPruneNotifications } from "../server/jobs/payment-notify";
+import { processReconcile } from "../server/jobs/reconcile";
+import { processRefundPayment } from "../server/jobs/refund-payment";
 
 /** Jobs of the order lifecycle (timers, notifications) one worker handles at once. */
 const LIFECYCLE_CONCURRENCY = 20;
@@ -26,7 +26,7 @@ const PRUNE_NOTIFICATIONS_EVERY_MS = 3600_000;
 async function main() {
   const config = env();
   const log = createLogger("worker");
-  const services = await createServices(config);
+  const services = await createWorkerServices(config);
   // Set only by a test's fault preload (server/worker-hooks.ts); read once, so jobs pay nothing.
   const { afterOrderCommit, beforeCancelOrder } = workerHooks;
 

@@ -1,4 +1,4 @@
-import type { Messages } from "../_i18n/messages";
+import { PAY_ERROR_CODES, type Messages, type PayErrorCode } from "../_i18n/messages";
 
 /** The parts of a tRPC client error we read (TRPCClientErrorLike is not typed as an Error). */
 interface CallError {
@@ -45,10 +45,6 @@ export function authErrorText(error: CallError, t: Messages): string {
   }
   return errorText(error, t);
 }
-
-/** The refusals of order.pay a shopper can meet, each with its sentence in messages.ts (payFailed). */
-export const PAY_ERROR_CODES = ["BAD_REQUEST", "NOT_FOUND", "CONFLICT", "PRECONDITION_FAILED", "SERVICE_UNAVAILABLE"] as const;
-export type PayErrorCode = (typeof PAY_ERROR_CODES)[number];
 
 /**
  * What a refused payment means, in the shopper's language: order.pay's own refusals (deadline

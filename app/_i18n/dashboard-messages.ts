@@ -1,5 +1,5 @@
 import type { Lang } from "@/server/i18n";
-import type { LedgerState } from "@/server/seckill/invariants";
+import type { LedgerState } from "@/server/recovery/invariants";
 
 interface LedgerLine {
   totalStock: number;

@@ -4,7 +4,10 @@ import type { StandingHint } from "@/server/gateway/sale-standing";
 import type { OrderStatus } from "@/server/generated/prisma/enums";
 import type { SalePhase } from "@/server/seckill/phase";
 import type { PaymentProviderName } from "@/server/env";
-import type { PayErrorCode } from "../_components/errors";
+
+/** The refusals of order.pay a shopper can meet, each with its sentence below (payFailed); app/_components/errors.ts picks it. */
+export const PAY_ERROR_CODES = ["BAD_REQUEST", "NOT_FOUND", "CONFLICT", "PRECONDITION_FAILED", "SERVICE_UNAVAILABLE"] as const;
+export type PayErrorCode = (typeof PAY_ERROR_CODES)[number];
 
 /** Every string a shopper reads, in each language. English is the default and defines the shape. */
 const en = {

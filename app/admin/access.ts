@@ -1,5 +1,5 @@
 import { cookies } from "next/headers";
-import { getServices } from "@/server/services";
+import { getServices } from "@/server/composition";
 import { SESSION_COOKIE, type Session } from "@/server/gateway/session";
 import { callerFrom } from "@/server/gateway/revocation";
 

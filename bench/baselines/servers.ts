@@ -8,7 +8,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import mariadb from "mariadb";
-import { createRedis, type RedisConnection } from "../../server/clients/redis";
+import type { RedisConnection } from "../../server/clients/redis";
+import { createAppRedis } from "../../server/redis-scripts";
 import { parseDatabaseUrl } from "../../server/clients/db";
 import { saleKeys } from "../../server/seckill/keys";
 import { seckillKeyList } from "../../server/seckill/purchase";
@@ -83,7 +84,7 @@ export interface LuaCeilingOptions {
  * warmed in Redis, and each shopper's token set (issueCeilingTokens), or the codes are refusals.
  */
 export async function startLuaCeilingServer(options: LuaCeilingOptions): Promise<BaselineServer> {
-  const redis = createRedis(options.redisUrl);
+  const redis = createAppRedis(options.redisUrl);
   const keys = saleKeys(options.namespace, options.saleId);
   return serveJson(
     options.port ?? 0,

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Services } from "../../server/services";
 import { createSale } from "../../server/seed";
-import { warmUpSale } from "../../server/seckill/warmup";
-import { invariantViolations, readSaleLedger, type SaleLedger } from "../../server/seckill/invariants";
+import { warmUpSale } from "../../server/recovery/warmup";
+import { invariantViolations, readSaleLedger, type SaleLedger } from "../../server/recovery/invariants";
 import type { CrowdRun } from "./crowd";
 
 /** Sales for the bench, and what it checks of them afterwards, in MySQL and Redis directly. */
@@ -106,7 +106,7 @@ export async function checkSale(services: Services, saleId: number, stock: numbe
   const duplicateBuyers = orders.length - new Set(orders.map((o) => o.userId)).size;
   const expectedOrders = crowdCouldSellOut ? stock : crowd.queued.length;
   const checks: Check[] = [
-    { name: "ledger invariants (server/seckill/invariants.ts)", expected: "none", actual: violations.length ? violations.join("; ") : "none", ok: violations.length === 0 },
+    { name: "ledger invariants (server/recovery/invariants.ts)", expected: "none", actual: violations.length ? violations.join("; ") : "none", ok: violations.length === 0 },
     { name: "orders in MySQL", expected: expectedOrders, actual: orders.length, ok: orders.length === expectedOrders },
     { name: "oversold units (orders beyond the stock)", expected: 0, actual: Math.max(0, orders.length - stock), ok: orders.length <= stock },
     { name: "shoppers with two orders (per-user limit 1)", expected: 0, actual: duplicateBuyers, ok: duplicateBuyers === 0 },

@@ -1,5 +1,5 @@
 import { readEnv } from "../../server/env";
-import { createServices } from "../../server/services";
+import { createServices } from "../../server/composition";
 import { startSeckillService, startWorker, type ChildHandle } from "../../server/testing/harness";
 import { startRedisCluster } from "../../server/testing/redis-cluster";
 import { answeredAttempts, buildPlan, worstP99, type CrowdOptions, type CrowdRun, type Plan } from "./crowd";

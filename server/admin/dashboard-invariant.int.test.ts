@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buyAsShopper, createLiveSale, createTestEnvironment, mapConcurrently, startWorker, waitFor, type ChildHandle, type TestEnvironment } from "../testing/harness";
 import { createShoppers } from "../seed";
 import { cancelOrder } from "../orders/cancel";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../recovery/warmup";
 import { bucketKeys } from "../seckill/keys";
-import { readCheckedLedger, readSaleLedger, type LedgerVerdict } from "../seckill/invariants";
+import { readCheckedLedger, readSaleLedger, type LedgerVerdict } from "../recovery/invariants";
 import { readSaleDashboard } from "./dashboard";
 
 /**

@@ -1,5 +1,5 @@
 import type { Services } from "../services";
-import { readCheckedLedger, type LedgerState, type SaleLedger } from "../seckill/invariants";
+import { readCheckedLedger, type LedgerState, type SaleLedger } from "../recovery/invariants";
 import type { Localized } from "../i18n";
 import { readSaleStats, type StatsPoint } from "../seckill/sale-stats";
 import { getAdminSale, type AdminSale } from "./sales";

@@ -5,7 +5,7 @@ import { createTestEnvironment, startWeb, waitFor, type ChildHandle, type TestEn
 import { createShoppers } from "../seed";
 import { ensureAdmin } from "../gateway/accounts";
 import { signSession } from "../gateway/session";
-import { QUEUE } from "../clients/queues";
+import { QUEUE } from "../jobs/queues";
 import { queuePrefix } from "../seckill/keys";
 import { createQueueBoard, QUEUE_BOARD_PATH } from "./queue-board";
 

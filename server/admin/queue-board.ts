@@ -5,10 +5,10 @@ import { serveStatic } from "@hono/node-server/serve-static";
 import { Hono } from "hono";
 import type { QueueAdapterOptions } from "@bull-board/api/typings/app";
 import type { Services } from "../services";
-import { QUEUE } from "../clients/queues";
+import { QUEUE } from "../jobs/queues";
 import { langOf, type Lang } from "../i18n";
 import { escapeHtml, plainPageHtml } from "../plain-page";
-import { START_MESSAGES } from "../../app/_i18n/start-messages";
+import { START_MESSAGES } from "../start-messages";
 
 export const QUEUE_BOARD_PATH = "/admin/queues";
 

@@ -1,6 +1,6 @@
 import type { Services } from "../services";
 import { ORDER_STATUSES } from "../orders/statuses";
-import { readCheckedLedger } from "../seckill/invariants";
+import { readCheckedLedger } from "../recovery/invariants";
 import { createLogger } from "../logger";
 
 /** Sales whose numbers a scrape reports: open ones and those ended within this many hours. */

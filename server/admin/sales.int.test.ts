@@ -7,7 +7,7 @@ import { createCaller } from "../trpc/root";
 import { createContext } from "../trpc/init";
 import { bucketKeys } from "../seckill/keys";
 import { withStockChangeLock } from "../stock/change-lock";
-import { rewarmIfLost } from "../seckill/reconcile";
+import { rewarmIfLost } from "../recovery/reconcile";
 import { createLogger } from "../logger";
 import { updateSale } from "./sales";
 

@@ -1,10 +1,10 @@
 import type { Services } from "../services";
 import { AppError } from "../errors";
 import { createLogger } from "../logger";
-import { createSaleIn } from "../seed";
+import { createSaleIn } from "../new-sale";
 import { phaseAt, type SalePhase } from "../seckill/phase";
 import { bucketKeys } from "../seckill/keys";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../recovery/warmup";
 import { START_IN_PAST, startIsInPast, type NewSaleInput, type SaleEditInput } from "./sale-form";
 
 // Made on first use: creating it reads the environment, which a build must not need.
@@ -121,7 +121,7 @@ export async function getAdminSale(services: Services, saleId: number, now = new
 
 /**
  * Loads a saved sale into Redis. A failure does not undo the save: the reconciler loads any sale
- * not in Redis once it opens (server/seckill/reconcile.ts), and web instances ask it to.
+ * not in Redis once it opens (server/recovery/reconcile.ts), and web instances ask it to.
  */
 async function warmAfterSave(services: Services, saleId: number): Promise<boolean> {
   try {

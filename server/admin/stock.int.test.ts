@@ -5,11 +5,11 @@ import pino from "pino";
 import { createTestEnvironment, buyAsShopper, placeOrders, createLiveSale, waitFor, type TestEnvironment } from "../testing/harness";
 import { drainSale, overOffers } from "../testing/sale-audit";
 import { createSale, createShoppers } from "../seed";
-import { warmUpSale } from "../seckill/warmup";
-import { invariantViolations, readSaleLedger } from "../seckill/invariants";
-import { reconcileLiveSales, type SaleReconciliation } from "../seckill/reconcile";
+import { warmUpSale } from "../recovery/warmup";
+import { invariantViolations, readSaleLedger } from "../recovery/invariants";
+import { reconcileLiveSales, type SaleReconciliation } from "../recovery/reconcile";
 import { AppError } from "../errors";
-import { createOrderProcessor } from "../../worker/processors/create-order";
+import { createOrderProcessor } from "../jobs/create-order";
 import { adjustSaleStock } from "./stock";
 
 /**

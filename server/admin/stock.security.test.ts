@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLiveSale, createTestEnvironment, mapConcurrently, startSystem, waitFor, type ChildHandle, type TestEnvironment } from "../testing/harness";
 import { createShoppers, SEED_PASSWORD } from "../seed";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../recovery/warmup";
 import { saleKeys } from "../seckill/keys";
-import { invariantViolations, readSaleLedger } from "../seckill/invariants";
-import { readPublishedReconciliations } from "../seckill/reconcile";
+import { invariantViolations, readSaleLedger } from "../recovery/invariants";
+import { readPublishedReconciliations } from "../recovery/reconcile";
 
 /**
  * Issue #26: "a reconcile round inside an admin stock change oversold Redis". Over HTTP through

@@ -1,5 +1,5 @@
 import http from "node:http";
-import { SECKILL_ENDPOINT } from "../trpc/endpoints";
+import { SECKILL_ENDPOINT } from "../endpoints";
 import { forwardedHeaders } from "../gateway/client-ip";
 import { headerReader, startingAnswer } from "./starting-page";
 

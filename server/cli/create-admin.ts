@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { env } from "../env";
-import { createServices } from "../services";
+import { createServices } from "../composition";
 import { credentialsInput } from "../trpc/schemas";
 import { ensureAdmin } from "../gateway/accounts";
 

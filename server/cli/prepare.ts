@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
 import type { Env } from "../env";
 import type { Services } from "../services";
-import { migrate, waitForMigrations } from "../../prisma/migrate";
+import { migrate, waitForMigrations } from "../db/migrate";
 import { ensureDemoSale, warmColdSales } from "../demo";
 import { createAdminOnce, ensureAdmin } from "../gateway/accounts";
 import type { Launch } from "./launch-env";

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { env } from "../env";
 import { startBalancer, type Balancer } from "./balancer";
@@ -6,8 +8,11 @@ import { SECKILL_SERVICE_ARGS } from "../seckill-service/launch";
 import { webServerArgs } from "./web-launch";
 import { childEnvironment, prepareEnvironment, type Launch } from "./launch-env";
 import { freePort } from "../net";
-import { SECKILL_ENDPOINT } from "../trpc/endpoints";
+import { SECKILL_ENDPOINT } from "../endpoints";
 import { untilAllHealthy } from "./readiness";
+
+/** The worker process's entry, run by path (from the project root) so server/ never imports worker/. */
+const WORKER_ENTRY = "worker/main.ts";
 
 /**
  * npm start                          migrate, build if the sources changed, ensure a demo sale,
@@ -74,7 +79,7 @@ try {
   failed(error);
 }
 // Loaded only now (Prisma, ioredis, BullMQ take seconds): the port above is answering meanwhile.
-const { createServices } = await import("../services");
+const { createServices } = await import("../composition");
 const { buildIfNeeded } = await import("./build");
 const { prepareData, prepareDatabase, prepareDemoSale } = await import("./prepare");
 try {
@@ -161,9 +166,9 @@ else if (webCount > 0) {
 if (only === "worker" && workerCount === 1) {
   // `npm run worker`: this process becomes the worker, one Node per worker pod and no second
   // start-up; its own handlers take SIGTERM from here on.
-  await import("../../worker/main");
+  await import(pathToFileURL(path.join(process.cwd(), WORKER_ENTRY)).href);
 } else {
-  for (let i = 1; i <= workerCount; i++) run(workerCount > 1 ? `worker ${i}` : "worker", process.execPath, ["--import", "tsx", "worker/main.ts"]);
+  for (let i = 1; i <= workerCount; i++) run(workerCount > 1 ? `worker ${i}` : "worker", process.execPath, ["--import", "tsx", WORKER_ENTRY]);
 }
 if (only === "web") log(`web on http://127.0.0.1:${config.PORT}  (health: /api/health)`);
 if (only === "seckill") log(`seckill service on http://127.0.0.1:${config.SECKILL_PORT}${SECKILL_ENDPOINT}`);

@@ -1,4 +1,4 @@
-import { START_MESSAGES } from "../../app/_i18n/start-messages";
+import { START_MESSAGES } from "../start-messages";
 import { langOf } from "../i18n";
 import { plainPageHtml } from "../plain-page";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Redis } from "ioredis";
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { createRedis, type AppRedis } from "./redis";
+import { createAppRedis, type AppRedis } from "../redis-scripts";
 import { recordSocketWrites, type SocketWrites } from "../testing/socket-writes";
 
 // The command connection's coalesced writes, against the machine's Redis, counted at its socket.
@@ -22,7 +22,7 @@ let redis: AppRedis;
 let writes: SocketWrites;
 
 beforeAll(async () => {
-  redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379/0");
+  redis = createAppRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379/0");
   await redis.ping();
   writes = recordSocketWrites(redis as Redis);
 });

@@ -4,7 +4,7 @@ import { BUSY, tryAgainInSeconds } from "../common-sentences";
 import type { Lang, Localized } from "../i18n";
 import { rateLimitKey } from "./client-ip";
 import { trpcCallsOf } from "./trpc-calls";
-import { PURCHASE_PATH } from "../trpc/endpoints";
+import { PURCHASE_PATH } from "../endpoints";
 
 /** A refusal at the gate: the HTTP answer to send instead of running the request. */
 export interface GateRefusal {

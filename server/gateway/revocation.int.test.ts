@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestEnvironment, waitFor, type TestEnvironment } from "../testing/harness";
-import { createServices, type Services } from "../services";
+import { createServices } from "../composition";
+import type { Services } from "../services";
 import { createShoppers, SEED_PASSWORD } from "../seed";
 import { createCaller } from "../trpc/root";
 import { createContext } from "../trpc/init";

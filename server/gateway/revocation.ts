@@ -1,6 +1,7 @@
 import type { Localized } from "../i18n";
 import type { Env } from "../env";
-import type { AppRedis, RedisConnection } from "../clients/redis";
+import type { RedisConnection } from "../clients/redis";
+import type { AppRedis } from "../redis-scripts";
 import { createLogger } from "../logger";
 import { AppError } from "../errors";
 import { credentialFrom, verifySession, type HeaderReader, type Session } from "./session";

@@ -1,5 +1,5 @@
 import type { Localized } from "../i18n";
-import { isUnbatchable, SECKILL_ENDPOINT, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS } from "../trpc/endpoints";
+import { isUnbatchable, SECKILL_ENDPOINT, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS } from "../endpoints";
 
 /**
  * The procedure calls one HTTP request carries, read from its URL as tRPC's own adapter reads

@@ -4,14 +4,14 @@ import { createTestEnvironment, createLiveSale, placeOrders, waitFor, type TestE
 import { openAttempt, ScriptedProvider, withProviders } from "../testing/scripted-provider";
 import { createShoppers } from "../seed";
 import type { Services } from "../services";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../recovery/warmup";
 import { saleKeys, queuePrefix } from "../seckill/keys";
 import { connectRedis } from "../clients/redis";
-import { invariantViolations, readSaleLedger } from "../seckill/invariants";
-import { cancelOrderJobId, QUEUE, type CancelOrderJob } from "../clients/queues";
+import { invariantViolations, readSaleLedger } from "../recovery/invariants";
+import { cancelOrderJobId, QUEUE, type CancelOrderJob } from "../jobs/queues";
 import { AppError } from "../errors";
-import { processCancelOrder } from "../../worker/processors/cancel-order";
-import { processSweepOrders } from "../../worker/processors/sweep-orders";
+import { processCancelOrder } from "../jobs/cancel-order";
+import { processSweepOrders } from "../jobs/sweep-orders";
 import { cancelOrder, cancelOwnOrder, sweepOverdueOrders } from "./cancel";
 
 /**

@@ -3,15 +3,16 @@ import { Worker, type Job } from "bullmq";
 import { Redis } from "ioredis";
 import { createTestEnvironment, buyAsShopper, placeOrders, startWorker, waitFor, createLiveSale, type TestEnvironment } from "../testing/harness";
 import { createShoppers } from "../seed";
-import { createServices, type Services } from "../services";
-import { createRedis } from "../clients/redis";
-import { warmUpSale } from "../seckill/warmup";
+import { createServices } from "../composition";
+import type { Services } from "../services";
+import { createAppRedis } from "../redis-scripts";
+import { warmUpSale } from "../recovery/warmup";
 import { queuePrefix, saleKeys } from "../seckill/keys";
-import { invariantViolations, readSaleLedger } from "../seckill/invariants";
-import { cancelOrderJobId, QUEUE, type CancelOrderJob } from "../clients/queues";
+import { invariantViolations, readSaleLedger } from "../recovery/invariants";
+import { cancelOrderJobId, QUEUE, type CancelOrderJob } from "../jobs/queues";
 import { AppError } from "../errors";
-import { processCancelOrder } from "../../worker/processors/cancel-order";
-import { processSweepOrders } from "../../worker/processors/sweep-orders";
+import { processCancelOrder } from "../jobs/cancel-order";
+import { processSweepOrders } from "../jobs/sweep-orders";
 import { cancelOrder, cancelOwnOrder } from "./cancel";
 
 /**
@@ -62,7 +63,7 @@ const untilOverdue = async (orderId: number) => {
 
 /** Runs `work` with Redis unreachable (MySQL still up): a run that dies after its MySQL commit. */
 async function withRedisDown(work: (services: Services) => Promise<unknown>) {
-  const deadRedis = createRedis("redis://127.0.0.1:1/0", { maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const deadRedis = createAppRedis("redis://127.0.0.1:1/0", { maxRetriesPerRequest: 0, retryStrategy: () => null });
   deadRedis.on("error", () => {}); // expected: nothing listens there
   try {
     await work({ ...t.services, redis: deadRedis });

@@ -4,15 +4,16 @@ import { Prisma } from "../generated/prisma/client";
 import { buyAsShopper, createTestEnvironment, startWorker, waitFor, createLiveSale, type TestEnvironment } from "../testing/harness";
 import { createOrderJobOf, pendingReservations } from "../testing/sale-audit";
 import { createShoppers } from "../seed";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../recovery/warmup";
 import { saleKeys } from "../seckill/keys";
-import { invariantViolations, readSaleLedger } from "../seckill/invariants";
+import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { purchaseResult } from "../seckill/purchase";
-import { checkBackSale } from "../seckill/check-back";
-import { readPublishedReconciliations, reconcileLiveSales } from "../seckill/reconcile";
+import { checkBackSale } from "../recovery/check-back";
+import { readPublishedReconciliations, reconcileLiveSales } from "../recovery/reconcile";
 import { changeStock, prismaStockStore, type StockStore } from "../stock/ledger";
-import { createOrderProcessor } from "../../worker/processors/create-order";
-import { createOrders, STOCK_SHORTAGE } from "./create-orders";
+import { createOrderProcessor } from "../jobs/create-order";
+import { createOrders } from "./create-orders";
+import { STOCK_SHORTAGE } from "./settle-reservations";
 
 /** At-least-once delivery never becomes two orders or two decrements, against real MariaDB. */
 

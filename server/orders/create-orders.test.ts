@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { coverByStock, groupBySale, planBatch } from "./create-orders";
+import { coverByStock, planBatch } from "./create-orders";
+import { groupBySale } from "./settle-reservations";
 
 const r = (reservationId: string, saleId = 1, userId = 1) => ({ reservationId, saleId, userId });
 

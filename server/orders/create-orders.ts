@@ -1,27 +1,13 @@
-import type { Services } from "../services";
-import { ORDERS_SETTLED, STATS_TTL_SECONDS } from "../seckill/sale-stats";
+import type { CoreServices } from "../services";
 import type { PoolConnection } from "mariadb";
 import { isUniqueViolation, type SqlPool } from "../clients/db";
-import type { Prisma } from "../generated/prisma/client";
 import { changeStock, sqlStockStore, type StockRow } from "../stock/ledger";
 import type { Logger } from "pino";
-import { bucketKeys, saleKeys, shortageReleasesKey } from "../seckill/keys";
+import { shortageReleasesKey } from "../seckill/keys";
 import { releaseInRedis } from "../seckill/release";
 import { saleBucketCount } from "../seckill/sale-buckets";
-import { groupByBucket } from "../seckill/reservation";
-import { groupBy } from "../group-by";
+import { groupBySale, settleReservations, STOCK_SHORTAGE, type ReservationToOrder } from "./settle-reservations";
 import { orderInsertSql, orderRowParameters, readSaleOrderTemplate } from "./order-rows";
-
-export interface ReservationToOrder {
-  reservationId: string;
-  saleId: number;
-  userId: number;
-  /** When Redis reserved it (epoch ms): a batch the stock row cannot cover is served in this order. */
-  reservedAt?: number;
-}
-
-/** The release reason of a reservation whose batch the MySQL stock row could not cover. */
-export const STOCK_SHORTAGE = "STOCK_SHORTAGE";
 
 /**
  * Pure: which reservations of a batch still need an order. Duplicates within the batch (a job
@@ -55,11 +41,6 @@ export function coverByStock<R extends ReservationToOrder>(reservations: readonl
     .map((entry) => entry.reservation);
   const count = Math.max(0, available);
   return { covered: inOrder.slice(0, count), short: inOrder.slice(count) };
-}
-
-/** Pure: reservations grouped by sale, since each sale's stock row is one versioned update. */
-export function groupBySale<R extends ReservationToOrder>(batch: readonly R[]): Map<number, R[]> {
-  return groupBy(batch, (r) => r.saleId);
 }
 
 export interface BatchStats {
@@ -114,20 +95,12 @@ export async function createOrders(
 }
 
 /**
- * Locks a sale's stock row until the transaction ends. Every writer that decides a reservation's
- * fate (order or release) takes it first, so those decisions are serialised per sale.
- */
-export async function lockSaleStock(tx: Prisma.TransactionClient, saleId: number): Promise<void> {
-  await tx.$queryRaw`SELECT sale_id FROM stock WHERE sale_id = ${saleId} FOR UPDATE`;
-}
-
-/**
  * One sale's part of a batch, in plain SQL on the driver (see createSqlPool for why). The stock
  * row lock serialises every commit of the sale, so the INSERT, the expensive per-row work, runs
  * before it: a commit holds the lock only for the release check, the versioned update and COMMIT,
  * and the batches of the sale insert side by side.
  *
- * Why inserting first is safe against a release (releaseReservation, server/seckill/check-back.ts,
+ * Why inserting first is safe against a release (releaseReservation, server/recovery/check-back.ts,
  * takes the same lock, then looks for the order with a plain read): a release that holds the lock
  * first cannot see our uncommitted rows and records the release; we find it once we hold the lock
  * and delete those rows again. A release that comes later waits for the lock, then sees the order.
@@ -231,25 +204,6 @@ function closedReservations(connection: PoolConnection, ids: readonly string[]) 
 }
 
 /**
- * After the commit: make each order visible to `seckill.result` and retire its pending
- * reservation (and the note of its job), with one settle-3.lua call per sale and stock bucket.
- */
-export async function settleReservations(services: Services, orderIds: ReadonlyMap<string, number>, batch: readonly ReservationToOrder[]) {
-  const redis = services.redis;
-  const namespace = services.env.REDIS_NAMESPACE;
-  const settled = batch.filter((r) => orderIds.has(r.reservationId));
-  for (const { saleId, bucket, reservations } of groupByBucket(settled)) {
-    const keys = bucketKeys(namespace, saleId, bucket);
-    await redis.settle(keys.orders, keys.pending, keys.jobs, ...reservations.flatMap((r) => [r.reservationId, orderIds.get(r.reservationId)!]));
-  }
-  // The dashboard's worker-throughput count (a redelivered batch counts again), one per sale.
-  for (const [saleId, ofSale] of groupBySale(settled)) {
-    const stats = saleKeys(namespace, saleId).stats(Math.floor(Date.now() / 1000));
-    await redis.multi().hincrby(stats, ORDERS_SETTLED, ofSale.length).expire(stats, STATS_TTL_SECONDS).exec();
-  }
-}
-
-/**
  * After the commit: the Redis step of the releases a stock shortage made (their MySQL step was
  * the commit itself), through releaseInRedis without giving a unit back: each pending entry goes,
  * the shopper is uncounted, and their result query answers FAILED. An anomaly: under the
@@ -257,7 +211,7 @@ export async function settleReservations(services: Services, orderIds: ReadonlyM
  * writes can), so it is logged as an error and counted per sale for /api/metrics
  * (`seckill_stock_shortage_releases`).
  */
-export async function releaseShortage(services: Services, shortage: readonly ReservationToOrder[], log: Pick<Logger, "error">): Promise<void> {
+export async function releaseShortage(services: CoreServices, shortage: readonly ReservationToOrder[], log: Pick<Logger, "error">): Promise<void> {
   for (const [saleId, ofSale] of groupBySale(shortage)) {
     log.error(
       { saleId, released: ofSale.length, reservations: ofSale.map((r) => r.reservationId) },

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLiveSale, createTestEnvironment, placeOrders, type TestEnvironment } from "../testing/harness";
 import { createShoppers } from "../seed";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../recovery/warmup";
 import type { Services } from "../services";
 import type { PaymentProviderName } from "../env";
 import { ProviderUnavailableError, type PaymentProvider } from "../payments/provider";

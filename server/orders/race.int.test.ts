@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestEnvironment, placeOrders, type TestEnvironment } from "../testing/harness";
 import { createSale, createShoppers } from "../seed";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../recovery/warmup";
 import { saleKeys } from "../seckill/keys";
-import { invariantViolations, readSaleLedger } from "../seckill/invariants";
+import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { handlePaymentNotifyRequest } from "../payments/notify";
 import { sandboxNotifyFields } from "../payments/sandbox-gateway";
 import { sandboxTrades } from "../payments/providers";

@@ -1,4 +1,4 @@
-import type { Services } from "../services";
+import type { CoreServices } from "../services";
 import { settlePaidTrade, type PaymentApplied } from "../orders/settle-payment";
 import { ProviderUnavailableError, type PaymentProvider } from "./provider";
 import { settleRefund } from "./refunds";
@@ -28,7 +28,7 @@ export type AttemptResolution =
  * The payment's own provider, or ProviderUnavailableError: a provider no longer offered here
  * cannot be asked, and "cannot ask" must never be read as "not paid".
  */
-export function providerOf(services: Pick<Services, "payments">, payment: { provider: string }): PaymentProvider {
+export function providerOf(services: Pick<CoreServices, "payments">, payment: { provider: string }): PaymentProvider {
   const provider = services.payments.get(payment.provider);
   if (!provider) throw new ProviderUnavailableError(payment.provider, "is no longer offered here (PAYMENT_PROVIDERS), so it cannot be asked");
   return provider;
@@ -41,7 +41,7 @@ export function providerOf(services: Pick<Services, "payments">, payment: { prov
  * it was paid meanwhile → query again and settle. Throws ProviderUnavailableError when no
  * trustworthy answer came (down, timed out, not offered, an answer we cannot accept).
  */
-export async function resolveOpenAttempt(services: Services, attempt: OpenAttempt, now = new Date()): Promise<AttemptResolution> {
+export async function resolveOpenAttempt(services: CoreServices, attempt: OpenAttempt, now = new Date()): Promise<AttemptResolution> {
   const provider = providerOf(services, attempt);
   const state = await provider.queryTrade(attempt.outTradeNo);
   if (state.state === "PAID") return { resolution: "PAID", applied: await settleFromQuery(services, attempt, state, now) };
@@ -59,7 +59,7 @@ export async function resolveOpenAttempt(services: Services, attempt: OpenAttemp
 }
 
 async function settleFromQuery(
-  services: Services,
+  services: CoreServices,
   attempt: OpenAttempt,
   paid: { providerTradeNo: string; amountCents: number },
   now: Date,
@@ -123,7 +123,7 @@ export interface StrandedAttemptsReport {
  * REFUND_DUE, and refunded. One provider that cannot answer is not asked again this round; other
  * failures do not hold up the rest and are thrown together at the end.
  */
-export async function closeStrandedAttempts(services: Services, options: { now?: Date; limit?: number } = {}): Promise<StrandedAttemptsReport> {
+export async function closeStrandedAttempts(services: CoreServices, options: { now?: Date; limit?: number } = {}): Promise<StrandedAttemptsReport> {
   const now = options.now ?? new Date();
   const stranded = await services.db.payment.findMany({
     where: { status: "CREATED", order: { status: { not: "WAIT_PAY" } } },

@@ -15,9 +15,9 @@ import {
   type TestEnvironment,
 } from "../testing/harness";
 import { createShoppers, type SeededShopper } from "../seed";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../recovery/warmup";
 import { DEV_SANDBOX_PAY_APP_ID, DEV_SANDBOX_PAY_KEY, DEV_SESSION_SECRET } from "../env";
-import { paymentNotifyJobId } from "../clients/queues";
+import { paymentNotifyJobId } from "../jobs/queues";
 import { freePort } from "../net";
 import { newOutTradeNo } from "../orders/pay";
 import { sandboxNotifyFields } from "./sandbox-gateway";

@@ -5,11 +5,11 @@ import { createTestEnvironment, createLiveSale, placeOrders, buyAsShopper, waitF
 import { openAttempt, ScriptedProvider, withProviders } from "../testing/scripted-provider";
 import { createShoppers } from "../seed";
 import type { Services } from "../services";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../recovery/warmup";
 import { queuePrefix, saleKeys } from "../seckill/keys";
 import { connectRedis } from "../clients/redis";
-import { invariantViolations, readSaleLedger } from "../seckill/invariants";
-import { QUEUE, refundPaymentJobId } from "../clients/queues";
+import { invariantViolations, readSaleLedger } from "../recovery/invariants";
+import { QUEUE, refundPaymentJobId } from "../jobs/queues";
 import { settlePaidTrade } from "../orders/settle-payment";
 import { cancelOrder } from "../orders/cancel";
 import { shipOrder } from "../orders/ship";
@@ -19,8 +19,8 @@ import { ensureAdmin } from "../gateway/accounts";
 import { signSession } from "../gateway/session";
 import { createCaller } from "../trpc/root";
 import { createContext } from "../trpc/init";
-import { processRefundPayment } from "../../worker/processors/refund-payment";
-import { processSweepOrders } from "../../worker/processors/sweep-orders";
+import { processRefundPayment } from "../jobs/refund-payment";
+import { processSweepOrders } from "../jobs/sweep-orders";
 import { refundPaidOrder, settleRefund, settleRefundReport } from "./refunds";
 
 /**

@@ -1,8 +1,8 @@
-import type { Services } from "../services";
+import type { CoreServices } from "../services";
 import type { Db } from "../clients/db";
 import { READ_COMMITTED_TRANSACTION } from "../clients/db";
-import type { Queues } from "../clients/queues";
-import { REFUND_PAYMENT_JOB_OPTIONS, refundPaymentJobId } from "../clients/queues";
+import type { Queues } from "../jobs/queues";
+import { REFUND_PAYMENT_JOB_OPTIONS, refundPaymentJobId } from "../jobs/queues";
 import type { OrderStatus } from "../generated/prisma/enums";
 import { applyOrderEvent } from "../orders/transition";
 import { statusWords } from "../orders/statuses";
@@ -71,7 +71,7 @@ const PAYMENT_SELECT = {
  * between the refund's commit and the release is completed by the next. Throws
  * ProviderUnavailableError when the provider gave no trustworthy answer: the caller retries.
  */
-export async function driveRefund(services: Services, paymentId: number, options: { reason?: string; now?: Date } = {}): Promise<RefundProgress> {
+export async function driveRefund(services: CoreServices, paymentId: number, options: { reason?: string; now?: Date } = {}): Promise<RefundProgress> {
   const now = options.now ?? new Date();
   const { db } = services;
   let payment = await db.payment.findUnique({ where: { id: paymentId }, select: PAYMENT_SELECT });
@@ -104,7 +104,7 @@ export async function driveRefund(services: Services, paymentId: number, options
   return applyRefundState(db, { id: payment.id, refundNo: payment.refundNo }, answer, now);
 }
 
-function providerFor(services: Services, payment: { id: number; provider: string }): PaymentProvider {
+function providerFor(services: CoreServices, payment: { id: number; provider: string }): PaymentProvider {
   const provider = services.payments.get(payment.provider);
   // Only its own provider can send the money back; one no longer set up here cannot be asked.
   if (!provider) throw new ProviderUnavailableError(payment.provider, `is not offered here (PAYMENT_PROVIDERS), so payment ${payment.id} cannot be refunded`);
@@ -170,7 +170,7 @@ export async function scheduleRefundRetry(queues: Queues, paymentId: number, rea
  * right after settlePaidTrade's REFUND_DUE), or a refund the sweep re-drives. An unreachable
  * provider is left to the `refund-payment` job. True when this call completed the refund.
  */
-export async function settleRefund(services: Services, paymentId: number, now = new Date()): Promise<boolean> {
+export async function settleRefund(services: CoreServices, paymentId: number, now = new Date()): Promise<boolean> {
   try {
     const progress = await driveRefund(services, paymentId, { now });
     return progress.progress === "REFUNDED" && progress.now;
@@ -190,7 +190,7 @@ export type RefundReportOutcome = "SETTLED" | "DUPLICATE" | "REJECTED";
  * (conditionally); one applied before is a DUPLICATE; anything else is REJECTED, changing nothing.
  */
 export async function settleRefundReport(
-  services: Services,
+  services: CoreServices,
   report: { provider: string; outTradeNo: string; refundNo: string; result: RefundState },
   now = new Date(),
 ): Promise<RefundReportOutcome> {
@@ -231,7 +231,7 @@ class NothingToRefund extends Error {}
  * conditionally.
  */
 export async function refundPaidOrder(
-  services: Services,
+  services: CoreServices,
   orderId: number,
   options: { reason?: string; adminId?: number; now?: Date } = {},
 ): Promise<OrderRefund> {
@@ -321,7 +321,7 @@ export interface RefundSweepReport {
  * SUCCEEDED settles, PENDING waits, FAILED is recorded, ABSENT (the request never arrived) asks
  * again under the same refund number. A provider that cannot answer is not asked again this round.
  */
-export async function redriveRefunds(services: Services, options: { now?: Date; limit?: number } = {}): Promise<RefundSweepReport> {
+export async function redriveRefunds(services: CoreServices, options: { now?: Date; limit?: number } = {}): Promise<RefundSweepReport> {
   const now = options.now ?? new Date();
   const pending = await services.db.payment.findMany({
     where: { status: "REFUND_PENDING", refundError: null },
@@ -365,6 +365,6 @@ let logger: ReturnType<ReturnType<typeof createLogger>["child"]> | undefined;
 const log = () => (logger ??= createLogger("services").child({ component: "refunds" }));
 
 /** The sweep's refund share under its former name (refunds settled this round). */
-export async function settlePendingRefunds(services: Services, limit = 100): Promise<number[]> {
+export async function settlePendingRefunds(services: CoreServices, limit = 100): Promise<number[]> {
   return (await redriveRefunds(services, { limit })).refunded;
 }

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import type { Env } from "../env";
 import type { Localized } from "../i18n";
-import type { Services } from "../services";
+import type { CoreServices } from "../services";
 import { AppError } from "../errors";
-import { paymentNotifyJobId, type PaymentNotifyJob } from "../clients/queues";
+import { paymentNotifyJobId, type PaymentNotifyJob } from "../jobs/queues";
 import { amountToCents, centsToAmount } from "./money";
 import { PAYMENTS_NOT_SET_UP, sandboxEnabled, sandboxTrades } from "./providers";
 import { OUT_TRADE_NO, TRADE_SUCCESS } from "./sandbox";
@@ -59,7 +59,7 @@ const NOT_GENUINE: Localized = { en: "This payment request is not genuine.", zh:
  * trade in the provider's books, as a real provider's page does.
  */
 export async function sandboxCheckoutFor(
-  services: Services,
+  services: CoreServices,
   input: { params: Readonly<Record<string, string>>; userId: number },
   now = new Date(),
 ): Promise<SandboxCheckout> {
@@ -88,7 +88,7 @@ export async function sandboxCheckoutFor(
  * merchant's trade number.
  */
 export async function confirmSandboxCheckout(
-  services: Services,
+  services: CoreServices,
   input: { params: Readonly<Record<string, string>>; userId: number },
   now = new Date(),
 ): Promise<{ returnUrl: string }> {
@@ -131,7 +131,7 @@ const NOTIFY_TIMEOUT_MS = 10_000;
  * trade closed before it was paid is never reported paid), then the notify goes out with the
  * books' trade number and amount. Answers false, sending nothing, for a closed trade.
  */
-export async function deliverSandboxPayment(services: Pick<Services, "env" | "redis">, job: PaymentNotifyJob): Promise<boolean> {
+export async function deliverSandboxPayment(services: Pick<CoreServices, "env" | "redis">, job: PaymentNotifyJob): Promise<boolean> {
   const amountCents = amountToCents(job.totalAmount);
   if (amountCents === null) throw new Error(`payment-notify job for ${job.outTradeNo} carries no amount`);
   const outcome = await sandboxTrades(services).pay(job.outTradeNo, { tradeNo: job.tradeNo, amountCents });

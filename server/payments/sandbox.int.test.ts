@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
-import { createRedis } from "../clients/redis";
+import { createAppRedis } from "../redis-scripts";
 import { deleteRedisNamespace } from "../testing/resources";
 import { newOutTradeNo } from "../orders/pay";
 import { ProviderUnavailableError } from "./provider";
@@ -14,7 +14,7 @@ import { SandboxTrades } from "./sandbox-trades";
  */
 const target = { REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379/0", REDIS_CLUSTER_NODES: [] };
 const namespace = `t_sandbox_${randomBytes(3).toString("hex")}`;
-const redis = createRedis(target, { maxRetriesPerRequest: 1 });
+const redis = createAppRedis(target, { maxRetriesPerRequest: 1 });
 const trades = new SandboxTrades(redis, namespace);
 const env = { SANDBOX_PAY_APP_ID: "test-app", SANDBOX_PAY_KEY: "k".repeat(40), PUBLIC_BASE_URL: "http://127.0.0.1:3000" };
 const provider = sandboxProvider(env, trades);
@@ -104,7 +104,7 @@ describe("refund", () => {
 
 describe("the books unreachable", () => {
   it("is the provider unavailable, never a guess", async () => {
-    const down = createRedis({ REDIS_URL: "redis://127.0.0.1:1/0", REDIS_CLUSTER_NODES: [] }, { maxRetriesPerRequest: 0, commandTimeout: 200 });
+    const down = createAppRedis({ REDIS_URL: "redis://127.0.0.1:1/0", REDIS_CLUSTER_NODES: [] }, { maxRetriesPerRequest: 0, commandTimeout: 200 });
     down.on("error", () => {});
     try {
       const offline = sandboxProvider(env, new SandboxTrades(down, namespace));

@@ -1,6 +1,6 @@
 import { env } from "../env";
 import { createLogger } from "../logger";
-import { createServices } from "../services";
+import { createServices } from "../composition";
 import { createSeckillServer } from "./server";
 
 /**

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
 import superjson from "superjson";
 import { readEnv } from "../env";
-import { createServices, type Services } from "../services";
+import { createServices } from "../composition";
+import type { Services } from "../services";
 import {
   createLiveSale,
   createTestEnvironment,
@@ -17,12 +18,12 @@ import {
   type TestEnvironment,
 } from "../testing/harness";
 import { createShoppers, type SeededShopper } from "../seed";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../recovery/warmup";
 import { saleKeys } from "../seckill/keys";
 import { PURCHASE_TOKEN_PATTERN } from "../seckill/purchase-token";
 import { FORGED_PURCHASE_TOKEN } from "../testing/tokens";
 import { recordSocketWrites, scriptCallsPerWrite } from "../testing/socket-writes";
-import { invariantViolations, readSaleLedger } from "../seckill/invariants";
+import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { createSeckillServer } from "./server";
 import type { AppRouter } from "../trpc/root";
 

@@ -5,7 +5,7 @@ import { clientAddress } from "../gateway/client-ip";
 import { browserRequestRefusal } from "../gateway/browser-guard";
 import { browserRefusalBody, logServerFaults } from "../trpc/answers";
 import { UNEXPECTED_ERROR_MESSAGE } from "../trpc/init";
-import { SECKILL_ENDPOINT, SECKILL_PROCEDURES } from "../trpc/endpoints";
+import { SECKILL_ENDPOINT, SECKILL_PROCEDURES } from "../endpoints";
 import { langOf, type Localized } from "../i18n";
 import { nodeHeaders, readBody, sendJson } from "./node-http";
 import { answerHealth, answerMetrics } from "./health-and-metrics";

@@ -13,11 +13,11 @@ import {
 import { createShoppers } from "../seed";
 import { cancelOrder } from "../orders/cancel";
 import { issuePurchaseToken } from "./purchase";
-import { warmUpSale } from "./warmup";
-import { invariantViolations, readSaleLedger } from "./invariants";
+import { warmUpSale } from "../recovery/warmup";
+import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { bucketKeys } from "./keys";
 import { homeBucket } from "./buckets";
-import { checkBackSale, releaseReservation } from "./check-back";
+import { checkBackSale, releaseReservation } from "../recovery/check-back";
 import { stockBucketOf } from "./reservation";
 import { adjustSaleStock } from "../admin/stock";
 

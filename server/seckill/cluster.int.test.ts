@@ -4,12 +4,14 @@ import { createTestEnvironment, startWorker, waitFor, type ChildHandle, type Tes
 import { sellToCrowd } from "../testing/crowd-sale";
 import { startRedisCluster, type LocalRedisCluster } from "../testing/redis-cluster";
 import { deleteRedisNamespace } from "../testing/resources";
-import { createServices, type Services } from "../services";
+import { createServices } from "../composition";
+import type { Services } from "../services";
 import { readEnv } from "../env";
-import { clusterReady, createRedis } from "../clients/redis";
+import { clusterReady } from "../clients/redis";
+import { createAppRedis } from "../redis-scripts";
 import { queuePrefix, saleKeys } from "./keys";
 import { broadcastSoldOut } from "./sold-out";
-import { readPublishedReconciliations } from "./reconcile";
+import { readPublishedReconciliations } from "../recovery/reconcile";
 import { listSales } from "./catalog";
 
 /**
@@ -133,7 +135,7 @@ describe("flash sale on a Redis Cluster", () => {
 describe("a Redis Cluster that stops answering", () => {
   it("fails commands at once rather than queueing them until it returns (purchases fail closed)", async () => {
     const doomed = await startRedisCluster(3);
-    const redis = createRedis(readEnv({ REDIS_CLUSTER_NODES: doomed.nodes }), { commandTimeout: 300, maxRetriesPerRequest: 1 });
+    const redis = createAppRedis(readEnv({ REDIS_CLUSTER_NODES: doomed.nodes }), { commandTimeout: 300, maxRetriesPerRequest: 1 });
     redis.on("error", () => {});
     try {
       await clusterReady(redis, 5000);

@@ -1,5 +1,5 @@
 import type { Services } from "../services";
-import { enqueueCreateOrder, type QueuedReservation } from "../clients/queues";
+import { enqueueCreateOrder, type QueuedReservation } from "../jobs/queues";
 import { GroupCommitter } from "../orders/group-commit";
 import { createLogger } from "../logger";
 import { bucketKeys } from "./keys";

@@ -7,7 +7,7 @@ import { randomString } from "../random-pool";
  * whether a token is the live, unspent one; the MAC lets every instance refuse a forged or
  * borrowed token in-process, before any rate limit or Redis call. So every purchase that reaches
  * Redis carries a token that seckill.token issued behind the per-IP gate, and the gate need not
- * stand in front of the purchase as well (server/trpc/endpoints.ts).
+ * stand in front of the purchase as well (server/endpoints.ts).
  */
 const NONCE_BYTES = 16;
 /** HMAC-SHA256 truncated to 128 bits: forging one is a 2^-128 guess per request. */

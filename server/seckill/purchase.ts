@@ -6,7 +6,7 @@ import type { Localized } from "../i18n";
 import { tooManyRequests } from "../gateway/rate-limit";
 import { gateRefusalError, PASSED_GATE, type PendingGate } from "../gateway/ip-gate";
 import { newReservationId, parseReservationId, reservationInBucket, stockBucketOf } from "./reservation";
-import { requestRewarm } from "../clients/queues";
+import { requestRewarm } from "../jobs/queues";
 import { bucketKeys, type SaleKeys } from "./keys";
 import { falloverOrder, homeBucket } from "./buckets";
 import { homeKeys, saleBucketCount } from "./sale-buckets";
@@ -217,7 +217,7 @@ async function attemptPurchase(services: Services, input: { userId: number; sale
   }
 
   // Not awaited: the reservation is already the half message. Its job leaves with the others of
-  // the next few milliseconds; if it never does, check-back (server/seckill/check-back.ts) finds
+  // the next few milliseconds; if it never does, check-back (server/recovery/check-back.ts) finds
   // the pending reservation and enqueues or releases it, so the answer is QUEUED either way.
   void services.orderEnqueuer.submit({ reservationId, saleId, userId, reservedAt: Date.now() });
   metrics.purchaseAnswers.inc({ status: "QUEUED", source: "redis" });

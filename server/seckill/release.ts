@@ -1,8 +1,11 @@
-import type { Services } from "../services";
+import type { CoreServices } from "../services";
 import { homeBucket } from "./buckets";
 import { bucketKeys, type SaleKeys } from "./keys";
 import { stockBucketOf } from "./reservation";
 import { broadcastSoldOut } from "./sold-out";
+
+/** What giving a unit back needs. */
+export type ReleaseServices = Pick<CoreServices, "redis" | "env" | "soldOut">;
 
 export type ReleaseOutcome = "RELEASED" | "ALREADY_RELEASED" | "NOT_WARMED";
 
@@ -27,7 +30,7 @@ export interface ReturningUnit {
  * Any unit back in a bucket makes the sale buyable again on every instance.
  */
 export async function returnUnit(
-  services: Services,
+  services: ReleaseServices,
   unit: ReturningUnit,
   script: (keys: SaleKeys, userId: string) => Promise<[number, number]>,
 ): Promise<[number, number]> {
@@ -49,7 +52,7 @@ export async function returnUnit(
  * release-3.lua, which does it at most once per order, and tells every web instance the sale is
  * buyable again. Safe to call any number of times for the same order.
  */
-export async function releaseUnit(services: Services, order: ReturningUnit & { id: number }): Promise<ReleaseOutcome> {
+export async function releaseUnit(services: ReleaseServices, order: ReturningUnit & { id: number }): Promise<ReleaseOutcome> {
   // The broadcast also follows ALREADY_RELEASED: the run that released may have died before it.
   const [code] = await returnUnit(services, order, (keys, userId) => services.redis.release(keys.stock, keys.users, keys.released, String(order.id), userId));
   const outcome = RELEASE_OUTCOMES[code];
@@ -65,7 +68,7 @@ export async function releaseUnit(services: Services, order: ReturningUnit & { i
  * re-enqueue count and job note go. Returns the bucket's stock left, null if it is not warmed.
  */
 export async function releaseInRedis(
-  services: Services,
+  services: ReleaseServices,
   reservation: { reservationId: string; saleId: number; userId: number },
   buckets: number,
   unitBack: boolean,

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestEnvironment, mapConcurrently, startWeb, startWorker, waitFor, type ChildHandle, type TestEnvironment } from "../testing/harness";
 import { createSale, createShoppers } from "../seed";
-import { warmUpSale } from "./warmup";
-import { invariantViolations, readSaleLedger } from "./invariants";
+import { warmUpSale } from "../recovery/warmup";
+import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { saleKeys } from "./keys";
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
-import { createRedis, type AppRedis } from "../clients/redis";
+import { createAppRedis, type AppRedis } from "../redis-scripts";
 import { ELIGIBILITY } from "../gateway/eligibility";
 import { saleKeys } from "./keys";
 
@@ -51,7 +51,7 @@ const state = async () => ({
 const untouched = { stock: 5, held: 0, pending: [] };
 
 beforeAll(() => {
-  redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379/0");
+  redis = createAppRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379/0");
 });
 afterAll(async () => {
   const leftovers = await redis.keys(`${namespace}:*`);

@@ -3,13 +3,13 @@ import pino from "pino";
 import { buyAsShopper, createLiveSale, createTestEnvironment, type TestEnvironment } from "../testing/harness";
 import { createOrderJobOf, drainSale, overOffers, pendingReservations } from "../testing/sale-audit";
 import { createShoppers } from "../seed";
-import { warmUpSale } from "../seckill/warmup";
-import { reconcileLiveSales, rewarmIfLost } from "../seckill/reconcile";
-import { invariantViolations, ledgerVerdict, readSaleLedger } from "../seckill/invariants";
+import { warmUpSale } from "../recovery/warmup";
+import { reconcileLiveSales, rewarmIfLost } from "../recovery/reconcile";
+import { invariantViolations, ledgerVerdict, readSaleLedger } from "../recovery/invariants";
 import { bucketKeys } from "../seckill/keys";
 import { adjustSaleStock } from "../admin/stock";
 import { cancelOrder } from "../orders/cancel";
-import { createOrderProcessor, type CreateOrderProcessor } from "../../worker/processors/create-order";
+import { createOrderProcessor, type CreateOrderProcessor } from "../jobs/create-order";
 
 /**
  * Random schedules, one per seed, of everything that moves a sale's stock: purchases, the worker's

@@ -5,8 +5,8 @@ import path from "node:path";
 import { Redis } from "ioredis";
 import type { Services } from "../services";
 import { createSale, createShoppers, type SeededShopper } from "../seed";
-import { warmUpSale } from "../seckill/warmup";
-import { invariantViolations, readSaleLedger } from "../seckill/invariants";
+import { warmUpSale } from "../recovery/warmup";
+import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { freePort } from "../net";
 import { waitFor } from "./harness";
 

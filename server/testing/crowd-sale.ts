@@ -3,8 +3,8 @@ import type { Services } from "../services";
 import { createCaller } from "../trpc/root";
 import { createContext } from "../trpc/init";
 import { createShoppers } from "../seed";
-import { warmUpSale } from "../seckill/warmup";
-import { invariantViolations, readSaleLedger } from "../seckill/invariants";
+import { warmUpSale } from "../recovery/warmup";
+import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { saleKeys } from "../seckill/keys";
 import { createLiveSale, waitFor } from "./harness";
 

@@ -3,8 +3,9 @@ import { randomBytes } from "node:crypto";
 import { createInterface } from "node:readline";
 import { Worker } from "bullmq";
 import { readEnv, type Env } from "../env";
-import { migrate } from "../../prisma/migrate";
-import { createServices, type Services } from "../services";
+import { migrate } from "../db/migrate";
+import { createServices } from "../composition";
+import type { Services } from "../services";
 import { issuePurchaseToken, purchase } from "../seckill/purchase";
 import { buildIsFresh } from "../cli/build";
 import { SECKILL_SERVICE_ARGS } from "../seckill-service/launch";
@@ -12,10 +13,10 @@ import { webServerArgs } from "../cli/web-launch";
 import { createSale, type NewSale } from "../seed";
 import { deleteRedisNamespace, dropDatabase } from "./resources";
 import { freePort } from "../net";
-import { QUEUE } from "../clients/queues";
+import { QUEUE } from "../jobs/queues";
 import { connectRedis } from "../clients/redis";
 import { queuePrefix } from "../seckill/keys";
-import { createOrderProcessor } from "../../worker/processors/create-order";
+import { createOrderProcessor } from "../jobs/create-order";
 
 /**
  * Integration-test plumbing: every test file gets its own freshly migrated MariaDB database and

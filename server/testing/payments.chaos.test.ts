@@ -5,8 +5,8 @@ import type { FakeNotify, FakeProvider } from "./fake-provider";
 import { freePort } from "../net";
 import { createShoppers } from "../seed";
 import type { PaymentProviderName } from "../env";
-import { warmUpSale } from "../seckill/warmup";
-import { invariantViolations, readSaleLedger } from "../seckill/invariants";
+import { warmUpSale } from "../recovery/warmup";
+import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { startPayment } from "../orders/pay";
 
 /**

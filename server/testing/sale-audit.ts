@@ -1,13 +1,13 @@
 import type { Job } from "bullmq";
 import type { Logger } from "pino";
 import type { Services } from "../services";
-import type { CreateOrderJob, QueuedReservation } from "../clients/queues";
+import type { CreateOrderJob, QueuedReservation } from "../jobs/queues";
 import { bucketKeys } from "../seckill/keys";
 import { activeByBucket, bucketStockInDb } from "../seckill/buckets";
 import { parseReservationId } from "../seckill/reservation";
-import { reconcileLiveSales } from "../seckill/reconcile";
+import { reconcileLiveSales } from "../recovery/reconcile";
 import { ACTIVE_ORDER_STATUSES } from "../orders/statuses";
-import type { CreateOrderProcessor } from "../../worker/processors/create-order";
+import type { CreateOrderProcessor } from "../jobs/create-order";
 
 /**
  * Test-side audits of one sale's stock against real Redis and MariaDB, for the interleaving tests

@@ -1,5 +1,5 @@
 import { env } from "../env";
-import { createServices } from "../services";
+import { createServices } from "../composition";
 import { adjustSaleStock } from "../admin/stock";
 
 /**

@@ -7,7 +7,7 @@ import { browserRequestRefusal } from "../gateway/browser-guard";
 import { appRouter } from "./root";
 import { createContext } from "./init";
 import { browserRefusalBody, logServerFaults } from "./answers";
-import { TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS } from "./endpoints";
+import { TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS } from "../endpoints";
 import { langOf } from "../i18n";
 
 /**

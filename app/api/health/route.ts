@@ -1,5 +1,5 @@
 import { checkHealth } from "@/server/health";
-import { getServices } from "@/server/services";
+import { getServices } from "@/server/composition";
 
 export const dynamic = "force-dynamic";
 

@@ -1,4 +1,4 @@
-import { getServices } from "@/server/services";
+import { getServices } from "@/server/composition";
 import { renderMetrics } from "@/server/admin/sale-gauges";
 import { addressFromFrontDoor } from "@/server/gateway/client-ip";
 import { METRICS_REFUSAL_HEADERS, metricsRefusal } from "@/server/gateway/metrics-access";

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { getServices } from "@/server/services";
+import { getServices } from "@/server/composition";
 import { getSale } from "@/server/seckill/catalog";
 import { AppError } from "@/server/errors";
 import { saleIdInput } from "@/server/trpc/schemas";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { adminProcedure, createTRPCRouter } from "../init";
 import { orderIdInput, saleIdInput } from "../schemas";
-import { warmUpSale } from "../../seckill/warmup";
+import { warmUpSale } from "../../recovery/warmup";
 import { updateStanding } from "../../gateway/standing";
 import { shipOrder } from "../../orders/ship";
 import { orderSearchInput } from "../../admin/order-search";

@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import { getServices } from "@/server/services";
+import { getServices } from "@/server/composition";
 import { callerOf } from "@/server/gateway/revocation";
 import { browserRequestRefusal } from "@/server/gateway/browser-guard";
 import { boardAccessRefusal, createQueueBoard } from "@/server/admin/queue-board";

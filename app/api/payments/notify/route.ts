@@ -1,5 +1,5 @@
 import { handlePaymentNotifyRequest } from "@/server/payments/notify";
-import { getServices } from "@/server/services";
+import { getServices } from "@/server/composition";
 
 export const dynamic = "force-dynamic";
 

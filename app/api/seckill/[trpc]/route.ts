@@ -1,6 +1,6 @@
 import { handleTrpcRequest } from "@/server/trpc/http";
-import { SECKILL_ENDPOINT } from "@/server/trpc/endpoints";
-import { getServices } from "@/server/services";
+import { SECKILL_ENDPOINT } from "@/server/endpoints";
+import { getServices } from "@/server/composition";
 
 // The purchase path's endpoint, for when no seckill service runs in front (see server/seckill-service/server.ts).
 const handler = async (req: Request) => handleTrpcRequest(req, await getServices(), SECKILL_ENDPOINT);

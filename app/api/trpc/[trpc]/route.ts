@@ -1,5 +1,5 @@
 import { handleTrpcRequest } from "@/server/trpc/http";
-import { getServices } from "@/server/services";
+import { getServices } from "@/server/composition";
 
 const handler = async (req: Request) => handleTrpcRequest(req, await getServices());
 

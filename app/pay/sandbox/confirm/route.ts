@@ -3,7 +3,7 @@ import { readTextWithin } from "@/server/bounded-body";
 import { CROSS_SITE_MESSAGE, fromThisSite } from "@/server/gateway/browser-guard";
 import { callerOf } from "@/server/gateway/revocation";
 import { confirmSandboxCheckout } from "@/server/payments/sandbox-gateway";
-import { getServices } from "@/server/services";
+import { getServices } from "@/server/composition";
 import { langOf, type Localized } from "@/server/i18n";
 
 /** The cashier's form: the signed checkout's few fields. */

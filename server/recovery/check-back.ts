@@ -1,13 +1,17 @@
 import type { JobState } from "bullmq";
-import type { Services } from "../services";
+import type { CoreServices } from "../services";
 import { READ_COMMITTED_TRANSACTION } from "../clients/db";
-import { lockSaleStock, settleReservations, STOCK_SHORTAGE } from "../orders/create-orders";
-import { bucketKeys } from "./keys";
-import { createOrderJobId, parseReservationId, reservationInBucket, stockBucketOf } from "./reservation";
-import { homeBucket } from "./buckets";
-import { releaseInRedis } from "./release";
-import { saleBucketCount } from "./sale-buckets";
-import { enqueueReservations } from "./enqueue";
+import { settleReservations, STOCK_SHORTAGE } from "../orders/settle-reservations";
+import { lockSaleStock } from "../stock/stock-row-lock";
+import { bucketKeys } from "../seckill/keys";
+import { createOrderJobId, parseReservationId, reservationInBucket, stockBucketOf } from "../seckill/reservation";
+import { homeBucket } from "../seckill/buckets";
+import { releaseInRedis } from "../seckill/release";
+import { saleBucketCount } from "../seckill/sale-buckets";
+import { enqueueReservations } from "../seckill/enqueue";
+
+/** What check-back needs. */
+export type CheckBackServices = Pick<CoreServices, "db" | "redis" | "env" | "queues" | "soldOut" | "saleBuckets">;
 
 /**
  * Check-back, as RocketMQ does for a transactional half message: a reservation still pending
@@ -53,7 +57,7 @@ const CHECK_BACK_BATCH = 500;
 
 /** One round of check-back for one sale, every stock bucket, at Redis time `nowMs`. */
 export async function checkBackSale(
-  services: Services,
+  services: CheckBackServices,
   sale: { id: number; endsAt: Date },
   nowMs: number,
 ): Promise<CheckBackReport> {
@@ -67,7 +71,7 @@ export async function checkBackSale(
 }
 
 async function checkBackBucket(
-  services: Services,
+  services: CheckBackServices,
   sale: { id: number; endsAt: Date },
   bucket: number,
   nowMs: number,
@@ -132,7 +136,7 @@ async function checkBackBucket(
  * first, and the count goes back ("released"). Should a stalled process take its unit after all,
  * its own "taken" finds the hold gone and counts the shopper again.
  */
-async function resolveStaleHolds(services: Services, saleId: number, home: number, buckets: number, nowMs: number): Promise<number> {
+async function resolveStaleHolds(services: CheckBackServices, saleId: number, home: number, buckets: number, nowMs: number): Promise<number> {
   const { redis, db, env } = services;
   const keys = bucketKeys(env.REDIS_NAMESPACE, saleId, home);
   const stale = await redis.zrangebyscore(keys.holds, "-inf", nowMs - env.RESERVATION_CHECK_AFTER_MS, "LIMIT", 0, CHECK_BACK_BATCH);
@@ -165,7 +169,7 @@ async function resolveStaleHolds(services: Services, saleId: number, home: numbe
  * shortage release gives no unit back (server/orders/create-orders.ts).
  */
 export async function releaseReservation(
-  services: Services,
+  services: CheckBackServices,
   reservation: { reservationId: string; saleId: number; userId: number },
   reason: "SALE_OVER" | "JOB_LOST",
 ): Promise<{ kind: "released"; stockLeft: number | null } | { kind: "ordered"; orderId: number }> {

@@ -1,7 +1,7 @@
-import type { Services } from "../../server/services";
-import { sweepOverdueOrders, type SweepReport } from "../../server/orders/cancel";
-import { closeStrandedAttempts, type StrandedAttemptsReport } from "../../server/payments/ask-provider";
-import { redriveRefunds, type RefundSweepReport } from "../../server/payments/refunds";
+import type { CoreServices } from "../services";
+import { sweepOverdueOrders, type SweepReport } from "../orders/cancel";
+import { closeStrandedAttempts, type StrandedAttemptsReport } from "../payments/ask-provider";
+import { redriveRefunds, type RefundSweepReport } from "../payments/refunds";
 
 export interface SweepRoundReport extends SweepReport {
   attempts: StrandedAttemptsReport;
@@ -15,7 +15,7 @@ export interface SweepRoundReport extends SweepReport {
  * the other (a payment the second part finds is owed back before the third looks); one part
  * failing does not stop the others, and the round fails afterwards so the next runs everything again.
  */
-export async function processSweepOrders(services: Services): Promise<SweepRoundReport> {
+export async function processSweepOrders(services: CoreServices): Promise<SweepRoundReport> {
   const failures: unknown[] = [];
   const attempt = <T>(part: () => Promise<T>) =>
     part().catch((error: unknown) => {

@@ -1,16 +1,16 @@
 import { UnrecoverableError, type Job } from "bullmq";
-import type { Services } from "../../server/services";
-import { paymentNotifyJob, type PaymentNotifyJob } from "../../server/clients/queues";
-import { deliverSandboxPayment } from "../../server/payments/sandbox-gateway";
-import { sandboxEnabled } from "../../server/payments/providers";
-import { pruneProcessedNotifications } from "../../server/payments/notify-retention";
+import type { CoreServices } from "../services";
+import { paymentNotifyJob, type PaymentNotifyJob } from "./queues";
+import { deliverSandboxPayment } from "../payments/sandbox-gateway";
+import { sandboxEnabled } from "../payments/providers";
+import { pruneProcessedNotifications } from "../payments/notify-retention";
 
 /**
  * The sandbox provider notifying the merchant of a payment, at the configured notify URL; a throw
  * makes BullMQ retry with backoff. Without the sandbox enabled, nothing is signed or sent; nor
  * for a trade the merchant closed before it was paid.
  */
-export async function processPaymentNotify(services: Services, job: Job<PaymentNotifyJob>): Promise<void> {
+export async function processPaymentNotify(services: CoreServices, job: Job<PaymentNotifyJob>): Promise<void> {
   if (!sandboxEnabled(services.env)) throw new UnrecoverableError("the sandbox payment provider is not enabled here (PAYMENT_PROVIDERS)");
   const parsed = paymentNotifyJob.safeParse(job.data);
   if (!parsed.success) throw new UnrecoverableError(`malformed payment-notify job: ${parsed.error.message}`);
@@ -20,6 +20,6 @@ export async function processPaymentNotify(services: Services, job: Job<PaymentN
 }
 
 /** The hourly prune of processed notify ids past the providers' retry horizon. */
-export async function processPruneNotifications(services: Services): Promise<{ pruned: number }> {
+export async function processPruneNotifications(services: CoreServices): Promise<{ pruned: number }> {
   return { pruned: await pruneProcessedNotifications(services) };
 }

@@ -1,4 +1,4 @@
-import type { Lang } from "../../server/i18n";
+import type { Lang } from "./i18n";
 
 /**
  * The words of pages served outside React: the balancer's "starting…" page (server/cli/balancer.ts)

@@ -1,16 +1,19 @@
 import type { ChainableCommander } from "ioredis";
 import { clusterReady, type RedisConnection } from "../clients/redis";
-import type { Services } from "../services";
+import type { CoreServices } from "../services";
 import { Prisma } from "../generated/prisma/client";
 import { AppError } from "../errors";
 import { saleDoesNotExist } from "../common-sentences";
-import { bucketKeys } from "./keys";
-import { broadcastSoldOut } from "./sold-out";
+import { bucketKeys } from "../seckill/keys";
+import { broadcastSoldOut } from "../seckill/sold-out";
 import { ACTIVE_ORDER_STATUSES, RELEASED_ORDER_STATUSES } from "../orders/statuses";
-import { parseReservationId, reservationInBucket } from "./reservation";
-import { activeByBucket, bucketStockInDb, homeBucket } from "./buckets";
-import { eligibilityTable, NON_DEFAULT_STANDING } from "../gateway/eligibility";
+import { parseReservationId, reservationInBucket } from "../seckill/reservation";
+import { activeByBucket, bucketStockInDb, homeBucket } from "../seckill/buckets";
+import { eligibilityTable, NON_DEFAULT_STANDING, type EligibilityCode } from "../gateway/eligibility";
 import { withStockChangeLock } from "../stock/change-lock";
+
+/** What a warm-up needs. */
+export type WarmUpServices = Pick<CoreServices, "db" | "sql" | "redis" | "env" | "soldOut">;
 
 export interface WarmUpSummary {
   saleId: number;
@@ -99,7 +102,7 @@ const WARM_UP_LOCK_WAIT_MS = 5000;
  * would count the change's first half and its second half would be applied on top. A sale whose
  * lock stays taken is refused (CONFLICT) rather than loaded.
  */
-export async function warmUpSale(services: Services, saleId: number, options: WarmUpOptions = {}): Promise<WarmUpSummary> {
+export async function warmUpSale(services: WarmUpServices, saleId: number, options: WarmUpOptions = {}): Promise<WarmUpSummary> {
   const locked = await withStockChangeLock(services.sql, saleId, options.lockWaitMs ?? WARM_UP_LOCK_WAIT_MS, () => warmUpSaleLocked(services, saleId, options));
   if (!locked.held) {
     throw new AppError("CONFLICT", {
@@ -111,7 +114,7 @@ export async function warmUpSale(services: Services, saleId: number, options: Wa
 }
 
 /** warmUpSale's work, for a caller already holding the sale's stock-change lock (the reconciler's re-warm). */
-export async function warmUpSaleLocked(services: Services, saleId: number, options: Omit<WarmUpOptions, "lockWaitMs"> = {}): Promise<WarmUpSummary> {
+export async function warmUpSaleLocked(services: WarmUpServices, saleId: number, options: Omit<WarmUpOptions, "lockWaitMs"> = {}): Promise<WarmUpSummary> {
   const sale = await services.db.sale.findUnique({ where: { id: saleId }, select: { stockBuckets: true } });
   if (!sale) throw new AppError("NOT_FOUND", saleDoesNotExist(saleId));
   // WATCH belongs to a connection: a dedicated one, so other requests' commands cannot clear it.
@@ -144,7 +147,7 @@ function sum(values: readonly number[]): number {
 }
 
 async function warmUpBucket(
-  services: Services,
+  services: WarmUpServices,
   connection: RedisConnection,
   saleId: number,
   bucket: number,
@@ -161,15 +164,104 @@ async function warmUpBucket(
   });
 }
 
+/** What one bucket's warm-up reads: Redis under WATCH, then one MySQL snapshot. */
+export interface BucketReading {
+  saleId: number;
+  bucket: number;
+  buckets: number;
+  /** The bucket's pending reservations and fallover holds. */
+  pending: string[];
+  holds: string[];
+  /** This bucket's home shoppers' reservations pending in the other buckets. */
+  elsewhere: string[];
+  sale: { startsAt: Date; endsAt: Date; perUserLimit: number; requireRealName: boolean; minMemberLevel: number; stockCount: number };
+  /** Of the pending reservations read, those MySQL already decided (an order, or a release). */
+  decidedInDb: string[];
+  /** Orders of this bucket whose units MySQL's stock already counts as given back. */
+  releasedOrderIds: number[];
+  /** Active orders per shopper and stock bucket, across the sale. */
+  activeOrders: { userId: number; stockBucket: number; _count: { _all: number } }[];
+  /** Shoppers whose standing differs from a new account's. */
+  standings: { id: number; memberLevel: number; realNameVerified: boolean; blacklisted: boolean }[];
+}
+
+/** What one bucket's warm-up writes to Redis, in one transaction. */
+export interface BucketLoad {
+  stock: number;
+  meta: { startsAt: number; endsAt: number; limit: number; eligibility: EligibilityCode; buckets: number };
+  holdings: Map<number, number>;
+  eligibilityOverrides: Map<number, EligibilityCode>;
+  releasedOrderIds: number[];
+  /** Pending reservations MySQL already decided: they leave the pending set. */
+  orderedHere: string[];
+  summary: WarmUpSummary;
+}
+
+/**
+ * Pure: a bucket's Redis state from what was read. Pending reservations that are already orders,
+ * or already released by check-back, are decided in MySQL: they leave the pending set and count
+ * only through MySQL's numbers.
+ */
+export function planBucketLoad(reading: BucketReading): BucketLoad {
+  const { saleId, bucket, buckets, pending, holds, elsewhere, sale } = reading;
+  const homedHere = (userId: number) => homeBucket(userId, buckets) === bucket;
+  const decidedIds = new Set(reading.decidedInDb);
+  const orderedHere = pending.filter((id) => decidedIds.has(id));
+  const undecidedHere = (ids: readonly string[]) => ids.filter((id) => !decidedIds.has(id));
+
+  const orderCountsByUser = new Map<number, number>();
+  for (const g of reading.activeOrders) {
+    if (homedHere(g.userId)) orderCountsByUser.set(g.userId, (orderCountsByUser.get(g.userId) ?? 0) + g._count._all);
+  }
+  const { stock, holdings } = computeWarmState({
+    dbStock: bucketStockInDb(sale.stockCount, activeByBucket(reading.activeOrders, buckets), bucket),
+    orderCountsByUser,
+    pendingNotInDb: undecidedHere(pending),
+    heldElsewhere: [...undecidedHere(elsewhere), ...holds],
+    homedHere,
+  });
+  const eligibility = eligibilityTable(
+    reading.standings.filter((s) => homedHere(s.id)),
+    sale,
+  );
+  return {
+    stock,
+    meta: { startsAt: sale.startsAt.getTime(), endsAt: sale.endsAt.getTime(), limit: sale.perUserLimit, eligibility: eligibility.defaultCode, buckets },
+    holdings,
+    eligibilityOverrides: eligibility.overrides,
+    releasedOrderIds: reading.releasedOrderIds,
+    orderedHere,
+    summary: {
+      saleId,
+      stock,
+      pendingReservations: undecidedHere(pending).length,
+      shoppersHolding: holdings.size,
+      startsAt: sale.startsAt,
+      endsAt: sale.endsAt,
+      perUserLimit: sale.perUserLimit,
+      eligibilityOverrides: eligibility.overrides.size,
+      bucketStocks: [stock],
+    },
+  };
+}
+
 /** One read-then-write round for one bucket; null when a watched key changed and nothing was written. */
 async function tryWarmUp(
-  services: Services,
+  services: WarmUpServices,
   connection: RedisConnection,
   saleId: number,
   bucket: number,
   buckets: number,
   options: Omit<WarmUpOptions, "lockWaitMs">,
 ): Promise<WarmUpSummary | null> {
+  const load = planBucketLoad(await readBucket(services, connection, saleId, bucket, buckets));
+  await options.beforeWrite?.();
+  const written = await writeBucketLoad(connection, bucketKeys(services.env.REDIS_NAMESPACE, saleId, bucket), load);
+  return written ? load.summary : null;
+}
+
+/** The reads of tryWarmUp; the connection stays WATCHing the bucket's keys for the write. */
+async function readBucket(services: WarmUpServices, connection: RedisConnection, saleId: number, bucket: number, buckets: number): Promise<BucketReading> {
   const { db, env } = services;
   const keys = bucketKeys(env.REDIS_NAMESPACE, saleId, bucket);
   const homedHere = (userId: number) => homeBucket(userId, buckets) === bucket;
@@ -234,65 +326,41 @@ async function tryWarmUp(
     if (!sale) throw new AppError("NOT_FOUND", saleDoesNotExist(saleId));
     throw new AppError("PRECONDITION_FAILED", { en: `Sale ${saleId} has no stock row.`, zh: `秒杀 ${saleId} 没有库存记录。` });
   }
-  // Pending reservations that are already orders, or already released by check-back, are
-  // decided in MySQL: they leave the pending set and count only through MySQL's numbers.
-  const decidedIds = new Set([...alreadyOrdered, ...alreadyReleased].map((o) => o.reservationId));
-  const orderedHere = pending.filter((id) => decidedIds.has(id));
-  const undecidedHere = (ids: readonly string[]) => ids.filter((id) => !decidedIds.has(id));
-
-  const orderCountsByUser = new Map<number, number>();
-  for (const g of grouped) {
-    if (homedHere(g.userId)) orderCountsByUser.set(g.userId, (orderCountsByUser.get(g.userId) ?? 0) + g._count._all);
-  }
-  const { stock, holdings } = computeWarmState({
-    dbStock: bucketStockInDb(sale.stock.count, activeByBucket(grouped, buckets), bucket),
-    orderCountsByUser,
-    pendingNotInDb: undecidedHere(pending),
-    heldElsewhere: [...undecidedHere(elsewhere), ...holds],
-    homedHere,
-  });
-
   const standings = await db.user.findMany({
     where: NON_DEFAULT_STANDING,
     select: { id: true, memberLevel: true, realNameVerified: true, blacklisted: true },
   });
-  const eligibility = eligibilityTable(
-    standings.filter((s) => homedHere(s.id)),
-    sale,
-  );
+  return {
+    saleId,
+    bucket,
+    buckets,
+    pending,
+    holds,
+    elsewhere,
+    sale: { startsAt: sale.startsAt, endsAt: sale.endsAt, perUserLimit: sale.perUserLimit, requireRealName: sale.requireRealName, minMemberLevel: sale.minMemberLevel, stockCount: sale.stock.count },
+    decidedInDb: [...alreadyOrdered, ...alreadyReleased].map((o) => o.reservationId),
+    releasedOrderIds: released.map((o) => o.id),
+    activeOrders: grouped,
+    standings,
+  };
+}
 
-  await options.beforeWrite?.();
+/** The write of tryWarmUp, in one MULTI on the WATCHing connection; false when Redis dropped it. */
+async function writeBucketLoad(connection: RedisConnection, keys: ReturnType<typeof bucketKeys>, load: BucketLoad): Promise<boolean> {
   const tx = connection.multi();
-  tx.set(keys.stock, stock);
+  tx.set(keys.stock, load.stock);
   // A stock change that read the fence before this load cannot apply its delta on top of it.
   tx.incr(keys.fence);
   tx.del(keys.meta);
-  tx.hset(keys.meta, {
-    startsAt: sale.startsAt.getTime(),
-    endsAt: sale.endsAt.getTime(),
-    limit: sale.perUserLimit,
-    eligibility: eligibility.defaultCode,
-    buckets,
-  });
+  tx.hset(keys.meta, load.meta);
   tx.del(keys.users);
-  hsetInChunks(tx, keys.users, holdings);
+  hsetInChunks(tx, keys.users, load.holdings);
   tx.del(keys.eligibility);
-  hsetInChunks(tx, keys.eligibility, eligibility.overrides);
+  hsetInChunks(tx, keys.eligibility, load.eligibilityOverrides);
   tx.del(keys.released);
-  saddInChunks(tx, keys.released, released.map((o) => o.id));
-  if (orderedHere.length) tx.zrem(keys.pending, ...orderedHere);
+  saddInChunks(tx, keys.released, load.releasedOrderIds);
+  if (load.orderedHere.length) tx.zrem(keys.pending, ...load.orderedHere);
   // null: a watched key changed since the reads, and Redis dropped the whole transaction.
-  if ((await tx.exec()) === null) return null;
-
-  return {
-    saleId,
-    stock,
-    pendingReservations: undecidedHere(pending).length,
-    shoppersHolding: holdings.size,
-    startsAt: sale.startsAt,
-    endsAt: sale.endsAt,
-    perUserLimit: sale.perUserLimit,
-    eligibilityOverrides: eligibility.overrides.size,
-    bucketStocks: [stock],
-  };
+  return (await tx.exec()) !== null;
 }
+

@@ -1,11 +1,12 @@
 import { UnrecoverableError, type Job } from "bullmq";
-import type { Services } from "../../server/services";
-import { createOrderJob, type CreateOrderJob, type QueuedReservation } from "../../server/clients/queues";
+import type { CoreServices } from "../services";
+import { createOrderJob, type CreateOrderJob, type QueuedReservation } from "./queues";
 import type { Logger } from "pino";
-import { createOrders, releaseShortage, settleReservations } from "../../server/orders/create-orders";
-import { createLogger } from "../../server/logger";
-import { GroupCommitter } from "../../server/orders/group-commit";
-import { scheduleCancellations } from "../../server/orders/cancel";
+import { createOrders, releaseShortage } from "../orders/create-orders";
+import { settleReservations } from "../orders/settle-reservations";
+import { createLogger } from "../logger";
+import { GroupCommitter } from "../orders/group-commit";
+import { scheduleCancellations } from "../orders/cancel";
 
 /** A reservation ends as its order, or as nothing because check-back released it first. */
 export type CreateOrderResult = { orderId: number } | { released: true };
@@ -33,7 +34,7 @@ const MAX_COMMITS_IN_FLIGHT = 8;
  * pay-deadline timer; only then are the jobs acknowledged.
  */
 export function createOrderProcessor(
-  services: Services,
+  services: CoreServices,
   hooks: { afterCommit?: () => void; onBatch?: (stats: { size: number; created: number }) => void; log?: Pick<Logger, "error"> } = {},
 ): CreateOrderProcessor {
   const { env } = services;

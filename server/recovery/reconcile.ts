@@ -1,17 +1,20 @@
 import type { Logger } from "pino";
-import type { Services } from "../services";
+import type { CoreServices } from "../services";
 import { Prisma } from "../generated/prisma/client";
 import { READ_COMMITTED_TRANSACTION } from "../clients/db";
 import { ACTIVE_ORDER_STATUSES, RELEASED_ORDER_STATUSES } from "../orders/statuses";
-import { lockSaleStock } from "../orders/create-orders";
+import { lockSaleStock } from "../stock/stock-row-lock";
 import { changeStock, prismaStockStore } from "../stock/ledger";
-import { checkBackSale, type CheckBackReport } from "./check-back";
+import { checkBackSale, type CheckBackReport, type CheckBackServices } from "./check-back";
 import { invariantViolations, readSaleLedger, type SaleLedger } from "./invariants";
-import { bucketKeys, shortageReleasesKey } from "./keys";
-import { activeByBucket, bucketStockInDb } from "./buckets";
-import { warmUpSaleLocked } from "./warmup";
-import { broadcastSoldOut } from "./sold-out";
+import { bucketKeys, shortageReleasesKey } from "../seckill/keys";
+import { activeByBucket, bucketStockInDb } from "../seckill/buckets";
+import { warmUpSaleLocked, type WarmUpServices } from "./warmup";
+import { broadcastSoldOut } from "../seckill/sold-out";
 import { withStockChangeLock } from "../stock/change-lock";
+
+/** What a reconcile round needs: a warm-up's and check-back's. */
+export type ReconcileServices = WarmUpServices & CheckBackServices;
 
 /**
  * The reconciler: each round, for every sale that may still hold reservations, re-warm lost
@@ -49,7 +52,7 @@ export interface PublishedReconciliation {
 }
 
 /** The last round's report of every sale, as the worker published it. */
-export async function readPublishedReconciliations(services: Pick<Services, "redis" | "env">): Promise<PublishedReconciliation[]> {
+export async function readPublishedReconciliations(services: Pick<CoreServices, "redis" | "env">): Promise<PublishedReconciliation[]> {
   const key = reconcileReportKey(services.env.REDIS_NAMESPACE);
   const [reports, repairs, shortages] = await Promise.all([
     services.redis.hgetall(key),
@@ -78,7 +81,7 @@ export function reconcileSince(nowMs: number, graceMs: number): Date {
   return new Date(nowMs - graceMs - 3600_000);
 }
 
-export async function reconcileLiveSales(services: Services, log: Logger): Promise<SaleReconciliation[]> {
+export async function reconcileLiveSales(services: ReconcileServices, log: Logger): Promise<SaleReconciliation[]> {
   const { db, redis, env } = services;
   const [seconds, micros] = await redis.time();
   const nowMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
@@ -99,7 +102,7 @@ export async function reconcileLiveSales(services: Services, log: Logger): Promi
 }
 
 async function reconcileSale(
-  services: Services,
+  services: ReconcileServices,
   sale: { id: number; startsAt: Date; endsAt: Date; stockBuckets: number },
   nowMs: number,
   log: Logger,
@@ -145,7 +148,7 @@ async function reconcileSale(
 }
 
 /** Every bucket's stock and meta are there (on Redis Cluster a lost shard may lose only some). */
-async function isWarm(services: Services, saleId: number, buckets: number): Promise<boolean> {
+async function isWarm(services: ReconcileServices, saleId: number, buckets: number): Promise<boolean> {
   const present = await Promise.all(
     Array.from({ length: buckets }, (_, b) => {
       const keys = bucketKeys(services.env.REDIS_NAMESPACE, saleId, b);
@@ -162,7 +165,7 @@ async function isWarm(services: Services, saleId: number, buckets: number): Prom
  * (the reconciler's and a web instance's request) holds it, this one leaves the sale for the
  * next round or request.
  */
-export async function rewarmIfLost(services: Services, saleId: number, log: Logger): Promise<boolean> {
+export async function rewarmIfLost(services: ReconcileServices, saleId: number, log: Logger): Promise<boolean> {
   const sale = await services.db.sale.findUnique({ where: { id: saleId }, select: { state: true, endsAt: true, stockBuckets: true } });
   // Only a sale still on sale: a draft is not meant to be bought, an ended one has nothing to sell.
   if (sale?.state !== "SCHEDULED" || sale.endsAt.getTime() <= Date.now()) return false;
@@ -175,12 +178,17 @@ export async function rewarmIfLost(services: Services, saleId: number, log: Logg
   return rewarmed.held && rewarmed.value;
 }
 
+/** Pure: the change that makes MySQL's stock total − active orders again (0 when it is). */
+export function dbStockDrift(input: { totalStock: number; activeOrders: number; dbStock: number }): number {
+  return input.totalStock - input.activeOrders - input.dbStock;
+}
+
 /**
  * MySQL against itself: DB stock must be total − active orders. Under the stock-row lock (which
  * order creation and cancellation take too) both numbers are settled, so a difference is proven
  * drift, corrected through the ledger.
  */
-async function repairDbStock(services: Services, saleId: number): Promise<string | null> {
+async function repairDbStock(services: ReconcileServices, saleId: number): Promise<string | null> {
   return services.db.$transaction(async (tx) => {
     await lockSaleStock(tx, saleId);
     const [sale, stock, active] = await Promise.all([
@@ -188,11 +196,38 @@ async function repairDbStock(services: Services, saleId: number): Promise<string
       tx.stock.findUniqueOrThrow({ where: { saleId }, select: { count: true } }),
       tx.order.count({ where: { saleId, status: { in: [...ACTIVE_ORDER_STATUSES] } } }),
     ]);
-    const delta = sale.totalStock - active - stock.count;
+    const delta = dbStockDrift({ totalStock: sale.totalStock, activeOrders: active, dbStock: stock.count });
     if (delta === 0) return null;
     await changeStock(prismaStockStore(tx), saleId, delta);
     return `DB stock ${stock.count} → ${stock.count + delta} (total ${sale.totalStock} − ${active} active orders)`;
   }, READ_COMMITTED_TRANSACTION);
+}
+
+/** One bucket's Redis snapshot (one MULTI) and MySQL's snapshot after it (one REPEATABLE READ). */
+export interface BucketStockReading {
+  bucket: number;
+  buckets: number;
+  redisStock: number;
+  pendingCount: number;
+  releasedInRedisCount: number;
+  fence: string;
+  /** MySQL's stock row count, and the sale's active orders per stock bucket. */
+  dbStock: number;
+  activeOrders: { stockBucket: number; _count: { _all: number } }[];
+  /** Of the pending reservations, those already orders in MySQL. */
+  pendingOrdered: number;
+  /** This bucket's cancelled orders whose Redis release has not run (not in the released set). */
+  cancelledNotReleasedInRedis: number;
+}
+
+/** Pure: the proven Redis stock to set, or null when Redis already holds it or nothing is proven. */
+export function decideRedisRepair(reading: BucketStockReading): number | null {
+  const proven = provenRedisStock({
+    dbStock: bucketStockInDb(reading.dbStock, activeByBucket(reading.activeOrders, reading.buckets), reading.bucket),
+    pendingNotOrdered: reading.pendingCount - reading.pendingOrdered,
+    cancelledNotReleasedInRedis: reading.cancelledNotReleasedInRedis,
+  });
+  return proven === reading.redisStock || proven < 0 ? null : proven;
 }
 
 /**
@@ -202,7 +237,25 @@ async function repairDbStock(services: Services, saleId: number): Promise<string
  * something Redis does not yet reflect, so the snapshot pair stays consistent (see
  * docs/architecture.md). The caller holds the sale's stock-change lock.
  */
-async function repairRedisStock(services: Services, saleId: number, bucket: number, buckets: number): Promise<string | null> {
+async function repairRedisStock(services: ReconcileServices, saleId: number, bucket: number, buckets: number): Promise<string | null> {
+  const { redis, env } = services;
+  const keys = bucketKeys(env.REDIS_NAMESPACE, saleId, bucket);
+  const reading = await readBucketStock(services, saleId, bucket, buckets);
+  if (!reading) return null;
+  const proven = decideRedisRepair(reading);
+  if (proven === null) return null;
+  const { redisStock } = reading;
+  const applied = await redis.repairStock(keys.stock, keys.pending, keys.released, keys.fence, redisStock, reading.pendingCount, reading.releasedInRedisCount, reading.fence, proven);
+  if (applied !== 1) return null;
+  // Units back where there were none (a raise the reconciler finished): every instance's
+  // sold-out flag lets buyers through now, not when it lapses.
+  if (proven > 0 && redisStock <= 0) await broadcastSoldOut(redis, env.REDIS_NAMESPACE, services.soldOut, { saleId, soldOut: false });
+  const where = buckets > 1 ? ` (bucket ${bucket})` : "";
+  return `Redis stock${where} ${redisStock} → ${proven}`;
+}
+
+/** The reads of repairRedisStock; null when the bucket has no stock key (not warm) or the MULTI failed. */
+async function readBucketStock(services: ReconcileServices, saleId: number, bucket: number, buckets: number): Promise<BucketStockReading | null> {
   const { redis, db, env } = services;
   const keys = bucketKeys(env.REDIS_NAMESPACE, saleId, bucket);
   const replies = await redis.multi().get(keys.stock).zrange(keys.pending, 0, -1).smembers(keys.released).get(keys.fence).exec();
@@ -222,17 +275,16 @@ async function repairRedisStock(services: Services, saleId: number, bucket: numb
     }),
     { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead, maxWait: 10_000, timeout: 30_000 },
   );
-  const proven = provenRedisStock({
-    dbStock: bucketStockInDb(truth.stock.count, activeByBucket(truth.active, buckets), bucket),
-    pendingNotOrdered: pending.length - truth.ordered,
+  return {
+    bucket,
+    buckets,
+    redisStock: Number(redisStock),
+    pendingCount: pending.length,
+    releasedInRedisCount: releasedInRedis.size,
+    fence,
+    dbStock: truth.stock.count,
+    activeOrders: truth.active,
+    pendingOrdered: truth.ordered,
     cancelledNotReleasedInRedis: truth.cancelled.filter((o) => !releasedInRedis.has(String(o.id))).length,
-  });
-  if (proven === Number(redisStock) || proven < 0) return null;
-  const applied = await redis.repairStock(keys.stock, keys.pending, keys.released, keys.fence, Number(redisStock), pending.length, releasedInRedis.size, fence, proven);
-  if (applied !== 1) return null;
-  // Units back where there were none (a raise the reconciler finished): every instance's
-  // sold-out flag lets buyers through now, not when it lapses.
-  if (proven > 0 && Number(redisStock) <= 0) await broadcastSoldOut(redis, env.REDIS_NAMESPACE, services.soldOut, { saleId, soldOut: false });
-  const where = buckets > 1 ? ` (bucket ${bucket})` : "";
-  return `Redis stock${where} ${redisStock} → ${proven}`;
+  };
 }

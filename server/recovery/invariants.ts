@@ -1,9 +1,12 @@
-import type { Services } from "../services";
+import type { CoreServices } from "../services";
 import { ACTIVE_ORDER_STATUSES, RELEASED_ORDER_STATUSES } from "../orders/statuses";
 import type { Localized } from "../i18n";
 import { Prisma } from "../generated/prisma/client";
-import { bucketKeys } from "./keys";
-import { splitStock } from "./buckets";
+import { bucketKeys } from "../seckill/keys";
+import { splitStock } from "../seckill/buckets";
+
+/** What reading a sale's ledger needs. */
+export type LedgerServices = Pick<CoreServices, "db" | "redis" | "env">;
 
 /**
  * The invariants of docs/architecture.md for one sale, at a quiet moment:
@@ -148,7 +151,7 @@ interface OrderCount {
  * (read-ledger-3.lua), all before MySQL, then MySQL's in one REPEATABLE READ snapshot. Why that
  * order: see LedgerVerdict above.
  */
-export async function readSaleLedger(services: Services, saleId: number): Promise<SaleLedger> {
+export async function readSaleLedger(services: LedgerServices, saleId: number): Promise<SaleLedger> {
   const { db, redis, env } = services;
   const layout = await db.sale.findUniqueOrThrow({ where: { id: saleId }, select: { stockBuckets: true } });
   const bucketIds = Array.from({ length: layout.stockBuckets }, (_, b) => b);
@@ -213,7 +216,7 @@ export const DRIFT_RECHECK_MS = 150;
  * still shows it: a unit caught between the stores on a loaded machine has moved on by then, a
  * lost one has not. Costs a second reading only when the first looks wrong.
  */
-export async function readCheckedLedger(services: Services, saleId: number, recheckMs = DRIFT_RECHECK_MS): Promise<{ ledger: SaleLedger; verdict: LedgerVerdict }> {
+export async function readCheckedLedger(services: LedgerServices, saleId: number, recheckMs = DRIFT_RECHECK_MS): Promise<{ ledger: SaleLedger; verdict: LedgerVerdict }> {
   const ledger = await readSaleLedger(services, saleId);
   const verdict = ledgerVerdict(ledger);
   if (verdict.state !== "DRIFT") return { ledger, verdict };

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { readdirSync, readFileSync, existsSync } from "node:fs";
 import path from "node:path";
 import mariadb from "mariadb";
-import { parseDatabaseUrl } from "../server/clients/db";
+import { parseDatabaseUrl } from "../clients/db";
 
 /**
  * Applies prisma/migrations/<ts>_<name>/migration.sql in order and records each in
@@ -215,7 +215,7 @@ export async function waitForMigrations(
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { env } = await import("../server/env");
+  const { env } = await import("../env");
   const url = env().DATABASE_URL;
   const applied = await migrate(url, (line) => console.log(line));
   console.log(applied.length ? `${applied.length} migration(s) applied` : "database is up to date");

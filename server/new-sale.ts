@@ -1,0 +1,47 @@
+import type { Services } from "./services";
+import type { Prisma } from "./generated/prisma/client";
+import { createStockRow } from "./stock/ledger";
+
+export interface NewSale {
+  productName: string;
+  description?: string;
+  priceCents: number;
+  originalPriceCents: number;
+  stock: number;
+  perUserLimit?: number;
+  requireRealName?: boolean;
+  minMemberLevel?: number;
+  /** Redis stock buckets for a very hot item (server/seckill/buckets.ts); 1 by default. */
+  stockBuckets?: number;
+  startsAt: Date;
+  endsAt: Date;
+}
+
+/** A product and its sale with the sale's stock row, in one transaction. */
+export async function createSale(services: Services, input: NewSale): Promise<{ saleId: number; productId: number }> {
+  return services.db.$transaction((tx) => createSaleIn(tx, input));
+}
+
+/** The same inside the caller's transaction, for a caller with more to write atomically with it. */
+export async function createSaleIn(tx: Prisma.TransactionClient, input: NewSale): Promise<{ saleId: number; productId: number }> {
+  const product = await tx.product.create({
+    data: { name: input.productName, description: input.description ?? "", originalPriceCents: input.originalPriceCents },
+    select: { id: true },
+  });
+  const sale = await tx.sale.create({
+    data: {
+      productId: product.id,
+      priceCents: input.priceCents,
+      totalStock: input.stock,
+      perUserLimit: input.perUserLimit ?? 1,
+      requireRealName: input.requireRealName ?? false,
+      minMemberLevel: input.minMemberLevel ?? 0,
+      stockBuckets: input.stockBuckets ?? 1,
+      startsAt: input.startsAt,
+      endsAt: input.endsAt,
+    },
+    select: { id: true },
+  });
+  await createStockRow(tx, { saleId: sale.id, productId: product.id, count: input.stock });
+  return { saleId: sale.id, productId: product.id };
+}

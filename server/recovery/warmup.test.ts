@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest";
+import { computeWarmState, planBucketLoad, type BucketReading } from "./warmup";
+import { ELIGIBILITY } from "../gateway/eligibility";
+
+describe("computeWarmState", () => {
+  it("keeps units reserved but not yet in MySQL out of the Redis stock", () => {
+    const state = computeWarmState({
+      dbStock: 10,
+      orderCountsByUser: new Map([[1, 1]]),
+      pendingNotInDb: ["5-2-0123456789abcdef", "5-1-fedcba9876543210"],
+    });
+    expect(state.stock).toBe(8);
+    expect(state.holdings).toEqual(new Map([[1, 2], [2, 1]]));
+  });
+
+  it("never loads a negative stock", () => {
+    expect(computeWarmState({ dbStock: 0, orderCountsByUser: new Map(), pendingNotInDb: ["5-2-0123456789abcdef"] }).stock).toBe(0);
+  });
+
+  it("counts a home bucket's shoppers once per purchase, wherever its unit is", () => {
+    const homedHere = (userId: number) => userId !== 9;
+    const state = computeWarmState({
+      dbStock: 5,
+      orderCountsByUser: new Map(),
+      // pending here: shopper 1's own unit, and shopper 9's fallover from another home
+      pendingNotInDb: ["5-1-0123456789abcdef-3", "5-9-1111111111111111-3"],
+      // shopper 2's unit pending in bucket 4, and the hold it came from (same purchase); shopper 1 held again
+      heldElsewhere: ["5-2-2222222222222222-4", "5-2-2222222222222222-3", "5-1-3333333333333333-3"],
+      homedHere,
+    });
+    expect(state.stock).toBe(3);
+    expect(state.holdings).toEqual(new Map([[1, 2], [2, 1]]));
+  });
+});
+
+describe("planBucketLoad", () => {
+  const startsAt = new Date("2026-12-01T10:00:00Z");
+  const endsAt = new Date("2026-12-01T11:00:00Z");
+  const reading = (over: Partial<BucketReading> = {}): BucketReading => ({
+    saleId: 5,
+    bucket: 0,
+    buckets: 1,
+    pending: [],
+    holds: [],
+    elsewhere: [],
+    sale: { startsAt, endsAt, perUserLimit: 2, requireRealName: false, minMemberLevel: 0, stockCount: 10 },
+    decidedInDb: [],
+    releasedOrderIds: [],
+    activeOrders: [],
+    standings: [],
+    ...over,
+  });
+
+  it("drops pending reservations MySQL already decided and counts them only through MySQL", () => {
+    const load = planBucketLoad(
+      reading({
+        pending: ["5-1-0123456789abcdef", "5-2-fedcba9876543210"],
+        decidedInDb: ["5-1-0123456789abcdef"],
+        activeOrders: [{ userId: 1, stockBucket: 0, _count: { _all: 1 } }],
+        sale: { startsAt, endsAt, perUserLimit: 2, requireRealName: false, minMemberLevel: 0, stockCount: 9 },
+      }),
+    );
+    expect(load.orderedHere).toEqual(["5-1-0123456789abcdef"]);
+    expect(load.stock).toBe(8);
+    expect(load.holdings).toEqual(new Map([[1, 1], [2, 1]]));
+    expect(load.summary).toMatchObject({ saleId: 5, stock: 8, pendingReservations: 1, shoppersHolding: 2, bucketStocks: [8] });
+  });
+
+  it("writes the sale's rules and only the shoppers whose eligibility differs", () => {
+    const load = planBucketLoad(
+      reading({
+        sale: { startsAt, endsAt, perUserLimit: 3, requireRealName: true, minMemberLevel: 0, stockCount: 10 },
+        standings: [
+          { id: 7, memberLevel: 0, realNameVerified: true, blacklisted: false },
+          { id: 8, memberLevel: 0, realNameVerified: false, blacklisted: true },
+        ],
+        releasedOrderIds: [41, 42],
+      }),
+    );
+    expect(load.meta).toEqual({ startsAt: startsAt.getTime(), endsAt: endsAt.getTime(), limit: 3, eligibility: ELIGIBILITY.REAL_NAME_REQUIRED, buckets: 1 });
+    expect(load.eligibilityOverrides).toEqual(new Map([[7, ELIGIBILITY.ELIGIBLE], [8, ELIGIBILITY.BLACKLISTED]]));
+    expect(load.releasedOrderIds).toEqual([41, 42]);
+  });
+});
