@@ -154,4 +154,15 @@ describe("reconcile", () => {
     expect(round.violations).toEqual([]);
     expect(Number(await t.services.redis.get(keys.stock))).toBe(9);
   });
+
+  it("warms an upcoming sale that was never warmed, before it opens", async () => {
+    const startsAt = new Date(Date.now() + 60_000);
+    const { saleId } = await createLiveSale(t.services, { productName: "Warm-up failed at creation", stock: 7, startsAt, endsAt: new Date(startsAt.getTime() + 3_600_000) });
+    const keys = saleKeys(t.env.REDIS_NAMESPACE, saleId);
+    expect(await t.services.redis.exists(keys.meta)).toBe(0);
+    const round = (await reconcileLiveSales(t.services, log)).find((r) => r.saleId === saleId)!;
+    expect(round.rewarmed).toBe(true);
+    expect(Number(await t.services.redis.get(keys.stock))).toBe(7);
+    expect(Number(await t.services.redis.hget(keys.meta, "startsAt"))).toBe(startsAt.getTime());
+  });
 });

@@ -111,8 +111,9 @@ async function reconcileSale(
   const repairs: string[] = [];
   let rewarmed = false;
   let checkBack: CheckBackReport | null = null;
-  const open = sale.startsAt.getTime() <= nowMs && nowMs < sale.endsAt.getTime();
-  if (open && !(await isWarm(services, sale.id, sale.stockBuckets))) {
+  // An upcoming sale too: one whose warm-up failed when it was saved is warm before it opens.
+  const notEnded = nowMs < sale.endsAt.getTime();
+  if (notEnded && !(await isWarm(services, sale.id, sale.stockBuckets))) {
     rewarmed = await rewarmIfLost(services, sale.id, log);
   }
   if (await isWarm(services, sale.id, sale.stockBuckets)) {
