@@ -4,7 +4,7 @@ import { Prisma } from "./generated/prisma/client";
 import { isUniqueViolation } from "./clients/db";
 import { createSaleIn } from "./seed";
 import { bucketKeys, warmClaimKey } from "./seckill/keys";
-import { warmUpSale } from "./recovery/warmup";
+import { warmUpSale, type WarmUpServices } from "./recovery/warmup";
 
 /** Start-up's demo data and warm-up, safe with any number of processes starting at once. */
 
@@ -22,7 +22,7 @@ const isDeadlock = (error: unknown) =>
  * exactly one commit. The round is read before the open sales: a process that reads the round
  * before a winner's commit collides with it, one that reads it after also sees its sale.
  */
-export async function ensureDemoSale(services: Services, now = new Date()): Promise<number | null> {
+export async function ensureDemoSale(services: Pick<Services, "db">, now = new Date()): Promise<number | null> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await createDemoSaleUnlessOpen(services, now);
@@ -35,7 +35,7 @@ export async function ensureDemoSale(services: Services, now = new Date()): Prom
   }
 }
 
-async function createDemoSaleUnlessOpen(services: Services, now: Date): Promise<number | null> {
+async function createDemoSaleUnlessOpen(services: Pick<Services, "db">, now: Date): Promise<number | null> {
   const { db } = services;
   const last = await db.demoSale.aggregate({ _max: { round: true } });
   const open = await db.sale.count({ where: { state: "SCHEDULED", endsAt: { gt: now } } });
@@ -59,7 +59,7 @@ async function createDemoSaleUnlessOpen(services: Services, now: Date): Promise<
 }
 
 /** Every bucket's stock and meta are in Redis. */
-async function isWarm(services: Services, sale: { id: number; stockBuckets: number }): Promise<boolean> {
+async function isWarm(services: Pick<Services, "env" | "redis">, sale: { id: number; stockBuckets: number }): Promise<boolean> {
   const present = await Promise.all(
     Array.from({ length: sale.stockBuckets }, (_, bucket) => {
       const keys = bucketKeys(services.env.REDIS_NAMESPACE, sale.id, bucket);
@@ -85,7 +85,7 @@ export interface ColdSalesWarmed {
  * the others wait until it is warm (up to `waitMs`, taking the claim over if its holder died).
  * Warm-up writes under WATCH anyway, so a reconciler's re-warm meanwhile is harmless.
  */
-export async function warmColdSales(services: Services, options: { now?: Date; waitMs?: number } = {}): Promise<ColdSalesWarmed> {
+export async function warmColdSales(services: WarmUpServices, options: { now?: Date; waitMs?: number } = {}): Promise<ColdSalesWarmed> {
   const { now = new Date(), waitMs = 2 * WARM_CLAIM_MS } = options;
   const { redis, env } = services;
   const sales = await services.db.sale.findMany({

@@ -22,8 +22,10 @@ async function probe(check: () => Promise<unknown>, timeoutMs: number): Promise<
   }
 }
 
+export type HealthServices = Pick<Services, "db" | "queues" | "redis">;
+
 /** MySQL, Redis and the order queue each asked one cheap question, in parallel. */
-export async function checkHealth(services: Services, timeoutMs = 2000): Promise<HealthReport> {
+export async function checkHealth(services: HealthServices, timeoutMs = 2000): Promise<HealthReport> {
   const [mysql, redis, queue] = await Promise.all([
     probe(() => services.db.$queryRaw`SELECT 1`, timeoutMs),
     probe(() => services.redis.ping(), timeoutMs),

@@ -18,7 +18,7 @@ export interface NewSale {
 }
 
 /** A product and its sale with the sale's stock row, in one transaction. */
-export async function createSale(services: Services, input: NewSale): Promise<{ saleId: number; productId: number }> {
+export async function createSale(services: Pick<Services, "db">, input: NewSale): Promise<{ saleId: number; productId: number }> {
   return services.db.$transaction((tx) => createSaleIn(tx, input));
 }
 

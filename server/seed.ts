@@ -24,7 +24,7 @@ export interface SeededShopper {
  * took over ten minutes, this takes seconds (the benchmark seeds a million shoppers per run).
  */
 export async function createShoppers(
-  services: Services,
+  services: Pick<Services, "env">,
   count: number,
   options: { emailPrefix?: string } = {},
 ): Promise<SeededShopper[]> {

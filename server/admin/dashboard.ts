@@ -41,7 +41,7 @@ async function readQueueDepth(queue: { name: string; getJobCounts(...types: stri
 }
 
 /** Everything the live dashboard shows for one sale, read in one go (polled once a second). */
-export async function readSaleDashboard(services: Services, saleId: number): Promise<SaleDashboard> {
+export async function readSaleDashboard(services: Pick<Services, "db" | "env" | "queues" | "redis">, saleId: number): Promise<SaleDashboard> {
   const { redis, env, queues } = services;
   const [sale, { ledger, verdict }, perSecond, depths] = await Promise.all([
     getAdminSale(services, saleId),

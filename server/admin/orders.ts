@@ -3,7 +3,7 @@ import type { Prisma } from "../generated/prisma/client";
 import type { OrderStatus, PaymentStatus } from "../generated/prisma/enums";
 import { AppError } from "../errors";
 import { shipOrder } from "../orders/ship";
-import { refundPaidOrder, type OrderRefund } from "../payments/refunds";
+import { refundPaidOrder, type OrderRefund, type RefundRetryServices } from "../payments/refunds";
 import { DEFAULT_ORDER_PAGE_SIZE, type OrderSearch } from "./order-search";
 
 /** One payment attempt of an order, as the orders console shows it (refund state included). */
@@ -63,7 +63,7 @@ export interface OrderPage {
 }
 
 /** Orders matching every filter given, newest first, one page at a time. */
-export async function searchOrders(services: Services, search: OrderSearch): Promise<OrderPage> {
+export async function searchOrders(services: Pick<Services, "db">, search: OrderSearch): Promise<OrderPage> {
   const page = search.page ?? 1;
   const pageSize = search.pageSize ?? DEFAULT_ORDER_PAGE_SIZE;
   const where: Prisma.OrderWhereInput = {
@@ -105,7 +105,7 @@ export interface BulkShipResult {
 }
 
 /** Ships each order on its own (one conditional transition each), so one unpaid order does not stop the rest. */
-export async function shipOrders(services: Services, orderIds: readonly number[]): Promise<BulkShipResult> {
+export async function shipOrders(services: Pick<Services, "db">, orderIds: readonly number[]): Promise<BulkShipResult> {
   const result: BulkShipResult = { shipped: [], refused: [] };
   for (const orderId of orderIds) {
     try {
@@ -129,7 +129,7 @@ export const MAX_REFUND_BATCH = 100;
  * asking again is safe (a refund already started is retried, not started twice).
  */
 export async function refundOrders(
-  services: Services,
+  services: RefundRetryServices,
   request: { orderIds: readonly number[]; reason?: string; adminId?: number },
 ): Promise<OrderRefund[]> {
   const orderIds = [...new Set(request.orderIds)];

@@ -124,7 +124,7 @@ export function boardAccessRefusal(session: { role: string } | null, request: Re
  */
 const FAILED_RETRIES_ONLY = { allowCompletedRetries: false } as Partial<QueueAdapterOptions>;
 
-export function createQueueBoard(services: Services): Hono {
+export function createQueueBoard(services: Pick<Services, "queues">): Hono {
   const adapter = new HonoAdapter(serveStatic);
   adapter.setBasePath(QUEUE_BOARD_PATH);
   const { createOrder, cancelOrder, paymentNotify, refundPayment, sweepOrders } = services.queues;

@@ -6,12 +6,15 @@ import { createLogger } from "../logger";
 /** Sales whose numbers a scrape reports: open ones and those ended within this many hours. */
 const RECENTLY_ENDED_HOURS = 24;
 
+/** What the sale gauges read: each live sale's rows and Redis stock, into the metrics registry. */
+export type SaleGaugeServices = Pick<Services, "db" | "env" | "metrics" | "redis">;
+
 /**
  * Sets the sale gauges from Redis and MySQL, right before a scrape renders them, so every web
  * instance reports the same shared numbers (unlike its own counters). Sales no longer reported
  * are dropped by the reset.
  */
-export async function refreshSaleGauges(services: Services, now = new Date()): Promise<void> {
+export async function refreshSaleGauges(services: SaleGaugeServices, now = new Date()): Promise<void> {
   const since = new Date(now.getTime() - RECENTLY_ENDED_HOURS * 3600_000);
   const sales = await services.db.sale.findMany({ where: { endsAt: { gt: since } }, select: { id: true } });
   const readings = await Promise.all(sales.map((s) => readCheckedLedger(services, s.id)));
@@ -28,7 +31,7 @@ export async function refreshSaleGauges(services: Services, now = new Date()): P
 }
 
 /** Prometheus text for /api/metrics: this instance's counters, and the shared sale numbers read now. */
-export async function renderMetrics(services: Services): Promise<string> {
+export async function renderMetrics(services: SaleGaugeServices): Promise<string> {
   try {
     await refreshSaleGauges(services);
   } catch (error) {

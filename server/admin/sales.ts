@@ -4,7 +4,7 @@ import { createLogger } from "../logger";
 import { createSaleIn } from "../new-sale";
 import { phaseAt, type SalePhase } from "../seckill/phase";
 import { bucketKeys } from "../seckill/keys";
-import { warmUpSale } from "../recovery/warmup";
+import { warmUpSale, type WarmUpServices } from "../recovery/warmup";
 import { START_IN_PAST, startIsInPast, type NewSaleInput, type SaleEditInput } from "./sale-form";
 
 // Made on first use: creating it reads the environment, which a build must not need.
@@ -58,8 +58,10 @@ type AdminSaleRow = Omit<AdminSale, "productName" | "description" | "imageUrl" |
   product: { name: string; description: string; originalPriceCents: number; imageUrl: string | null };
 };
 
+export type AdminSaleServices = Pick<Services, "db" | "env" | "redis">;
+
 /** Each bucket's meta (loaded) and stock key, read in one pipeline for the whole list. */
-async function redisStandings(services: Services, rows: readonly AdminSaleRow[]): Promise<Array<{ warmed: boolean; stock: number | null }>> {
+async function redisStandings(services: Pick<Services, "env" | "redis">, rows: readonly AdminSaleRow[]): Promise<Array<{ warmed: boolean; stock: number | null }>> {
   const pipeline = services.redis.pipeline();
   for (const row of rows) {
     for (let b = 0; b < row.stockBuckets; b++) {
@@ -83,7 +85,7 @@ async function redisStandings(services: Services, rows: readonly AdminSaleRow[])
   });
 }
 
-async function toAdminSales(services: Services, rows: AdminSaleRow[], now: Date): Promise<AdminSale[]> {
+async function toAdminSales(services: Pick<Services, "env" | "redis">, rows: AdminSaleRow[], now: Date): Promise<AdminSale[]> {
   const standings = await redisStandings(services, rows);
   return rows.map(({ product, stock, ...row }, i) => {
     const { warmed, stock: redisStock } = standings[i]!;
@@ -105,14 +107,14 @@ async function toAdminSales(services: Services, rows: AdminSaleRow[], now: Date)
 }
 
 /** Every sale, newest first. */
-export async function listAdminSales(services: Services, now = new Date()): Promise<AdminSale[]> {
+export async function listAdminSales(services: AdminSaleServices, now = new Date()): Promise<AdminSale[]> {
   const rows = await services.db.sale.findMany({ select: adminSaleSelect, orderBy: { id: "desc" }, take: 200 });
   return toAdminSales(services, rows, now);
 }
 
 const saleMissing = (saleId: number) => new AppError("NOT_FOUND", { en: `Sale #${saleId} does not exist.`, zh: `活动 #${saleId} 不存在。` });
 
-export async function getAdminSale(services: Services, saleId: number, now = new Date()): Promise<AdminSale> {
+export async function getAdminSale(services: AdminSaleServices, saleId: number, now = new Date()): Promise<AdminSale> {
   const row = await services.db.sale.findUnique({ where: { id: saleId }, select: adminSaleSelect });
   if (!row) throw saleMissing(saleId);
   const [sale] = await toAdminSales(services, [row], now);
@@ -123,7 +125,7 @@ export async function getAdminSale(services: Services, saleId: number, now = new
  * Loads a saved sale into Redis. A failure does not undo the save: the reconciler loads any sale
  * not in Redis once it opens (server/recovery/reconcile.ts), and web instances ask it to.
  */
-async function warmAfterSave(services: Services, saleId: number): Promise<boolean> {
+async function warmAfterSave(services: WarmUpServices, saleId: number): Promise<boolean> {
   try {
     await warmUpSale(services, saleId);
     return true;
@@ -134,7 +136,7 @@ async function warmAfterSave(services: Services, saleId: number): Promise<boolea
 }
 
 /** A new product with its sale and stock row, loaded into Redis at once so it sells from its opening. */
-export async function createSaleFromForm(services: Services, input: NewSaleInput, now = new Date()): Promise<AdminSale> {
+export async function createSaleFromForm(services: WarmUpServices, input: NewSaleInput, now = new Date()): Promise<AdminSale> {
   if (startIsInPast(input.startsAt, now)) throw new AppError("BAD_REQUEST", START_IN_PAST);
   const { saleId } = await services.db.$transaction(async (tx) => {
     const created = await createSaleIn(tx, input);
@@ -152,7 +154,7 @@ export async function createSaleFromForm(services: Services, input: NewSaleInput
  * When that load fails the old terms are dropped from Redis, so no purchase runs on them: the
  * reconciler loads the new ones (the sale's edited start included) before shoppers buy again.
  */
-export async function updateSale(services: Services, input: SaleEditInput, now = new Date()): Promise<AdminSale> {
+export async function updateSale(services: WarmUpServices, input: SaleEditInput, now = new Date()): Promise<AdminSale> {
   const { saleId, productName, description, imageUrl, originalPriceCents, ...terms } = input;
   await services.db.$transaction(async (tx) => {
     const sale = await tx.sale.findUnique({ where: { id: saleId }, select: { productId: true, startsAt: true } });
@@ -167,7 +169,7 @@ export async function updateSale(services: Services, input: SaleEditInput, now =
 }
 
 /** Removes the sale's loaded terms (each bucket's meta), keeping its stock counts. */
-async function dropLoadedTerms(services: Services, saleId: number): Promise<void> {
+async function dropLoadedTerms(services: AdminSaleServices, saleId: number): Promise<void> {
   const sale = await services.db.sale.findUnique({ where: { id: saleId }, select: { stockBuckets: true } });
   const keys = Array.from({ length: sale?.stockBuckets ?? 1 }, (_, b) => bucketKeys(services.env.REDIS_NAMESPACE, saleId, b).meta);
   // One DEL per key: on Redis Cluster each bucket has its own hash tag.

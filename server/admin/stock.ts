@@ -85,7 +85,7 @@ type RedisMove =
  * (`undoOnError`): a raise's units belong in Redis whatever happens, and the reconciler adds any
  * that did not arrive. `left` is the units reservable in all buckets after the change.
  */
-async function moveInRedis(services: Services, saleId: number, deltas: readonly number[], fences: readonly string[], undoOnError: boolean): Promise<RedisMove> {
+async function moveInRedis(services: Pick<Services, "env" | "redis">, saleId: number, deltas: readonly number[], fences: readonly string[], undoOnError: boolean): Promise<RedisMove> {
   const { redis, env } = services;
   const moved: { bucket: number; delta: number; fence: string }[] = [];
   const keysOf = (bucket: number) => bucketKeys(env.REDIS_NAMESPACE, saleId, bucket);
@@ -126,7 +126,7 @@ async function moveInRedis(services: Services, saleId: number, deltas: readonly 
  * never loaded has no reservation anywhere and changes in MySQL alone. Stable under the lock:
  * a bucket with no stock takes no reservation, and only a re-warm (which takes the lock) loads it.
  */
-async function lostRedisStock(services: Services, saleId: number, move: Extract<RedisMove, { kind: "applied" }>): Promise<boolean> {
+async function lostRedisStock(services: Pick<Services, "env" | "redis">, saleId: number, move: Extract<RedisMove, { kind: "applied" }>): Promise<boolean> {
   if (!move.notWarmed.length) return false;
   if (move.warmed) return true;
   const pending = await Promise.all(move.notWarmed.map((b) => services.redis.zcard(bucketKeys(services.env.REDIS_NAMESPACE, saleId, b).pending)));
@@ -134,7 +134,7 @@ async function lostRedisStock(services: Services, saleId: number, move: Extract<
 }
 
 /** Each bucket's fence as it stands (one GET per bucket: several hash tags cannot share an MGET on a Cluster). */
-function readFences(services: Services, saleId: number, buckets: number): Promise<string[]> {
+function readFences(services: Pick<Services, "env" | "redis">, saleId: number, buckets: number): Promise<string[]> {
   return Promise.all(
     Array.from({ length: buckets }, async (_, b) => (await services.redis.get(bucketKeys(services.env.REDIS_NAMESPACE, saleId, b).fence)) ?? "0"),
   );
@@ -151,7 +151,7 @@ function readFences(services: Services, saleId: number, buckets: number): Promis
  * repair or warm-up can take the first half for drift and have the second apply it again.
  */
 export async function adjustSaleStock(
-  services: Services,
+  services: Pick<Services, "db" | "env" | "redis" | "soldOut" | "sql">,
   input: { saleId: number; delta: number },
   options: StockChangeOptions = {},
 ): Promise<StockAdjustment> {
@@ -168,7 +168,7 @@ export async function adjustSaleStock(
 }
 
 async function changeHoldingLock(
-  services: Services,
+  services: Pick<Services, "env" | "redis" | "soldOut">,
   connection: PoolConnection,
   input: { saleId: number; delta: number; buckets: number },
   options: StockChangeOptions,

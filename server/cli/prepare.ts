@@ -5,6 +5,7 @@ import { migrate, waitForMigrations } from "../db/migrate";
 import { ensureDemoSale, warmColdSales } from "../demo";
 import { createAdminOnce, ensureAdmin } from "../gateway/accounts";
 import type { Launch } from "./launch-env";
+import type { WarmUpServices } from "../recovery/warmup";
 
 // The environment steps live in launch-env.ts (light to load: npm start runs them before the
 // balancer listens); re-exported so the preparation reads as one list.
@@ -61,7 +62,7 @@ export function adminNotice(email: string, password: string, signInUrl: string):
  * password); otherwise, for a demo only, DEMO_ADMIN_EMAIL with a generated password, created once
  * and printed once. A production start never creates an admin by itself.
  */
-export async function prepareAdmin(services: Services, launch: Launch, log: (line: string) => void, print: (text: string) => void): Promise<void> {
+export async function prepareAdmin(services: Pick<Services, "db" | "env" | "redis" | "sessions">, launch: Launch, log: (line: string) => void, print: (text: string) => void): Promise<void> {
   const { ADMIN_EMAIL, ADMIN_PASSWORD, PUBLIC_BASE_URL } = services.env;
   if (ADMIN_EMAIL && ADMIN_PASSWORD) {
     await ensureAdmin(services, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
@@ -86,7 +87,7 @@ export async function prepareAdmin(services: Services, launch: Launch, log: (lin
  * to prepareDemoSale, for `npm start`, which calls it once the shop can be seen.
  */
 export async function prepareData(
-  services: Services,
+  services: Pick<Services, "db" | "env" | "redis" | "sessions" | "soldOut" | "sql">,
   launch: Launch,
   log: (line: string) => void,
   print: (text: string) => void,
@@ -98,17 +99,17 @@ export async function prepareData(
 }
 
 /** The demo sale (DEMO_SALE=1, none open), warmed, opening 15 s from now. */
-export async function prepareDemoSale(services: Services, log: (line: string) => void): Promise<void> {
+export async function prepareDemoSale(services: WarmUpServices, log: (line: string) => void): Promise<void> {
   if (await createDemoSale(services, log)) await warmCold(services, log);
 }
 
-async function createDemoSale(services: Services, log: (line: string) => void): Promise<number | null> {
+async function createDemoSale(services: Pick<Services, "db" | "env">, log: (line: string) => void): Promise<number | null> {
   const demo = services.env.DEMO_SALE === "1" ? await ensureDemoSale(services) : null;
   if (demo) log(`created demo sale ${demo}; it opens in 15 seconds`);
   return demo;
 }
 
-async function warmCold(services: Services, log: (line: string) => void): Promise<void> {
+async function warmCold(services: WarmUpServices, log: (line: string) => void): Promise<void> {
   const { warmed, warmedElsewhere } = await warmColdSales(services);
   if (warmed.length) log(`warmed up sale(s) ${warmed.join(", ")}`);
   if (warmedElsewhere.length) log(`sale(s) ${warmedElsewhere.join(", ")} warmed by another process starting meanwhile`);

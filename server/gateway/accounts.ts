@@ -27,12 +27,12 @@ export async function hashPassword(password: string): Promise<string> {
 }
 
 /** `generation`: read before the account was (server/gateway/revocation.ts, sessionGeneration). */
-async function issue(services: Services, user: { id: number; email: string; role: Role }, generation: number): Promise<SignedIn> {
+async function issue(services: Pick<Services, "env">, user: { id: number; email: string; role: Role }, generation: number): Promise<SignedIn> {
   const token = await signSession(user, services.env.SESSION_SECRET, services.env.SESSION_TTL_SECONDS, new Date(), generation);
   return { token, user };
 }
 
-export async function signUp(services: Services, input: { email: string; password: string }): Promise<SignedIn> {
+export async function signUp(services: Pick<Services, "db" | "env" | "redis">, input: { email: string; password: string }): Promise<SignedIn> {
   const generation = await sessionGeneration(services);
   const passwordHash = await hashPassword(input.password);
   try {
@@ -53,7 +53,7 @@ export async function signUp(services: Services, input: { email: string; passwor
  * Signs in, behind the sign-in throttle (sign-in-throttle.ts): the attempt is counted against the
  * account and `clientAddress` before the password is checked, and a right password gives it back.
  */
-export async function signIn(services: Services, input: { email: string; password: string }, clientAddress: string): Promise<SignedIn> {
+export async function signIn(services: Pick<Services, "db" | "env" | "metrics" | "redis">, input: { email: string; password: string }, clientAddress: string): Promise<SignedIn> {
   // Read before the account, so a sign-in racing a revocation is ended by it too.
   const generation = await sessionGeneration(services);
   const attempt = await takeSignInAttempt(services, input.email, clientAddress);
@@ -82,7 +82,7 @@ export async function signIn(services: Services, input: { email: string; passwor
  * number of processes at once: the insert skips an existing email (INSERT IGNORE on the unique
  * key) and the update is unconditional, so none of them meets a duplicate key.
  */
-export async function ensureAdmin(services: Services, input: { email: string; password: string }): Promise<{ id: number; created: boolean }> {
+export async function ensureAdmin(services: Pick<Services, "db" | "env" | "redis" | "sessions">, input: { email: string; password: string }): Promise<{ id: number; created: boolean }> {
   const email = input.email.toLowerCase();
   const passwordHash = await hashPassword(input.password);
   const { count } = await services.db.user.createMany({ data: [{ email, passwordHash, role: "ADMIN" }], skipDuplicates: true });
@@ -102,7 +102,7 @@ export async function ensureAdmin(services: Services, input: { email: string; pa
  * `created` tells the one caller of many starting at once whose insert made it.
  */
 export async function createAdminOnce(
-  services: Services,
+  services: Pick<Services, "db">,
   input: { email: string; password: string },
 ): Promise<{ created: boolean; role: Role }> {
   const email = input.email.toLowerCase();
@@ -117,7 +117,7 @@ export async function createAdminOnce(
  * not carry it). An account deleted since its session was signed reads as signed out.
  */
 export async function signedInAccount(
-  services: Services,
+  services: Pick<Services, "db">,
   session: { userId: number; role: Role } | null,
 ): Promise<{ userId: number; role: Role; email: string } | null> {
   if (!session) return null;

@@ -41,6 +41,8 @@ export function gateRefusalHeaders(refusal: GateRefusal): Record<string, string>
   return refusal.status === 400 ? {} : { "retry-after": String(refusal.retryAfterSeconds) };
 }
 
+export type IpGateServices = Pick<Services, "metrics" | "rateLimits">;
+
 /**
  * The gate for a request, as every front door (Next's proxy.ts, the seckill service) asks it,
  * `clientAddress` read only when it counts (server/gateway/client-ip.ts). The purchase step
@@ -50,7 +52,7 @@ export function gateRefusalHeaders(refusal: GateRefusal): Record<string, string>
  * Every other request is charged one unit per procedure call it carries (a page: one), and a
  * batch the server would refuse (too many calls, an `auth.*` call) is refused here, uncharged.
  */
-export function gateFor(services: Services, pathname: string, searchParams: URLSearchParams | null, clientAddress: () => string): PendingGate {
+export function gateFor(services: IpGateServices, pathname: string, searchParams: URLSearchParams | null, clientAddress: () => string): PendingGate {
   if (pathname === PURCHASE_PATH) return PASSED_GATE;
   const calls = searchParams ? trpcCallsOf(pathname, searchParams) : null;
   if (calls && "refusal" in calls) return Promise.resolve({ status: 400, retryAfterSeconds: 0, code: "BAD_REQUEST", text: calls.refusal });
@@ -61,7 +63,7 @@ export function gateFor(services: Services, pathname: string, searchParams: URLS
  * The gateway's per-IP rate limit, shared by every front door: null lets the request through.
  * Fails closed: without Redis no one can be counted, so no one is let through.
  */
-async function gateByIp(services: Services, clientAddress: string, calls: number): Promise<GateRefusal | null> {
+async function gateByIp(services: IpGateServices, clientAddress: string, calls: number): Promise<GateRefusal | null> {
   if (!services.rateLimits.perIp.enabled) return null;
   try {
     const verdict = await services.rateLimits.perIp.check(`ip:${rateLimitKey(clientAddress)}`, calls);

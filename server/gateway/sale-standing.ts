@@ -45,7 +45,7 @@ export function standingHint(standing: Standing, rules: EligibilityRules, held: 
  * A hint for the sale page. Standing comes from MySQL (the source warm-up copies into Redis);
  * units held come from Redis, where reservations count before their orders exist.
  */
-export async function saleStanding(services: Services, input: { userId: number; saleId: number }): Promise<SaleStanding> {
+export async function saleStanding(services: Pick<Services, "db" | "env" | "redis">, input: { userId: number; saleId: number }): Promise<SaleStanding> {
   const { db, redis, env } = services;
   const [user, sale] = await Promise.all([
     db.user.findUnique({ where: { id: input.userId }, select: { memberLevel: true, realNameVerified: true, blacklisted: true } }),

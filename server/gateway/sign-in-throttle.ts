@@ -72,7 +72,7 @@ export interface SignInAttempt {
  * Retry-After) when either window is spent. Both counters go to Redis in one write; without an
  * answer the sign-in fails closed (SERVICE_UNAVAILABLE), never unthrottled.
  */
-export async function takeSignInAttempt(services: Services, email: string, clientAddress: string): Promise<SignInAttempt> {
+export async function takeSignInAttempt(services: Pick<Services, "env" | "metrics" | "redis">, email: string, clientAddress: string): Promise<SignInAttempt> {
   const { env, redis } = services;
   const keys = throttleKeys(env.REDIS_NAMESPACE, email, clientAddress);
   const windowMs = env.SIGN_IN_LOCKOUT_SECONDS * 1000;

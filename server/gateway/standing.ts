@@ -10,7 +10,7 @@ import { revokeSessions } from "./revocation";
  * blacklisting also ends the shopper's sessions everywhere.
  */
 export async function updateStanding(
-  services: Services,
+  services: Pick<Services, "db" | "env" | "redis" | "sessions">,
   userId: number,
   patch: Partial<Standing>,
   now = new Date(),

@@ -1,7 +1,6 @@
 import { DelayedError, UnrecoverableError, type Job } from "bullmq";
-import type { CoreServices } from "../services";
 import { cancelOrderJob, type CancelOrderJob } from "./queues";
-import { cancelUnpaidOrders, nextTimerRun, type CancelOutcome } from "../orders/cancel";
+import { cancelUnpaidOrders, nextTimerRun, type CancelOutcome, type CancelServices } from "../orders/cancel";
 
 /**
  * A pay-deadline timer firing: cancel its orders that are still unpaid, each after asking its
@@ -14,7 +13,7 @@ import { cancelUnpaidOrders, nextTimerRun, type CancelOutcome } from "../orders/
  * and its wait is bounded by the orders' own deadlines (PAYMENT_UNREACHABLE_CANCEL_AFTER_SECONDS
  * after them), which a fixed attempt schedule cannot follow.
  */
-export async function processCancelOrder(services: CoreServices, job: Job<CancelOrderJob>, token?: string): Promise<{ outcomes: CancelOutcome[] }> {
+export async function processCancelOrder(services: CancelServices, job: Job<CancelOrderJob>, token?: string): Promise<{ outcomes: CancelOutcome[] }> {
   const parsed = cancelOrderJob.safeParse(job.data);
   if (!parsed.success) throw new UnrecoverableError(`malformed cancel-order job: ${parsed.error.message}`);
   const outcomes = await cancelUnpaidOrders(services, parsed.data.orderIds);

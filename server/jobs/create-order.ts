@@ -34,7 +34,7 @@ const MAX_COMMITS_IN_FLIGHT = 8;
  * pay-deadline timer; only then are the jobs acknowledged.
  */
 export function createOrderProcessor(
-  services: CoreServices,
+  services: Pick<CoreServices, "env" | "queues" | "redis" | "saleBuckets" | "soldOut" | "sql">,
   hooks: { afterCommit?: () => void; onBatch?: (stats: { size: number; created: number }) => void; log?: Pick<Logger, "error"> } = {},
 ): CreateOrderProcessor {
   const { env } = services;

@@ -10,7 +10,7 @@ import { pruneProcessedNotifications } from "../payments/notify-retention";
  * makes BullMQ retry with backoff. Without the sandbox enabled, nothing is signed or sent; nor
  * for a trade the merchant closed before it was paid.
  */
-export async function processPaymentNotify(services: CoreServices, job: Job<PaymentNotifyJob>): Promise<void> {
+export async function processPaymentNotify(services: Pick<CoreServices, "env" | "redis">, job: Job<PaymentNotifyJob>): Promise<void> {
   if (!sandboxEnabled(services.env)) throw new UnrecoverableError("the sandbox payment provider is not enabled here (PAYMENT_PROVIDERS)");
   const parsed = paymentNotifyJob.safeParse(job.data);
   if (!parsed.success) throw new UnrecoverableError(`malformed payment-notify job: ${parsed.error.message}`);
@@ -20,6 +20,6 @@ export async function processPaymentNotify(services: CoreServices, job: Job<Paym
 }
 
 /** The hourly prune of processed notify ids past the providers' retry horizon. */
-export async function processPruneNotifications(services: CoreServices): Promise<{ pruned: number }> {
+export async function processPruneNotifications(services: Pick<CoreServices, "db" | "env">): Promise<{ pruned: number }> {
   return { pruned: await pruneProcessedNotifications(services) };
 }

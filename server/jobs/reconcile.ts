@@ -1,11 +1,10 @@
 import { UnrecoverableError, type Job } from "bullmq";
 import type { Logger } from "pino";
-import type { CoreServices } from "../services";
 import { rewarmJob, type ReconcileJob } from "./queues";
-import { reconcileLiveSales, rewarmIfLost } from "../recovery/reconcile";
+import { reconcileLiveSales, rewarmIfLost, type ReconcileServices } from "../recovery/reconcile";
 
 /** The reconcile queue: the periodic round, or one sale's re-warm asked for by a web instance. */
-export async function processReconcile(services: CoreServices, job: Job<ReconcileJob>, log: Logger) {
+export async function processReconcile(services: ReconcileServices, job: Job<ReconcileJob>, log: Logger) {
   if (job.name === "rewarm") {
     const parsed = rewarmJob.safeParse(job.data);
     if (!parsed.success) throw new UnrecoverableError(`malformed rewarm job: ${parsed.error.message}`);

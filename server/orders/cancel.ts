@@ -46,6 +46,9 @@ export interface CancelRequest {
   unreachable?: Map<string, ProviderUnavailableError>;
 }
 
+/** Cancelling asks the payment providers first, then gives the unit back to the sale. */
+export type CancelServices = Pick<CoreServices, "db" | "env" | "payments" | "queues" | "redis" | "soldOut">;
+
 /**
  * The one way an order is cancelled, for the timer, the sweeper and the shopper alike:
  *  0. an order that is due to be cancelled first asks each of its open payment attempts' own
@@ -63,7 +66,7 @@ export interface CancelRequest {
  * Step 2 runs whenever the order ends up cancelled, not only when this call cancelled it, so a
  * run that died between the two steps is completed by the next one (job retry, sweeper).
  */
-export async function cancelOrder(services: CoreServices, orderId: number, request: CancelRequest): Promise<CancelOutcome> {
+export async function cancelOrder(services: CancelServices, orderId: number, request: CancelRequest): Promise<CancelOutcome> {
   const now = request.now ?? new Date();
   const asked = await askProvidersFirst(services, orderId, request, now);
   if (asked) return asked;
@@ -98,7 +101,7 @@ export async function cancelOrder(services: CoreServices, orderId: number, reque
  * it. Asks only for an order the transaction would cancel (unpaid, this shopper's, due), and only
  * about its CREATED attempts: an order never sent to pay has none and costs no provider call.
  */
-async function askProvidersFirst(services: CoreServices, orderId: number, request: CancelRequest, now: Date): Promise<CancelOutcome | undefined> {
+async function askProvidersFirst(services: CancelServices, orderId: number, request: CancelRequest, now: Date): Promise<CancelOutcome | undefined> {
   const order = await services.db.order.findUnique({
     where: { id: orderId },
     select: {
@@ -148,7 +151,7 @@ async function askProvidersFirst(services: CoreServices, orderId: number, reques
 }
 
 /** A shopper cancels their own unpaid order. Someone else's order is NOT_FOUND, as if absent. */
-export async function cancelOwnOrder(services: CoreServices, input: { userId: number; orderId: number }) {
+export async function cancelOwnOrder(services: CancelServices, input: { userId: number; orderId: number }) {
   const result = await cancelOrder(services, input.orderId, { reason: "USER", userId: input.userId });
   switch (result.outcome) {
     case "CANCELLED":
@@ -184,7 +187,7 @@ export interface SweepReport {
  * is idempotent). A provider found unreachable is not asked again for the rest of the run (its
  * orders are PROVIDER_UNREACHABLE at once), which is no failure: the caller asks again later.
  */
-export async function cancelUnpaidOrders(services: CoreServices, orderIds: readonly number[], now?: Date): Promise<CancelOutcome[]> {
+export async function cancelUnpaidOrders(services: CancelServices, orderIds: readonly number[], now?: Date): Promise<CancelOutcome[]> {
   const outcomes: CancelOutcome[] = [];
   const failures: unknown[] = [];
   const unreachable = new Map<string, ProviderUnavailableError>();
@@ -203,7 +206,7 @@ export async function cancelUnpaidOrders(services: CoreServices, orderIds: reado
  * The backstop for timers that fire late or never (a lost delayed job): cancels unpaid orders
  * past their deadline, oldest first, up to `limit` per run.
  */
-export async function sweepOverdueOrders(services: CoreServices, options: { now?: Date; limit?: number } = {}): Promise<SweepReport> {
+export async function sweepOverdueOrders(services: CancelServices, options: { now?: Date; limit?: number } = {}): Promise<SweepReport> {
   const now = options.now ?? new Date();
   const overdue = await services.db.order.findMany({
     where: { status: "WAIT_PAY", payDeadline: { lte: now } },

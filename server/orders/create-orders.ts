@@ -211,7 +211,7 @@ function closedReservations(connection: PoolConnection, ids: readonly string[]) 
  * writes can), so it is logged as an error and counted per sale for /api/metrics
  * (`seckill_stock_shortage_releases`).
  */
-export async function releaseShortage(services: CoreServices, shortage: readonly ReservationToOrder[], log: Pick<Logger, "error">): Promise<void> {
+export async function releaseShortage(services: Pick<CoreServices, "env" | "redis" | "saleBuckets" | "soldOut">, shortage: readonly ReservationToOrder[], log: Pick<Logger, "error">): Promise<void> {
   for (const [saleId, ofSale] of groupBySale(shortage)) {
     log.error(
       { saleId, released: ofSale.length, reservations: ofSale.map((r) => r.reservationId) },

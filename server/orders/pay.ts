@@ -72,7 +72,7 @@ const alreadyPaidThrough = (orderId: number, provider: PaymentProviderName): Loc
  * (CONFLICT: already paid); one that cannot be reached changes nothing (SERVICE_UNAVAILABLE).
  */
 export async function startPayment(
-  services: Services,
+  services: Pick<Services, "db" | "env" | "payments">,
   input: { userId: number; orderId: number; provider?: PaymentProviderName; device: PayDevice; clientIp: string },
   now = new Date(),
 ): Promise<PaymentStart> {
@@ -124,7 +124,7 @@ export async function startPayment(
  * here (CREATED → CLOSED, conditional). An attempt whose provider is no longer offered cannot be
  * closed there; it stays as it is (a payment it still reports is sent back by settlePaidTrade).
  */
-async function closeOtherAttempts(services: Services, orderId: number, keep: PaymentProviderName, now: Date): Promise<void> {
+async function closeOtherAttempts(services: Pick<Services, "db" | "payments">, orderId: number, keep: PaymentProviderName, now: Date): Promise<void> {
   const { db, payments } = services;
   const open = await db.payment.findMany({
     where: { orderId, status: "CREATED", provider: { not: keep } },
@@ -149,7 +149,7 @@ async function closeOtherAttempts(services: Services, orderId: number, keep: Pay
 }
 
 /** The provider would not close the trade because it was paid: record that payment, and say so. */
-async function settleFoundPayment(services: Services, adapter: PaymentProvider, outTradeNo: string, orderId: number): Promise<never> {
+async function settleFoundPayment(services: Pick<Services, "db">, adapter: PaymentProvider, outTradeNo: string, orderId: number): Promise<never> {
   let trade;
   try {
     trade = await adapter.queryTrade(outTradeNo);
@@ -170,7 +170,7 @@ interface Attempt {
 }
 
 /** The order's open attempt at `provider`: the existing one, a new one, or its closed one reopened under a new number. */
-async function openAttempt(services: Services, order: { id: number; amountCents: number }, provider: PaymentProviderName): Promise<Attempt> {
+async function openAttempt(services: Pick<Services, "db">, order: { id: number; amountCents: number }, provider: PaymentProviderName): Promise<Attempt> {
   const { db } = services;
   const select = { id: true, outTradeNo: true, amountCents: true, status: true } as const;
   const where = { orderId_provider: { orderId: order.id, provider } };

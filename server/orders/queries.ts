@@ -103,13 +103,13 @@ export function toOrderView(row: OrderRow, now: Date): OrderView {
 const notFound = (orderId: number) => new AppError("NOT_FOUND", `No order #${orderId} for this account.`);
 
 /** The shopper's own orders, newest first. */
-export async function listOrders(services: Services, userId: number, now = new Date()): Promise<OrderView[]> {
+export async function listOrders(services: Pick<Services, "db">, userId: number, now = new Date()): Promise<OrderView[]> {
   const rows = await services.db.order.findMany({ where: { userId }, select: orderSelect, orderBy: { id: "desc" }, take: 50 });
   return rows.map((row) => toOrderView(row, now));
 }
 
 /** One of the shopper's own orders; anyone else's is NOT_FOUND, as if it did not exist. */
-export async function getOrder(services: Services, input: { userId: number; orderId: number }, now = new Date()): Promise<OrderView> {
+export async function getOrder(services: Pick<Services, "db">, input: { userId: number; orderId: number }, now = new Date()): Promise<OrderView> {
   const row = await services.db.order.findFirst({ where: { id: input.orderId, userId: input.userId }, select: orderSelect });
   if (!row) throw notFound(input.orderId);
   return toOrderView(row, now);
@@ -117,7 +117,7 @@ export async function getOrder(services: Services, input: { userId: number; orde
 
 /** What the order page polls after the buyer comes back from the provider. */
 export async function paymentStatus(
-  services: Services,
+  services: Pick<Services, "db">,
   input: { userId: number; orderId: number },
 ): Promise<{ orderId: number; orderStatus: OrderStatus; paymentStatus: PaymentStatus | null; payments: PaymentView[] }> {
   const row = await services.db.order.findFirst({

@@ -4,7 +4,7 @@ import { applyOrderEvent } from "./transition";
 import { statusWords } from "./statuses";
 
 /** An operator ships a paid order (PAID → SHIPPED). */
-export async function shipOrder(services: Services, orderId: number): Promise<{ orderId: number; status: "SHIPPED" }> {
+export async function shipOrder(services: Pick<Services, "db">, orderId: number): Promise<{ orderId: number; status: "SHIPPED" }> {
   if (await applyOrderEvent(services.db, orderId, "SHIP")) return { orderId, status: "SHIPPED" };
   const order = await services.db.order.findUnique({ where: { id: orderId }, select: { status: true } });
   if (!order) throw new AppError("NOT_FOUND", { en: `Order #${orderId} does not exist.`, zh: `订单 #${orderId} 不存在。` });

@@ -34,6 +34,9 @@ export function providerOf(services: Pick<CoreServices, "payments">, payment: { 
   return provider;
 }
 
+/** Asking settles what the provider reports, a refund included (RefundRetryServices). */
+export type AskProviderServices = Pick<CoreServices, "db" | "env" | "payments" | "queues" | "redis" | "soldOut">;
+
 /**
  * Settles or closes one open attempt from the provider's word: queryTrade; PAID → settlePaidTrade
  * (no notify; the same transaction a notify runs); UNPAID or ABSENT → closeTrade, so it can no
@@ -41,7 +44,7 @@ export function providerOf(services: Pick<CoreServices, "payments">, payment: { 
  * it was paid meanwhile → query again and settle. Throws ProviderUnavailableError when no
  * trustworthy answer came (down, timed out, not offered, an answer we cannot accept).
  */
-export async function resolveOpenAttempt(services: CoreServices, attempt: OpenAttempt, now = new Date()): Promise<AttemptResolution> {
+export async function resolveOpenAttempt(services: AskProviderServices, attempt: OpenAttempt, now = new Date()): Promise<AttemptResolution> {
   const provider = providerOf(services, attempt);
   const state = await provider.queryTrade(attempt.outTradeNo);
   if (state.state === "PAID") return { resolution: "PAID", applied: await settleFromQuery(services, attempt, state, now) };
@@ -59,7 +62,7 @@ export async function resolveOpenAttempt(services: CoreServices, attempt: OpenAt
 }
 
 async function settleFromQuery(
-  services: CoreServices,
+  services: AskProviderServices,
   attempt: OpenAttempt,
   paid: { providerTradeNo: string; amountCents: number },
   now: Date,
@@ -123,7 +126,7 @@ export interface StrandedAttemptsReport {
  * REFUND_DUE, and refunded. One provider that cannot answer is not asked again this round; other
  * failures do not hold up the rest and are thrown together at the end.
  */
-export async function closeStrandedAttempts(services: CoreServices, options: { now?: Date; limit?: number } = {}): Promise<StrandedAttemptsReport> {
+export async function closeStrandedAttempts(services: AskProviderServices, options: { now?: Date; limit?: number } = {}): Promise<StrandedAttemptsReport> {
   const now = options.now ?? new Date();
   const stranded = await services.db.payment.findMany({
     where: { status: "CREATED", order: { status: { not: "WAIT_PAY" } } },

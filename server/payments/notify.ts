@@ -27,7 +27,7 @@ export const MAX_NOTIFY_BODY_BYTES = 64 * 1024;
  * authentic, nothing to do.
  */
 export async function receivePaymentNotification(
-  services: Services,
+  services: Pick<Services, "db" | "env" | "payments" | "queues" | "redis" | "soldOut">,
   provider: PaymentProvider,
   request: { body: string; headers: Headers },
   now = new Date(),
@@ -82,7 +82,7 @@ const TEXT = { "content-type": "text/plain; charset=utf-8", "cache-control": "no
  * paths out), the provider offered here, the body bound, the notification, checked by that
  * provider's adapter only.
  */
-export async function handlePaymentNotifyRequest(req: Request, services: Services, providerName: PaymentProviderName): Promise<Response> {
+export async function handlePaymentNotifyRequest(req: Request, services: Pick<Services, "db" | "env" | "metrics" | "payments" | "queues" | "rateLimits" | "redis" | "soldOut">, providerName: PaymentProviderName): Promise<Response> {
   const { payments, rateLimits } = services;
   try {
     const verdict = await rateLimits.paymentNotify.check(`ip:${rateLimitKey(addressFromFrontDoor(req.headers))}`);

@@ -65,13 +65,18 @@ const PAYMENT_SELECT = {
   order: { select: { id: true, status: true, saleId: true, userId: true, stockBucket: true, sale: { select: { stockBuckets: true } } } },
 } as const;
 
+/** A refund asks its provider, giving a REFUNDING order's unit back to the sale first. */
+export type RefundServices = Pick<CoreServices, "db" | "env" | "payments" | "redis" | "soldOut">;
+/** A refund whose provider does not answer is retried by a `refund-payment` job. */
+export type RefundRetryServices = RefundServices & Pick<CoreServices, "queues">;
+
 /**
  * Asks the payment's provider to refund it, once the payment is REFUND_PENDING, and applies the
  * answer. Gives a REFUNDING order's unit back in Redis first (idempotent), so a run that died
  * between the refund's commit and the release is completed by the next. Throws
  * ProviderUnavailableError when the provider gave no trustworthy answer: the caller retries.
  */
-export async function driveRefund(services: CoreServices, paymentId: number, options: { reason?: string; now?: Date } = {}): Promise<RefundProgress> {
+export async function driveRefund(services: RefundServices, paymentId: number, options: { reason?: string; now?: Date } = {}): Promise<RefundProgress> {
   const now = options.now ?? new Date();
   const { db } = services;
   let payment = await db.payment.findUnique({ where: { id: paymentId }, select: PAYMENT_SELECT });
@@ -104,7 +109,7 @@ export async function driveRefund(services: CoreServices, paymentId: number, opt
   return applyRefundState(db, { id: payment.id, refundNo: payment.refundNo }, answer, now);
 }
 
-function providerFor(services: CoreServices, payment: { id: number; provider: string }): PaymentProvider {
+function providerFor(services: Pick<CoreServices, "payments">, payment: { id: number; provider: string }): PaymentProvider {
   const provider = services.payments.get(payment.provider);
   // Only its own provider can send the money back; one no longer set up here cannot be asked.
   if (!provider) throw new ProviderUnavailableError(payment.provider, `is not offered here (PAYMENT_PROVIDERS), so payment ${payment.id} cannot be refunded`);
@@ -170,7 +175,7 @@ export async function scheduleRefundRetry(queues: Queues, paymentId: number, rea
  * right after settlePaidTrade's REFUND_DUE), or a refund the sweep re-drives. An unreachable
  * provider is left to the `refund-payment` job. True when this call completed the refund.
  */
-export async function settleRefund(services: CoreServices, paymentId: number, now = new Date()): Promise<boolean> {
+export async function settleRefund(services: RefundRetryServices, paymentId: number, now = new Date()): Promise<boolean> {
   try {
     const progress = await driveRefund(services, paymentId, { now });
     return progress.progress === "REFUNDED" && progress.now;
@@ -190,7 +195,7 @@ export type RefundReportOutcome = "SETTLED" | "DUPLICATE" | "REJECTED";
  * (conditionally); one applied before is a DUPLICATE; anything else is REJECTED, changing nothing.
  */
 export async function settleRefundReport(
-  services: CoreServices,
+  services: Pick<CoreServices, "db">,
   report: { provider: string; outTradeNo: string; refundNo: string; result: RefundState },
   now = new Date(),
 ): Promise<RefundReportOutcome> {
@@ -231,7 +236,7 @@ class NothingToRefund extends Error {}
  * conditionally.
  */
 export async function refundPaidOrder(
-  services: CoreServices,
+  services: RefundRetryServices,
   orderId: number,
   options: { reason?: string; adminId?: number; now?: Date } = {},
 ): Promise<OrderRefund> {
@@ -321,7 +326,7 @@ export interface RefundSweepReport {
  * SUCCEEDED settles, PENDING waits, FAILED is recorded, ABSENT (the request never arrived) asks
  * again under the same refund number. A provider that cannot answer is not asked again this round.
  */
-export async function redriveRefunds(services: CoreServices, options: { now?: Date; limit?: number } = {}): Promise<RefundSweepReport> {
+export async function redriveRefunds(services: RefundServices, options: { now?: Date; limit?: number } = {}): Promise<RefundSweepReport> {
   const now = options.now ?? new Date();
   const pending = await services.db.payment.findMany({
     where: { status: "REFUND_PENDING", refundError: null },
@@ -365,6 +370,6 @@ let logger: ReturnType<ReturnType<typeof createLogger>["child"]> | undefined;
 const log = () => (logger ??= createLogger("services").child({ component: "refunds" }));
 
 /** The sweep's refund share under its former name (refunds settled this round). */
-export async function settlePendingRefunds(services: CoreServices, limit = 100): Promise<number[]> {
+export async function settlePendingRefunds(services: RefundServices, limit = 100): Promise<number[]> {
   return (await redriveRefunds(services, { limit })).refunded;
 }

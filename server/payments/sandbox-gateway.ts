@@ -59,7 +59,7 @@ const NOT_GENUINE: Localized = { en: "This payment request is not genuine.", zh:
  * trade in the provider's books, as a real provider's page does.
  */
 export async function sandboxCheckoutFor(
-  services: CoreServices,
+  services: Pick<CoreServices, "db" | "env" | "redis">,
   input: { params: Readonly<Record<string, string>>; userId: number },
   now = new Date(),
 ): Promise<SandboxCheckout> {
@@ -88,7 +88,7 @@ export async function sandboxCheckoutFor(
  * merchant's trade number.
  */
 export async function confirmSandboxCheckout(
-  services: CoreServices,
+  services: Pick<CoreServices, "db" | "env" | "queues" | "redis">,
   input: { params: Readonly<Record<string, string>>; userId: number },
   now = new Date(),
 ): Promise<{ returnUrl: string }> {

@@ -20,7 +20,7 @@ function saleIdOf(input: unknown): number | null {
  * Answers a call for a sale the in-process flag knows is sold out, before anything else: the
  * crowd after a sell-out costs no Redis and no JWT check. False when the call must go on.
  */
-export function answeredSoldOut(services: Services, res: http.ServerResponse, input: unknown): boolean {
+export function answeredSoldOut(services: Pick<Services, "metrics" | "purchaseStats" | "soldOut">, res: http.ServerResponse, input: unknown): boolean {
   const saleId = saleIdOf(input);
   if (saleId === null || !soldOutByFlag(services, saleId)) return false;
   res.writeHead(200, SOLD_OUT_HEADERS).end(SOLD_OUT_BODY);

@@ -47,7 +47,7 @@ type SaleRow = {
   product: { name: string; description: string; originalPriceCents: number; imageUrl: string | null };
 };
 
-async function toViews(services: Services, rows: SaleRow[], now: Date): Promise<SaleView[]> {
+async function toViews(services: Pick<Services, "env" | "redis">, rows: SaleRow[], now: Date): Promise<SaleView[]> {
   const stocks = await Promise.all(rows.map((s) => unitsLeftInRedis(services, s.id, s.stockBuckets)));
   return rows.map((s, i) => {
     const stock = stocks[i];
@@ -77,7 +77,7 @@ const ENDED_SHOWN = 10;
  * Sales shoppers can see: live ones first, then upcoming, then recently ended. Open and ended
  * sales are read apart, so a pile of old sales never pushes a new one off the page.
  */
-export async function listSales(services: Services, now = new Date()): Promise<SaleView[]> {
+export async function listSales(services: Pick<Services, "db" | "env" | "redis">, now = new Date()): Promise<SaleView[]> {
   const [open, ended] = await Promise.all([
     services.db.sale.findMany({
       where: { state: "SCHEDULED", endsAt: { gt: now } },
@@ -97,7 +97,7 @@ export async function listSales(services: Services, now = new Date()): Promise<S
   return views.sort((a, b) => order[a.phase] - order[b.phase]);
 }
 
-export async function getSale(services: Services, saleId: number, now = new Date()): Promise<SaleView> {
+export async function getSale(services: Pick<Services, "db" | "env" | "redis">, saleId: number, now = new Date()): Promise<SaleView> {
   const row = await services.db.sale.findFirst({ where: { id: saleId, state: "SCHEDULED" }, select: saleSelect });
   if (!row) throw new AppError("NOT_FOUND", { en: "This sale does not exist or has been withdrawn.", zh: "该秒杀活动不存在或已下架。" });
   const [view] = await toViews(services, [row], now);

@@ -4,7 +4,7 @@ import type { Services } from "../services";
  * The shop's clock as a browser should see it: Redis's `TIME`, the same clock seckill-7.lua
  * judges a sale's window by, so a countdown synced to it opens exactly when purchases do.
  */
-export async function shopClock(services: Services): Promise<{ nowMs: number }> {
+export async function shopClock(services: Pick<Services, "redis">): Promise<{ nowMs: number }> {
   const [seconds, micros] = await services.redis.time();
   return { nowMs: Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) };
 }

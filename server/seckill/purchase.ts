@@ -43,7 +43,7 @@ async function failClosed<T>(work: Promise<T>): Promise<T> {
  * limit sees it. That first purchase, the one a shopper makes, then needs one Redis round trip,
  * not two.
  */
-async function limitPerShopper(services: Services, userId: number) {
+async function limitPerShopper(services: Pick<Services, "metrics" | "rateLimits">, userId: number) {
   const verdict = await services.rateLimits.perUser.check(`purchase:${userId}`);
   if (!verdict.allowed) {
     services.metrics.rateLimited.inc({ scope: "user" });
@@ -67,14 +67,14 @@ export function seckillKeyList(keys: SaleKeys, userId: number) {
 }
 
 /** The sale's bucket count, or the reason it cannot be bought (not warmed: fail closed). */
-async function bucketsOrRefuse(services: Services, saleId: number): Promise<number> {
+async function bucketsOrRefuse(services: Pick<Services, "db" | "env" | "queues" | "redis" | "saleBuckets">, saleId: number): Promise<number> {
   const buckets = await failClosed(saleBucketCount(services, saleId));
   if (buckets === null) throw await notPurchasable(services, saleId);
   return buckets;
 }
 
 /** The slow path, only when Redis knows nothing of the sale: explain why, from MySQL. */
-async function notPurchasable(services: Services, saleId: number): Promise<AppError> {
+async function notPurchasable(services: Pick<Services, "db" | "queues">, saleId: number): Promise<AppError> {
   const sale = await services.db.sale.findUnique({ where: { id: saleId }, select: { id: true } });
   if (!sale) return new AppError("NOT_FOUND", saleDoesNotExist(saleId));
   // Lost Redis state (a restart without persistence, a failover) heals itself: a worker re-warms
@@ -91,7 +91,7 @@ async function notPurchasable(services: Services, saleId: number): Promise<AppEr
  * would not refuse anyway (so a refusal costs one request, not two). A purchase must present it.
  */
 export async function issuePurchaseToken(
-  services: Services,
+  services: Pick<Services, "db" | "env" | "metrics" | "purchaseStats" | "queues" | "redis" | "saleBuckets" | "soldOut">,
   input: { userId: number; saleId: number },
   ipGate = PASSED_GATE,
 ): Promise<TokenOutcome> {
@@ -111,7 +111,7 @@ export async function issuePurchaseToken(
 }
 
 /** seckill-7.lua in token mode on the shopper's home bucket; null when the sale is not warmed. */
-async function runTokenScript(services: Services, input: { userId: number; saleId: number }) {
+async function runTokenScript(services: Pick<Services, "env" | "redis" | "saleBuckets">, input: { userId: number; saleId: number }) {
   const { redis, env } = services;
   const buckets = await failClosed(saleBucketCount(services, input.saleId));
   if (buckets === null) return null;
@@ -126,13 +126,13 @@ async function runTokenScript(services: Services, input: { userId: number; saleI
  * rate limits or tRPC (server/seckill-service/sold-out-shortcut.ts), since a sell-out is public and this answer costs less
  * than any check in front of it.
  */
-export function soldOutByFlag(services: Services, saleId: number): { status: "SOLD_OUT" } | null {
+export function soldOutByFlag(services: Pick<Services, "metrics" | "purchaseStats" | "soldOut">, saleId: number): { status: "SOLD_OUT" } | null {
   return services.soldOut.isSoldOut(saleId) ? answeredInProcess(services, saleId, "SOLD_OUT", "flag") : null;
 }
 
 /** An answer given before any Redis call, counted like every purchase answer. */
 function answeredInProcess<S extends "SOLD_OUT" | "INVALID_TOKEN">(
-  services: Services,
+  services: Pick<Services, "metrics" | "purchaseStats">,
   saleId: number,
   status: S,
   source: "flag" | "signature",
@@ -142,12 +142,17 @@ function answeredInProcess<S extends "SOLD_OUT" | "INVALID_TOKEN">(
   return { status };
 }
 
+export type PurchaseServices = Pick<
+  Services,
+  "db" | "env" | "metrics" | "orderEnqueuer" | "purchaseStats" | "queues" | "rateLimits" | "redis" | "saleBuckets" | "soldOut"
+>;
+
 /**
  * One purchase attempt (below), counted by outcome for the admin dashboard's per-second charts.
  * A token not made for this shopper and sale is refused before anything else but the sold-out
  * flag: a forged purchase costs neither a rate limit nor Redis (server/seckill/purchase-token.ts).
  */
-export async function purchase(services: Services, input: { userId: number; saleId: number; token: string }): Promise<PurchaseOutcome> {
+export async function purchase(services: PurchaseServices, input: { userId: number; saleId: number; token: string }): Promise<PurchaseOutcome> {
   const flagged = soldOutByFlag(services, input.saleId);
   if (flagged) return flagged;
   if (!isPurchaseTokenFor(services.env.SESSION_SECRET, input, input.token)) {
@@ -171,7 +176,7 @@ export async function purchase(services: Services, input: { userId: number; sale
  * bucket holds the shopper instead, and the unit is sought in the other buckets
  * (`reserveElsewhere`).
  */
-async function attemptPurchase(services: Services, input: { userId: number; saleId: number; token: string }): Promise<PurchaseOutcome> {
+async function attemptPurchase(services: Pick<Services, "db" | "env" | "metrics" | "orderEnqueuer" | "queues" | "rateLimits" | "redis" | "saleBuckets" | "soldOut">, input: { userId: number; saleId: number; token: string }): Promise<PurchaseOutcome> {
   const { redis, env, soldOut, metrics } = services;
   const { userId, saleId } = input;
   if (seenBefore(input.token)) await limitPerShopper(services, userId);
@@ -240,7 +245,7 @@ async function attemptPurchase(services: Services, input: { userId: number; sale
  * Answers the reservation, or sold out when every bucket was empty.
  */
 async function reserveElsewhere(
-  services: Services,
+  services: Pick<Services, "env" | "redis">,
   held: { saleId: number; userId: number; home: number; buckets: number; heldId: string },
 ): Promise<{ kind: "reserved"; reservationId: string } | { kind: "sold-out" } | { kind: "not-warmed" }> {
   const { redis, env } = services;
@@ -270,7 +275,7 @@ export type PurchaseResult =
 
 /** Where a QUEUED purchase stands. Only the shopper who made the reservation may ask. */
 export async function purchaseResult(
-  services: Services,
+  services: Pick<Services, "db" | "env" | "redis">,
   input: { userId: number; reservationId: string },
 ): Promise<PurchaseResult> {
   const ref = parseReservationId(input.reservationId);
@@ -304,7 +309,7 @@ const WATCH_MAX_DELAY_MS = 1000;
  * with the final state, or quietly when the browser goes away (`signal`).
  */
 export async function* watchPurchaseResult(
-  services: Services,
+  services: Pick<Services, "db" | "env" | "redis">,
   input: { userId: number; reservationId: string },
   signal?: AbortSignal,
 ): AsyncGenerator<PurchaseResult> {
