@@ -101,51 +101,64 @@ export async function reconcileLiveSales(services: ReconcileServices, log: Logge
   return results;
 }
 
+/** One sale's round: warm it if it is not, then (warm) check-back and repairs, then its reading published. */
 async function reconcileSale(
   services: ReconcileServices,
   sale: { id: number; startsAt: Date; endsAt: Date; stockBuckets: number },
   nowMs: number,
   log: Logger,
 ): Promise<SaleReconciliation> {
-  const { redis, env } = services;
-  const repairs: string[] = [];
-  let rewarmed = false;
-  let checkBack: CheckBackReport | null = null;
   // An upcoming sale too: one whose warm-up failed when it was saved is warm before it opens.
   const notEnded = nowMs < sale.endsAt.getTime();
-  if (notEnded && !(await isWarm(services, sale.id, sale.stockBuckets))) {
-    rewarmed = await rewarmIfLost(services, sale.id, log);
-  }
-  if (await isWarm(services, sale.id, sale.stockBuckets)) {
-    checkBack = await checkBackSale(services, sale, nowMs);
-    if (checkBack.settle || checkBack.requeue || checkBack.release || checkBack.holds) log.info({ saleId: sale.id, ...checkBack }, "check-back acted");
-    const dbRepair = await repairDbStock(services, sale.id);
-    if (dbRepair) repairs.push(dbRepair);
-    // Under the sale's stock-change lock, or not this round: between a stock change's halves
-    // MySQL and Redis differ by the change, which is not drift (server/stock/change-lock.ts).
-    const redisRepairs = await withStockChangeLock(services.sql, sale.id, 0, async () => {
-      const made: string[] = [];
-      for (let bucket = 0; bucket < sale.stockBuckets; bucket++) {
-        const redisRepair = await repairRedisStock(services, sale.id, bucket, sale.stockBuckets);
-        if (redisRepair) made.push(redisRepair);
-      }
-      return made;
-    });
-    if (redisRepairs.held) repairs.push(...redisRepairs.value);
-    else log.info({ saleId: sale.id }, "stock change or warm-up in progress: Redis stock is checked next round");
-  }
+  const rewarmed = notEnded && !(await isWarm(services, sale.id, sale.stockBuckets)) ? await rewarmIfLost(services, sale.id, log) : false;
+  const { checkBack, repairs } = (await isWarm(services, sale.id, sale.stockBuckets))
+    ? await checkBackAndRepair(services, sale, nowMs, log)
+    : { checkBack: null, repairs: [] };
   for (const repair of repairs) log.warn({ saleId: sale.id, repair }, "reconcile repaired drift");
 
   const ledger = await readSaleLedger(services, sale.id);
   const violations = invariantViolations(ledger);
   const report = { saleId: sale.id, rewarmed, checkBack, repairs, ledger, violations };
-  await redis
-    .multi()
-    .hset(reconcileReportKey(env.REDIS_NAMESPACE), String(sale.id), JSON.stringify({ at: nowMs, ...report }))
-    .hincrby(`${reconcileReportKey(env.REDIS_NAMESPACE)}:repairs`, String(sale.id), repairs.length + (rewarmed ? 1 : 0))
-    .exec();
+  await publishReconciliation(services, report, nowMs);
   if (violations.length) log.info({ saleId: sale.id, violations }, "invariants do not hold (yet: traffic in flight, or drift no proof covers)");
   return report;
+}
+
+/** A warm sale's reservations decided, then the drift it can prove repaired: MySQL's stock row, then each Redis bucket. */
+async function checkBackAndRepair(
+  services: ReconcileServices,
+  sale: { id: number; startsAt: Date; endsAt: Date; stockBuckets: number },
+  nowMs: number,
+  log: Logger,
+): Promise<{ checkBack: CheckBackReport; repairs: string[] }> {
+  const checkBack = await checkBackSale(services, sale, nowMs);
+  if (checkBack.settle || checkBack.requeue || checkBack.release || checkBack.holds) log.info({ saleId: sale.id, ...checkBack }, "check-back acted");
+  const repairs: string[] = [];
+  const dbRepair = await repairDbStock(services, sale.id);
+  if (dbRepair) repairs.push(dbRepair);
+  // Under the sale's stock-change lock, or not this round: between a stock change's halves
+  // MySQL and Redis differ by the change, which is not drift (server/stock/change-lock.ts).
+  const redisRepairs = await withStockChangeLock(services.sql, sale.id, 0, async () => {
+    const made: string[] = [];
+    for (let bucket = 0; bucket < sale.stockBuckets; bucket++) {
+      const redisRepair = await repairRedisStock(services, sale.id, bucket, sale.stockBuckets);
+      if (redisRepair) made.push(redisRepair);
+    }
+    return made;
+  });
+  if (redisRepairs.held) repairs.push(...redisRepairs.value);
+  else log.info({ saleId: sale.id }, "stock change or warm-up in progress: Redis stock is checked next round");
+  return { checkBack, repairs };
+}
+
+/** The round's reading where every web instance's /api/metrics finds it, and its repairs counted. */
+async function publishReconciliation(services: ReconcileServices, report: SaleReconciliation, nowMs: number): Promise<void> {
+  const key = reconcileReportKey(services.env.REDIS_NAMESPACE);
+  await services.redis
+    .multi()
+    .hset(key, String(report.saleId), JSON.stringify({ at: nowMs, ...report }))
+    .hincrby(`${key}:repairs`, String(report.saleId), report.repairs.length + (report.rewarmed ? 1 : 0))
+    .exec();
 }
 
 /** Every bucket's stock and meta are there (on Redis Cluster a lost shard may lose only some). */
