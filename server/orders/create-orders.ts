@@ -140,10 +140,11 @@ async function commitSaleBatch(
     let short: ReservationToOrder[] = [];
     if (toCreate.length) {
       const ids = toCreate.map((r) => r.reservationId);
-      const [inserted, lockedRows, releasedMeanwhile] = await Promise.all([
-        connection.query(`${orderInsertSql(toCreate.length)} RETURNING id, reservation_id`, orderRowParameters(template, toCreate, payDeadline)) as Promise<
-          { id: number; reservation_id: string }[]
-        >,
+      const [, inserted, lockedRows, releasedMeanwhile] = await Promise.all([
+        connection.query(orderInsertSql(toCreate.length), orderRowParameters(template, toCreate, payDeadline)),
+        // The new rows' ids read back by their UNIQUE reservation ids, in the same round trip:
+        // MySQL 8 has no INSERT … RETURNING, and a transaction sees its own rows.
+        connection.query("SELECT id, reservation_id FROM orders WHERE reservation_id IN (?)", [ids]) as Promise<{ id: number; reservation_id: string }[]>,
         connection.query("SELECT count, version FROM stock WHERE sale_id = ? FOR UPDATE", [saleId]) as Promise<StockRow[]>,
         // Runs once the lock is held: every release recorded before it is committed and seen.
         connection.query("SELECT reservation_id FROM released_reservations WHERE reservation_id IN (?)", [ids]) as Promise<{ reservation_id: string }[]>,
