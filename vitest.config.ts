@@ -9,7 +9,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "unit",
-          include: ["server/**/*.test.ts", "worker/**/*.test.ts", "app/**/*.test.ts", "bench/**/*.test.ts"],
+          include: ["server/**/*.test.ts", "worker/**/*.test.ts", "app/**/*.test.ts", "bench/**/*.test.ts", "deploy/**/*.test.ts"],
           exclude: ["**/*.int.test.ts", "**/*.chaos.test.ts", "**/*.security.test.ts", "**/node_modules/**"],
           sequence: { groupOrder: 0 },
         },
