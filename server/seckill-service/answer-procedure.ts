@@ -6,6 +6,7 @@ import { gateRefusalBody, gateRefusalHeaders, type PendingGate } from "../gatewa
 import { createContext } from "../trpc/init";
 import { logServerFaults } from "../trpc/answers";
 import { langOf, type Localized } from "../i18n";
+import { observePurchasePath, purchasePathOutcome } from "../metrics";
 import { MAX_BODY_BYTES, sendJson } from "./node-http";
 import { callMutation, deserializeInput, errorShape, httpStatusOf, trpcBody, trpcErrorOf, type TrpcEnvelope } from "./trpc-internals";
 
@@ -40,26 +41,45 @@ function sendTrpc(res: http.ServerResponse, status: number, envelope: TrpcEnvelo
  * The per-IP gate's verdict (`ipGate`) may still be pending when the procedure starts; a refusal
  * there is the answer, whatever the procedure said (it spends nothing before the gate passed).
  */
-export async function answerProcedure(services: Services, headers: HeaderReader, res: http.ServerResponse, path: string, parsed: ParsedInput, ipGate: PendingGate) {
+export async function answerProcedure(
+  services: Services,
+  headers: HeaderReader,
+  res: http.ServerResponse,
+  path: string,
+  parsed: ParsedInput,
+  ipGate: PendingGate,
+  startedAt: number,
+) {
   let ctx: Awaited<ReturnType<typeof createContext>> | undefined;
   const input = "input" in parsed ? parsed.input : undefined;
   try {
     if ("error" in parsed) throw parsed.error;
     ctx = await createContext(services, headers, undefined, ipGate);
     const data = await callMutation(path, ctx, input);
-    if (await answeredGateRefusal(res, ipGate, headers)) return;
+    if (await answeredGateRefusal(res, ipGate, headers, path, startedAt, services)) return;
     sendTrpc(res, 200, { result: { data } }, ctx.resHeaders);
+    observePurchasePath(services.metrics, path, purchasePathOutcome({ data }), startedAt);
   } catch (cause) {
     const error = trpcErrorOf(cause);
     logServerFaults({ error, path, type: "mutation" });
-    if (await answeredGateRefusal(res, ipGate, headers)) return;
+    if (await answeredGateRefusal(res, ipGate, headers, path, startedAt, services)) return;
     sendTrpc(res, httpStatusOf(error), { error: errorShape(error, path, input, ctx) }, ctx?.resHeaders);
+    observePurchasePath(services.metrics, path, purchasePathOutcome({ errorCode: error.code }), startedAt);
   }
 }
 
 /** The per-IP gate's refusal, answered instead of the procedure's answer; false when it let the request through. */
-async function answeredGateRefusal(res: http.ServerResponse, ipGate: PendingGate, headers: HeaderReader): Promise<boolean> {
+async function answeredGateRefusal(
+  res: http.ServerResponse,
+  ipGate: PendingGate,
+  headers: HeaderReader,
+  path: string,
+  startedAt: number,
+  services: Pick<Services, "metrics">,
+): Promise<boolean> {
   const refusal = await ipGate;
-  if (refusal) sendJson(res, refusal.status, gateRefusalBody(refusal, langOf(headers)), gateRefusalHeaders(refusal));
-  return refusal !== null;
+  if (!refusal) return false;
+  sendJson(res, refusal.status, gateRefusalBody(refusal, langOf(headers)), gateRefusalHeaders(refusal));
+  observePurchasePath(services.metrics, path, "TOO_MANY_REQUESTS", startedAt);
+  return true;
 }

@@ -210,11 +210,19 @@ describe("the seckill service process (npm run seckill)", () => {
     const UNITS = 50;
     const saleId = await openSale(UNITS);
     const shoppers = await createShoppers(t.services, SHOPPERS, { emailPrefix: "crowd" });
+    const answered = (procedure: string, outcome: string) =>
+      readMetric(service.url, "seckill_request_duration_seconds_count", `{procedure="${procedure}",outcome="${outcome}"}`);
+    const countsBefore = await Promise.all([answered("seckill.purchase", "QUEUED"), answered("seckill.token", "SOLD_OUT"), answered("seckill.purchase", "SOLD_OUT")]);
 
     const answers = await mapConcurrently(shoppers, 100, async (shopper) => ({ userId: shopper.id, answer: await buy(service.url, saleId, shopper) }));
     const statuses = answers.map(({ answer }) => statusOf(answer));
     const tally = Object.fromEntries([...new Set(statuses)].map((s) => [s, statuses.filter((x) => x === s).length]));
     expect(tally).toEqual({ QUEUED: UNITS, SOLD_OUT: SHOPPERS - UNITS });
+    // The latency histogram counted every answer by its outcome, as the shoppers saw them.
+    const countsAfter = await Promise.all([answered("seckill.purchase", "QUEUED"), answered("seckill.token", "SOLD_OUT"), answered("seckill.purchase", "SOLD_OUT")]);
+    const [queuedDelta, tokenSoldOut, purchaseSoldOut] = countsAfter.map((count, i) => count - countsBefore[i]!);
+    expect(queuedDelta).toBe(UNITS);
+    expect(tokenSoldOut! + purchaseSoldOut!).toBe(SHOPPERS - UNITS);
     const queued = answers.flatMap(({ userId, answer }) => {
       const reservationId = answer.body.result?.data.json.reservationId;
       return reservationId ? [{ userId, reservationId }] : [];

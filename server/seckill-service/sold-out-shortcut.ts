@@ -3,6 +3,7 @@ import type { Services } from "../services";
 import { soldOutByFlag } from "../seckill/purchase";
 import { JSON_HEADERS } from "./node-http";
 import { trpcBody } from "./trpc-internals";
+import { observePurchasePath } from "../metrics";
 
 /**
  * The sold-out answer, the bulk of a crowd's answers: body and headers built once. The body stays
@@ -20,9 +21,16 @@ function saleIdOf(input: unknown): number | null {
  * Answers a call for a sale the in-process flag knows is sold out, before anything else: the
  * crowd after a sell-out costs no Redis and no JWT check. False when the call must go on.
  */
-export function answeredSoldOut(services: Pick<Services, "metrics" | "purchaseStats" | "soldOut">, res: http.ServerResponse, input: unknown): boolean {
+export function answeredSoldOut(
+  services: Pick<Services, "metrics" | "purchaseStats" | "soldOut">,
+  res: http.ServerResponse,
+  input: unknown,
+  path: string,
+  startedAt: number,
+): boolean {
   const saleId = saleIdOf(input);
   if (saleId === null || !soldOutByFlag(services, saleId)) return false;
   res.writeHead(200, SOLD_OUT_HEADERS).end(SOLD_OUT_BODY);
+  observePurchasePath(services.metrics, path, "SOLD_OUT", startedAt);
   return true;
 }

@@ -7,7 +7,8 @@ import { browserRequestRefusal } from "../gateway/browser-guard";
 import { appRouter } from "./root";
 import { createContext } from "./init";
 import { browserRefusalBody, logServerFaults } from "./answers";
-import { TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS } from "../endpoints";
+import { SECKILL_PROCEDURES, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS } from "../endpoints";
+import { observePurchasePath, purchasePathOutcome } from "../metrics";
 import { langOf } from "../i18n";
 
 /**
@@ -19,6 +20,7 @@ export async function handleTrpcRequest(req: Request, services: Services, endpoi
   // Cross-site cookie mutations and form or text bodies never reach tRPC (server/gateway/browser-guard.ts).
   const refusal = browserRequestRefusal(req, services.env.PUBLIC_BASE_URL);
   if (refusal) return Response.json(browserRefusalBody(refusal, langOf(req.headers)), { status: refusal.status, headers: { "cache-control": "no-store" } });
+  const startedAt = performance.now();
   return fetchRequestHandler({
     endpoint,
     req,
@@ -31,5 +33,15 @@ export async function handleTrpcRequest(req: Request, services: Services, endpoi
       return { ...(await createContext(services, req.headers, resHeaders)), clientAddress: addressFromFrontDoor(req.headers) };
     },
     onError: logServerFaults,
+    // The purchase path's latency, as the seckill service counts it, when web answers it instead.
+    responseMeta: ({ info, data }) => {
+      const path = info?.calls.length === 1 ? info.calls[0]!.path : undefined;
+      const answer = data[0];
+      if (path && SECKILL_PROCEDURES.has(path) && answer) {
+        const outcome = "error" in answer ? purchasePathOutcome({ errorCode: answer.error.data.code }) : purchasePathOutcome({ data: answer.result.data });
+        observePurchasePath(services.metrics, path, outcome, startedAt);
+      }
+      return {};
+    },
   });
 }
