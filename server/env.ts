@@ -228,6 +228,8 @@ const deploymentFacts = {
   /** Rate limits on Upstash's REST API instead of the local Redis, when both are set. */
   UPSTASH_REDIS_REST_URL: z.url().optional(),
   UPSTASH_REDIS_REST_TOKEN: z.string().min(1).optional(),
+  /** The worker's /metrics port (0: none); a port already taken is logged and the worker runs on. */
+  WORKER_METRICS_PORT: intFrom(9464, 0),
   /** Bearer token a scraper from a public address sends for /api/metrics (private addresses need none). */
   METRICS_TOKEN: z.string().min(16, "METRICS_TOKEN must be at least 16 characters").optional(),
   /**

@@ -12,6 +12,7 @@ import { processSweepOrders } from "../server/jobs/sweep-orders";
 import { processPaymentNotify, processPruneNotifications } from "../server/jobs/payment-notify";
 import { processReconcile } from "../server/jobs/reconcile";
 import { processRefundPayment } from "../server/jobs/refund-payment";
+import { createWorkerMetrics, serveWorkerMetrics } from "../server/jobs/worker-metrics";
 
 /** Jobs of the order lifecycle (timers, notifications) one worker handles at once. */
 const LIFECYCLE_CONCURRENCY = 20;
@@ -30,9 +31,14 @@ async function main() {
   // Set only by a test's fault preload (server/worker-hooks.ts); read once, so jobs pay nothing.
   const { afterOrderCommit, beforeCancelOrder } = workerHooks;
 
+  const metrics = createWorkerMetrics(services);
+  const metricsServer = serveWorkerMetrics(metrics, config, log);
   const orderProcessor = createOrderProcessor(services, {
     afterCommit: afterOrderCommit,
-    onBatch: (stats) => log.debug(stats, "order batch committed"),
+    onBatch: (stats) => {
+      metrics.observeCommit(stats);
+      log.debug(stats, "order batch committed");
+    },
     log,
   });
   const cancelOrder: Processor = (job, token) => processCancelOrder(services, job, token);
@@ -91,6 +97,7 @@ async function main() {
     if (stopping) return;
     stopping = true;
     clearInterval(redeclare);
+    metricsServer?.close();
     log.info({ signal }, "worker shutting down: finishing jobs in hand");
     // close() stops taking jobs and waits for those in progress, whose batches drain() flushes.
     await Promise.all([...workers.map((worker) => worker.close()), orderProcessor.drain()]);

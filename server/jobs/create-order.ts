@@ -35,20 +35,22 @@ const MAX_COMMITS_IN_FLIGHT = 8;
  */
 export function createOrderProcessor(
   services: Pick<CoreServices, "env" | "queues" | "redis" | "saleBuckets" | "soldOut" | "sql">,
-  hooks: { afterCommit?: () => void; onBatch?: (stats: { size: number; created: number }) => void; log?: Pick<Logger, "error"> } = {},
+  hooks: { afterCommit?: () => void; onBatch?: (stats: { size: number; created: number; seconds: number }) => void; log?: Pick<Logger, "error"> } = {},
 ): CreateOrderProcessor {
   const { env } = services;
   const log = hooks.log ?? createLogger("worker");
   const committer = new GroupCommitter<QueuedReservation, CreateOrderResult>(
     async (batch) => {
+      const startedAt = performance.now();
       const { orderIds, orders, shortage, stats } = await createOrders(services.sql, batch, { payTimeoutSeconds: env.ORDER_PAY_TIMEOUT_SECONDS });
+      const seconds = (performance.now() - startedAt) / 1000;
       hooks.afterCommit?.();
       await settleReservations(services, orderIds, batch);
       if (shortage.length) await releaseShortage(services, shortage, log);
       // Every order of the batch, found again or new: a redelivery after a crash right after the
       // commit must not leave an order without its timer (job ids make a second timer a no-op).
       await scheduleCancellations(services.queues, orders);
-      hooks.onBatch?.({ size: batch.length, created: stats.created });
+      hooks.onBatch?.({ size: batch.length, created: stats.created, seconds });
       // No order after a commit means the reservation was found released (createOrders skips
       // those) or released by it for a stock shortage: its part of the job is done.
       return batch.map((reservation) => {

@@ -55,6 +55,8 @@ export async function createTestEnvironment(name: string, overrides: Record<stri
     SANDBOX_PAY_KEY: randomBytes(24).toString("hex"),
     SANDBOX_PAY_APP_ID: `test-${suffix}`,
     LOG_LEVEL: "warn",
+    // Workers of many test files run at once: no metrics port unless a test names a free one.
+    WORKER_METRICS_PORT: "0",
     ...overrides,
   };
   const env = readEnv({ ...childEnv });
