@@ -12,6 +12,8 @@ export interface Metrics {
   rateLimited: Counter<"scope">;
   /** Passwords compared with bcrypt at sign-in: the CPU a brute force costs, which the sign-in throttle bounds. */
   passwordChecks: Counter;
+  /** 1 when MySQL, Redis or the order queue answered this scrape's health question, 0 when not. */
+  dependencyUp: Gauge<"dependency">;
   /** Sale numbers, set from Redis and MySQL at scrape time (server/admin/sale-gauges.ts). */
   sale: {
     stock: Gauge<"sale_id" | "store">;
@@ -54,6 +56,12 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
     passwordChecks: new Counter({
       name: "auth_password_checks_total",
       help: "Passwords compared with bcrypt at sign-in",
+      registers: [registry],
+    }),
+    dependencyUp: new Gauge({
+      name: "seckill_dependency_up",
+      help: "1 when the dependency (mysql, redis, queue) answered a cheap question at this scrape, 0 when not",
+      labelNames: ["dependency"],
       registers: [registry],
     }),
     sale: {

@@ -2,12 +2,13 @@ import type { Services } from "../services";
 import { ORDER_STATUSES } from "../orders/statuses";
 import { readCheckedLedger } from "../recovery/invariants";
 import { createLogger } from "../logger";
+import { checkHealth } from "../health";
 
 /** Sales whose numbers a scrape reports: open ones and those ended within this many hours. */
 const RECENTLY_ENDED_HOURS = 24;
 
 /** What the sale gauges read: each live sale's rows and Redis stock, into the metrics registry. */
-export type SaleGaugeServices = Pick<Services, "db" | "env" | "metrics" | "redis">;
+export type SaleGaugeServices = Pick<Services, "db" | "env" | "metrics" | "queues" | "redis">;
 
 /**
  * Sets the sale gauges from Redis and MySQL, right before a scrape renders them, so every web
@@ -32,11 +33,18 @@ export async function refreshSaleGauges(services: SaleGaugeServices, now = new D
 
 /** Prometheus text for /api/metrics: this instance's counters, and the shared sale numbers read now. */
 export async function renderMetrics(services: SaleGaugeServices): Promise<string> {
-  try {
-    await refreshSaleGauges(services);
-  } catch (error) {
-    // The counters are still worth scraping when MySQL or Redis is not answering.
-    createLogger("web").error({ err: error }, "could not read sale numbers for /api/metrics");
-  }
+  await Promise.all([
+    refreshSaleGauges(services).catch((error: unknown) => {
+      // The counters are still worth scraping when MySQL or Redis is not answering.
+      createLogger("web").error({ err: error }, "could not read sale numbers for /api/metrics");
+    }),
+    refreshDependencyGauges(services),
+  ]);
   return services.metrics.registry.metrics();
+}
+
+/** Each dependency's health answer (server/health.ts) as a 1 or 0, for the alert on a store that stopped answering. */
+async function refreshDependencyGauges(services: SaleGaugeServices): Promise<void> {
+  const { checks } = await checkHealth(services, 1000);
+  for (const [dependency, check] of Object.entries(checks)) services.metrics.dependencyUp.set({ dependency }, check.ok ? 1 : 0);
 }

@@ -134,6 +134,8 @@ describe("the seckill service process (npm run seckill)", () => {
     const response = await fetch(`${service.url}/api/health`);
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ ok: true, checks: { mysql: { ok: true }, redis: { ok: true }, queue: { ok: true } } });
+    // The same answers on /api/metrics, for the alert on a store that stops answering.
+    for (const dependency of ["mysql", "redis", "queue"]) expect(await readMetric(service.url, "seckill_dependency_up", `{dependency="${dependency}"}`)).toBe(1);
   });
 
   it("a shopper gets a purchase token, then QUEUED, and the worker writes the order to MySQL", async () => {
