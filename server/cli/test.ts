@@ -4,7 +4,7 @@ import path from "node:path";
 import { buildIfNeeded } from "./build";
 
 /**
- * npm test: type check, build, unit tests, integration tests (real Redis + MariaDB + worker
+ * npm test: type check, the alert rules (promtool), build, unit tests, integration tests (real Redis + MariaDB + worker
  * processes), the security suite (attacks over HTTP on the whole system), the chaos suite, a small benchmark run, then Playwright in Chromium. Every suite runs even if an earlier one failed; the last line
  * sums them up as "N passed, N failed".
  */
@@ -34,6 +34,21 @@ const tallies: Tally[] = [];
 
 const typecheck = run(bin("tsc"), ["--noEmit", "-p", "."]);
 tallies.push({ suite: "typecheck", passed: typecheck === 0 ? 1 : 0, failed: typecheck === 0 ? 0 : 1, skipped: 0 });
+
+// The alert rules and the scrape configuration: syntax, then the rules' unit tests (promtool, from
+// Debian's `prometheus` package; .ci/run installs it).
+{
+  const folder = path.join("deploy", "observability");
+  const steps = [
+    ["check", "rules", path.join(folder, "alerts.yml")],
+    ["check", "config", path.join(folder, "prometheus.yml")],
+    ["test", "rules", path.join(folder, "alerts.test.yml")],
+  ];
+  const statuses = steps.map((args) => run("promtool", args));
+  if (statuses.some((status) => status !== 0)) console.log("promtool failed or is missing (apt-get install prometheus)");
+  const passed = statuses.filter((status) => status === 0).length;
+  tallies.push({ suite: "alert rules", passed, failed: steps.length - passed, skipped: 0 });
+}
 
 // Integration tests start real `next start` instances, so the web app must be built first.
 const built = buildIfNeeded((line) => console.log(line));
