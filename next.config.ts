@@ -36,8 +36,8 @@ const nextConfig: NextConfig = {
     // The queue board reads its UI's templates and static files from node_modules at run time.
     "@bull-board/api", "@bull-board/hono", "@bull-board/ui", "@hono/node-server", "hono", "ejs",
   ],
-  // Lua scripts are read from disk at run time (server/clients/redis.ts).
-  outputFileTracingIncludes: { "/api/**": ["./server/seckill/*.lua", "./server/gateway/*.lua"] },
+  // Lua scripts and their includes are read from disk at run time (server/clients/redis.ts).
+  outputFileTracingIncludes: { "/api/**": ["./server/**/*.lua"] },
   poweredByHeader: false,
   async headers() {
     return [

@@ -5,7 +5,7 @@ export interface Metrics {
   registry: Registry;
   /** Purchase answers by status; `source` says whether Redis was asked or the sold-out flag answered. */
   purchaseAnswers: Counter<"status" | "source">;
-  /** Calls of seckill-7.lua in reserve mode: what the sold-out flag and the rate limits exist to keep down. */
+  /** Calls of reserve-unit-7.lua: what the sold-out flag and the rate limits exist to keep down. */
   reserveCalls: Counter;
   /** Time to answer seckill.token and seckill.purchase, by the answer (status or error code). */
   purchasePathSeconds: Histogram<"procedure" | "outcome">;

@@ -12,7 +12,7 @@ import type { RedisConnection } from "../../server/clients/redis";
 import { createAppRedis } from "../../server/redis-scripts";
 import { parseDatabaseUrl } from "../../server/clients/db";
 import { saleKeys } from "../../server/seckill/keys";
-import { seckillKeyList } from "../../server/seckill/purchase";
+import { reserveUnitKeyList } from "../../server/seckill/purchase";
 import { newReservationId } from "../../server/seckill/reservation";
 import { orderInsertSql, orderRowParameters, readSaleOrderTemplate } from "../../server/orders/order-rows";
 import { readEnv } from "../../server/env";
@@ -78,7 +78,7 @@ export interface LuaCeilingOptions {
 }
 
 /**
- * Per POST `{"userId":N,"token":"…"}`: ONE `seckill` "reserve" call with the app's own script and
+ * Per POST `{"userId":N,"token":"…"}`: ONE `reserveUnit` call with the app's own script and
  * key layout, answered `{"code":<the script's code>}` (1 = reserved). No session, rate limit, queue
  * or tRPC: the most purchases per second this Redis and one Node process allow. The sale must be
  * warmed in Redis, and each shopper's token set (issueCeilingTokens), or the codes are refusals.
@@ -90,9 +90,8 @@ export async function startLuaCeilingServer(options: LuaCeilingOptions): Promise
     options.port ?? 0,
     async (body) => {
       const { userId, token } = parseShopper(body);
-      const [code] = await redis.seckill(
-        ...seckillKeyList(keys, userId),
-        "reserve",
+      const [code] = await redis.reserveUnit(
+        ...reserveUnitKeyList(keys, userId),
         String(userId),
         newReservationId(options.saleId, userId),
         token,

@@ -269,7 +269,7 @@ export function markdown(r: BenchReport): string {
     const b = r.baselines;
     lines.push("## Baselines (same machine, same run)", "", "| baseline | measured | notes |", "| --- | ---: | --- |");
     lines.push(`| bare node:http "hello" | ${fmt(round(b.hello.requestsPerSecond, 0))} req/s, p99 ${fmt(b.hello.p99Ms)} ms | ${r.options.concurrency} connections, ${fmt(b.seconds)} s |`);
-    lines.push(`| bare node:http + one reservation-script call | ${fmt(round(b.luaCeiling.requestsPerSecond, 0))} req/s, p99 ${fmt(b.luaCeiling.p99Ms)} ms | the real seckill-7.lua, reserve mode, a pre-issued token per shopper |`);
+    lines.push(`| bare node:http + one reservation-script call | ${fmt(round(b.luaCeiling.requestsPerSecond, 0))} req/s, p99 ${fmt(b.luaCeiling.p99Ms)} ms | the real reserve-unit-7.lua, a pre-issued token per shopper |`);
     lines.push(`| naive MySQL (UPDATE … count>0 + INSERT per request) | ${fmt(round(b.naive.attemptsPerSecond, 0))} attempts/s over the whole crowd | ${b.naive.note} |`);
     lines.push(`| bare batched INSERT of the worker's rows | ${fmt(round(b.bareInsert.rowsPerSecond, 0))} rows/s | ${fmt(b.bareInsert.rows)} rows, ${fmt(b.bareInsert.batchSize)} per INSERT, one transaction each |`);
     lines.push("");

@@ -1,6 +1,6 @@
-import { readFileSync } from "node:fs";
 import { Cluster, Redis, type RedisOptions } from "ioredis";
 import { coalesceWrites } from "./coalesce-writes";
+import { loadLua } from "./lua-include";
 
 /** One Redis server, or a Cluster client that sends each command to the node owning its key's slot. */
 export type RedisConnection = Redis | Cluster;
@@ -52,15 +52,35 @@ export function createRedis(target: RedisTarget, options: RedisOptions = {}): Re
   return redis;
 }
 
+/** `issue-token-5.lua` -> `issueToken`: a script file's command, its name less the key count. */
+export type ScriptCommandName<File extends string> = File extends `${string}/${infer Rest}`
+  ? ScriptCommandName<Rest>
+  : CamelCase<DropLastSegment<File>>;
+type DropLastSegment<Name extends string> = Name extends `${infer Head}-${infer Tail}`
+  ? Tail extends `${string}-${string}` ? `${Head}-${DropLastSegment<Tail>}` : Head
+  : never;
+type CamelCase<Name extends string> = Name extends `${infer Head}-${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : Name;
+
+const SCRIPT_FILE_NAME = /(?:^|\/)([a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*)-(\d+)\.lua$/;
+
+/** The command and key count a script's file name gives (BullMQ's `<action>-<numKeys>.lua`). */
+export function scriptCommand(file: string): { name: string; numberOfKeys: number } {
+  const match = SCRIPT_FILE_NAME.exec(file);
+  if (!match) throw new Error(`Lua script ${file} is not named <action>-<numKeys>.lua`);
+  const name = match[1]!.replace(/-([a-z])/g, (_dash, letter: string) => letter.toUpperCase());
+  return { name, numberOfKeys: Number(match[2]) };
+}
+
 /**
- * Registers Lua scripts, given as file paths named `<command>-<numKeys>.lua` like BullMQ's, once
- * on the connection with `defineCommand`: ioredis then sends EVALSHA, falling back to EVAL after
- * a script flush. `Commands` is the caller's typing of them.
+ * Registers Lua scripts, given as file paths named `<action>-<numKeys>.lua` like BullMQ's, once
+ * on the connection with `defineCommand`, each under its action's name in camelCase, its
+ * `--- @include` lines expanded (lua-include.ts): ioredis then sends EVALSHA, falling back to EVAL
+ * after a script flush. `Commands` is the caller's typing of them.
  */
-export function defineScripts<Commands>(redis: RedisConnection, scripts: Readonly<Record<string, string>>): RedisConnection & Commands {
-  for (const [name, file] of Object.entries(scripts)) {
-    const numberOfKeys = Number(/-(\d+)\.lua$/.exec(file)?.[1]);
-    redis.defineCommand(name, { numberOfKeys, lua: readFileSync(file, "utf8") });
+export function defineScripts<Commands>(redis: RedisConnection, files: readonly string[]): RedisConnection & Commands {
+  for (const file of files) {
+    const { name, numberOfKeys } = scriptCommand(file);
+    redis.defineCommand(name, { numberOfKeys, lua: loadLua(file) });
   }
   return redis as RedisConnection & Commands;
 }

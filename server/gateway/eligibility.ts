@@ -1,6 +1,6 @@
 /**
  * Who may buy in a sale. Pure: the sale's rules and a shopper's standing give one code, which
- * warm-up writes to Redis so that seckill-7.lua can refuse inside the same atomic round trip.
+ * warm-up writes to Redis so that the purchase scripts can refuse inside the same atomic round trip.
  */
 export interface EligibilityRules {
   requireRealName: boolean;
@@ -13,7 +13,7 @@ export interface Standing {
   blacklisted: boolean;
 }
 
-/** Codes as stored in Redis; seckill-7.lua maps each refusal to its own return code. */
+/** Codes as stored in Redis; the purchase scripts (server/seckill/includes/check-purchase.lua) map each refusal to its own return code. */
 export const ELIGIBILITY = {
   ELIGIBLE: 0,
   BLACKLISTED: 1,

@@ -15,8 +15,9 @@
   only grow and an incremental read ordered by them (ZRANGEBYSCORE from the last one seen) misses
   nothing.
 ]]
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+--- @include "../includes/now-ms.lua"
+
+local now = nowMs()
 local last = tonumber(redis.call('GET', KEYS[2]) or '0')
 local epoch = math.max(now, last + 1)
 redis.call('SET', KEYS[2], epoch)

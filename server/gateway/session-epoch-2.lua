@@ -11,10 +11,11 @@
 
   Output: the epoch, an integer
 ]]
+--- @include "../includes/now-ms.lua"
+
 local epoch = redis.call('GET', KEYS[1])
 if epoch then return tonumber(epoch) end
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local now = nowMs()
 local latest = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
 if latest[2] then now = math.max(now, tonumber(latest[2])) end
 redis.call('SET', KEYS[1], now)

@@ -28,7 +28,7 @@ import { providerWords } from "./providers";
  * asked again by the `refund-payment` job with back-off, and by the sweep behind it.
  *
  * The unit rule: a refunded order's unit goes back to its sale exactly as a cancelled order's
- * does (MySQL stock +1 through the ledger, then release-3.lua once per order). While the sale is
+ * does (MySQL stock +1 through the ledger, then release-order-3.lua once per order). While the sale is
  * live another shopper can buy it; after the sale ended it stays counted as unsold stock of the
  * closed sale, which no one can buy.
  */

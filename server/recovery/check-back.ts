@@ -130,7 +130,7 @@ async function checkBackBucket(
 
 /**
  * Ends fallover holds whose purchase died mid-saga (the web process crashed or timed out between
- * seckill-7.lua's HELD and holding-2.lua). A hold older than RESERVATION_CHECK_AFTER_MS is looked
+ * reserve-unit-7.lua's HELD and adjust-home-count-2.lua). A hold older than RESERVATION_CHECK_AFTER_MS is looked
  * for as a reservation in every other bucket and in MySQL: found, it became a unit there and the
  * shopper stays counted ("taken"); not found, every bucket was tried in vain or the process died
  * first, and the count goes back ("released"). Should a stalled process take its unit after all,
@@ -153,7 +153,7 @@ async function resolveStaleHolds(services: CheckBackServices, saleId: number, ho
       db.releasedReservation.count({ where: { reservationId: { in: candidates.map((c) => c.id) } } }),
     ]);
     const found = pendingScores.some((score) => score !== null) || ordered + released > 0;
-    await redis.holding(keys.users, keys.holds, found ? "taken" : "released", String(ref.userId), heldId);
+    await redis.adjustHomeCount(keys.users, keys.holds, found ? "taken" : "released", String(ref.userId), heldId);
     ended++;
   }
   return ended;

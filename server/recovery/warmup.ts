@@ -266,7 +266,7 @@ async function readBucket(services: WarmUpServices, connection: RedisConnection,
   const keys = bucketKeys(env.REDIS_NAMESPACE, saleId, bucket);
   const homedHere = (userId: number) => homeBucket(userId, buckets) === bucket;
   // The home shoppers' counts change with stock, pending or holds, except when a unit taken in
-  // another bucket comes back (holding-2.lua "returned"): hence users too. And the fence: a stock
+  // another bucket comes back (adjust-home-count-2.lua "returned"): hence users too. And the fence: a stock
   // change that lost its lock may still write, fenced (adjust-stock-2.lua).
   await connection.watch(keys.stock, keys.pending, keys.holds, keys.users, keys.fence);
   const [pending, holds] = await Promise.all([connection.zrange(keys.pending, 0, -1), connection.zrange(keys.holds, 0, -1)]);
@@ -309,7 +309,7 @@ async function readBucket(services: WarmUpServices, connection: RedisConnection,
         sale,
         alreadyOrdered: undecided.length ? await tx.order.findMany({ where: inUndecided, select: { reservationId: true } }) : [],
         alreadyReleased: undecided.length ? await tx.releasedReservation.findMany({ where: inUndecided, select: { reservationId: true } }) : [],
-        // MySQL's stock already counts these orders' units as given back: a late release-3.lua run
+        // MySQL's stock already counts these orders' units as given back: a late release-order-3.lua run
         // (a timer retried after this warm-up) must find them released, or it would add them again.
         released: await tx.order.findMany({ where: { saleId, stockBucket: bucket, status: { in: [...RELEASED_ORDER_STATUSES] } }, select: { id: true } }),
         grouped: await tx.order.groupBy({

@@ -191,7 +191,7 @@ describe("a unit goes back to the bucket it came from", () => {
       const issued = await issuePurchaseToken(t.services, { saleId, userId: stranded });
       if (issued.status !== "ISSUED") throw new Error(`no token: ${issued.status}`);
       const heldId = `${saleId}-${stranded}-0123456789abcdef`;
-      const reply = await t.services.redis.seckill(home.stock, home.meta, home.users, home.pending, home.eligibility, home.token(stranded), home.holds, "reserve", String(stranded), heldId, issued.token, 0);
+      const reply = await t.services.redis.reserveUnit(home.stock, home.meta, home.users, home.pending, home.eligibility, home.token(stranded), home.holds, String(stranded), heldId, issued.token, 0);
       expect(reply[0]).toBe(2);
       expect(await heldBy(saleId, buckets, stranded)).toBe(1);
       const report = await checkBackSale(t.services, { id: saleId, endsAt: new Date(Date.now() + 3600_000) }, Date.now() + 120_000);

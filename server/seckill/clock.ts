@@ -1,8 +1,8 @@
 import type { Services } from "../services";
 
 /**
- * The shop's clock as a browser should see it: Redis's `TIME`, the same clock seckill-7.lua
- * judges a sale's window by, so a countdown synced to it opens exactly when purchases do.
+ * The shop's clock as a browser should see it: Redis's `TIME`, the same clock the purchase
+ * scripts (issue-token-5.lua, reserve-unit-7.lua) judge a sale's window by, so a countdown synced to it opens exactly when purchases do.
  */
 export async function shopClock(services: Pick<Services, "redis">): Promise<{ nowMs: number }> {
   const [seconds, micros] = await services.redis.time();

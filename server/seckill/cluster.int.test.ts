@@ -126,7 +126,7 @@ describe("flash sale on a Redis Cluster", () => {
     const keys = saleKeys(env.REDIS_NAMESPACE, 123_456);
     await redis.set(keys.stock, 5);
     expect(await redis.adjustStock(keys.stock, keys.fence, -1, "0")).toEqual([1, 4, 1]);
-    expect(await redis.release(keys.stock, keys.users, keys.released, "1", "7")).toEqual(expect.any(Array));
+    expect(await redis.releaseOrder(keys.stock, keys.users, keys.released, "1", "7")).toEqual(expect.any(Array));
     expect(await redis.releaseReservation(keys.stock, keys.users, keys.pending, "123456-7-0123456789abcdef", "7", "1")).toEqual(expect.any(Array));
     expect(await redis.repairStock(keys.stock, keys.pending, keys.released, keys.fence, 0, 0, 0, "1", 0)).toEqual(expect.any(Number));
   });

@@ -32,7 +32,7 @@ const REFUSAL_BY_CODE: Record<number, Refusal> = {
   [-8]: "INVALID_TOKEN",
 };
 
-/** Maps seckill-7.lua's answers in "reserve" mode (see its header) to a verdict. */
+/** Maps reserve-unit-7.lua's answers (see its header) to a verdict. */
 export function interpretReserveReply(reply: [number, number]): ReserveVerdict {
   const [code, stockLeft] = reply;
   if (code === 1) return { kind: "reserved", stockLeft };
@@ -49,7 +49,7 @@ export type TokenOutcome =
   | { status: "NOT_STARTED"; startsAt: Date }
   | { status: Exclude<Refusal, "NOT_STARTED" | "INVALID_TOKEN"> };
 
-/** Maps seckill-7.lua's answers in "token" mode; null means the sale is not warmed up. */
+/** Maps issue-token-5.lua's answers; null means the sale is not warmed up. */
 export function interpretTokenReply(reply: [number, number, string?, number?]): TokenOutcome | null {
   const [code, startsAt, token, msLeft] = reply;
   if (code === 1 && token !== undefined && msLeft !== undefined) return { status: "ISSUED", token, expiresInMs: msLeft };

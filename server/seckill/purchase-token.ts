@@ -3,7 +3,7 @@ import { randomString } from "../random-pool";
 
 /**
  * Purchase tokens carry their own proof: `<nonce>.<mac>`, the MAC binding the nonce to one
- * shopper and one sale under a key derived from SESSION_SECRET. seckill-7.lua still decides
+ * shopper and one sale under a key derived from SESSION_SECRET. reserve-unit-7.lua still decides
  * whether a token is the live, unspent one; the MAC lets every instance refuse a forged or
  * borrowed token in-process, before any rate limit or Redis call. So every purchase that reaches
  * Redis carries a token that seckill.token issued behind the per-IP gate, and the gate need not
@@ -29,7 +29,7 @@ function mac(secret: string, owner: { saleId: number; userId: number }, nonce: s
   return createHmac("sha256", tokenKey(secret)).update(`${owner.saleId}:${owner.userId}:${nonce}`).digest().subarray(0, MAC_BYTES);
 }
 
-/** A fresh token for this shopper and sale (seckill-7.lua keeps it, or hands out a live one instead). */
+/** A fresh token for this shopper and sale (issue-token-5.lua keeps it, or hands out a live one instead). */
 export function newPurchaseToken(secret: string, owner: { saleId: number; userId: number }): string {
   const nonce = randomString(NONCE_BYTES, "base64url");
   return `${nonce}.${mac(secret, owner, nonce).toString("base64url")}`;

@@ -61,8 +61,13 @@ function seenBefore(token: string): boolean {
   return false;
 }
 
-/** KEYS of seckill-7.lua, in its order: the shopper's home bucket. */
-export function seckillKeyList(keys: SaleKeys, userId: number) {
+/** KEYS of issue-token-5.lua, in its order: the shopper's home bucket. */
+export function issueTokenKeyList(keys: SaleKeys, userId: number) {
+  return [keys.stock, keys.meta, keys.users, keys.eligibility, keys.token(userId)] as const;
+}
+
+/** KEYS of reserve-unit-7.lua, in its order: the shopper's home bucket. */
+export function reserveUnitKeyList(keys: SaleKeys, userId: number) {
   return [keys.stock, keys.meta, keys.users, keys.pending, keys.eligibility, keys.token(userId), keys.holds] as const;
 }
 
@@ -110,14 +115,14 @@ export async function issuePurchaseToken(
   return outcome;
 }
 
-/** seckill-7.lua in token mode on the shopper's home bucket; null when the sale is not warmed. */
+/** issue-token-5.lua on the shopper's home bucket; null when the sale is not warmed. */
 async function runTokenScript(services: Pick<Services, "env" | "redis" | "saleBuckets">, input: { userId: number; saleId: number }) {
   const { redis, env } = services;
   const buckets = await failClosed(saleBucketCount(services, input.saleId));
   if (buckets === null) return null;
   const home = homeKeys(env.REDIS_NAMESPACE, input.saleId, input.userId, buckets);
   const fresh = newPurchaseToken(env.SESSION_SECRET, input);
-  return failClosed(redis.seckill(...seckillKeyList(home, input.userId), "token", String(input.userId), fresh, env.PURCHASE_TOKEN_TTL_SECONDS * 1000));
+  return failClosed(redis.issueToken(...issueTokenKeyList(home, input.userId), String(input.userId), fresh, env.PURCHASE_TOKEN_TTL_SECONDS * 1000));
 }
 
 /**
@@ -186,9 +191,8 @@ async function attemptPurchase(services: Pick<Services, "db" | "env" | "metrics"
   let reservationId = reservationInBucket(newReservationId(saleId, userId), home);
   metrics.reserveCalls.inc();
   const reply = await failClosed(
-    redis.seckill(
-      ...seckillKeyList(bucketKeys(env.REDIS_NAMESPACE, saleId, home), userId),
-      "reserve",
+    redis.reserveUnit(
+      ...reserveUnitKeyList(bucketKeys(env.REDIS_NAMESPACE, saleId, home), userId),
       String(userId),
       reservationId,
       input.token,
@@ -233,12 +237,12 @@ async function attemptPurchase(services: Pick<Services, "db" | "env" | "metrics"
 }
 
 /**
- * The fallover saga for a shopper held at home (seckill-7.lua passed every check, spent the
+ * The fallover saga for a shopper held at home (reserve-unit-7.lua passed every check, spent the
  * token and counted them, but the home bucket was empty). Cluster scripts cannot span two hash
  * tags, so it is a sequence of single-bucket steps, each atomic:
  *   1. take-stock-2.lua on each other bucket in turn until one has a unit: it is reserved
  *      there, pending under an id naming that bucket;
- *   2. holding-2.lua at home ends the hold: "taken" keeps the shopper's count, "released" (every
+ *   2. adjust-home-count-2.lua at home ends the hold: "taken" keeps the shopper's count, "released" (every
  *      bucket was empty) gives it back, and the answer is SOLD_OUT.
  * A process that dies between the steps leaves the hold; check-back resolves a stale hold by
  * looking for its reservation in the other buckets and in MySQL (resolveStaleHolds).
@@ -256,12 +260,12 @@ async function reserveElsewhere(
     const reservationId = reservationInBucket(held.heldId, bucket);
     const [code] = await redis.takeStock(keys.stock, keys.pending, reservationId);
     if (code === 1) {
-      await redis.holding(home.users, home.holds, "taken", String(held.userId), held.heldId);
+      await redis.adjustHomeCount(home.users, home.holds, "taken", String(held.userId), held.heldId);
       return { kind: "reserved", reservationId };
     }
     missing ||= code === TAKE_NOT_WARMED;
   }
-  await redis.holding(home.users, home.holds, "released", String(held.userId), held.heldId);
+  await redis.adjustHomeCount(home.users, home.holds, "released", String(held.userId), held.heldId);
   // A bucket whose state is gone (a lost shard) is not an empty one: fail closed, never SOLD_OUT.
   return missing ? { kind: "not-warmed" } : { kind: "sold-out" };
 }

@@ -12,7 +12,7 @@
     KEYS[3] pending   zset: reservationId -> reserved-at (the half message)
     ARGV[1] reservationId
     ARGV[2] userId    the reservation's shopper, or "" when the unit came from a bucket other than
-                       the shopper's home (their count lives there: holding-2.lua "returned",
+                       the shopper's home (their count lives there: adjust-home-count-2.lua "returned",
                        run only when this answers RELEASED)
     ARGV[3] "1" to give the unit back, "0" for a stock shortage's release
 
@@ -26,15 +26,12 @@
 
   All keys share the stock bucket's hash tag, so the script runs unchanged on Redis Cluster.
 ]]
+--- @include "includes/uncount-shopper.lua"
+
 local stock = tonumber(redis.call('GET', KEYS[1]))
 if not stock then return { -1, 0 } end
 if redis.call('ZREM', KEYS[3], ARGV[1]) == 0 then return { 0, stock } end
 
 if ARGV[3] == '1' then stock = redis.call('INCR', KEYS[1]) end
-local held = tonumber(redis.call('HGET', KEYS[2], ARGV[2]) or '0')
-if held > 1 then
-  redis.call('HINCRBY', KEYS[2], ARGV[2], -1)
-elseif held == 1 then
-  redis.call('HDEL', KEYS[2], ARGV[2])
-end
+uncountShopper(KEYS[2], ARGV[2])
 return { 1, stock }

@@ -21,10 +21,10 @@ export interface ReturningUnit {
 }
 
 /**
- * Gives a unit back to the bucket it came from with `script` (release-3.lua or
+ * Gives a unit back to the bucket it came from with `script` (release-order-3.lua or
  * release-reservation-3.lua: idempotent, each with its own once-only marker in that bucket) and
  * uncounts the shopper: inside the same script when that bucket is the shopper's home; otherwise
- * afterwards at home (holding-2.lua "returned"), and only when the bucket's step gave the unit
+ * afterwards at home (adjust-home-count-2.lua "returned"), and only when the bucket's step gave the unit
  * back just now, so a re-run never uncounts twice. A crash between those two steps leaves the
  * shopper counted once too often: stricter, never looser, until a warm-up recounts from MySQL.
  * Any unit back in a bucket makes the sale buyable again on every instance.
@@ -39,7 +39,7 @@ export async function returnUnit(
   const [code, stockLeft] = await script(bucketKeys(env.REDIS_NAMESPACE, unit.saleId, unit.stockBucket), home === unit.stockBucket ? String(unit.userId) : "");
   if (code === 1 && home !== unit.stockBucket) {
     const homeKeys = bucketKeys(env.REDIS_NAMESPACE, unit.saleId, home);
-    await redis.holding(homeKeys.users, homeKeys.holds, "returned", String(unit.userId));
+    await redis.adjustHomeCount(homeKeys.users, homeKeys.holds, "returned", String(unit.userId));
   }
   if (code !== -1 && stockLeft > 0) {
     await broadcastSoldOut(redis, env.REDIS_NAMESPACE, soldOut, { saleId: unit.saleId, soldOut: false });
@@ -49,12 +49,12 @@ export async function returnUnit(
 
 /**
  * Gives a cancelled order's unit back in Redis (stock +1, the shopper's count −1) through
- * release-3.lua, which does it at most once per order, and tells every web instance the sale is
+ * release-order-3.lua, which does it at most once per order, and tells every web instance the sale is
  * buyable again. Safe to call any number of times for the same order.
  */
 export async function releaseUnit(services: ReleaseServices, order: ReturningUnit & { id: number }): Promise<ReleaseOutcome> {
   // The broadcast also follows ALREADY_RELEASED: the run that released may have died before it.
-  const [code] = await returnUnit(services, order, (keys, userId) => services.redis.release(keys.stock, keys.users, keys.released, String(order.id), userId));
+  const [code] = await returnUnit(services, order, (keys, userId) => services.redis.releaseOrder(keys.stock, keys.users, keys.released, String(order.id), userId));
   const outcome = RELEASE_OUTCOMES[code];
   if (!outcome) throw new Error(`release script returned an unknown code ${code}`);
   return outcome;

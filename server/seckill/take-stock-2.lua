@@ -1,6 +1,6 @@
 --[[
   The fallover step of a sale split into stock buckets: take one unit from this bucket for a
-  shopper whose home bucket is empty and who already passed every check there (seckill-7.lua
+  shopper whose home bucket is empty and who already passed every check there (reserve-unit-7.lua
   answered HELD: token spent, shopper counted). Nothing about the shopper is checked here.
 
   Input:
@@ -15,10 +15,11 @@
 
   The two keys share the bucket's hash tag, so the script runs unchanged on Redis Cluster.
 ]]
+--- @include "../includes/now-ms.lua"
+
 local stock = tonumber(redis.call('GET', KEYS[1]))
 if not stock then return { 0, 0 } end
 if stock <= 0 then return { -4, 0 } end
-local time = redis.call('TIME')
 redis.call('DECR', KEYS[1])
-redis.call('ZADD', KEYS[2], tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000), ARGV[1])
+redis.call('ZADD', KEYS[2], nowMs(), ARGV[1])
 return { 1, stock - 1 }

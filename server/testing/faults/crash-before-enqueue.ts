@@ -1,4 +1,7 @@
+import { createHash } from "node:crypto";
+import path from "node:path";
 import { Redis } from "ioredis";
+import { loadLua } from "../../clients/lua-include";
 import { interpretReserveReply } from "../../seckill/outcome";
 
 /** Within the first wave of processes.chaos.test.ts's shoppers (60, on a sale of 100). */
@@ -28,9 +31,11 @@ Redis.prototype.sendCommand = function (this: Redis, ...args: Parameters<Redis["
   return result;
 };
 
-/** seckill-7.lua's "reserve" operation: EVALSHA/EVAL sha numkeys ...keys "reserve" ... */
+/** reserve-unit-7.lua, known by its SHA as ioredis computes it: EVALSHA sha …, or EVAL script … */
+const reserveScript = loadLua(path.join(process.cwd(), "server/seckill/reserve-unit-7.lua"));
+const reserveSha = createHash("sha1").update(reserveScript).digest("hex");
+
 function isReserveCall(name: string, args: unknown[]): boolean {
-  if (name !== "evalsha" && name !== "eval") return false;
-  const keys = Number(String(args[1]));
-  return String(args[2 + keys]) === "reserve";
+  if (name === "evalsha") return String(args[0]) === reserveSha;
+  return name === "eval" && String(args[0]) === reserveScript;
 }

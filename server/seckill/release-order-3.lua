@@ -9,7 +9,7 @@
     KEYS[3] released   set: ids of orders whose unit is already back in KEYS[1]
     ARGV[1] orderId
     ARGV[2] userId     the order's shopper, or "" when the unit came from a bucket other than
-                       the shopper's home (their count lives there: holding-2.lua "returned",
+                       the shopper's home (their count lives there: adjust-home-count-2.lua "returned",
                        run only when this answers RELEASED)
 
   Output: { code, stockLeft }
@@ -20,15 +20,12 @@
 
   All keys share the stock bucket's hash tag, so the script runs unchanged on Redis Cluster.
 ]]
+--- @include "includes/uncount-shopper.lua"
+
 local stock = tonumber(redis.call('GET', KEYS[1]))
 if not stock then return { -1, 0 } end
 if redis.call('SADD', KEYS[3], ARGV[1]) == 0 then return { 0, stock } end
 
 stock = redis.call('INCR', KEYS[1])
-local held = tonumber(redis.call('HGET', KEYS[2], ARGV[2]) or '0')
-if held > 1 then
-  redis.call('HINCRBY', KEYS[2], ARGV[2], -1)
-elseif held == 1 then
-  redis.call('HDEL', KEYS[2], ARGV[2])
-end
+uncountShopper(KEYS[2], ARGV[2])
 return { 1, stock }

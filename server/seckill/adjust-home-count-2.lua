@@ -1,5 +1,5 @@
 --[[
-  A shopper's count in their home bucket, when the unit it stands for is (or was sought) in
+  Adjust a shopper's count in their home bucket, when the unit it stands for is (or was sought) in
   another bucket: the end of a fallover hold, or a cross-bucket unit coming back.
 
   Input:
@@ -19,20 +19,10 @@
 
   Both keys share the home bucket's hash tag, so the script runs unchanged on Redis Cluster.
 ]]
+--- @include "includes/uncount-shopper.lua"
+
 local op = ARGV[1]
 local userId = ARGV[2]
-
-local function uncount()
-  local held = tonumber(redis.call('HGET', KEYS[1], userId) or '0')
-  if held > 1 then
-    redis.call('HINCRBY', KEYS[1], userId, -1)
-  elseif held == 1 then
-    redis.call('HDEL', KEYS[1], userId)
-  else
-    return 0
-  end
-  return 1
-end
 
 if op == 'taken' then
   if redis.call('ZREM', KEYS[2], ARGV[3]) == 1 then return 0 end
@@ -41,6 +31,6 @@ if op == 'taken' then
 end
 if op == 'released' then
   if redis.call('ZREM', KEYS[2], ARGV[3]) == 0 then return 0 end
-  return uncount()
+  return uncountShopper(KEYS[1], userId)
 end
-return uncount()
+return uncountShopper(KEYS[1], userId)

@@ -3,8 +3,9 @@ import { randomBytes } from "node:crypto";
 import { createAppRedis, type AppRedis } from "../redis-scripts";
 import { ELIGIBILITY } from "../gateway/eligibility";
 import { saleKeys } from "./keys";
+import { issueTokenKeyList, reserveUnitKeyList } from "./purchase";
 
-/** seckill-7.lua against the real Redis, in both modes: every return code and what it writes. */
+/** issue-token-5.lua and reserve-unit-7.lua against the real Redis: every return code and what it writes. */
 
 const namespace = `t_lua_${randomBytes(3).toString("hex")}`;
 const keys = saleKeys(namespace, 1);
@@ -39,10 +40,9 @@ async function arrange(options: Arrangement = {}) {
   if (options.eligibility !== undefined) await redis.hset(keys.eligibility, String(SHOPPER), options.eligibility);
   if (options.token !== null) await redis.set(keys.token(SHOPPER), options.token ?? TOKEN);
 }
-const keyList = (userId: number) => [keys.stock, keys.meta, keys.users, keys.pending, keys.eligibility, keys.token(userId), keys.holds] as const;
 const reserve = (reservationId = "1-7-0123456789abcdef", token = TOKEN, userId = SHOPPER, maxBacklog = 0) =>
-  redis.seckill(...keyList(userId), "reserve", String(userId), reservationId, token, maxBacklog);
-const issue = (ttlMs = 30_000) => redis.seckill(...keyList(SHOPPER), "token", String(SHOPPER), "fresh", ttlMs);
+  redis.reserveUnit(...reserveUnitKeyList(keys, userId), String(userId), reservationId, token, maxBacklog);
+const issue = (ttlMs = 30_000) => redis.issueToken(...issueTokenKeyList(keys, SHOPPER), String(SHOPPER), "fresh", ttlMs);
 const state = async () => ({
   stock: Number(await redis.get(keys.stock)),
   held: Number((await redis.hget(keys.users, String(SHOPPER))) ?? 0),
@@ -60,7 +60,7 @@ afterAll(async () => {
 });
 beforeEach(() => arrange());
 
-describe('seckill-7.lua, mode "reserve"', () => {
+describe("reserve-unit-7.lua", () => {
   it("1 RESERVED: decrements stock, counts the shopper, records the pending reservation with its time, spends the token", async () => {
     const before = Date.now();
     expect(await reserve()).toEqual([1, 4]);
@@ -186,7 +186,7 @@ describe('seckill-7.lua, mode "reserve"', () => {
   });
 });
 
-describe('seckill-7.lua, mode "token"', () => {
+describe("issue-token-5.lua", () => {
   it("1 ISSUED during the sale, with the TTL asked for", async () => {
     await arrange({ token: null });
     const [code, , token, msLeft] = await issue();

@@ -1,0 +1,49 @@
+--[[
+  The checks a shopper passes on their home bucket both before a purchase token is issued
+  (issue-token-5.lua) and again before a unit is reserved (reserve-unit-7.lua), in this order,
+  nothing written:
+     0  NOT_WARMED             no sale state in Redis: refuse (fail closed), never guess
+    -1  NOT_STARTED
+    -2  ENDED
+    -5  BLACKLISTED
+    -6  REAL_NAME_REQUIRED
+    -7  MEMBER_LEVEL_TOO_LOW
+    -3  UNIT_LIMIT_REACHED     shopper already holds the per-user limit
+    -4  SOLD_OUT               (one-bucket sale; with several buckets this bucket's stock says
+                               nothing about the others: the token is issued, the reserve HELD)
+
+  Defines: checkPurchase(stockKey, metaKey, usersKey, eligibilityKey, userId) -> refusal, sale
+    refusal   nil when every check passed, otherwise the code above
+    sale      (absent when NOT_WARMED) { stock, startsAt, now }: the bucket's units left, the
+              sale's start and Redis's clock, both epoch ms
+  The keys it reads, all of the home bucket:
+    stock        string: units left to reserve in this bucket
+    meta         hash: startsAt, endsAt (epoch ms), limit (units per shopper), eligibility (the
+                 code of a shopper not listed in the eligibility hash), buckets (the sale's stock
+                 buckets; absent = 1)
+    users        hash: userId -> units this shopper holds (reserved or ordered)
+    eligibility  hash: userId -> eligibility code, for shoppers who differ from the default
+                 (0 eligible, 1 blacklisted, 2 real name required, 3 member level too low)
+]]
+--- @include "../../includes/now-ms.lua"
+
+local function checkPurchase(stockKey, metaKey, usersKey, eligibilityKey, userId)
+  local meta = redis.call('HMGET', metaKey, 'startsAt', 'endsAt', 'limit', 'eligibility', 'buckets')
+  local stock = tonumber(redis.call('GET', stockKey))
+  if not meta[1] or not meta[2] or not meta[3] or not meta[4] or not stock then return 0 end
+  local sale = { stock = stock, startsAt = tonumber(meta[1]), now = nowMs() }
+
+  if sale.now < sale.startsAt then return -1, sale end
+  if sale.now >= tonumber(meta[2]) then return -2, sale end
+
+  local eligibility = tonumber(redis.call('HGET', eligibilityKey, userId) or meta[4])
+  if eligibility == 1 then return -5, sale end
+  if eligibility == 2 then return -6, sale end
+  if eligibility == 3 then return -7, sale end
+
+  local held = tonumber(redis.call('HGET', usersKey, userId) or '0')
+  if held >= tonumber(meta[3]) then return -3, sale end
+  local bucketed = tonumber(meta[5] or '1') > 1
+  if stock <= 0 and not bucketed then return -4, sale end
+  return nil, sale
+end

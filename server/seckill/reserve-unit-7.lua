@@ -1,0 +1,70 @@
+--[[
+  The flash sale's one decision point: a shopper presenting their purchase token on their home
+  bucket (server/seckill/buckets.ts; a one-bucket sale has only bucket 0) passes every check
+  again, and gets one unit reserved, atomically. All keys are that bucket's.
+
+  Input:
+    KEYS[1] stock        string: units left to reserve in this bucket
+    KEYS[2] meta         hash: startsAt, endsAt (epoch ms), limit (units per shopper),
+                         eligibility (the code of a shopper not listed in KEYS[5]),
+                         buckets (the sale's stock buckets; absent = 1)
+    KEYS[3] users        hash: userId -> units this shopper holds (reserved or ordered)
+    KEYS[4] pending      zset: reservationId -> reserved-at (epoch ms); the "half message" that
+                         the order worker clears once the order is in MySQL
+    KEYS[5] eligibility  hash: userId -> eligibility code, for shoppers who differ from the default
+                         (0 eligible, 1 blacklisted, 2 real name required, 3 member level too low)
+    KEYS[6] token        string: this shopper's single-use purchase token for this sale
+                         (issue-token-5.lua)
+    KEYS[7] holds        zset: reservationId -> held-at (epoch ms): shoppers counted here while
+                         their unit is sought in another bucket (take-stock-2.lua,
+                         adjust-home-count-2.lua)
+    ARGV[1] userId
+    ARGV[2] the reservation id (unique, chosen by the caller)
+    ARGV[3] the token the shopper presents
+    ARGV[4] the most reservations that may wait for MySQL (KEYS[4]'s size) before purchases are
+            refused; 0 = no bound
+
+  Output: { code, stockLeft }
+     1  RESERVED     stock decremented, shopper counted, reservation pending, token spent
+     2  HELD         a sale of several buckets whose bucket here is empty: token spent, shopper
+                     counted, the reservation id in KEYS[7]; the caller now takes a unit from
+                     another bucket and ends the hold with adjust-home-count-2.lua
+    Refusals, in the order checked, nothing written:
+     0  NOT_WARMED           no sale state in Redis: refuse (fail closed), never guess
+    -1  NOT_STARTED
+    -2  ENDED
+    -5  BLACKLISTED
+    -6  REAL_NAME_REQUIRED
+    -7  MEMBER_LEVEL_TOO_LOW
+    -3  UNIT_LIMIT_REACHED   shopper already holds the per-user limit
+    -4  SOLD_OUT             (one-bucket sale; with several buckets this bucket's stock says
+                             nothing about the others: the reserve is HELD)
+    -9  BACKLOG_FULL         too many reservations waiting for MySQL (an outage or a stalled
+                             worker): refuse before the token is spent, so it can retry
+    -8  INVALID_TOKEN        missing, expired, already spent, or another shopper's
+    (the first eight are includes/check-purchase.lua's, shared with issue-token-5.lua)
+
+  The clock is Redis's own (TIME), so every web instance agrees on the window. All keys share
+  the bucket's hash tag, so the script runs unchanged on Redis Cluster.
+]]
+--- @include "includes/check-purchase.lua"
+
+local userId = ARGV[1]
+local refusal, sale = checkPurchase(KEYS[1], KEYS[2], KEYS[3], KEYS[5], userId)
+if refusal == 0 then return { 0, -1 } end
+if refusal then return { refusal, sale.stock } end
+
+local maxBacklog = tonumber(ARGV[4])
+if maxBacklog > 0 and redis.call('ZCARD', KEYS[4]) >= maxBacklog then return { -9, sale.stock } end
+
+local issued = redis.call('GET', KEYS[6])
+if not issued or issued ~= ARGV[3] then return { -8, sale.stock } end
+redis.call('DEL', KEYS[6])
+redis.call('HINCRBY', KEYS[3], userId, 1)
+if sale.stock <= 0 then
+  redis.call('ZADD', KEYS[7], sale.now, ARGV[2])
+  return { 2, 0 }
+end
+redis.call('DECR', KEYS[1])
+redis.call('ZADD', KEYS[4], sale.now, ARGV[2])
+return { 1, sale.stock - 1 }
