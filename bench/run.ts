@@ -23,6 +23,8 @@ import { runSweep, type SweepPoint } from "./lib/sweep";
 import { checkTargets, crowdRefusedProblem } from "./lib/target";
 import { writeReports, type BenchReport } from "./lib/report";
 import { progressBar } from "./lib/progress";
+import { metricChecks, scrape } from "./lib/scrape";
+import { freePort } from "../server/net";
 import { summarizeProfiles } from "./lib/profile";
 import { bucketRows, scaleRow, secondInstanceRow, type ScaleRow } from "./lib/scale";
 
@@ -66,6 +68,8 @@ interface System {
   services: ChildHandle[];
   urls: string[];
   workers: ChildHandle[];
+  /** Each worker's /metrics (WORKER_METRICS_PORT), scraped after the crowd. */
+  workerMetrics: string[];
 }
 
 const PROFILE_DIR = path.join(TMP_DIR, "profile");
@@ -74,11 +78,12 @@ const profiling = (role: "seckill" | "worker"): string[] => (options.profile ? [
 
 /** The system under test: --target's, running already, or the bench's own processes, started here. */
 async function startSystem(): Promise<System> {
-  if (targeted) return { services: [], urls: options.targets, workers: [] };
+  if (targeted) return { services: [], urls: options.targets, workers: [], workerMetrics: [] };
   if (options.profile) rmSync(PROFILE_DIR, { recursive: true, force: true });
   const services = await Promise.all(Array.from({ length: options.instances }, () => startSeckillService(childEnv, {}, profiling("seckill"))));
-  const workers = await Promise.all(Array.from({ length: options.workers }, () => startWorker(childEnv, {}, profiling("worker"))));
-  return { services, urls: services.map((s) => s.url), workers };
+  const ports = await Promise.all(Array.from({ length: options.workers }, () => freePort()));
+  const workers = await Promise.all(ports.map((port) => startWorker(childEnv, { WORKER_METRICS_PORT: String(port) }, profiling("worker"))));
+  return { services, urls: services.map((s) => s.url), workers, workerMetrics: ports.map((port) => `http://127.0.0.1:${port}/metrics`) };
 }
 
 async function stopAll(handles: ChildHandle[]) {
@@ -208,6 +213,17 @@ async function main(): Promise<number> {
     const soldOutAt = main.lastQueuedAt === null ? null : main.startedAtEpochMs + main.lastQueuedAt * 1000;
     const firstQueuedAt = main.firstQueuedAt === null ? null : main.startedAtEpochMs + main.firstQueuedAt * 1000;
     const verdict = await checkSale(services, sale.saleId, options.stock, main, crowdCouldSellOut);
+    if (!targeted) {
+      // Before the probes add requests of their own: the crowds so far against what the services counted.
+      const [seckillSamples, workerSamples] = await Promise.all([scrape(system.urls.map((url) => `${url}/api/metrics`)), scrape(system.workerMetrics)]);
+      const orders = await services.db.order.count({ where: { saleId: { in: [warm.saleId, sale.saleId] } } });
+      const requests = warmup.httpRequests + (early?.httpRequests ?? 0) + main.httpRequests;
+      const checks = metricChecks(seckillSamples, workerSamples, { requests, queued: warmup.queued.length + main.queued.length, orders });
+      verdict.checks.push(...checks);
+      verdict.ok &&= checks.every((check) => check.ok);
+      const off = checks.filter((check) => !check.ok);
+      log(off.length ? `metrics DISAGREE: ${off.map((c) => `${c.name}: ${c.actual} (bench: ${c.expected})`).join("; ")}` : `metrics agree with the bench's counts (${requests} answers, ${orders} orders)`);
+    }
     log(`invariants: ${verdict.ok ? "all held" : "VIOLATED"}${drained ? "" : " (the worker did not drain in time)"}`);
 
     const probes = targeted ? null : await measureProbes(services, system, sale.saleId, shopperIds);
