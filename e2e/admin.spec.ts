@@ -5,6 +5,7 @@ import type { Services } from "../server/services";
 import { createShoppers, type SeededShopper } from "../server/seed";
 import { FORGED_PURCHASE_TOKEN } from "../server/testing/tokens";
 import { e2eAppEnv, e2eBaseUrl } from "./e2e-env";
+import { openSale } from "./sales";
 import { signInAsAdmin, signUpNewShopper, snap } from "./shop";
 
 /**
@@ -235,4 +236,29 @@ test("an admin creates and warms a sale, watches a load on the live dashboard, a
       };
     }, { timeout: 20_000 })
     .toEqual({ queuedDelta: ordersInDb, gaugeMismatch: [], invariantOk: 1, mysqlStock: true });
+});
+
+test("the rejections chart draws a crowd refused within one second", async ({ page }) => {
+  const { saleId } = await openSale({ priceCents: 1000, originalPriceCents: 2000, stock: 5, perUserLimit: 1, startsInMs: -5_000 });
+  // One forged purchase each (under the per-user limit), all sent at the start of one second, so
+  // every refusal lands in the same one-second bucket and the seconds around it have none.
+  const crowd = await createShoppers(services, 8, { emailPrefix: `e2e-admin-crowd-${Date.now().toString(36)}` });
+  await signInAsAdmin(page);
+  await page.goto(`/admin/sales/${saleId}`);
+  await expect(page.getByTestId("chart-rejections").locator(".recharts-wrapper")).toBeVisible();
+  while (Date.now() % 1000 > 100) await new Promise((r) => setTimeout(r, 10));
+  const answers = await Promise.all(crowd.map((shopper) => call("seckill.purchase", shopper.token, { saleId, token: FORGED_PURCHASE_TOKEN })));
+  expect(answers.map((a) => a.status)).toEqual(Array(crowd.length).fill("INVALID_TOKEN"));
+
+  const chart = page.getByTestId("chart-rejections");
+  await expect(chart).toContainText("INVALID_TOKEN");
+  // Drawn, not only named in the legend: an area with no neighbours on either side is not drawn,
+  // so the seconds without refusals must count 0 for the second with them to show.
+  await expect
+    .poll(async () => {
+      const box = await chart.locator(".recharts-area-area").first().boundingBox();
+      return box !== null && box.width > 0 && box.height > 0;
+    }, { message: "the INVALID_TOKEN area has a visible width and height" })
+    .toBe(true);
+  await snap(page, "admin-rejections-one-second");
 });
