@@ -1,0 +1,313 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseAllDocuments } from "yaml";
+import { Deployment } from "kubernetes-models/apps/v1/Deployment";
+import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler";
+import { Job } from "kubernetes-models/batch/v1/Job";
+import { Ingress } from "kubernetes-models/networking.k8s.io/v1/Ingress";
+import { PodDisruptionBudget } from "kubernetes-models/policy/v1/PodDisruptionBudget";
+import { ConfigMap } from "kubernetes-models/v1/ConfigMap";
+import { Namespace } from "kubernetes-models/v1/Namespace";
+import { Secret } from "kubernetes-models/v1/Secret";
+import { Service } from "kubernetes-models/v1/Service";
+import { ENV_SECTIONS, readEnv } from "../../server/env";
+import { SECKILL_ENDPOINT } from "../../server/endpoints";
+
+// The Kubernetes manifests, checked offline: each object against the Kubernetes schemas (and no
+// field they do not define), and against the app: its variables, its ports, its health path, the
+// routing rule of docs/deploy.md.
+
+const folder = import.meta.dirname;
+const root = path.resolve(folder, "../..");
+const KUSTOMIZATION = "kustomization.yaml";
+/** Left out of the kustomization, so an apply never overwrites the real Secret. */
+const SECRET_TEMPLATE = "secret.example.yaml";
+const IMAGE = "flashsale-app";
+
+/** What a production deploy must set (docs/deploy.md, "Required in production"). */
+const PRODUCTION_MUST_SET = ["NODE_ENV", "DATABASE_URL", "REDIS_URL", "SESSION_SECRET", "PUBLIC_BASE_URL", "PAYMENT_PROVIDERS"];
+
+interface ValidatingModel {
+  validate(): void;
+}
+type ModelClass = (new (data: never) => ValidatingModel) & { prototype: ValidatingModel };
+
+const MODELS: Record<string, ModelClass> = {
+  "apps/v1 Deployment": Deployment,
+  "autoscaling/v2 HorizontalPodAutoscaler": HorizontalPodAutoscaler,
+  "batch/v1 Job": Job,
+  "networking.k8s.io/v1 Ingress": Ingress,
+  "policy/v1 PodDisruptionBudget": PodDisruptionBudget,
+  "v1 ConfigMap": ConfigMap,
+  "v1 Namespace": Namespace,
+  "v1 Secret": Secret,
+  "v1 Service": Service,
+};
+
+// Only the fields these manifests use; the test reads them off the parsed YAML.
+type Labels = Record<string, string>;
+type PortRef = string | number;
+interface Probe {
+  httpGet?: { path: string; port: PortRef };
+  tcpSocket?: { port: PortRef };
+  exec?: unknown;
+}
+interface Container {
+  name: string;
+  image: string;
+  command?: string[];
+  ports?: { name?: string; containerPort: number }[];
+  env?: { name: string; value?: string; valueFrom?: unknown }[];
+  envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
+  resources?: { requests?: Record<string, string> };
+  startupProbe?: Probe;
+  readinessProbe?: Probe;
+  livenessProbe?: Probe;
+}
+interface Manifest {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Labels };
+  data?: Record<string, string>;
+  stringData?: Record<string, string>;
+  spec?: {
+    replicas?: number;
+    selector?: { matchLabels?: Labels } & Labels;
+    template?: { metadata: { labels: Labels }; spec: { containers: Container[] } };
+    ports?: { name?: string; port: number; targetPort?: PortRef }[];
+    rules?: { http: { paths: { path: string; pathType: string; backend: { service: { name: string; port: { name?: string; number?: number } } } }[] } }[];
+    scaleTargetRef?: { apiVersion: string; kind: string; name: string };
+    metrics?: { type: string; resource?: { name: string } }[];
+  };
+}
+interface Located {
+  file: string;
+  manifest: Manifest;
+}
+
+function parseYamlFile(file: string): unknown[] {
+  const documents = parseAllDocuments(readFileSync(path.join(folder, file), "utf8"));
+  if (!Array.isArray(documents)) return [];
+  for (const document of documents) if (document.errors.length) throw new Error(`${file}: ${document.errors[0]!.message}`);
+  return documents.map((document) => document.toJS() as unknown).filter((value) => value !== null);
+}
+
+const yamlFiles = readdirSync(folder)
+  .filter((name) => name.endsWith(".yaml"))
+  .sort();
+const objects: Located[] = yamlFiles.filter((file) => file !== KUSTOMIZATION).flatMap((file) => parseYamlFile(file).map((manifest) => ({ file, manifest: manifest as Manifest })));
+const kustomization = parseYamlFile(KUSTOMIZATION)[0] as { namespace: string; resources: string[]; images: { name: string }[] };
+
+const named = (kind: string) => objects.filter((o) => o.manifest.kind === kind).map((o) => o.manifest);
+const deployments = named("Deployment");
+const workloads = [...deployments, ...named("Job")];
+const configMaps = new Map(named("ConfigMap").map((m) => [m.metadata.name, m.data ?? {}]));
+const secrets = new Map(named("Secret").map((m) => [m.metadata.name, { ...m.data, ...m.stringData }]));
+const containersOf = (workload: Manifest) => workload.spec!.template!.spec.containers;
+
+/** The npm script a container runs (`npm run <script>`), which names its part of the system. */
+function scriptOf(container: Container): string {
+  const [npm, run, script, ...rest] = container.command ?? [];
+  if (npm !== "npm" || run !== "run" || !script || rest.length) throw new Error(`${container.name}: command must be npm run <script>, got ${JSON.stringify(container.command)}`);
+  return script;
+}
+function deploymentRunning(script: string): Manifest {
+  const found = deployments.filter((d) => containersOf(d).some((c) => scriptOf(c) === script));
+  expect(found, `one Deployment runs npm run ${script}`).toHaveLength(1);
+  return found[0]!;
+}
+
+/** The environment a container starts with: its envFrom sources in order, then its env entries. */
+function environmentOf(container: Container): Record<string, string> {
+  const environment: Record<string, string> = {};
+  for (const source of container.envFrom ?? []) {
+    const values = source.configMapRef ? configMaps.get(source.configMapRef.name) : secrets.get(source.secretRef!.name);
+    expect(values, `${container.name}: envFrom names ${JSON.stringify(source)}, which no manifest here defines`).toBeDefined();
+    Object.assign(environment, values);
+  }
+  for (const entry of container.env ?? []) {
+    expect(entry.valueFrom, `${container.name}: ${entry.name} takes a literal value`).toBeUndefined();
+    environment[entry.name] = entry.value ?? "";
+  }
+  return environment;
+}
+
+const labelsMatch = (selector: Labels, labels: Labels) => Object.entries(selector).every(([key, value]) => labels[key] === value);
+const selectedDeployments = (selector: Labels) => deployments.filter((d) => labelsMatch(selector, d.spec!.template!.metadata.labels));
+const containerPortFor = (container: Container, port: PortRef) => container.ports?.find((p) => (typeof port === "string" ? p.name === port : p.containerPort === port));
+
+/**
+ * The fields of `manifest` its schema does not define, as paths. The models' schemas accept
+ * unknown fields, so the schema's own validator runs over a proxy that records which fields it
+ * reads: it reads every field it defines, and enumerates only free-form maps (labels, data).
+ */
+function fieldsUnknownToSchema(model: ModelClass, manifest: object): string[] {
+  const read = new Map<object, Set<PropertyKey>>();
+  const maps = new Set<object>();
+  const proxies = new WeakMap<object, object>();
+  const recording = (value: unknown): unknown => {
+    if (value === null || typeof value !== "object") return value;
+    const known = proxies.get(value);
+    if (known) return known;
+    read.set(value, new Set());
+    const proxy = new Proxy(value, {
+      get(target, key, receiver) {
+        read.get(target)!.add(key);
+        return recording(Reflect.get(target, key, receiver));
+      },
+      has(target, key) {
+        read.get(target)!.add(key);
+        return Reflect.has(target, key);
+      },
+      ownKeys(target) {
+        maps.add(target);
+        return Reflect.ownKeys(target);
+      },
+    });
+    proxies.set(value, proxy);
+    return proxy;
+  };
+  model.prototype.validate.call(recording(manifest));
+  const unknown: string[] = [];
+  const walk = (value: unknown, at: string) => {
+    if (value === null || typeof value !== "object") return;
+    if (Array.isArray(value)) return value.forEach((item, i) => walk(item, `${at}[${i}]`));
+    for (const [key, child] of Object.entries(value)) {
+      if (maps.has(value) || read.get(value)?.has(key)) walk(child, `${at}.${key}`);
+      else unknown.push(`${at}.${key}`.replace(/^\./, ""));
+    }
+  };
+  walk(manifest, "");
+  return unknown;
+}
+
+describe("Kubernetes manifests (deploy/kubernetes)", () => {
+  it("holds each kind the deployment needs", () => {
+    const kinds = new Set(objects.map((o) => o.manifest.kind));
+    for (const kind of ["Namespace", "ConfigMap", "Secret", "Job", "Deployment", "Service", "Ingress", "HorizontalPodAutoscaler", "PodDisruptionBudget"]) expect(kinds, kind).toContain(kind);
+  });
+
+  it.each(objects.map((o) => [`${o.file}: ${o.manifest.kind} ${o.manifest.metadata?.name}`, o] as const))("%s is valid against its schema, with no field it does not define", (_, { manifest }) => {
+    const model = MODELS[`${manifest.apiVersion} ${manifest.kind}`];
+    expect(model, `a schema for ${manifest.apiVersion} ${manifest.kind}`).toBeDefined();
+    expect(() => new model!(manifest as never).validate()).not.toThrow();
+    expect(fieldsUnknownToSchema(model!, manifest)).toEqual([]);
+  });
+
+  it("the strict check finds a misspelt field", () => {
+    const web = structuredClone(deploymentRunning("web")) as unknown as { spec: { template: { spec: { containers: Record<string, unknown>[] } } } };
+    const container = web.spec.template.spec.containers[0]!;
+    container.readinesProbe = container.readinessProbe;
+    delete container.readinessProbe;
+    expect(fieldsUnknownToSchema(Deployment, web)).toEqual(["spec.template.spec.containers[0].readinesProbe"]);
+  });
+
+  it("the kustomization lists every manifest but the Secret template, in one namespace, with one image", () => {
+    expect(Object.keys(kustomization).sort()).toEqual(["apiVersion", "images", "kind", "namespace", "resources"]);
+    expect([...kustomization.resources].sort()).toEqual(yamlFiles.filter((file) => file !== KUSTOMIZATION && file !== SECRET_TEMPLATE));
+    expect(named("Namespace").map((n) => n.metadata.name)).toEqual([kustomization.namespace]);
+    expect(named("Secret").map((s) => s.metadata.namespace)).toEqual([kustomization.namespace]);
+    expect(kustomization.images.map((image) => image.name)).toEqual([IMAGE]);
+    for (const workload of workloads) for (const container of containersOf(workload)) expect(container.image, container.name).toBe(IMAGE);
+  });
+
+  it("each container runs an npm script of package.json; the Job migrates, one Deployment each runs web, seckill, worker", () => {
+    const scripts = (JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+    for (const workload of workloads) for (const container of containersOf(workload)) expect(Object.keys(scripts), container.name).toContain(scriptOf(container));
+    expect(named("Job").flatMap((job) => containersOf(job).map(scriptOf))).toEqual(["db:migrate"]);
+    for (const script of ["web", "seckill", "worker"]) deploymentRunning(script);
+  });
+
+  it("sets only variables server/env.ts knows, the production-required ones on every container, and no rate limits", () => {
+    const known = new Set(Object.values(ENV_SECTIONS).flat());
+    for (const required of PRODUCTION_MUST_SET) expect(ENV_SECTIONS.required, required).toContain(required);
+    const set = [...configMaps.values(), ...secrets.values()].flatMap((values) => Object.keys(values));
+    for (const workload of workloads) for (const container of containersOf(workload)) set.push(...(container.env ?? []).map((e) => e.name));
+    expect(set.filter((name) => !known.has(name))).toEqual([]);
+    // Being renamed elsewhere; the defaults serve meanwhile.
+    expect(set.filter((name) => name.startsWith("RATE_LIMIT_"))).toEqual([]);
+    for (const workload of workloads) {
+      for (const container of containersOf(workload)) {
+        const environment = environmentOf(container);
+        expect(PRODUCTION_MUST_SET.filter((name) => !(name in environment)), container.name).toEqual([]);
+        expect(() => readEnv(environment), container.name).not.toThrow();
+        expect(readEnv(environment).NODE_ENV).toBe("production");
+      }
+    }
+  });
+
+  it("the app pods leave the schema to the migration Job", () => {
+    for (const deployment of deployments) for (const container of containersOf(deployment)) expect(environmentOf(container).MIGRATE_ON_START, container.name).toBe("0");
+  });
+
+  it("web and seckill listen on their container port and probe a path they serve on it", () => {
+    const served = {
+      web: (probePath: string) => existsSync(path.join(root, "app", probePath, "route.ts")),
+      seckill: (probePath: string) => readFileSync(path.join(root, "server/seckill-service/server.ts"), "utf8").includes(`pathname === "${probePath}"`),
+    };
+    for (const [script, listensOn] of [
+      ["web", "PORT"],
+      ["seckill", "SECKILL_PORT"],
+    ] as const) {
+      const container = containersOf(deploymentRunning(script)).find((c) => scriptOf(c) === script)!;
+      const port = readEnv(environmentOf(container))[listensOn];
+      expect(container.ports?.map((p) => p.containerPort), script).toEqual([port]);
+      expect(container.readinessProbe?.httpGet, `${script} readiness asks /api/health`).toBeDefined();
+      expect(container.livenessProbe, `${script} liveness`).toBeDefined();
+      for (const probe of [container.startupProbe, container.readinessProbe, container.livenessProbe]) {
+        if (!probe) continue;
+        const target = probe.httpGet ?? probe.tcpSocket;
+        expect(target, `${script}: a probe over HTTP or TCP`).toBeDefined();
+        expect(containerPortFor(container, target!.port), `${script} probes port ${target!.port}`).toBeDefined();
+        if (probe.httpGet) expect(served[script](probe.httpGet.path), `${script} serves ${probe.httpGet.path}`).toBe(true);
+      }
+    }
+  });
+
+  it("each Service selects exactly one Deployment and targets one of its container ports", () => {
+    for (const deployment of deployments) expect(labelsMatch(deployment.spec!.selector!.matchLabels!, deployment.spec!.template!.metadata.labels), deployment.metadata.name).toBe(true);
+    for (const service of named("Service")) {
+      const selected = selectedDeployments(service.spec!.selector as Labels);
+      expect(selected.map((d) => d.metadata.name), service.metadata.name).toHaveLength(1);
+      for (const port of service.spec!.ports!) {
+        expect(containersOf(selected[0]!).some((c) => containerPortFor(c, port.targetPort ?? port.port)), `${service.metadata.name} port ${port.port}`).toBe(true);
+      }
+    }
+  });
+
+  it(`the Ingress sends ${SECKILL_ENDPOINT}/ to the seckill Service's port and the rest to web`, () => {
+    const serviceRunning = (script: string) => {
+      const deployment = deploymentRunning(script);
+      const services = named("Service").filter((s) => selectedDeployments(s.spec!.selector as Labels).includes(deployment));
+      expect(services, `one Service in front of ${script}`).toHaveLength(1);
+      return services[0]!;
+    };
+    const [ingress] = named("Ingress");
+    const paths = ingress!.spec!.rules!.flatMap((rule) => rule.http.paths);
+    for (const [prefix, script] of [
+      [`${SECKILL_ENDPOINT}/`, "seckill"],
+      ["/", "web"],
+    ] as const) {
+      const route = paths.find((p) => p.path === prefix);
+      expect(route, `a rule for ${prefix}`).toBeDefined();
+      expect(route!.pathType).toBe("Prefix");
+      const service = serviceRunning(script);
+      expect(route!.backend.service.name, prefix).toBe(service.metadata.name);
+      const { name, number } = route!.backend.service.port;
+      expect(service.spec!.ports!.some((p) => (name !== undefined ? p.name === name : p.port === number)), `${prefix} goes to a port of ${service.metadata.name}`).toBe(true);
+    }
+  });
+
+  it("the seckill service scales on CPU, and disruptions take web and seckill pods one at a time", () => {
+    const seckill = deploymentRunning("seckill");
+    const [autoscaler] = named("HorizontalPodAutoscaler");
+    expect(autoscaler!.spec!.scaleTargetRef).toEqual({ apiVersion: "apps/v1", kind: "Deployment", name: seckill.metadata.name });
+    expect(autoscaler!.spec!.metrics!.map((m) => m.resource?.name)).toEqual(["cpu"]);
+    // Utilisation is counted against the request, and the autoscaler, not an apply, owns the count.
+    for (const container of containersOf(seckill)) expect(container.resources?.requests?.cpu, container.name).toBeDefined();
+    expect(seckill.spec!.replicas).toBeUndefined();
+    const budgeted = named("PodDisruptionBudget").flatMap((budget) => selectedDeployments(budget.spec!.selector!.matchLabels!).map((d) => d.metadata.name));
+    expect(budgeted.sort()).toEqual([deploymentRunning("seckill").metadata.name, deploymentRunning("web").metadata.name].sort());
+  });
+});
