@@ -26,7 +26,7 @@
     -5  BLACKLISTED
     -6  REAL_NAME_REQUIRED
     -7  MEMBER_LEVEL_TOO_LOW
-    -3  UNIT_LIMIT_REACHED   shopper already holds the per-user limit
+    -3  UNIT_LIMIT_REACHED   shopper already holds the sale's unit limit
     -4  SOLD_OUT             (one-bucket sale; with several buckets the token is issued)
 
   The clock is Redis's own (TIME), so every web instance agrees on the window. All keys share

@@ -36,7 +36,7 @@
     -5  BLACKLISTED
     -6  REAL_NAME_REQUIRED
     -7  MEMBER_LEVEL_TOO_LOW
-    -3  UNIT_LIMIT_REACHED   shopper already holds the per-user limit
+    -3  UNIT_LIMIT_REACHED   shopper already holds the sale's unit limit
     -4  SOLD_OUT             (one-bucket sale; with several buckets this bucket's stock says
                              nothing about the others: the reserve is HELD)
     -9  BACKLOG_FULL         too many reservations waiting for MySQL (an outage or a stalled
