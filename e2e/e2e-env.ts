@@ -164,7 +164,7 @@ export function e2eAppEnv(): Record<string, string> {
     LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? "warn",
     // Every browser and scripted shopper here shares one loopback address; the per-IP limit has
     // its own tests (server/gateway/web.int.test.ts), so it must not ration these journeys.
-    RATE_LIMIT_PER_IP: "1000",
+    REQUEST_RATE_PER_IP: "1000",
     ADMIN_EMAIL: E2E_ADMIN.email,
     ADMIN_PASSWORD: E2E_ADMIN.password,
   };

@@ -20,7 +20,7 @@ const PER_USER = 5;
 let t: TestEnvironment;
 beforeAll(async () => {
   t = await createTestEnvironment("gateway", {
-    RATE_LIMIT_PER_USER: String(PER_USER),
+    PURCHASE_RATE_PER_SHOPPER: String(PER_USER),
     PURCHASE_TOKEN_TTL_SECONDS: "2",
     // A loaded CI machine must not turn the burst's 429s into timeouts (the outage test sets its own).
     REDIS_COMMAND_TIMEOUT_MS: "5000",
@@ -47,7 +47,7 @@ async function liveSale(stock: number, rules: { requireRealName?: boolean; minMe
 const callerFor = async (token: string) => createCaller(await createContext(t.services, new Headers({ authorization: `Bearer ${token}` })));
 const redisStock = async (saleId: number) => Number(await t.services.redis.get(saleKeys(t.env.REDIS_NAMESPACE, saleId).stock));
 
-describe("per-shopper rate limit", () => {
+describe("purchase rate", () => {
   it("500 purchase calls with one token in a burst: its first use and at most the limit reach the reservation, the rest get 429 with Retry-After", async () => {
     const saleId = await liveSale(10);
     await warmUpSale(t.services, saleId);

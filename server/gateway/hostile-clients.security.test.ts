@@ -21,7 +21,7 @@ beforeAll(async () => {
   t = await createTestEnvironment("security_gateway");
   system = await startSystem(t.childEnv, {
     DEMO_SALE: "0",
-    RATE_LIMIT_PER_IP: String(PER_IP),
+    REQUEST_RATE_PER_IP: String(PER_IP),
     SIGN_IN_MAX_FAILURES_PER_ACCOUNT: String(ACCOUNT_FAILURES),
     SIGN_IN_MAX_FAILURES_PER_IP: String(IP_FAILURES),
     SIGN_IN_LOCKOUT_SECONDS: "600",

@@ -11,7 +11,7 @@ import { saleStanding } from "./sale-standing";
  */
 let t: TestEnvironment;
 beforeAll(async () => {
-  t = await createTestEnvironment("standing", { RATE_LIMIT_PER_USER: "0" });
+  t = await createTestEnvironment("standing", { PURCHASE_RATE_PER_SHOPPER: "0" });
 });
 afterAll(() => t?.cleanup());
 

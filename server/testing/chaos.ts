@@ -212,8 +212,8 @@ export async function buyUntilAnswered(
 
 /** Test settings that make recovery quick enough to watch: short locks, frequent rounds. */
 export const CHAOS_SETTINGS: Record<string, string> = {
-  RATE_LIMIT_PER_IP: "0",
-  RATE_LIMIT_PER_USER: "0",
+  REQUEST_RATE_PER_IP: "0",
+  PURCHASE_RATE_PER_SHOPPER: "0",
   RECONCILE_INTERVAL_MS: "1000",
   RESERVATION_CHECK_AFTER_MS: "3000",
   WORKER_LOCK_MS: "5000",
