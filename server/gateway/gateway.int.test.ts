@@ -29,13 +29,13 @@ beforeAll(async () => {
 afterAll(() => t?.cleanup());
 
 const HOUR = 3600_000;
-async function liveSale(stock: number, rules: { requireRealName?: boolean; minMemberLevel?: number } = {}, perUserLimit = 1) {
+async function liveSale(stock: number, rules: { requireRealName?: boolean; minMemberLevel?: number } = {}, unitLimit = 1) {
   const { saleId } = await createSale(t.services, {
     productName: "Gateway test",
     priceCents: 100,
     originalPriceCents: 200,
     stock,
-    perUserLimit,
+    unitLimit,
     startsAt: new Date(Date.now() - 1000),
     endsAt: new Date(Date.now() + HOUR),
   });
@@ -130,7 +130,7 @@ describe("eligibility inside the reservation", () => {
     expect(await redisStock(saleId)).toBe(10);
 
     expect((await buy(member!)).status).toBe("QUEUED");
-    expect(await buy(member!)).toEqual({ status: "ALREADY_PURCHASED" });
+    expect(await buy(member!)).toEqual({ status: "UNIT_LIMIT_REACHED" });
     expect(await redisStock(saleId)).toBe(9);
   });
 

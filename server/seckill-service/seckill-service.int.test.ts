@@ -402,7 +402,7 @@ describe("rate limits in front of the procedures", () => {
     expect(statusOf(await mutate(url, "seckill.purchase", { saleId, token }, shopper.token))).toBe("QUEUED");
     // The first replay is the first the limit counts (1 a second): let through to the script,
     // which refuses it (the shopper holds the unit).
-    expect(statusOf(await mutate(url, "seckill.purchase", { saleId, token }, shopper.token))).toBe("ALREADY_PURCHASED");
+    expect(statusOf(await mutate(url, "seckill.purchase", { saleId, token }, shopper.token))).toBe("UNIT_LIMIT_REACHED");
     expect(statusOf(await mutate(url, "seckill.purchase", { saleId, token }, shopper.token))).toBe("HTTP 429 TOO_MANY_REQUESTS");
     expect(await readMetric(url, "gateway_rate_limited_total", '{scope="user"}')).toBe(limitedBefore + 1);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { interpretReserveReply, interpretTokenReply } from "./outcome";
+import { interpretReserveReply, interpretTokenReply, purchaseAnswerLabel, REFUSALS } from "./outcome";
 
 describe("interpretReserveReply", () => {
   it.each([
@@ -8,7 +8,7 @@ describe("interpretReserveReply", () => {
     [[0, -1], { kind: "not-warmed" }],
     [[-1, 5], { kind: "refused", outcome: { status: "NOT_STARTED" } }],
     [[-2, 5], { kind: "refused", outcome: { status: "ENDED" } }],
-    [[-3, 5], { kind: "refused", outcome: { status: "ALREADY_PURCHASED" } }],
+    [[-3, 5], { kind: "refused", outcome: { status: "UNIT_LIMIT_REACHED" } }],
     [[-4, 0], { kind: "refused", outcome: { status: "SOLD_OUT" } }],
     [[-5, 5], { kind: "refused", outcome: { status: "BLACKLISTED" } }],
     [[-6, 5], { kind: "refused", outcome: { status: "REAL_NAME_REQUIRED" } }],
@@ -30,7 +30,7 @@ describe("interpretTokenReply", () => {
     expect(interpretTokenReply([0, -1])).toBeNull();
     expect(interpretTokenReply([-1, 1_700_000_000_000])).toEqual({ status: "NOT_STARTED", startsAt: new Date(1_700_000_000_000) });
     expect(interpretTokenReply([-2, 0])).toEqual({ status: "ENDED" });
-    expect(interpretTokenReply([-3, 0])).toEqual({ status: "ALREADY_PURCHASED" });
+    expect(interpretTokenReply([-3, 0])).toEqual({ status: "UNIT_LIMIT_REACHED" });
     expect(interpretTokenReply([-4, 0])).toEqual({ status: "SOLD_OUT" });
     expect(interpretTokenReply([-5, 0])).toEqual({ status: "BLACKLISTED" });
     expect(interpretTokenReply([-6, 0])).toEqual({ status: "REAL_NAME_REQUIRED" });
@@ -39,5 +39,12 @@ describe("interpretTokenReply", () => {
   it("refuses codes that cannot come from token mode", () => {
     expect(() => interpretTokenReply([-8, 0])).toThrow(/unexpected token-mode code -8/);
     expect(() => interpretTokenReply([3, 0])).toThrow(/unexpected/);
+  });
+});
+
+describe("purchaseAnswerLabel", () => {
+  it("keeps the metric label the unit-limit refusal had before its rename, every other status as it is", () => {
+    expect(purchaseAnswerLabel("UNIT_LIMIT_REACHED")).toBe("ALREADY_PURCHASED");
+    for (const status of [...REFUSALS.filter((r) => r !== "UNIT_LIMIT_REACHED"), "QUEUED" as const]) expect(purchaseAnswerLabel(status)).toBe(status);
   });
 });

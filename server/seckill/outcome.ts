@@ -1,7 +1,7 @@
 /** What a purchase attempt answers. Refusals are data, not exceptions, so clients can branch. */
 export const REFUSALS = [
   "SOLD_OUT",
-  "ALREADY_PURCHASED",
+  "UNIT_LIMIT_REACHED",
   "NOT_STARTED",
   "ENDED",
   "BLACKLISTED",
@@ -10,6 +10,14 @@ export const REFUSALS = [
   "INVALID_TOKEN",
 ] as const;
 export type Refusal = (typeof REFUSALS)[number];
+
+/**
+ * The `status` label of seckill_purchase_answers_total for an answer: the unit-limit refusal keeps
+ * the label it had before its rename, so dashboards and alerts built on it still match.
+ */
+export function purchaseAnswerLabel(status: Refusal | "QUEUED"): string {
+  return status === "UNIT_LIMIT_REACHED" ? "ALREADY_PURCHASED" : status;
+}
 
 export type PurchaseOutcome = { status: "QUEUED"; reservationId: string } | { status: Refusal };
 
@@ -24,7 +32,7 @@ export type ReserveVerdict =
 const REFUSAL_BY_CODE: Record<number, Refusal> = {
   [-1]: "NOT_STARTED",
   [-2]: "ENDED",
-  [-3]: "ALREADY_PURCHASED",
+  [-3]: "UNIT_LIMIT_REACHED",
   [-4]: "SOLD_OUT",
   [-5]: "BLACKLISTED",
   [-6]: "REAL_NAME_REQUIRED",

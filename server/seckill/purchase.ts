@@ -10,7 +10,7 @@ import { requestRewarm } from "../jobs/queues";
 import { bucketKeys, type SaleKeys } from "./keys";
 import { falloverOrder, homeBucket } from "./buckets";
 import { homeKeys, saleBucketCount } from "./sale-buckets";
-import { interpretReserveReply, interpretTokenReply, type PurchaseOutcome, type TokenOutcome } from "./outcome";
+import { interpretReserveReply, interpretTokenReply, purchaseAnswerLabel, type PurchaseOutcome, type TokenOutcome } from "./outcome";
 import { broadcastSoldOut } from "./sold-out";
 import { isPurchaseTokenFor, newPurchaseToken } from "./purchase-token";
 import { TwoGenerationMap } from "../generations";
@@ -201,7 +201,7 @@ async function attemptPurchase(services: Pick<Services, "db" | "env" | "metrics"
   if (verdict.kind === "not-warmed") throw await notPurchasable(services, saleId);
   if (verdict.kind === "backlog-full") throw new AppError("SERVICE_UNAVAILABLE", BACKLOG_FULL);
   if (verdict.kind === "refused") {
-    metrics.purchaseAnswers.inc({ status: verdict.outcome.status, source: "redis" });
+    metrics.purchaseAnswers.inc({ status: purchaseAnswerLabel(verdict.outcome.status), source: "redis" });
     if (verdict.outcome.status === "SOLD_OUT") {
       await broadcastSoldOut(redis, env.REDIS_NAMESPACE, soldOut, { saleId, soldOut: true });
     }

@@ -108,7 +108,7 @@ export async function newChaosSale(services: Services, input: { stock: number; s
     priceCents: 990,
     originalPriceCents: 1990,
     stock: input.stock,
-    perUserLimit: 1,
+    unitLimit: 1,
     startsAt: new Date(Date.now() - 1000),
     endsAt: new Date(Date.now() + 3600_000),
   });
