@@ -136,7 +136,7 @@ test("an admin creates and warms a sale, watches a load on the live dashboard, a
   const shoppers = await createShoppers(services, LOAD_SHOPPERS + 1, { emailPrefix: `e2e-admin-load-${Date.now().toString(36)}` });
   const payer = shoppers.pop()!;
 
-  // The scripted load: one shopper every 150 ms (under the per-IP limit), while we watch. The
+  // The scripted load: one shopper every 150 ms (under the per-IP request rate), while we watch. The
   // first few first try a forged purchase token, for the rejections chart.
   const FORGED = 5;
   const load = (async () => {

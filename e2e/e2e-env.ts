@@ -162,7 +162,7 @@ export function e2eAppEnv(): Record<string, string> {
     ORDER_PAY_TIMEOUT_SECONDS: String(E2E_PAY_TIMEOUT_SECONDS),
     NEXT_TELEMETRY_DISABLED: "1",
     LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? "warn",
-    // Every browser and scripted shopper here shares one loopback address; the per-IP limit has
+    // Every browser and scripted shopper here shares one loopback address; the per-IP request rate has
     // its own tests (server/gateway/web.int.test.ts), so it must not ration these journeys.
     REQUEST_RATE_PER_IP: "1000",
     ADMIN_EMAIL: E2E_ADMIN.email,

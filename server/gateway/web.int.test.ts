@@ -64,7 +64,7 @@ describe("sold-out broadcast between web instances", () => {
   });
 });
 
-describe("per-IP limit at the gateway", () => {
+describe("per-IP request rate at the gateway", () => {
   it("one address over the limit gets 429 with Retry-After before any application code; health stays reachable", async () => {
     const web = await startWeb(t.childEnv, { REQUEST_RATE_PER_IP: "20" });
     try {
