@@ -119,7 +119,7 @@ test("a browser clock 5 minutes ahead still opens Buy at the server's start time
   await snap(page, "clock-ahead-open");
 });
 
-test("the buyer sees ALREADY PURCHASED and a second shopper SOLD OUT", async ({ page, browser }) => {
+test("the buyer reaches the unit limit and a second shopper sees SOLD OUT", async ({ page, browser }) => {
   const sale = await openSale({ ...SALE, stock: 1, startsInMs: -1_000 });
   await page.goto(`/sales/${sale.saleId}`);
   await signUpNewShopper(page);
@@ -131,7 +131,7 @@ test("the buyer sees ALREADY PURCHASED and a second shopper SOLD OUT", async ({ 
   await page.reload();
   await expect(salePanel(page).getByTestId("purchase-status")).toHaveText(`You bought this — pay for order #${orderId}.`);
   await expect(salePanel(page).getByRole("button", { name: "Buy now" })).toHaveCount(0);
-  await snap(page, "already-purchased");
+  await snap(page, "unit-limit-reached");
 
   const second = await signUpIn(browser);
   await second.goto(`/sales/${sale.saleId}`);
