@@ -19,7 +19,7 @@ export async function proxy(request: NextRequest) {
 }
 
 // Payment notifications come from a provider's few servers in bursts (every sale's payments)
-// and prove themselves by signature, so a per-IP limit would only delay money already taken:
+// and prove themselves by signature, so a per-IP request rate would only delay money already taken:
 // `api/payments/notify` leaves out the sandbox's path and every provider's below it
 // (/api/payments/notify/alipay, /api/payments/notify/wechatpay); they have their own limit.
 export const config = {

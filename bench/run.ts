@@ -304,7 +304,7 @@ async function measureProbes(services: Services, system: System, saleId: number,
       }),
     (run) => run.requestsPerSecond,
   );
-  const probeSale = await openSale(services, { name: "Bench purchase-path probe", stock: 10_000_000, perUserLimit: 1_000_000 });
+  const probeSale = await openSale(services, { name: "Bench purchase-path probe", stock: 10_000_000, unitLimit: 1_000_000 });
   // The purchase path is measured with the workers idle, as the ceiling is (in production the
   // workers run elsewhere): the create-order queue is paused, its jobs wait, and then make the
   // drain probe for the same workers, warm from the headline sale, as a deployed worker is.

@@ -56,7 +56,7 @@ const header = (page: Page) => page.getByRole("navigation", { name: /Account|账
 
 /** A live sale of its own with `stock` units; optionally a product image set as the admin form does. */
 async function liveSale(stock: number, imageUrl?: string) {
-  const sale = await openSale({ priceCents: 2500, originalPriceCents: 5000, stock, perUserLimit: 2, startsInMs: -5_000 });
+  const sale = await openSale({ priceCents: 2500, originalPriceCents: 5000, stock, unitLimit: 2, startsInMs: -5_000 });
   if (imageUrl) {
     const services = await createServices(readEnv({ ...e2eAppEnv() }));
     try {

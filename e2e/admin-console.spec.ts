@@ -98,7 +98,7 @@ test("a sale made in the form is loaded into Redis at once, with seconds, a name
   const direct = await page.request.post("/api/trpc/admin.createSale", {
     headers: { "content-type": "application/json", "accept-language": "zh-CN", origin: e2eBaseUrl() },
     data: {
-      json: { productName: name, description: "", originalPriceCents: 9900, priceCents: 4900, stock: 7, perUserLimit: 1, startsAt: new Date(Date.now() - 3600_000).toISOString(), endsAt: new Date(Date.now() + 3600_000).toISOString() },
+      json: { productName: name, description: "", originalPriceCents: 9900, priceCents: 4900, stock: 7, unitLimit: 1, startsAt: new Date(Date.now() - 3600_000).toISOString(), endsAt: new Date(Date.now() + 3600_000).toISOString() },
       meta: { values: { startsAt: ["Date"], endsAt: ["Date"] } },
     },
   });
@@ -135,13 +135,13 @@ test("a sale made in the form is loaded into Redis at once, with seconds, a name
 });
 
 test("editing a sale's start and limit reaches Redis at once", async ({ page }, testInfo) => {
-  const { saleId } = await openSale({ priceCents: 1000, originalPriceCents: 2000, stock: 4, perUserLimit: 1, startsInMs: 600_000 });
+  const { saleId } = await openSale({ priceCents: 1000, originalPriceCents: 2000, stock: 4, unitLimit: 1, startsInMs: 600_000 });
   await signInAsAdmin(page);
   await page.goto(`/admin/sales/${saleId}`);
   const terms = page.getByRole("region", { name: "Edit sale" });
   const newStart = await localInput(page, 120_000);
   await terms.getByLabel("Starts at").fill(newStart);
-  await terms.getByLabel("Limit per shopper").fill("2");
+  await terms.getByLabel("Units per shopper").fill("2");
   await terms.getByRole("button", { name: "Save changes" }).click();
   const expected = await page.evaluate((s) => new Date(s).getTime(), newStart);
   const keys = bucketKeys(e2eAppEnv().REDIS_NAMESPACE!, saleId, 0);
@@ -151,8 +151,8 @@ test("editing a sale's start and limit reaches Redis at once", async ({ page }, 
 });
 
 test("the sales list says SOLD OUT for a live sale with nothing left, with sold / remaining", async ({ page }, testInfo) => {
-  const { saleId } = await openSale({ priceCents: 1000, originalPriceCents: 2000, stock: 1, perUserLimit: 1, startsInMs: -5_000 });
-  const { saleId: openId } = await openSale({ priceCents: 1000, originalPriceCents: 2000, stock: 3, perUserLimit: 1, startsInMs: -5_000 });
+  const { saleId } = await openSale({ priceCents: 1000, originalPriceCents: 2000, stock: 1, unitLimit: 1, startsInMs: -5_000 });
+  const { saleId: openId } = await openSale({ priceCents: 1000, originalPriceCents: 2000, stock: 3, unitLimit: 1, startsInMs: -5_000 });
   await ordersFor(saleId, 1, 0);
   await signInAsAdmin(page);
   const soldOut = page.getByTestId(`admin-sale-${saleId}`);
@@ -166,7 +166,7 @@ test("the sales list says SOLD OUT for a live sale with nothing left, with sold 
 
 test("the orders console pages with a total, shows times and status words, refuses 'abc', selects a page and clears old results", async ({ page }, testInfo) => {
   test.setTimeout(120_000);
-  const { saleId } = await openSale({ priceCents: 1000, originalPriceCents: 2000, stock: 25, perUserLimit: 1, startsInMs: -5_000 });
+  const { saleId } = await openSale({ priceCents: 1000, originalPriceCents: 2000, stock: 25, unitLimit: 1, startsInMs: -5_000 });
   const ids = await ordersFor(saleId, 23, 3);
   await signInAsAdmin(page);
   await page.goto("/admin/orders");
@@ -221,7 +221,7 @@ test("the orders console pages with a total, shows times and status words, refus
 });
 
 test("the console in Chinese and on a phone: every page in words of its own, nothing wider than the screen", async ({ browser }, testInfo) => {
-  const { saleId } = await openSale({ priceCents: 1000, originalPriceCents: 2000, stock: 3, perUserLimit: 1, startsInMs: -5_000 });
+  const { saleId } = await openSale({ priceCents: 1000, originalPriceCents: 2000, stock: 3, unitLimit: 1, startsInMs: -5_000 });
   await ordersFor(saleId, 2, 1);
   for (const lang of ["en", "zh"] as const) {
     const context = await browser.newContext({ viewport: PHONE, locale: lang === "zh" ? "zh-CN" : "en-US" });

@@ -137,7 +137,7 @@ test("an admin creates and warms a sale, watches a load on the live dashboard, a
   const shoppers = await createShoppers(services, LOAD_SHOPPERS + 1, { emailPrefix: `e2e-admin-load-${Date.now().toString(36)}` });
   const payer = shoppers.pop()!;
 
-  // The scripted load: one shopper every 150 ms (under the per-IP limit), while we watch. The
+  // The scripted load: one shopper every 150 ms (under the per-IP request rate), while we watch. The
   // first few first try a forged purchase token, for the rejections chart.
   const FORGED = 5;
   const load = (async () => {
@@ -239,7 +239,7 @@ test("an admin creates and warms a sale, watches a load on the live dashboard, a
 });
 
 test("the rejections chart draws a crowd refused within one second", async ({ page }) => {
-  const { saleId } = await openSale({ priceCents: 1000, originalPriceCents: 2000, stock: 5, perUserLimit: 1, startsInMs: -5_000 });
+  const { saleId } = await openSale({ priceCents: 1000, originalPriceCents: 2000, stock: 5, unitLimit: 1, startsInMs: -5_000 });
   // One forged purchase each (under the per-user limit), all sent at the start of one second, so
   // every refusal lands in the same one-second bucket and the seconds around it have none.
   const crowd = await createShoppers(services, 8, { emailPrefix: `e2e-admin-crowd-${Date.now().toString(36)}` });

@@ -24,7 +24,7 @@ export const E2E_SALE = {
   priceCents: 9900,
   originalPriceCents: 29900,
   stock: 5,
-  perUserLimit: 1,
+  unitLimit: 1,
 } as const;
 
 /** The sale the lifecycle spec's pay test buys from (its own, so the smoke test's counts hold). */
@@ -34,7 +34,7 @@ export const E2E_PAY_SALE = {
   priceCents: 15900,
   originalPriceCents: 25900,
   stock: 3,
-  perUserLimit: 1,
+  unitLimit: 1,
 } as const;
 
 /** The sale the timeout test buys from: one unit, so "back on sale" is 0 → 1 left. */
@@ -44,7 +44,7 @@ export const E2E_TIMEOUT_SALE = {
   priceCents: 4900,
   originalPriceCents: 12900,
   stock: 1,
-  perUserLimit: 1,
+  unitLimit: 1,
 } as const;
 
 /** The sales the payments spec buys from, one per real provider (each journey pays and refunds one unit). */
@@ -54,7 +54,7 @@ export const E2E_ALIPAY_SALE = {
   priceCents: 12800,
   originalPriceCents: 19900,
   stock: 2,
-  perUserLimit: 1,
+  unitLimit: 1,
 } as const;
 
 export const E2E_WECHATPAY_SALE = {
@@ -63,7 +63,7 @@ export const E2E_WECHATPAY_SALE = {
   priceCents: 8800,
   originalPriceCents: 16800,
   stock: 2,
-  perUserLimit: 1,
+  unitLimit: 1,
 } as const;
 
 /**
@@ -162,9 +162,9 @@ export function e2eAppEnv(): Record<string, string> {
     ORDER_PAY_TIMEOUT_SECONDS: String(E2E_PAY_TIMEOUT_SECONDS),
     NEXT_TELEMETRY_DISABLED: "1",
     LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? "warn",
-    // Every browser and scripted shopper here shares one loopback address; the per-IP limit has
+    // Every browser and scripted shopper here shares one loopback address; the per-IP request rate has
     // its own tests (server/gateway/web.int.test.ts), so it must not ration these journeys.
-    RATE_LIMIT_PER_IP: "1000",
+    REQUEST_RATE_PER_IP: "1000",
     ADMIN_EMAIL: E2E_ADMIN.email,
     ADMIN_PASSWORD: E2E_ADMIN.password,
   };

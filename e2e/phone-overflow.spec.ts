@@ -27,7 +27,7 @@ let orderId: number;
 test.beforeAll(async () => {
   test.setTimeout(90_000);
   services = await createServices(readEnv({ ...e2eAppEnv() }));
-  ({ saleId } = await openSale({ priceCents: 1990, originalPriceCents: 3990, stock: 5, perUserLimit: 1, startsInMs: -5_000 }));
+  ({ saleId } = await openSale({ priceCents: 1990, originalPriceCents: 3990, stock: 5, unitLimit: 1, startsInMs: -5_000 }));
   [shopper] = (await createShoppers(services, 1, { emailPrefix: `e2e-phone-${Date.now().toString(36)}` })) as [SeededShopper];
   expect((await buyAsShopper(services, { userId: shopper.id, saleId })).status).toBe("QUEUED");
   await expect.poll(async () => (await services.db.order.findFirst({ where: { saleId, userId: shopper.id }, select: { id: true } }))?.id ?? 0, { timeout: 30_000 }).toBeGreaterThan(0);

@@ -7,7 +7,7 @@ import { saleCard as cardOf, signUpNewShopper, snap } from "./shop";
 /**
  * Smoke test of the whole pipeline through a real browser: storefront → sign up → Buy now →
  * Lua reservation in Redis → BullMQ job → worker → MySQL order → result polled by the page.
- * The sale was created by e2e/global-setup.ts (LIVE, 5 units, limit 1 per shopper).
+ * The sale was created by e2e/global-setup.ts (LIVE, 5 units, 1 unit per shopper).
  */
 
 const saleCard = (page: Page) => cardOf(page, E2E_SALE.productName);
@@ -37,7 +37,7 @@ test("a shopper signs up, buys, and gets an order", async ({ page }) => {
   await expect(card.locator(".price")).toContainText(money(E2E_SALE.priceCents));
   await expect(card.locator(".price s")).toHaveText(money(E2E_SALE.originalPriceCents));
   await expect(card.getByTestId("stock-left")).toContainText(`${E2E_SALE.stock} of ${E2E_SALE.stock} left`);
-  await expect(card.getByTestId("stock-left")).toContainText(`limit ${E2E_SALE.perUserLimit} per shopper`);
+  await expect(card.getByTestId("stock-left")).toContainText(`${E2E_SALE.unitLimit} unit per shopper`);
   await snap(page, "home");
 
   await signUpNewShopper(page);

@@ -19,7 +19,7 @@ import { saleCard, salePanel, signUpNewShopper } from "./shop";
  * browser's Accept-Language, or the switch's cookie for a signed-in shopper).
  */
 
-const SALE = { priceCents: 19900, originalPriceCents: 39900, stock: 3, perUserLimit: 1 } as const;
+const SALE = { priceCents: 19900, originalPriceCents: 39900, stock: 3, unitLimit: 1 } as const;
 const TIME_ZONE = "Asia/Shanghai";
 
 const VARIANTS = [

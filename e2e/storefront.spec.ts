@@ -11,7 +11,7 @@ import { PASSWORD, newEmail, payWith, salePanel, signUpNewShopper, snap } from "
  * test also fails on a console error (e2e/fixtures.ts).
  */
 
-const SALE = { priceCents: 19900, originalPriceCents: 39900, stock: 3, perUserLimit: 1 } as const;
+const SALE = { priceCents: 19900, originalPriceCents: 39900, stock: 3, unitLimit: 1 } as const;
 
 /**
  * How early the page may ask for the purchase token: the browser learns the server's clock over
@@ -68,7 +68,7 @@ test("sign up → countdown → buy → in queue → order created → pay → P
   await expect(panel.getByRole("heading", { level: 1 })).toHaveText(sale.productName);
   await expect(panel.getByTestId("sale-phase")).toHaveText("UPCOMING");
   await expect(panel.locator(".price")).toContainText(money(SALE.priceCents));
-  await expect(panel.getByTestId("stock-left")).toHaveText(`${SALE.stock} of ${SALE.stock} left · limit 1 per shopper`);
+  await expect(panel.getByTestId("stock-left")).toHaveText(`${SALE.stock} of ${SALE.stock} left · 1 unit per shopper`);
   await expect(panel.getByTestId("standing-hint")).toHaveText("Your account meets this sale's rules.");
   await snap(page, "journey-countdown");
 
@@ -119,7 +119,7 @@ test("a browser clock 5 minutes ahead still opens Buy at the server's start time
   await snap(page, "clock-ahead-open");
 });
 
-test("the buyer sees ALREADY PURCHASED and a second shopper SOLD OUT", async ({ page, browser }) => {
+test("the buyer reaches the unit limit and a second shopper sees SOLD OUT", async ({ page, browser }) => {
   const sale = await openSale({ ...SALE, stock: 1, startsInMs: -1_000 });
   await page.goto(`/sales/${sale.saleId}`);
   await signUpNewShopper(page);
@@ -131,7 +131,7 @@ test("the buyer sees ALREADY PURCHASED and a second shopper SOLD OUT", async ({ 
   await page.reload();
   await expect(salePanel(page).getByTestId("purchase-status")).toHaveText(`You bought this — pay for order #${orderId}.`);
   await expect(salePanel(page).getByRole("button", { name: "Buy now" })).toHaveCount(0);
-  await snap(page, "already-purchased");
+  await snap(page, "unit-limit-reached");
 
   const second = await signUpIn(browser);
   await second.goto(`/sales/${sale.saleId}`);

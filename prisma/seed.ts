@@ -8,15 +8,16 @@ import { MAX_STOCK_BUCKETS } from "../server/seckill/buckets";
 import { prepareDatabase, prepareEnvironment } from "../server/cli/prepare";
 
 /**
- * npm run seed -- --users N --stock S [--limit L] [--buckets K] [--starts-in SEC] [--duration SEC] --json FILE
+ * npm run seed -- --users N --stock S [--unit-limit L] [--buckets K] [--starts-in SEC] [--duration SEC] --json FILE
  * Creates N shoppers and one warmed-up sale of S units (its Redis stock in K buckets, default 1);
- * writes ids and session tokens as JSON.
+ * writes ids and session tokens as JSON. `--unit-limit` is the units each shopper may hold (default
+ * 1); `--limit`, its old name, still works as a deprecated alias.
  *
  * It prepares the environment and the schema exactly as `npm start` does (server/cli/prepare.ts):
  * on a fresh clone it writes this machine's SESSION_SECRET into .env, or reads the one there, so
  * the tokens it signs are the ones a later (or running) `npm start` accepts.
  */
-const USAGE = "usage: npm run seed -- --users N --stock S [--limit L] [--buckets K] [--starts-in SEC] [--duration SEC] --json FILE";
+const USAGE = "usage: npm run seed -- --users N --stock S [--unit-limit L] [--buckets K] [--starts-in SEC] [--duration SEC] --json FILE\n  (--limit L: deprecated alias of --unit-limit)";
 
 function positiveInt(name: string, raw: string | undefined, fallback?: number, min = 1, max = Number.MAX_SAFE_INTEGER): number {
   if (raw === undefined && fallback !== undefined) return fallback;
@@ -32,6 +33,7 @@ const { values } = parseArgs({
   options: {
     users: { type: "string" },
     stock: { type: "string" },
+    "unit-limit": { type: "string" },
     limit: { type: "string" },
     buckets: { type: "string" },
     "starts-in": { type: "string" },
@@ -45,7 +47,7 @@ if (!values.json) {
 }
 const users = positiveInt("users", values.users);
 const stock = positiveInt("stock", values.stock);
-const limit = positiveInt("limit", values.limit, 1);
+const unitLimit = positiveInt("unit-limit", values["unit-limit"] ?? values.limit, 1);
 const buckets = positiveInt("buckets", values.buckets, 1, 1, MAX_STOCK_BUCKETS);
 const startsIn = positiveInt("starts-in", values["starts-in"], 0, 0);
 const duration = positiveInt("duration", values.duration, 3600);
@@ -63,7 +65,7 @@ try {
     priceCents: 9900,
     originalPriceCents: 19900,
     stock,
-    perUserLimit: limit,
+    unitLimit,
     stockBuckets: buckets,
     startsAt,
     endsAt: new Date(startsAt.getTime() + duration * 1000),

@@ -93,9 +93,9 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
       : undefined,
   );
   const rateLimits = {
-    perIp: new RateLimiter(upstash, { prefix: `${env.REDIS_NAMESPACE}:ratelimit:ip`, perSecond: env.RATE_LIMIT_PER_IP }),
-    perUser: new RateLimiter(upstash, { prefix: `${env.REDIS_NAMESPACE}:ratelimit:user`, perSecond: env.RATE_LIMIT_PER_USER }),
-    paymentNotify: new RateLimiter(upstash, { prefix: `${env.REDIS_NAMESPACE}:ratelimit:notify`, perSecond: env.RATE_LIMIT_NOTIFY_PER_IP }),
+    requestRate: new RateLimiter(upstash, { prefix: `${env.REDIS_NAMESPACE}:ratelimit:ip`, perSecond: env.REQUEST_RATE_PER_IP }),
+    purchaseRate: new RateLimiter(upstash, { prefix: `${env.REDIS_NAMESPACE}:ratelimit:user`, perSecond: env.PURCHASE_RATE_PER_SHOPPER }),
+    notifyRate: new RateLimiter(upstash, { prefix: `${env.REDIS_NAMESPACE}:ratelimit:notify`, perSecond: env.NOTIFY_RATE_PER_IP }),
   };
   let subscriber: RedisConnection | undefined;
   if (options.followBroadcasts) {

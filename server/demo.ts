@@ -47,7 +47,7 @@ async function createDemoSaleUnlessOpen(services: Pick<Services, "db">, now: Dat
       priceCents: 19900,
       originalPriceCents: 59900,
       stock: 100,
-      perUserLimit: 1,
+      unitLimit: 1,
       startsAt: new Date(now.getTime() + DEMO_SALE_OPENS_IN_MS),
       endsAt: new Date(now.getTime() + 24 * 3600_000),
     });

@@ -276,7 +276,7 @@ const tuningKnobs = {
    * Notify requests per second per client address (providers send bursts; 0 turns the limit off).
    * Raise if a provider's notify bursts are refused (429).
    */
-  RATE_LIMIT_NOTIFY_PER_IP: intFrom(200, 0),
+  NOTIFY_RATE_PER_IP: intFrom(200, 0),
   /**
    * Group commit: most reservations written in one MySQL transaction (and carried by one
    * create-order job), and how long the worker waits to fill a transaction. 50 ms, not 5: with
@@ -317,12 +317,12 @@ const tuningKnobs = {
    * Requests per second per client IP at the gateway (proxy.ts); 0 turns the limit off.
    * Lower under abuse; 0 for a load test from one address.
    */
-  RATE_LIMIT_PER_IP: intFrom(100, 0),
+  REQUEST_RATE_PER_IP: intFrom(100, 0),
   /**
    * Purchase calls per second per shopper (token calls hand out the same token again); 0 turns the limit off.
    * 0 for a load test replaying tokens.
    */
-  RATE_LIMIT_PER_USER: intFrom(5, 0),
+  PURCHASE_RATE_PER_SHOPPER: intFrom(5, 0),
   /**
    * Failed sign-ins per account in a lockout window before that account's sign-ins are refused until the window ends.
    * Change with the shop's sign-in policy.
@@ -482,9 +482,26 @@ export class EnvError extends Error {
   override name = "EnvError";
 }
 
+/** Old names still read for the rates they were renamed to; nothing outside this module uses them. */
+export const DEPRECATED_ENV_ALIASES = {
+  RATE_LIMIT_PER_USER: "PURCHASE_RATE_PER_SHOPPER",
+  RATE_LIMIT_PER_IP: "REQUEST_RATE_PER_IP",
+  RATE_LIMIT_NOTIFY_PER_IP: "NOTIFY_RATE_PER_IP",
+} as const;
+
+/** The source with each deprecated name copied to its new one, unless the new one is set (it wins). Pure. */
+export function withDeprecatedAliases(source: Record<string, string | undefined>): Record<string, string | undefined> {
+  const resolved = { ...source };
+  for (const [oldName, newName] of Object.entries(DEPRECATED_ENV_ALIASES)) {
+    if (resolved[newName] === undefined && resolved[oldName] !== undefined) resolved[newName] = resolved[oldName];
+    delete resolved[oldName];
+  }
+  return resolved;
+}
+
 export function readEnv(source: Record<string, string | undefined> = process.env): Env {
   if (source === process.env) loadDotEnvOnce();
-  const parsed = envSchema.safeParse(source);
+  const parsed = envSchema.safeParse(withDeprecatedAliases(source));
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
     throw new EnvError(`Invalid environment: ${problems}`);

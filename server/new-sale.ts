@@ -8,7 +8,7 @@ export interface NewSale {
   priceCents: number;
   originalPriceCents: number;
   stock: number;
-  perUserLimit?: number;
+  unitLimit?: number;
   requireRealName?: boolean;
   minMemberLevel?: number;
   /** Redis stock buckets for a very hot item (server/seckill/buckets.ts); 1 by default. */
@@ -33,7 +33,7 @@ export async function createSaleIn(tx: Prisma.TransactionClient, input: NewSale)
       productId: product.id,
       priceCents: input.priceCents,
       totalStock: input.stock,
-      perUserLimit: input.perUserLimit ?? 1,
+      unitLimit: input.unitLimit ?? 1,
       requireRealName: input.requireRealName ?? false,
       minMemberLevel: input.minMemberLevel ?? 0,
       stockBuckets: input.stockBuckets ?? 1,

@@ -35,8 +35,12 @@ export interface CoreServices {
 export interface Services extends CoreServices {
   /** Per-second purchase answers for the admin dashboard, flushed to Redis once a second. */
   purchaseStats: PurchaseStats;
-  /** paymentNotify: per client address at /api/payments/notify(/<provider>), which the proxy's per-IP gate leaves out. */
-  rateLimits: { perIp: RateLimiter; perUser: RateLimiter; paymentNotify: RateLimiter };
+  /**
+   * Calls per second: requestRate per client address at the gateway, purchaseRate per shopper for a
+   * token presented again, notifyRate per client address at /api/payments/notify(/<provider>), which
+   * the gateway's request rate leaves out.
+   */
+  rateLimits: { requestRate: RateLimiter; purchaseRate: RateLimiter; notifyRate: RateLimiter };
   /** Reservations on their way into create-order jobs, a batch per few milliseconds (server/seckill/enqueue.ts). */
   orderEnqueuer: GroupCommitter<QueuedReservation, void>;
   /** Revoked sessions, kept in step with Redis in the background (server/gateway/revocation.ts). */

@@ -65,7 +65,7 @@ export function SaleCard({
         <s aria-label={`${t.originalPrice} ${money(sale.originalPriceCents)}`}>{money(sale.originalPriceCents)}</s>
       </p>
       <p className="muted" data-testid="stock-left">
-        {sale.stockLeft === null ? t.openingSoon : t.stockLeft(sale.stockLeft, sale.totalStock)} · {t.perUserLimit(sale.perUserLimit)}
+        {sale.stockLeft === null ? t.openingSoon : t.stockLeft(sale.stockLeft, sale.totalStock)} · {t.unitLimit(sale.unitLimit)}
       </p>
       <Countdown phase={phase} now={now} sale={sale} />
       {phase === "UPCOMING" ? <OpensAt startsAt={sale.startsAt} t={t} /> : null}
@@ -108,7 +108,7 @@ function ProductImage({ sale, t }: { sale: SaleView; t: Messages }) {
 
 /** Eligibility said before pressing anything; a reached limit is said once, by the Buy panel. */
 function StandingHintLine({ standing, t }: { standing: SaleStanding; t: Messages }) {
-  if (standing.hint === "ALREADY_PURCHASED") return null;
+  if (standing.hint === "UNIT_LIMIT_REACHED") return null;
   return (
     <p className={`hint ${standing.hint ? "bad" : "ok"}`} data-testid="standing-hint">
       {standing.hint ? t.standingHint[standing.hint] : t.eligibleHint}
@@ -233,7 +233,7 @@ function BuyPanel({
   const answer = purchase.data?.status ?? issue.data?.status;
   useEffect(() => {
     if (answer === "SOLD_OUT") onSoldOut();
-    if (answer === "ALREADY_PURCHASED") onStandingChanged();
+    if (answer === "UNIT_LIMIT_REACHED") onStandingChanged();
     // Only a new answer counts: the callbacks are new on every render.
   }, [answer]);
 
@@ -311,7 +311,7 @@ function BuyPanel({
   }
 
   // Bought (now or before): the order is the one thing left to say; Buy has nothing more to do.
-  const done = orderCreated || refusedBeforehand === "ALREADY_PURCHASED";
+  const done = orderCreated || refusedBeforehand === "UNIT_LIMIT_REACHED";
   // Another press makes sense only after a stale token (a fresh one is on its way) or an error.
   const settled = reservationId !== null || (purchase.data !== undefined && purchase.data.status !== "INVALID_TOKEN");
   return (
@@ -394,19 +394,19 @@ function panelStatus({
   if (result.isError && result.error) return { tone: "bad", text: errorText(result.error, t) };
   if (reservationId) return { tone: "wait", text: t.inQueue };
   const bought = standing?.order ? boughtNote(t, standing.order) : null;
-  if (bought && standing?.hint === "ALREADY_PURCHASED") return bought;
-  if (standing?.hint === "ALREADY_PURCHASED") return { tone: "note", text: t.limitReachedNote };
+  if (bought && standing?.hint === "UNIT_LIMIT_REACHED") return bought;
+  if (standing?.hint === "UNIT_LIMIT_REACHED") return { tone: "note", text: t.unitLimitReachedNote };
   if (soldOut) return { tone: "note", text: t.soldOutNote };
   if (opening) return { tone: "wait", text: t.openingNote };
   if (purchase.isError && purchase.error) return { tone: "bad", text: errorText(purchase.error, t) };
-  if (purchase.data && purchase.data.status !== "QUEUED" && purchase.data.status !== "ALREADY_PURCHASED") {
+  if (purchase.data && purchase.data.status !== "QUEUED" && purchase.data.status !== "UNIT_LIMIT_REACHED") {
     return { tone: "bad", text: t.refusal[purchase.data.status as keyof Messages["refusal"]] };
   }
   // Known before pressing anything: a fact about this sale and shopper, not an error.
   if (standing?.hint) return { tone: "note", text: t.refusal[standing.hint] };
   // Retried long enough: said in the page's words, with Try again beside it.
   if (issue.isError && issue.error) return { tone: "bad", text: isMomentary(issue.error) ? t.notOpenYet : errorText(issue.error, t) };
-  if (issue.data && !["ISSUED", "NOT_STARTED", "ALREADY_PURCHASED"].includes(issue.data.status)) {
+  if (issue.data && !["ISSUED", "NOT_STARTED", "UNIT_LIMIT_REACHED"].includes(issue.data.status)) {
     return { tone: "bad", text: t.refusal[issue.data.status as keyof Messages["refusal"]] };
   }
   // Bought some, may buy more: the order's link, under a Buy that still works.

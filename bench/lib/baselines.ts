@@ -95,7 +95,7 @@ export async function startHelloBaseline(context: StartContext): Promise<Running
 export async function startCeilingBaseline(context: StartContext): Promise<RunningBaseline> {
   const { shopperIds } = context;
   const users = shopperIds.length;
-  const ceilingSale = await openSale(context.services, { name: "Bench baseline: Lua ceiling", stock: 10_000_000, perUserLimit: 1_000_000 });
+  const ceilingSale = await openSale(context.services, { name: "Bench baseline: Lua ceiling", stock: 10_000_000, unitLimit: 1_000_000 });
   await issueCeilingTokens(context.services.redis, context.namespace, ceilingSale.saleId, shopperIds, CEILING_TOKEN);
   const ceiling = await startBaselineProcess("lua-ceiling", { redisUrl: context.redisUrl, namespace: context.namespace, saleId: ceilingSale.saleId });
   const headers = crowdHeaders(context);

@@ -35,7 +35,7 @@ export interface Plan {
 /**
  * Shoppers `first`, `first + 1`, … once each, in order, with a repeat attempt by an earlier
  * shopper of this plan after roughly every 1/ratio attempts: before the sell-out those meet the
- * per-user limit, afterwards the sold-out flag, as real crowds' second clicks do.
+ * unit limit, afterwards the sold-out flag, as real crowds' second clicks do.
  */
 export function buildPlan(users: number, repeatRatio: number, first = 0, seed = 0x5eed): Plan {
   const repeats = Math.floor(users * repeatRatio);

@@ -5,7 +5,7 @@ import { parseArgs } from "node:util";
 export const USAGE = `usage: npm run bench -- --users U --stock S [options]
 
   --users U          shoppers seeded; each makes one purchase attempt (default 20000)
-  --stock S          units in the sale, per-user limit 1 (default 2000)
+  --stock S          units in the sale, unit limit 1 (default 2000)
   --concurrency C    keep-alive connections of the crowd (default 100)
   --duration SEC     stop handing out attempts after SEC seconds (default: all of them)
   --repeat-ratio R   extra attempts by shoppers who already tried, as a share of U (default 0.05)

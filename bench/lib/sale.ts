@@ -7,7 +7,7 @@ import type { CrowdRun } from "./crowd";
 
 /** Sales for the bench, and what it checks of them afterwards, in MySQL and Redis directly. */
 
-export async function openSale(services: Services, input: { name: string; stock: number; perUserLimit?: number; startsInMs?: number; stockBuckets?: number }) {
+export async function openSale(services: Services, input: { name: string; stock: number; unitLimit?: number; startsInMs?: number; stockBuckets?: number }) {
   const startsAt = new Date(Date.now() + (input.startsInMs ?? 0));
   const { saleId } = await createSale(services, {
     productName: input.name,
@@ -15,7 +15,7 @@ export async function openSale(services: Services, input: { name: string; stock:
     priceCents: 9900,
     originalPriceCents: 19900,
     stock: input.stock,
-    perUserLimit: input.perUserLimit ?? 1,
+    unitLimit: input.unitLimit ?? 1,
     stockBuckets: input.stockBuckets,
     startsAt,
     endsAt: new Date(startsAt.getTime() + 3 * 3600_000),
@@ -109,7 +109,7 @@ export async function checkSale(services: Services, saleId: number, stock: numbe
     { name: "ledger invariants (server/recovery/invariants.ts)", expected: "none", actual: violations.length ? violations.join("; ") : "none", ok: violations.length === 0 },
     { name: "orders in MySQL", expected: expectedOrders, actual: orders.length, ok: orders.length === expectedOrders },
     { name: "oversold units (orders beyond the stock)", expected: 0, actual: Math.max(0, orders.length - stock), ok: orders.length <= stock },
-    { name: "shoppers with two orders (per-user limit 1)", expected: 0, actual: duplicateBuyers, ok: duplicateBuyers === 0 },
+    { name: "shoppers with two orders (unit limit 1)", expected: 0, actual: duplicateBuyers, ok: duplicateBuyers === 0 },
     { name: "MySQL stock", expected: stock - expectedOrders, actual: ledger.dbStock, ok: ledger.dbStock === stock - expectedOrders },
     { name: "Redis stock", expected: stock - expectedOrders, actual: ledger.redisStock ?? "missing", ok: ledger.redisStock === stock - expectedOrders },
     { name: "pending reservations", expected: 0, actual: ledger.pendingReservations, ok: ledger.pendingReservations === 0 },

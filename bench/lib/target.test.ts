@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { checkTargets, crowdRefusedProblem } from "./target";
 
-describe("a warm-up refused by the per-IP limit", () => {
+describe("a warm-up refused by the per-IP request rate", () => {
   it("stops the run when more than a tenth of its answers were refusals, saying what to change", () => {
     const problem = crowdRefusedProblem({ "error TOO_MANY_REQUESTS": 1799, QUEUED: 200, SOLD_OUT: 1 });
     expect(problem).toContain("1,799 of 2,000 warm-up attempts were refused");
     expect(problem).toContain("TRUSTED_PROXY_HOPS");
-    expect(problem).toContain("RATE_LIMIT_PER_IP=0");
+    expect(problem).toContain("REQUEST_RATE_PER_IP=0");
   });
 
   it("counts the share among the attempts that were answered", () => {

@@ -9,7 +9,7 @@ import { answeredAttempts } from "./crowd";
 const RATE_LIMITED = "error TOO_MANY_REQUESTS";
 
 /**
- * Above this share of a warm-up's answers refused by the per-IP limit, the system under test
+ * Above this share of a warm-up's answers refused by the per-IP request rate, the system under test
  * counts the load generator's address, not each shopper's: a crowd run on would measure refusals.
  */
 const REFUSED_SHARE = 0.1;
@@ -22,7 +22,7 @@ export function crowdRefusedProblem(outcomes: Record<string, number>): string | 
   return (
     `${refused.toLocaleString("en-US")} of ${answered.toLocaleString("en-US")} warm-up attempts were refused by the per-IP rate limit: ` +
     "the system counts the load generator's one address, not each shopper's X-Forwarded-For. Trust one more proxy hop there " +
-    "(TRUSTED_PROXY_HOPS=1 npm start, or one more on a deployed system) or switch the per-IP limit off for the test (RATE_LIMIT_PER_IP=0)."
+    "(TRUSTED_PROXY_HOPS=1 npm start, or one more on a deployed system) or switch the per-IP request rate off for the test (REQUEST_RATE_PER_IP=0)."
   );
 }
 

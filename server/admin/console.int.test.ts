@@ -37,7 +37,7 @@ const saleForm = (overrides: Record<string, unknown> = {}) => ({
   originalPriceCents: 9900,
   priceCents: 4900,
   stock: 20,
-  perUserLimit: 1,
+  unitLimit: 1,
   startsAt: new Date(Date.now() - 1000),
   endsAt: new Date(Date.now() + 3600_000),
   requireRealName: false,
@@ -78,8 +78,8 @@ describe("admin procedures", () => {
     });
     const sale = await admin.admin.createSale(saleForm({ requireRealName: true, minMemberLevel: 3 }));
     expect(sale).toMatchObject({ productName: "Console kettle", totalStock: 20, requireRealName: true, minMemberLevel: 3, phase: "LIVE", warmedUp: true });
-    const edited = await admin.admin.updateSale({ ...saleForm({ productName: "Console kettle II", perUserLimit: 2 }), saleId: sale.id });
-    expect(edited).toMatchObject({ productName: "Console kettle II", perUserLimit: 2, totalStock: 20 });
+    const edited = await admin.admin.updateSale({ ...saleForm({ productName: "Console kettle II", unitLimit: 2 }), saleId: sale.id });
+    expect(edited).toMatchObject({ productName: "Console kettle II", unitLimit: 2, totalStock: 20 });
     expect(await codeOf(admin.admin.adjustStock({ saleId: sale.id, delta: 0 }))).toBe("BAD_REQUEST");
   });
 
@@ -89,7 +89,7 @@ describe("admin procedures", () => {
     expect((await admin.admin.warmUp({ saleId: sale.id })).stock).toBe(5);
     const buyers = await createShoppers(t.services, 4, { emailPrefix: "console-buyer" });
     const placed = await placeOrders(t.services, sale.id, buyers.slice(0, 3).map((b) => b.id));
-    expect((await buyAsShopper(t.services, { userId: buyers[0]!.id, saleId: sale.id })).status).toBe("ALREADY_PURCHASED");
+    expect((await buyAsShopper(t.services, { userId: buyers[0]!.id, saleId: sale.id })).status).toBe("UNIT_LIMIT_REACHED");
     // Two of the three are paid (the notify path's transition), one stays unpaid.
     for (const p of placed.slice(0, 2)) expect(await applyOrderEvent(t.services.db, p.orderId, "PAY")).toBe(true);
 

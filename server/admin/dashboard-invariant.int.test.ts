@@ -21,7 +21,7 @@ let t: TestEnvironment;
 let worker: ChildHandle;
 
 beforeAll(async () => {
-  t = await createTestEnvironment("dashboard_invariant", { RATE_LIMIT_PER_USER: "0", ORDER_ENQUEUE_WAIT_MS: "5", REDIS_COMMAND_TIMEOUT_MS: "10000" });
+  t = await createTestEnvironment("dashboard_invariant", { PURCHASE_RATE_PER_SHOPPER: "0", ORDER_ENQUEUE_WAIT_MS: "5", REDIS_COMMAND_TIMEOUT_MS: "10000" });
   worker = await startWorker(t.childEnv);
 }, 120_000);
 afterAll(async () => {

@@ -9,7 +9,7 @@ const valid = {
   originalPriceCents: 2000,
   priceCents: 990,
   stock: 100,
-  perUserLimit: 1,
+  unitLimit: 1,
   startsAt: "2026-12-01T10:00:00Z",
   endsAt: "2026-12-01T11:00:00Z",
   requireRealName: true,
@@ -30,7 +30,7 @@ describe("sale form rules", () => {
     expect(fieldErrors(newSaleInput.safeParse({ ...valid, priceCents: 5000 }))).toEqual({ priceCents: ["The sale price cannot be above the original price"] });
     expect(fieldErrors(newSaleInput.safeParse({ ...valid, stock: 0 }))).toEqual({ stock: ["Stock must be at least 1"] });
     expect(fieldErrors(newSaleInput.safeParse({ ...valid, productName: "  " }))).toEqual({ productName: ["Enter the product's name"] });
-    expect(fieldErrors(newSaleInput.safeParse({ ...valid, perUserLimit: 0 }))).toEqual({ perUserLimit: ["Allow at least 1 unit per shopper"] });
+    expect(fieldErrors(newSaleInput.safeParse({ ...valid, unitLimit: 0 }))).toEqual({ unitLimit: ["Allow at least 1 unit per shopper"] });
   });
 
   it("takes 1 to 64 stock parts (buckets), 1 when not given, never more parts than units", () => {
@@ -47,7 +47,7 @@ describe("sale form rules", () => {
     expect(fieldMessageIn("zh", "At most 64 parts")).toBe("最多 64 份");
     expect(fieldMessageIn("en", "Stock must be at least 1")).toBe("Stock must be at least 1");
     expect(fieldMessageIn("zh", "something else")).toBe("something else");
-    const result = newSaleInput.safeParse({ ...valid, productName: "", stock: Number.NaN, perUserLimit: 0, imageUrl: "ftp://x" });
+    const result = newSaleInput.safeParse({ ...valid, productName: "", stock: Number.NaN, unitLimit: 0, imageUrl: "ftp://x" });
     for (const messages of Object.values(fieldErrors(result)) as Array<string[] | undefined>) {
       for (const message of messages ?? []) expect(fieldMessageIn("zh", message), message).toMatch(/[\u4e00-\u9fff]/);
     }

@@ -58,9 +58,9 @@ const saleFields = z.object({
   imageUrl,
   originalPriceCents: cents({ en: "The original price", zh: "原价" }),
   priceCents: cents({ en: "The sale price", zh: "秒杀价" }),
-  perUserLimit: z
-    .number({ error: say({ en: "The per-shopper limit must be a number", zh: "每人限购必须是数字" }) })
-    .int(say({ en: "The per-shopper limit must be a whole number", zh: "每人限购必须是整数" }))
+  unitLimit: z
+    .number({ error: say({ en: "Units per shopper must be a number", zh: "每人限购件数必须是数字" }) })
+    .int(say({ en: "Units per shopper must be a whole number", zh: "每人限购件数必须是整数" }))
     .min(1, say({ en: "Allow at least 1 unit per shopper", zh: "每人至少可买 1 件" }))
     .max(100, say({ en: "At most 100 units per shopper", zh: "每人最多限购 100 件" })),
   startsAt: z.coerce.date({ error: say({ en: "Enter when the sale starts", zh: "请填写开始时间" }) }),

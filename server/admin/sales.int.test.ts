@@ -34,7 +34,7 @@ const saleForm = (overrides: Record<string, unknown> = {}) => ({
   originalPriceCents: 9900,
   priceCents: 4900,
   stock: 12,
-  perUserLimit: 1,
+  unitLimit: 1,
   startsAt: new Date(Date.now() + 60_000),
   endsAt: new Date(Date.now() + 3600_000),
   requireRealName: false,
@@ -62,7 +62,7 @@ describe("sales from the console", () => {
     const sale = await admin.admin.createSale(saleForm());
     const { stock: _stock, stockBuckets: _buckets, ...terms } = { ...saleForm(), stockBuckets: 1 };
     const earlier = new Date(Date.now() + 5_000);
-    const edited = await admin.admin.updateSale({ ...terms, startsAt: earlier, perUserLimit: 3, saleId: sale.id });
+    const edited = await admin.admin.updateSale({ ...terms, startsAt: earlier, unitLimit: 3, saleId: sale.id });
     expect(edited.warmedUp).toBe(true);
     expect(await redisSale(sale.id)).toEqual({ stock: 12, startsAt: earlier.getTime(), limit: 3 });
 

@@ -20,7 +20,7 @@ export interface AdminSale {
   originalPriceCents: number;
   priceCents: number;
   totalStock: number;
-  perUserLimit: number;
+  unitLimit: number;
   requireRealName: boolean;
   minMemberLevel: number;
   /** Redis stock buckets (fixed at creation). */
@@ -43,7 +43,7 @@ const adminSaleSelect = {
   productId: true,
   priceCents: true,
   totalStock: true,
-  perUserLimit: true,
+  unitLimit: true,
   requireRealName: true,
   minMemberLevel: true,
   stockBuckets: true,

@@ -22,7 +22,7 @@ describe("an admin stock change with a reconcile round in the middle", () => {
 
   beforeAll(async () => {
     t = await createTestEnvironment("security_stock");
-    system = await startSystem(t.childEnv, { DEMO_SALE: "0", RECONCILE_INTERVAL_MS: "1000", RATE_LIMIT_PER_IP: "0", RATE_LIMIT_PER_USER: "0" });
+    system = await startSystem(t.childEnv, { DEMO_SALE: "0", RECONCILE_INTERVAL_MS: "1000", REQUEST_RATE_PER_IP: "0", PURCHASE_RATE_PER_SHOPPER: "0" });
   });
   afterAll(async () => {
     await system?.stop();

@@ -39,7 +39,7 @@ function freshClone(): string {
 function newcomerEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of ["NODE_ENV", "SESSION_SECRET", "SANDBOX_PAY_KEY", "SANDBOX_PAY_APP_ID", "PAYMENT_PROVIDERS", "ADMIN_EMAIL", "ADMIN_PASSWORD", "PORT", "SECKILL_PORT", "PUBLIC_BASE_URL"]) delete env[name];
-  return { ...env, NEXT_TELEMETRY_DISABLED: "1", LOG_LEVEL: "info", DEMO_SALE: "0", RATE_LIMIT_PER_IP: "0", RATE_LIMIT_PER_USER: "0", ...extra };
+  return { ...env, NEXT_TELEMETRY_DISABLED: "1", LOG_LEVEL: "info", DEMO_SALE: "0", REQUEST_RATE_PER_IP: "0", PURCHASE_RATE_PER_SHOPPER: "0", ...extra };
 }
 
 function run(cwd: string, args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {

@@ -48,8 +48,8 @@ function emptyEnvironment(name: string): Record<string, string> {
     ADMIN_PASSWORD: ADMIN.password,
     DEMO_SALE: "1",
     // A loaded machine must not turn answers into fail-closed timeouts; limits have their own tests.
-    RATE_LIMIT_PER_IP: "0",
-    RATE_LIMIT_PER_USER: "0",
+    REQUEST_RATE_PER_IP: "0",
+    PURCHASE_RATE_PER_SHOPPER: "0",
     REDIS_COMMAND_TIMEOUT_MS: "10000",
     RECONCILE_INTERVAL_MS: "1000",
     RESERVATION_CHECK_AFTER_MS: "3000",

@@ -70,7 +70,7 @@ export function clientScheme(forwardedProto: string | null | undefined, own: Sch
 }
 
 /**
- * What the per-IP limits count an address as: an IPv4 address alone, an IPv6 address by its /64
+ * What the per-IP rates count an address as: an IPv4 address alone, an IPv6 address by its /64
  * network, the smallest block a subscriber is given, so rotating through one's own 2^64
  * addresses does not buy fresh allowances.
  */

@@ -20,7 +20,7 @@ const PER_USER = 5;
 let t: TestEnvironment;
 beforeAll(async () => {
   t = await createTestEnvironment("gateway", {
-    RATE_LIMIT_PER_USER: String(PER_USER),
+    PURCHASE_RATE_PER_SHOPPER: String(PER_USER),
     PURCHASE_TOKEN_TTL_SECONDS: "2",
     // A loaded CI machine must not turn the burst's 429s into timeouts (the outage test sets its own).
     REDIS_COMMAND_TIMEOUT_MS: "5000",
@@ -29,13 +29,13 @@ beforeAll(async () => {
 afterAll(() => t?.cleanup());
 
 const HOUR = 3600_000;
-async function liveSale(stock: number, rules: { requireRealName?: boolean; minMemberLevel?: number } = {}, perUserLimit = 1) {
+async function liveSale(stock: number, rules: { requireRealName?: boolean; minMemberLevel?: number } = {}, unitLimit = 1) {
   const { saleId } = await createSale(t.services, {
     productName: "Gateway test",
     priceCents: 100,
     originalPriceCents: 200,
     stock,
-    perUserLimit,
+    unitLimit,
     startsAt: new Date(Date.now() - 1000),
     endsAt: new Date(Date.now() + HOUR),
   });
@@ -47,7 +47,7 @@ async function liveSale(stock: number, rules: { requireRealName?: boolean; minMe
 const callerFor = async (token: string) => createCaller(await createContext(t.services, new Headers({ authorization: `Bearer ${token}` })));
 const redisStock = async (saleId: number) => Number(await t.services.redis.get(saleKeys(t.env.REDIS_NAMESPACE, saleId).stock));
 
-describe("per-shopper rate limit", () => {
+describe("purchase rate", () => {
   it("500 purchase calls with one token in a burst: its first use and at most the limit reach the reservation, the rest get 429 with Retry-After", async () => {
     const saleId = await liveSale(10);
     await warmUpSale(t.services, saleId);
@@ -130,7 +130,7 @@ describe("eligibility inside the reservation", () => {
     expect(await redisStock(saleId)).toBe(10);
 
     expect((await buy(member!)).status).toBe("QUEUED");
-    expect(await buy(member!)).toEqual({ status: "ALREADY_PURCHASED" });
+    expect(await buy(member!)).toEqual({ status: "UNIT_LIMIT_REACHED" });
     expect(await redisStock(saleId)).toBe(9);
   });
 

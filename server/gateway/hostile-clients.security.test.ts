@@ -21,7 +21,7 @@ beforeAll(async () => {
   t = await createTestEnvironment("security_gateway");
   system = await startSystem(t.childEnv, {
     DEMO_SALE: "0",
-    RATE_LIMIT_PER_IP: String(PER_IP),
+    REQUEST_RATE_PER_IP: String(PER_IP),
     SIGN_IN_MAX_FAILURES_PER_ACCOUNT: String(ACCOUNT_FAILURES),
     SIGN_IN_MAX_FAILURES_PER_IP: String(IP_FAILURES),
     SIGN_IN_LOCKOUT_SECONDS: "600",
@@ -91,7 +91,7 @@ async function burst(from: string, count: number, call: (i: number) => Promise<A
   return { admitted, windows, statuses: new Set(answers.map((a) => a.status)) };
 }
 
-/** The client addresses the per-IP limiter has counted so far (from its Redis keys). */
+/** The client addresses the request-rate limiter has counted so far (from its Redis keys). */
 async function countedAddresses(): Promise<Set<string>> {
   const keys = await t.services.redis.keys(`${t.env.REDIS_NAMESPACE}:ratelimit:ip*`);
   return new Set(keys.map((key) => /\{ip:([^}]*)\}/.exec(key)?.[1] ?? key));
@@ -104,7 +104,7 @@ function expectLimited(run: { admitted: number; windows: number }) {
   if (run.windows === 1) expect(run.admitted).toBe(PER_IP);
 }
 
-describe("client address: the per-IP limit counts the connection, never a header a client wrote", () => {
+describe("client address: the per-IP request rate counts the connection, never a header a client wrote", () => {
   it("300 calls with a rotating X-Forwarded-For are limited exactly as 300 without it", async () => {
     const plain = await burst("127.0.0.2", 300, () => send("127.0.0.2", "/api/trpc/clock.now"));
     const rotating = await burst("127.0.0.3", 300, (i) => send("127.0.0.3", "/api/trpc/clock.now", { forwardedFor: spoofed(i) }));
@@ -146,7 +146,7 @@ describe("every call counts: batches are bounded and sign-in guesses are throttl
 
   it("a batch is charged per call, and one over the batch bound is refused", async () => {
     const batch = (n: number) => `/api/trpc/${Array.from({ length: n }, () => "clock.now").join(",")}?batch=1`;
-    // One more call than the per-IP limit, in one request: refused as that many calls.
+    // One more call than the per-IP request rate, in one request: refused as that many calls.
     expect((await send("127.0.0.7", batch(PER_IP + 1))).status).toBe(429);
     const oversized = await send("127.0.0.8", batch(11));
     expect(oversized.status).toBe(400);
@@ -169,7 +169,7 @@ describe("every call counts: batches are bounded and sign-in guesses are throttl
   it("200 parallel guesses spread over addresses (real and forged) find nothing, and bcrypt runs at most the account's allowance", async () => {
     const [victim] = await createShoppers(t.services, 1, { emailPrefix: "parallel-victim" });
     const checksBefore = await passwordChecks();
-    // 40 real addresses, 5 guesses each (no more than the per-IP limit lets through), every one
+    // 40 real addresses, 5 guesses each (no more than the per-IP request rate lets through), every one
     // with a forged X-Forwarded-For as well: only the per-account throttle stands in the way.
     const from = (i: number) => `127.0.1.${10 + (i % 40)}`;
     const guess = (password: string, i: number) => send(from(i), "/api/trpc/auth.signIn", { body: signInBody(victim!.email, password), forwardedFor: spoofed(i) });

@@ -23,7 +23,7 @@ export function gateRefusalBody(refusal: GateRefusal, lang: Lang): { error: { me
 
 /**
  * The gate's verdict while it may still be on its way from Redis. The seckill service starts it
- * and lets the procedure run meanwhile, so the per-IP and the per-shopper limit go to Redis
+ * and lets the procedure run meanwhile, so the request rate and the purchase rate go to Redis
  * together (seckill/purchase.ts awaits both before anything is spent).
  */
 export type PendingGate = Promise<GateRefusal | null>;
@@ -47,7 +47,7 @@ export type IpGateServices = Pick<Services, "metrics" | "rateLimits">;
  * The gate for a request, as every front door (Next's proxy.ts, the seckill service) asks it,
  * `clientAddress` read only when it counts (server/gateway/client-ip.ts). The purchase step
  * passes: its token was issued by seckill.token behind this gate and proves itself in process
- * (server/seckill/purchase-token.ts), and a token presented again meets the per-shopper limit,
+ * (server/seckill/purchase-token.ts), and a token presented again meets the purchase rate,
  * so a per-IP check there would cost every purchase one more Redis script and guard nothing new.
  * Every other request is charged one unit per procedure call it carries (a page: one), and a
  * batch the server would refuse (too many calls, an `auth.*` call) is refused here, uncharged.
@@ -64,9 +64,9 @@ export function gateFor(services: IpGateServices, pathname: string, searchParams
  * Fails closed: without Redis no one can be counted, so no one is let through.
  */
 async function gateByIp(services: IpGateServices, clientAddress: string, calls: number): Promise<GateRefusal | null> {
-  if (!services.rateLimits.perIp.enabled) return null;
+  if (!services.rateLimits.requestRate.enabled) return null;
   try {
-    const verdict = await services.rateLimits.perIp.check(`ip:${rateLimitKey(clientAddress)}`, calls);
+    const verdict = await services.rateLimits.requestRate.check(`ip:${rateLimitKey(clientAddress)}`, calls);
     if (verdict.allowed) return null;
     services.metrics.rateLimited.inc({ scope: "ip" });
     return { status: 429, retryAfterSeconds: verdict.retryAfterSeconds, code: "TOO_MANY_REQUESTS", text: tooManyFromYourAddress(verdict.retryAfterSeconds) };

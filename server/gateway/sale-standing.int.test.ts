@@ -11,7 +11,7 @@ import { saleStanding } from "./sale-standing";
  */
 let t: TestEnvironment;
 beforeAll(async () => {
-  t = await createTestEnvironment("standing", { RATE_LIMIT_PER_USER: "0" });
+  t = await createTestEnvironment("standing", { PURCHASE_RATE_PER_SHOPPER: "0" });
 });
 afterAll(() => t?.cleanup());
 
@@ -26,7 +26,7 @@ describe("saleStanding", () => {
 
     const [placed] = await placeOrders(services, saleId, [shopper!.id]);
     const after = await saleStanding(services, { userId: shopper!.id, saleId });
-    expect(after).toMatchObject({ hint: "ALREADY_PURCHASED", held: 1, order: { id: placed!.orderId, status: "WAIT_PAY" } });
+    expect(after).toMatchObject({ hint: "UNIT_LIMIT_REACHED", held: 1, order: { id: placed!.orderId, status: "WAIT_PAY" } });
 
     // A cancelled order gave its unit back: nothing to link to any more.
     await services.db.order.update({ where: { id: placed!.orderId }, data: { status: "CANCELLED" } });

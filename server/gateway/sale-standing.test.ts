@@ -10,7 +10,7 @@ describe("standingHint", () => {
   });
 
   it("names the limit once the shopper holds the most they may", () => {
-    expect(standingHint(NEW_ACCOUNT, open, 1, 1)).toBe("ALREADY_PURCHASED");
+    expect(standingHint(NEW_ACCOUNT, open, 1, 1)).toBe("UNIT_LIMIT_REACHED");
     expect(standingHint(NEW_ACCOUNT, open, 1, 2)).toBeNull();
   });
 

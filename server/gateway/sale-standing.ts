@@ -2,6 +2,7 @@ import type { Services } from "../services";
 import { AppError } from "../errors";
 import { homeKeys } from "../seckill/sale-buckets";
 import type { Refusal } from "../seckill/outcome";
+import { mayTakeAnotherUnit } from "../seckill/unit-limit";
 import type { OrderStatus } from "../generated/prisma/enums";
 import { ELIGIBILITY, eligibilityOf, type EligibilityRules, type Standing } from "./eligibility";
 
@@ -9,13 +10,13 @@ import { ELIGIBILITY, eligibilityOf, type EligibilityRules, type Standing } from
  * Why a shopper could not buy in a sale, known before pressing anything; null when they can.
  * Named as the purchase would refuse, so the page says the same thing either way.
  */
-export type StandingHint = Extract<Refusal, "BLACKLISTED" | "REAL_NAME_REQUIRED" | "MEMBER_LEVEL_TOO_LOW" | "ALREADY_PURCHASED">;
+export type StandingHint = Extract<Refusal, "BLACKLISTED" | "REAL_NAME_REQUIRED" | "MEMBER_LEVEL_TOO_LOW" | "UNIT_LIMIT_REACHED">;
 
 export interface SaleStanding {
   hint: StandingHint | null;
   /** Units this shopper holds in the sale (reserved or ordered), and the most they may. */
   held: number;
-  perUserLimit: number;
+  unitLimit: number;
   minMemberLevel: number;
   memberLevel: number;
   /** The shopper's latest order in this sale that still stands (unpaid, paid or shipped), for a link to it. */
@@ -35,10 +36,10 @@ const HINT_BY_CODE = {
 
 /**
  * Pure: the shopper's standing against the sale's rules, in the order the purchase script
- * checks them (eligibility before the per-user limit), so the hint names the refusal Buy would get.
+ * checks them (eligibility before the unit limit), so the hint names the refusal Buy would get.
  */
-export function standingHint(standing: Standing, rules: EligibilityRules, held: number, perUserLimit: number): StandingHint | null {
-  return HINT_BY_CODE[eligibilityOf(standing, rules)] ?? (held >= perUserLimit ? "ALREADY_PURCHASED" : null);
+export function standingHint(standing: Standing, rules: EligibilityRules, held: number, unitLimit: number): StandingHint | null {
+  return HINT_BY_CODE[eligibilityOf(standing, rules)] ?? (mayTakeAnotherUnit(held, unitLimit) ? null : "UNIT_LIMIT_REACHED");
 }
 
 /**
@@ -51,7 +52,7 @@ export async function saleStanding(services: Pick<Services, "db" | "env" | "redi
     db.user.findUnique({ where: { id: input.userId }, select: { memberLevel: true, realNameVerified: true, blacklisted: true } }),
     db.sale.findFirst({
       where: { id: input.saleId, state: "SCHEDULED" },
-      select: { requireRealName: true, minMemberLevel: true, perUserLimit: true, stockBuckets: true },
+      select: { requireRealName: true, minMemberLevel: true, unitLimit: true, stockBuckets: true },
     }),
   ]);
   if (!sale) throw new AppError("NOT_FOUND", { en: "This sale does not exist or has been withdrawn.", zh: "该秒杀活动不存在或已下架。" });
@@ -69,9 +70,9 @@ export async function saleStanding(services: Pick<Services, "db" | "env" | "redi
   ]);
   const held = Number(heldText ?? 0);
   return {
-    hint: standingHint(user, sale, held, sale.perUserLimit),
+    hint: standingHint(user, sale, held, sale.unitLimit),
     held,
-    perUserLimit: sale.perUserLimit,
+    unitLimit: sale.unitLimit,
     minMemberLevel: sale.minMemberLevel,
     memberLevel: user.memberLevel,
     order: order ? { id: order.id, status: order.status as StandingOrderStatus } : null,

@@ -19,7 +19,7 @@ let port: number;
 
 beforeAll(async () => {
   t = await createTestEnvironment("security_server_words");
-  system = await startSystem(t.childEnv, { DEMO_SALE: "0", RATE_LIMIT_PER_IP: String(PER_IP), REDIS_COMMAND_TIMEOUT_MS: "5000" });
+  system = await startSystem(t.childEnv, { DEMO_SALE: "0", REQUEST_RATE_PER_IP: String(PER_IP), REDIS_COMMAND_TIMEOUT_MS: "5000" });
   port = Number(new URL(system.url).port);
 });
 afterAll(async () => {

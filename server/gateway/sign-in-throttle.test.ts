@@ -37,7 +37,7 @@ describe("the throttled answer", () => {
 });
 
 describe("throttleKeys", () => {
-  it("counts an email however it is written, never in the clear, and an address as the per-IP limit does", () => {
+  it("counts an email however it is written, never in the clear, and an address as the per-IP request rate does", () => {
     const a = throttleKeys("fs", "Shopper@Example.com ", "2001:db8:1:2::7");
     const b = throttleKeys("fs", "shopper@example.com", "2001:db8:1:2::8");
     expect(a).toEqual(b);

@@ -55,7 +55,7 @@ export function throttleMessage(scope: ThrottleScope, retryAfterSeconds: number)
   };
 }
 
-/** The counters' keys: an account by a hash of its email (known or not, alike), an address as the per-IP limit counts it. */
+/** The counters' keys: an account by a hash of its email (known or not, alike), an address as the per-IP request rate counts it. */
 export function throttleKeys(namespace: string, email: string, clientAddress: string): Record<ThrottleScope, string> {
   const account = createHash("sha256").update(email.trim().toLowerCase()).digest("hex").slice(0, 32);
   return { account: `${namespace}:signin:{account:${account}}`, address: `${namespace}:signin:{ip:${rateLimitKey(clientAddress)}}` };

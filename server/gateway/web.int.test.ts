@@ -27,7 +27,7 @@ async function post(base: string, path: string, input: unknown, bearer?: string)
 describe("sold-out broadcast between web instances", () => {
   it("after a sell-out through one instance, the other answers SOLD_OUT from its flag without calling Redis", async () => {
     // A long flag lifetime, so that no lapse (a deliberate Redis call) falls inside the measurement.
-    const settings = { RATE_LIMIT_PER_IP: "0", SOLD_OUT_FLAG_TTL_MS: "600000" };
+    const settings = { REQUEST_RATE_PER_IP: "0", SOLD_OUT_FLAG_TTL_MS: "600000" };
     const [a, b] = await Promise.all([startWeb(t.childEnv, settings), startWeb(t.childEnv, settings)]);
     try {
       const { saleId } = await createSale(t.services, {
@@ -64,9 +64,9 @@ describe("sold-out broadcast between web instances", () => {
   });
 });
 
-describe("per-IP limit at the gateway", () => {
+describe("per-IP request rate at the gateway", () => {
   it("one address over the limit gets 429 with Retry-After before any application code; health stays reachable", async () => {
-    const web = await startWeb(t.childEnv, { RATE_LIMIT_PER_IP: "20" });
+    const web = await startWeb(t.childEnv, { REQUEST_RATE_PER_IP: "20" });
     try {
       const started = Date.now();
       const responses = await Promise.all(Array.from({ length: 200 }, () => fetch(`${web.url}/api/trpc/sale.list`)));

@@ -29,7 +29,7 @@ beforeAll(async () => {
   // Deadlines 2 s out: the buyers start paying before, the money lands after.
   // The notify route's own rate limit is a Redis round trip before the payment's transaction:
   // off here, so the two transactions, not the limiter, decide who comes first.
-  t = await createTestEnvironment("race", { ORDER_PAY_TIMEOUT_SECONDS: "2", DB_POOL_SIZE: "20", RATE_LIMIT_NOTIFY_PER_IP: "0", PAYMENT_UNREACHABLE_CANCEL_AFTER_SECONDS: "0" });
+  t = await createTestEnvironment("race", { ORDER_PAY_TIMEOUT_SECONDS: "2", DB_POOL_SIZE: "20", NOTIFY_RATE_PER_IP: "0", PAYMENT_UNREACHABLE_CANCEL_AFTER_SECONDS: "0" });
 });
 afterAll(() => t?.cleanup());
 

@@ -423,7 +423,7 @@ describe("POST /api/payments/notify, before any notification is read", () => {
   });
 
   it("limits each client address on its own (429 with Retry-After), others go on", async () => {
-    const limited = { ...t.services, rateLimits: { ...t.services.rateLimits, paymentNotify: new RateLimiter(createUpstashRedis(t.services.redis), { prefix: `${t.env.REDIS_NAMESPACE}:ratelimit:notify-test`, perSecond: 3 }) } };
+    const limited = { ...t.services, rateLimits: { ...t.services.rateLimits, notifyRate: new RateLimiter(createUpstashRedis(t.services.redis), { prefix: `${t.env.REDIS_NAMESPACE}:ratelimit:notify-test`, perSecond: 3 }) } };
     const from = (ip: string) => handlePaymentNotifyRequest(request("hello=world", { "x-forwarded-for": ip }), limited, "sandbox");
     const statuses = await Promise.all(Array.from({ length: 8 }, () => from("203.0.113.9").then((r) => r.status)));
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(5);

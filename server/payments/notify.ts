@@ -85,7 +85,7 @@ const TEXT = { "content-type": "text/plain; charset=utf-8", "cache-control": "no
 export async function handlePaymentNotifyRequest(req: Request, services: Pick<Services, "db" | "env" | "metrics" | "payments" | "queues" | "rateLimits" | "redis" | "soldOut">, providerName: PaymentProviderName): Promise<Response> {
   const { payments, rateLimits } = services;
   try {
-    const verdict = await rateLimits.paymentNotify.check(`ip:${rateLimitKey(addressFromFrontDoor(req.headers))}`);
+    const verdict = await rateLimits.notifyRate.check(`ip:${rateLimitKey(addressFromFrontDoor(req.headers))}`);
     if (!verdict.allowed) {
       services.metrics.rateLimited.inc({ scope: "notify" });
       const retryAfter = String(verdict.retryAfterSeconds);

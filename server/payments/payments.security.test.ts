@@ -43,7 +43,7 @@ let on: TestEnvironment;
 beforeAll(async () => {
   [off, on] = await Promise.all([
     createTestEnvironment("sec_pay_off", { SESSION_SECRET, PAYMENT_PROVIDERS: "", SANDBOX_PAY_KEY: DEV_SANDBOX_PAY_KEY, SANDBOX_PAY_APP_ID: DEV_SANDBOX_PAY_APP_ID }),
-    createTestEnvironment("sec_pay_on", { SESSION_SECRET, PAYMENT_PROVIDERS: "sandbox", SANDBOX_PAY_KEY, SANDBOX_PAY_APP_ID, RATE_LIMIT_NOTIFY_PER_IP: String(NOTIFY_PER_IP) }),
+    createTestEnvironment("sec_pay_on", { SESSION_SECRET, PAYMENT_PROVIDERS: "sandbox", SANDBOX_PAY_KEY, SANDBOX_PAY_APP_ID, NOTIFY_RATE_PER_IP: String(NOTIFY_PER_IP) }),
   ]);
 });
 afterAll(async () => {

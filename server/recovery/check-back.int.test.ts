@@ -16,7 +16,7 @@ import { invariantViolations, readSaleLedger } from "./invariants";
 let t: TestEnvironment;
 const log = pino({ level: "silent" });
 beforeAll(async () => {
-  t = await createTestEnvironment("check_back", { RESERVATION_CHECK_AFTER_MS: "0", RESERVATION_MAX_REQUEUES: "1", RATE_LIMIT_PER_USER: "0" });
+  t = await createTestEnvironment("check_back", { RESERVATION_CHECK_AFTER_MS: "0", RESERVATION_MAX_REQUEUES: "1", PURCHASE_RATE_PER_SHOPPER: "0" });
 });
 afterAll(() => t?.cleanup());
 

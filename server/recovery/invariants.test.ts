@@ -7,13 +7,13 @@ function ledger(bucket: Partial<NonNullable<SaleLedger["buckets"]>[number]> = {}
   return {
     saleId: 1,
     totalStock: 100,
-    perUserLimit: 1,
+    unitLimit: 1,
     redisStock: b.redisStock,
     pendingReservations: b.pendingReservations,
     activeOrders: b.activeOrders,
     ordersByStatus: { WAIT_PAY: b.activeOrders },
     dbStock: 100 - b.activeOrders,
-    shoppersOverLimit: 0,
+    shoppersOverUnitLimit: 0,
     buckets: [b],
     ...sale,
   };
@@ -51,7 +51,7 @@ describe("ledgerVerdict", () => {
 
   it("sees MySQL stock out of step with its own orders", () => expect(rules(ledger({}, { dbStock: 69 }))).toEqual(["DB_STOCK_OUT_OF_STEP"]));
 
-  it("sees a shopper over the limit", () => expect(rules(ledger({}, { shoppersOverLimit: 2 }))).toEqual(["OVER_PER_USER_LIMIT"]));
+  it("sees a shopper over the unit limit", () => expect(rules(ledger({}, { shoppersOverUnitLimit: 2 }))).toEqual(["OVER_UNIT_LIMIT"]));
 
   it("calls a sale Redis does not hold 'not warmed up', not broken", () => {
     const l = ledger({ redisStock: null as unknown as number, pendingReservations: 0 }, { redisStock: null });

@@ -4,6 +4,7 @@ import type { Localized } from "../i18n";
 import { Prisma } from "../generated/prisma/client";
 import { bucketKeys } from "../seckill/keys";
 import { splitStock } from "../seckill/buckets";
+import { countShoppersOverUnitLimit } from "../seckill/unit-limit";
 
 /** What reading a sale's ledger needs. */
 export type LedgerServices = Pick<CoreServices, "db" | "redis" | "env">;
@@ -12,7 +13,7 @@ export type LedgerServices = Pick<CoreServices, "db" | "redis" | "env">;
  * The invariants of docs/architecture.md for one sale, at a quiet moment:
  *   total stock = Redis stock + pending reservations + active orders
  *   DB stock    = total stock − active orders
- *   no shopper holds more than the per-user limit
+ *   no shopper holds more than the unit limit (server/seckill/unit-limit.ts)
  * and, for a sale split into stock buckets, the first one per bucket against the bucket's
  * share of the total, with no bucket below zero.
  */
@@ -32,15 +33,15 @@ export interface BucketLedger {
 export interface SaleLedger {
   saleId: number;
   totalStock: number;
-  perUserLimit: number;
+  unitLimit: number;
   /** Null when the sale is not warmed up in Redis (some bucket has no stock key). */
   redisStock: number | null;
   pendingReservations: number;
   activeOrders: number;
   ordersByStatus: Record<string, number>;
   dbStock: number;
-  /** Shoppers whose active orders exceed the per-user limit. */
-  shoppersOverLimit: number;
+  /** Shoppers whose active orders exceed the unit limit. */
+  shoppersOverUnitLimit: number;
   /** Each stock bucket's numbers (Redis stock and pending above are their sums). */
   buckets?: BucketLedger[];
 }
@@ -57,7 +58,7 @@ export type LedgerState = "NOT_WARMED" | "HOLDS" | "DRIFT";
 
 export interface LedgerProblem {
   /** Stable name, for tests and logs. */
-  rule: "UNITS_MISSING_IN_REDIS" | "UNITS_EXTRA_IN_REDIS" | "DB_STOCK_OUT_OF_STEP" | "STOCK_BELOW_ZERO" | "OVER_PER_USER_LIMIT";
+  rule: "UNITS_MISSING_IN_REDIS" | "UNITS_EXTRA_IN_REDIS" | "DB_STOCK_OUT_OF_STEP" | "STOCK_BELOW_ZERO" | "OVER_UNIT_LIMIT";
   text: Localized;
 }
 
@@ -113,12 +114,12 @@ export function ledgerVerdict(ledger: SaleLedger): LedgerVerdict {
     });
   }
   if (dbStock < 0) problems.push({ rule: "STOCK_BELOW_ZERO", text: { en: `MySQL stock is below zero (${dbStock}).`, zh: `MySQL 库存小于零（${dbStock}）。` } });
-  if (ledger.shoppersOverLimit > 0) {
+  if (ledger.shoppersOverUnitLimit > 0) {
     problems.push({
-      rule: "OVER_PER_USER_LIMIT",
+      rule: "OVER_UNIT_LIMIT",
       text: {
-        en: `${ledger.shoppersOverLimit} shopper(s) hold more than the per-user limit of ${ledger.perUserLimit}.`,
-        zh: `有 ${ledger.shoppersOverLimit} 位顾客持有的数量超过每人限购 ${ledger.perUserLimit} 件。`,
+        en: `${ledger.shoppersOverUnitLimit} shopper(s) hold more than the unit limit of ${ledger.unitLimit} per shopper.`,
+        zh: `有 ${ledger.shoppersOverUnitLimit} 位顾客持有的数量超过每人限购 ${ledger.unitLimit} 件。`,
       },
     });
   }
@@ -161,19 +162,20 @@ export async function readSaleLedger(services: LedgerServices, saleId: number): 
       return redis.readLedger(keys.stock, keys.pending, keys.released);
     }),
   );
-  const { sale, stock, counts, overLimit } = await db.$transaction(
+  const { sale, stock, counts, holdings } = await db.$transaction(
     async (tx) => {
-      const sale = await tx.sale.findUniqueOrThrow({ where: { id: saleId }, select: { totalStock: true, perUserLimit: true, stockBuckets: true } });
+      const sale = await tx.sale.findUniqueOrThrow({ where: { id: saleId }, select: { totalStock: true, unitLimit: true, stockBuckets: true } });
       const stock = await tx.stock.findUniqueOrThrow({ where: { saleId }, select: { count: true } });
       const counts = await tx.$queryRaw<OrderCount[]>`
         SELECT stock_bucket, status, COUNT(*) AS n FROM orders WHERE sale_id = ${saleId} GROUP BY stock_bucket, status`;
-      const overLimit = await tx.$queryRaw<{ n: bigint }[]>`
-        SELECT COUNT(*) AS n FROM (
-          SELECT user_id FROM orders
+      // How many shoppers hold each number of units: a few rows, judged by the unit-limit rule below.
+      const holdings = await tx.$queryRaw<{ held: bigint | number; shoppers: bigint | number }[]>`
+        SELECT held, COUNT(*) AS shoppers FROM (
+          SELECT COUNT(*) AS held FROM orders
           WHERE sale_id = ${saleId} AND status IN (${Prisma.join([...ACTIVE_ORDER_STATUSES])})
-          GROUP BY user_id HAVING COUNT(*) > ${sale.perUserLimit}
-        ) AS over_limit`;
-      return { sale, stock, counts, overLimit };
+          GROUP BY user_id
+        ) AS per_shopper GROUP BY held`;
+      return { sale, stock, counts, holdings };
     },
     { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead, maxWait: 10_000, timeout: 30_000 },
   );
@@ -197,13 +199,13 @@ export async function readSaleLedger(services: LedgerServices, saleId: number): 
   return {
     saleId,
     totalStock: sale.totalStock,
-    perUserLimit: sale.perUserLimit,
+    unitLimit: sale.unitLimit,
     redisStock: buckets.some((b) => b.redisStock === null) ? null : buckets.reduce((sum, b) => sum + b.redisStock!, 0),
     pendingReservations: buckets.reduce((sum, b) => sum + b.pendingReservations, 0),
     activeOrders: count(null, ACTIVE_ORDER_STATUSES),
     ordersByStatus,
     dbStock: stock.count,
-    shoppersOverLimit: Number(overLimit[0]?.n ?? 0),
+    shoppersOverUnitLimit: countShoppersOverUnitLimit(holdings.map((h) => ({ held: Number(h.held), shoppers: Number(h.shoppers) })), sale.unitLimit),
     buckets,
   };
 }

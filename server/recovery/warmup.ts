@@ -22,7 +22,7 @@ export interface WarmUpSummary {
   shoppersHolding: number;
   startsAt: Date;
   endsAt: Date;
-  perUserLimit: number;
+  unitLimit: number;
   /** Shoppers whose eligibility differs from a new account's (see gateway/eligibility.ts). */
   eligibilityOverrides: number;
   /** Units reservable in each stock bucket (one entry for a one-bucket sale). */
@@ -87,7 +87,7 @@ export interface WarmUpOptions {
 const WARM_UP_LOCK_WAIT_MS = 5000;
 
 /**
- * Loads a sale into Redis (stock, window, per-user limit, who holds what) from MySQL, keeping
+ * Loads a sale into Redis (stock, window, unit limit, who holds what) from MySQL, keeping
  * reservations still on their way to MySQL, and resets every instance's sold-out flag.
  *
  * Safe on a running sale: the write is a MULTI under WATCH of the sale's stock and pending keys,
@@ -174,7 +174,7 @@ export interface BucketReading {
   holds: string[];
   /** This bucket's home shoppers' reservations pending in the other buckets. */
   elsewhere: string[];
-  sale: { startsAt: Date; endsAt: Date; perUserLimit: number; requireRealName: boolean; minMemberLevel: number; stockCount: number };
+  sale: { startsAt: Date; endsAt: Date; unitLimit: number; requireRealName: boolean; minMemberLevel: number; stockCount: number };
   /** Of the pending reservations read, those MySQL already decided (an order, or a release). */
   decidedInDb: string[];
   /** Orders of this bucket whose units MySQL's stock already counts as given back. */
@@ -226,7 +226,7 @@ export function planBucketLoad(reading: BucketReading): BucketLoad {
   );
   return {
     stock,
-    meta: { startsAt: sale.startsAt.getTime(), endsAt: sale.endsAt.getTime(), limit: sale.perUserLimit, eligibility: eligibility.defaultCode, buckets },
+    meta: { startsAt: sale.startsAt.getTime(), endsAt: sale.endsAt.getTime(), limit: sale.unitLimit, eligibility: eligibility.defaultCode, buckets },
     holdings,
     eligibilityOverrides: eligibility.overrides,
     releasedOrderIds: reading.releasedOrderIds,
@@ -238,7 +238,7 @@ export function planBucketLoad(reading: BucketReading): BucketLoad {
       shoppersHolding: holdings.size,
       startsAt: sale.startsAt,
       endsAt: sale.endsAt,
-      perUserLimit: sale.perUserLimit,
+      unitLimit: sale.unitLimit,
       eligibilityOverrides: eligibility.overrides.size,
       bucketStocks: [stock],
     },
@@ -298,7 +298,7 @@ async function readBucket(services: WarmUpServices, connection: RedisConnection,
           id: true,
           startsAt: true,
           endsAt: true,
-          perUserLimit: true,
+          unitLimit: true,
           requireRealName: true,
           minMemberLevel: true,
           stock: { select: { count: true } },
@@ -337,7 +337,7 @@ async function readBucket(services: WarmUpServices, connection: RedisConnection,
     pending,
     holds,
     elsewhere,
-    sale: { startsAt: sale.startsAt, endsAt: sale.endsAt, perUserLimit: sale.perUserLimit, requireRealName: sale.requireRealName, minMemberLevel: sale.minMemberLevel, stockCount: sale.stock.count },
+    sale: { startsAt: sale.startsAt, endsAt: sale.endsAt, unitLimit: sale.unitLimit, requireRealName: sale.requireRealName, minMemberLevel: sale.minMemberLevel, stockCount: sale.stock.count },
     decidedInDb: [...alreadyOrdered, ...alreadyReleased].map((o) => o.reservationId),
     releasedOrderIds: released.map((o) => o.id),
     activeOrders: grouped,

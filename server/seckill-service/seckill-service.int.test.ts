@@ -38,7 +38,7 @@ const stops: Array<() => Promise<unknown>> = [];
 
 beforeAll(async () => {
   // A loaded machine must not turn answers into fail-closed timeouts; the limits have their own tests.
-  t = await createTestEnvironment("seckill_service", { RATE_LIMIT_PER_IP: "0", REDIS_COMMAND_TIMEOUT_MS: "10000" });
+  t = await createTestEnvironment("seckill_service", { REQUEST_RATE_PER_IP: "0", REDIS_COMMAND_TIMEOUT_MS: "10000" });
 });
 afterAll(async () => {
   await Promise.all(stops.map((stop) => stop()));
@@ -315,7 +315,7 @@ describe("the service's error contract (tRPC's wire format)", () => {
 
 describe("Redis round trips on the purchase path (the command connection, counted at its socket)", () => {
   it("a token request is one write with the per-IP gate's and the token script; a token's first purchase one write with the reservation script alone", async () => {
-    const { url, services } = await serveInProcess({ RATE_LIMIT_PER_IP: "100" });
+    const { url, services } = await serveInProcess({ REQUEST_RATE_PER_IP: "100" });
     const saleId = await openSale(5);
     const [first, shopper] = (await createShoppers(t.services, 2, { emailPrefix: "round-trips" })) as [SeededShopper, SeededShopper];
     // A first purchase loads the scripts on this connection and caches the sale's bucket count.
@@ -333,7 +333,7 @@ describe("Redis round trips on the purchase path (the command connection, counte
 describe("rate limits in front of the procedures", () => {
   it("per IP (the address left of the trusted hop): 429 with Retry-After; another address, a sold-out sale and the purchase step still answered", async () => {
     const PER_SECOND = 5;
-    const { url } = await serveInProcess({ RATE_LIMIT_PER_IP: String(PER_SECOND), TRUSTED_PROXY_HOPS: "1", SOLD_OUT_FLAG_TTL_MS: "600000" });
+    const { url } = await serveInProcess({ REQUEST_RATE_PER_IP: String(PER_SECOND), TRUSTED_PROXY_HOPS: "1", SOLD_OUT_FLAG_TTL_MS: "600000" });
     const saleId = await openSale(5);
     const soldOutSaleId = await openSale(1);
     const [buyer] = await createShoppers(t.services, 1, { emailPrefix: "ip-limit" });
@@ -377,9 +377,9 @@ describe("rate limits in front of the procedures", () => {
     expect(await readMetric(url, "gateway_rate_limited_total", '{scope="ip"}')).toBe(limitedBefore);
   });
 
-  it("per shopper, on the purchase: 429 TOO_MANY_REQUESTS with Retry-After in tRPC's shape; other shoppers unaffected", async () => {
+  it("purchase rate, per shopper: 429 TOO_MANY_REQUESTS with Retry-After in tRPC's shape; other shoppers unaffected", async () => {
     const PER_SECOND = 2;
-    const { url } = await serveInProcess({ RATE_LIMIT_PER_USER: String(PER_SECOND) });
+    const { url } = await serveInProcess({ PURCHASE_RATE_PER_SHOPPER: String(PER_SECOND) });
     const saleId = await openSale(10);
     const [eager, calm] = (await createShoppers(t.services, 2, { emailPrefix: "user-limit" })) as [SeededShopper, SeededShopper];
 
@@ -402,8 +402,8 @@ describe("rate limits in front of the procedures", () => {
     expect(statusOf(await buy(url, saleId, calm))).toBe("QUEUED");
   });
 
-  it("per shopper: a token's first purchase at a process is not counted; a token presented again is", async () => {
-    const { url } = await serveInProcess({ RATE_LIMIT_PER_USER: "1" });
+  it("purchase rate: a token's first purchase at a process is not counted; a token presented again is", async () => {
+    const { url } = await serveInProcess({ PURCHASE_RATE_PER_SHOPPER: "1" });
     const saleId = await openSale(10);
     const [shopper] = (await createShoppers(t.services, 1, { emailPrefix: "replay" })) as [SeededShopper];
     const token = (await mutate(url, "seckill.token", { saleId }, shopper.token)).body.result!.data.json.token;
@@ -412,14 +412,14 @@ describe("rate limits in front of the procedures", () => {
     expect(statusOf(await mutate(url, "seckill.purchase", { saleId, token }, shopper.token))).toBe("QUEUED");
     // The first replay is the first the limit counts (1 a second): let through to the script,
     // which refuses it (the shopper holds the unit).
-    expect(statusOf(await mutate(url, "seckill.purchase", { saleId, token }, shopper.token))).toBe("ALREADY_PURCHASED");
+    expect(statusOf(await mutate(url, "seckill.purchase", { saleId, token }, shopper.token))).toBe("UNIT_LIMIT_REACHED");
     expect(statusOf(await mutate(url, "seckill.purchase", { saleId, token }, shopper.token))).toBe("HTTP 429 TOO_MANY_REQUESTS");
     expect(await readMetric(url, "gateway_rate_limited_total", '{scope="user"}')).toBe(limitedBefore + 1);
   });
 
   it("a catalog page asking one token per live sale, more sales than the limit, gets every token", async () => {
     const PER_SECOND = 2;
-    const { url } = await serveInProcess({ RATE_LIMIT_PER_USER: String(PER_SECOND) });
+    const { url } = await serveInProcess({ PURCHASE_RATE_PER_SHOPPER: String(PER_SECOND) });
     const saleIds = await Promise.all(Array.from({ length: PER_SECOND * 3 }, () => openSale(5)));
     const [browsing] = (await createShoppers(t.services, 1, { emailPrefix: "catalog" })) as [SeededShopper];
     // What the storefront does for a signed-in shopper: every live card asks for its token at once.

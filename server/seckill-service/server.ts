@@ -18,7 +18,7 @@ import { trpcErrorOf } from "./trpc-internals";
  * `http` server, without Next.js's per-request machinery (routing, rendering, middleware), for
  * the calls a crowd makes all at once. In order: a sold-out sale is answered from the in-process
  * flag before anything else (sold-out-shortcut.ts); then, for the token step, the gateway's
- * per-IP limit, as Next's proxy.ts does for the storefront, sent to Redis together with the token
+ * per-IP request rate, as Next's proxy.ts does for the storefront, sent to Redis together with the token
  * script (the purchase step proves itself with its token instead: gateFor); then the rest of the
  * procedure (answer-procedure.ts). Also answers /api/health and /api/metrics.
  */

@@ -1,7 +1,7 @@
 /**
  * Hot-sale stock buckets, the pure part. A sale's Redis stock may be split into K buckets, each
  * under its own hash tag (so on Redis Cluster they can sit on different shards). A shopper has a
- * home bucket, where their per-user record (units held, token, eligibility) lives; they buy from
+ * home bucket, where their per-shopper record (units held, token, eligibility) lives; they buy from
  * its stock, and fall over to the other buckets when it is empty. K = 1 is one bucket: the sale's
  * keys exactly as before buckets existed.
  */

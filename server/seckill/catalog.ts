@@ -16,7 +16,7 @@ export interface SaleView {
   totalStock: number;
   /** Units still reservable, from Redis; null when the sale is not warmed up. */
   stockLeft: number | null;
-  perUserLimit: number;
+  unitLimit: number;
   startsAt: Date;
   endsAt: Date;
   phase: SalePhase;
@@ -28,7 +28,7 @@ const saleSelect = {
   productId: true,
   priceCents: true,
   totalStock: true,
-  perUserLimit: true,
+  unitLimit: true,
   stockBuckets: true,
   startsAt: true,
   endsAt: true,
@@ -40,7 +40,7 @@ type SaleRow = {
   productId: number;
   priceCents: number;
   totalStock: number;
-  perUserLimit: number;
+  unitLimit: number;
   stockBuckets: number;
   startsAt: Date;
   endsAt: Date;
@@ -61,7 +61,7 @@ async function toViews(services: Pick<Services, "env" | "redis">, rows: SaleRow[
       originalPriceCents: s.product.originalPriceCents,
       totalStock: s.totalStock,
       stockLeft: stock === null || stock === undefined ? null : Number(stock),
-      perUserLimit: s.perUserLimit,
+      unitLimit: s.unitLimit,
       startsAt: s.startsAt,
       endsAt: s.endsAt,
       phase: phaseAt(s, now),

@@ -105,10 +105,10 @@ describe("flash sale on a Redis Cluster", () => {
   });
 
   it("rate-limits per identifier (its sliding-window keys share the braced identifier's slot)", async () => {
-    const { perUser } = t.services.rateLimits;
-    const limit = t.env.RATE_LIMIT_PER_USER;
+    const { purchaseRate } = t.services.rateLimits;
+    const limit = t.env.PURCHASE_RATE_PER_SHOPPER;
     // A script over keys of two slots would fail (CROSSSLOT), and the limiter fails closed.
-    const verdicts = await Promise.all(Array.from({ length: limit + 1 }, () => perUser.check("cluster-shopper")));
+    const verdicts = await Promise.all(Array.from({ length: limit + 1 }, () => purchaseRate.check("cluster-shopper")));
     expect(verdicts.filter((v) => v.allowed)).toHaveLength(limit);
   });
 

@@ -7,7 +7,7 @@
 export interface SaleKeys {
   /** units left to reserve */
   stock: string;
-  /** sale window and per-user limit */
+  /** sale window and unit limit (field `limit`) */
   meta: string;
   /** userId -> units held */
   users: string;

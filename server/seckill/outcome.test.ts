@@ -8,7 +8,7 @@ describe("interpretReserveReply", () => {
     [[0, -1], { kind: "not-warmed" }],
     [[-1, 5], { kind: "refused", outcome: { status: "NOT_STARTED" } }],
     [[-2, 5], { kind: "refused", outcome: { status: "ENDED" } }],
-    [[-3, 5], { kind: "refused", outcome: { status: "ALREADY_PURCHASED" } }],
+    [[-3, 5], { kind: "refused", outcome: { status: "UNIT_LIMIT_REACHED" } }],
     [[-4, 0], { kind: "refused", outcome: { status: "SOLD_OUT" } }],
     [[-5, 5], { kind: "refused", outcome: { status: "BLACKLISTED" } }],
     [[-6, 5], { kind: "refused", outcome: { status: "REAL_NAME_REQUIRED" } }],
@@ -30,7 +30,7 @@ describe("interpretTokenReply", () => {
     expect(interpretTokenReply([0, -1])).toBeNull();
     expect(interpretTokenReply([-1, 1_700_000_000_000])).toEqual({ status: "NOT_STARTED", startsAt: new Date(1_700_000_000_000) });
     expect(interpretTokenReply([-2, 0])).toEqual({ status: "ENDED" });
-    expect(interpretTokenReply([-3, 0])).toEqual({ status: "ALREADY_PURCHASED" });
+    expect(interpretTokenReply([-3, 0])).toEqual({ status: "UNIT_LIMIT_REACHED" });
     expect(interpretTokenReply([-4, 0])).toEqual({ status: "SOLD_OUT" });
     expect(interpretTokenReply([-5, 0])).toEqual({ status: "BLACKLISTED" });
     expect(interpretTokenReply([-6, 0])).toEqual({ status: "REAL_NAME_REQUIRED" });
@@ -41,3 +41,4 @@ describe("interpretTokenReply", () => {
     expect(() => interpretTokenReply([3, 0])).toThrow(/unexpected/);
   });
 });
+

@@ -1,7 +1,7 @@
 /** What a purchase attempt answers. Refusals are data, not exceptions, so clients can branch. */
 export const REFUSALS = [
   "SOLD_OUT",
-  "ALREADY_PURCHASED",
+  "UNIT_LIMIT_REACHED",
   "NOT_STARTED",
   "ENDED",
   "BLACKLISTED",
@@ -24,7 +24,7 @@ export type ReserveVerdict =
 const REFUSAL_BY_CODE: Record<number, Refusal> = {
   [-1]: "NOT_STARTED",
   [-2]: "ENDED",
-  [-3]: "ALREADY_PURCHASED",
+  [-3]: "UNIT_LIMIT_REACHED",
   [-4]: "SOLD_OUT",
   [-5]: "BLACKLISTED",
   [-6]: "REAL_NAME_REQUIRED",

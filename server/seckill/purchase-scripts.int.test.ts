@@ -105,7 +105,7 @@ describe("reserve-unit-7.lua", () => {
     expect(await state()).toEqual(untouched);
   });
 
-  it("-3 LIMIT_REACHED when the shopper holds the per-user limit (no repeat purchase)", async () => {
+  it("-3 (UNIT_LIMIT_REACHED) when the shopper holds the unit limit (no repeat purchase)", async () => {
     await arrange({ limit: 2, held: 2 });
     expect(await reserve()).toEqual([-3, 5]);
     expect(await state()).toEqual({ stock: 5, held: 2, pending: [] });

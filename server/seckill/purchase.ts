@@ -35,23 +35,23 @@ async function failClosed<T>(work: Promise<T>): Promise<T> {
 }
 
 /**
- * The per-shopper limit stands in front of a token presented again: a token replayed from many
+ * The purchase rate stands in front of a token presented again: a token replayed from many
  * addresses is refused here, in process once the shopper is over the limit, before it costs a
  * reservation script. A token's first purchase at this process goes straight to the script: it
  * was issued by seckill.token behind the per-IP gate, one live token per shopper and sale, so
  * first uses are already rationed, and a replay costs at most one script per process before the
- * limit sees it. That first purchase, the one a shopper makes, then needs one Redis round trip,
+ * purchase rate sees it. That first purchase, the one a shopper makes, then needs one Redis round trip,
  * not two.
  */
-async function limitPerShopper(services: Pick<Services, "metrics" | "rateLimits">, userId: number) {
-  const verdict = await services.rateLimits.perUser.check(`purchase:${userId}`);
+async function checkPurchaseRate(services: Pick<Services, "metrics" | "rateLimits">, userId: number) {
+  const verdict = await services.rateLimits.purchaseRate.check(`purchase:${userId}`);
   if (!verdict.allowed) {
     services.metrics.rateLimited.inc({ scope: "user" });
     throw tooManyRequests(verdict.retryAfterSeconds);
   }
 }
 
-/** Genuine purchase tokens this process has sent on (forged ones never get in), for limitPerShopper. */
+/** Genuine purchase tokens this process has sent on (forged ones never get in), for checkPurchaseRate. */
 const tokensSeen = new TwoGenerationMap<string, true>(50_000);
 
 /** Whether this process has sent the token on before; it is remembered from now on either way. */
@@ -103,8 +103,8 @@ export async function issuePurchaseToken(
   const { redis, env, soldOut } = services;
   const flagged = soldOutByFlag(services, input.saleId);
   if (flagged) return flagged;
-  // Only the per-IP gate here, no per-shopper limit: an unspent token is handed out again, so
-  // asking twice gains nothing, and a token presented again meets the per-shopper limit. For the
+  // Only the per-IP gate here, no purchase rate: an unspent token is handed out again, so
+  // asking twice gains nothing, and a token presented again meets the purchase rate. For the
   // same reason the token script goes to Redis together with the gate's count, one round trip:
   // a refused request's token is never shown, and the next request is handed the same one.
   const [ipRefusal, reply] = await Promise.all([ipGate, runTokenScript(services, input)]);
@@ -184,7 +184,7 @@ export async function purchase(services: PurchaseServices, input: { userId: numb
 async function attemptPurchase(services: Pick<Services, "db" | "env" | "metrics" | "orderEnqueuer" | "queues" | "rateLimits" | "redis" | "saleBuckets" | "soldOut">, input: { userId: number; saleId: number; token: string }): Promise<PurchaseOutcome> {
   const { redis, env, soldOut, metrics } = services;
   const { userId, saleId } = input;
-  if (seenBefore(input.token)) await limitPerShopper(services, userId);
+  if (seenBefore(input.token)) await checkPurchaseRate(services, userId);
   const buckets = await bucketsOrRefuse(services, saleId);
   const home = homeBucket(userId, buckets);
 

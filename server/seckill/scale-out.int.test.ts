@@ -18,7 +18,7 @@ let webs: string[] = [];
 
 beforeAll(async () => {
   // A loaded machine must not turn answers into fail-closed timeouts: this test is about counts.
-  t = await createTestEnvironment("scale_out", { RATE_LIMIT_PER_IP: "0", REDIS_COMMAND_TIMEOUT_MS: "10000" });
+  t = await createTestEnvironment("scale_out", { REQUEST_RATE_PER_IP: "0", REDIS_COMMAND_TIMEOUT_MS: "10000" });
   const [a, b, w1, w2] = await Promise.all([startWeb(t.childEnv), startWeb(t.childEnv), startWorker(t.childEnv), startWorker(t.childEnv)]);
   processes.push(a, b, w1, w2);
   webs = [a.url, b.url];

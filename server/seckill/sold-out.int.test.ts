@@ -13,7 +13,7 @@ import { soldOutInRedis } from "./sale-buckets";
 const FLAG_TTL_MS = 300;
 let t: TestEnvironment;
 beforeAll(async () => {
-  t = await createTestEnvironment("soldout", { SOLD_OUT_FLAG_TTL_MS: String(FLAG_TTL_MS), RATE_LIMIT_PER_USER: "0" });
+  t = await createTestEnvironment("soldout", { SOLD_OUT_FLAG_TTL_MS: String(FLAG_TTL_MS), PURCHASE_RATE_PER_SHOPPER: "0" });
 });
 afterAll(() => t?.cleanup());
 

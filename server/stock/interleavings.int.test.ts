@@ -49,7 +49,7 @@ async function openLane(index: number): Promise<Lane> {
     RESERVATION_CHECK_AFTER_MS: "0",
     ORDER_BATCH_WAIT_MS: "0",
     ORDER_ENQUEUE_WAIT_MS: "0",
-    RATE_LIMIT_PER_USER: "0",
+    PURCHASE_RATE_PER_SHOPPER: "0",
     LOG_LEVEL: "silent",
   });
   const shoppers = (await createShoppers(t.services, SHOPPERS, { emailPrefix: "interleave" })).map((s) => s.id);

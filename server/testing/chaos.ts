@@ -108,7 +108,7 @@ export async function newChaosSale(services: Services, input: { stock: number; s
     priceCents: 990,
     originalPriceCents: 1990,
     stock: input.stock,
-    perUserLimit: 1,
+    unitLimit: 1,
     startsAt: new Date(Date.now() - 1000),
     endsAt: new Date(Date.now() + 3600_000),
   });
@@ -212,8 +212,8 @@ export async function buyUntilAnswered(
 
 /** Test settings that make recovery quick enough to watch: short locks, frequent rounds. */
 export const CHAOS_SETTINGS: Record<string, string> = {
-  RATE_LIMIT_PER_IP: "0",
-  RATE_LIMIT_PER_USER: "0",
+  REQUEST_RATE_PER_IP: "0",
+  PURCHASE_RATE_PER_SHOPPER: "0",
   RECONCILE_INTERVAL_MS: "1000",
   RESERVATION_CHECK_AFTER_MS: "3000",
   WORKER_LOCK_MS: "5000",

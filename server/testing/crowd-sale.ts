@@ -50,9 +50,9 @@ export async function sellToCrowd(services: Services, crowd: { shoppers: number;
   const count = (status: string) => answers.filter(({ answer }) => answer.status === status).length;
   expect(queued).toHaveLength(crowd.units);
   expect(new Set(queued.map((q) => q.userId)).size).toBe(crowd.units);
-  // Refused for stock or the per-user limit; a shopper's two simultaneous attempts share one
+  // Refused for stock or the unit limit; a shopper's two simultaneous attempts share one
   // token, so the loser of that race may instead find it already spent.
-  expect(count("SOLD_OUT") + count("ALREADY_PURCHASED") + count("INVALID_TOKEN")).toBe(attempts.length - crowd.units);
+  expect(count("SOLD_OUT") + count("UNIT_LIMIT_REACHED") + count("INVALID_TOKEN")).toBe(attempts.length - crowd.units);
 
   await waitFor(
     async () => (await services.db.order.count({ where: { saleId } })) >= crowd.units && (await services.redis.zcard(keys.pending)) === 0,

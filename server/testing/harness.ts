@@ -358,7 +358,7 @@ export function createLiveSale(services: Services, sale: Partial<NewSale> & { st
     productName: "Test sale",
     priceCents: 500,
     originalPriceCents: 900,
-    perUserLimit: 1,
+    unitLimit: 1,
     startsAt: new Date(Date.now() - 1000),
     endsAt: new Date(Date.now() + 3600_000),
     ...sale,

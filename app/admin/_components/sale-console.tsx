@@ -32,7 +32,7 @@ export function SaleConsole({ saleId }: { saleId: number }) {
         <span className="badge">{sale.phase}</span>
       </div>
       <p className="muted">
-        {money(sale.priceCents)} (was {money(sale.originalPriceCents)}) · limit {sale.perUserLimit} per shopper ·{" "}
+        {money(sale.priceCents)} (was {money(sale.originalPriceCents)}) · {sale.unitLimit} unit(s) per shopper ·{" "}
         {sale.startsAt.toLocaleString()} – {sale.endsAt.toLocaleString()}
         {sale.requireRealName ? " · real-name only" : ""}
         {sale.minMemberLevel ? ` · member level ≥ ${sale.minMemberLevel}` : ""}
@@ -43,14 +43,14 @@ export function SaleConsole({ saleId }: { saleId: number }) {
           <h2>Warm-up</h2>
           <span className={`badge ${sale.warmedUp ? "ok" : "wait"}`} data-testid="warm-state">{sale.warmedUp ? "Loaded in Redis" : "Not loaded"}</span>
         </div>
-        <p className="muted">Loads stock (from MySQL, minus reservations still on their way), window, limit and eligibility into Redis and resets every web instance&apos;s sold-out flag.</p>
+        <p className="muted">Loads stock (from MySQL, minus reservations still on their way), window, unit limit and eligibility into Redis and resets every web instance&apos;s sold-out flag.</p>
         <button type="button" onClick={() => warmUp.mutate({ saleId })} disabled={warmUp.isPending}>
           {sale.warmedUp ? "Warm up again" : "Warm up"}
         </button>
         {warmUp.data ? (
           <p className="status ok" role="status" data-testid="warm-summary">
             Loaded {warmUp.data.stock} unit(s), {warmUp.data.pendingReservations} pending reservation(s) kept, {warmUp.data.shoppersHolding} shopper(s) holding
-            units, limit {warmUp.data.perUserLimit}, {warmUp.data.eligibilityOverrides} eligibility override(s).
+            units, {warmUp.data.unitLimit} unit(s) per shopper, {warmUp.data.eligibilityOverrides} eligibility override(s).
           </p>
         ) : null}
         {warmUp.error ? <p className="status bad" role="alert">{warmUp.error.message}</p> : null}

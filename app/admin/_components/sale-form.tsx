@@ -15,7 +15,7 @@ export interface SaleFormValues {
   stock?: number;
   /** Redis stock buckets, chosen with the stock at creation only. */
   stockBuckets?: number;
-  perUserLimit: number;
+  unitLimit: number;
   startsAt: Date;
   endsAt: Date;
   requireRealName: boolean;
@@ -85,7 +85,7 @@ export function SaleForm(props: {
     price: (initial.priceCents / 100).toFixed(2),
     stock: String(initial.stock ?? ""),
     stockBuckets: String(initial.stockBuckets ?? 1),
-    perUserLimit: String(initial.perUserLimit),
+    unitLimit: String(initial.unitLimit),
     startsAt: toLocalInput(initial.startsAt),
     endsAt: toLocalInput(initial.endsAt),
     requireRealName: initial.requireRealName,
@@ -113,7 +113,7 @@ export function SaleForm(props: {
       originalPriceCents: cents(v.originalPrice),
       priceCents: cents(v.price),
       ...(props.withStock ? { stock: Number(v.stock), stockBuckets: Number(v.stockBuckets) } : {}),
-      perUserLimit: Number(v.perUserLimit),
+      unitLimit: Number(v.unitLimit),
       startsAt,
       endsAt: new Date(v.endsAt),
       requireRealName: v.requireRealName,
@@ -152,8 +152,8 @@ export function SaleForm(props: {
             <input inputMode="numeric" value={v.stock} onChange={set("stock")} />
           </Field>
         ) : null}
-        <Field name="perUserLimit" label={t.perUserLimit} errors={errors}>
-          <input inputMode="numeric" value={v.perUserLimit} onChange={set("perUserLimit")} />
+        <Field name="unitLimit" label={t.unitLimit} errors={errors}>
+          <input inputMode="numeric" value={v.unitLimit} onChange={set("unitLimit")} />
         </Field>
       </div>
       {props.withStock ? (

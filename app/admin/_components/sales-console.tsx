@@ -96,7 +96,7 @@ export function SalesConsole() {
             originalPriceCents: 0,
             priceCents: 0,
             stock: 100,
-            perUserLimit: 1,
+            unitLimit: 1,
             startsAt: new Date(Math.ceil((now + 5 * 60_000) / 60_000) * 60_000),
             endsAt: new Date(Math.ceil((now + 65 * 60_000) / 60_000) * 60_000),
             requireRealName: false,
