@@ -1,8 +1,5 @@
 import { parseArgs } from "node:util";
-import mariadb from "mariadb";
 import { env } from "../env";
-import { connectRedis } from "../clients/redis";
-import { parseDatabaseUrl } from "../clients/db";
 
 /**
  * The image's health command (Dockerfile HEALTHCHECK, docker-compose.yml): exit 0 when this
@@ -33,6 +30,10 @@ async function askHealthEndpoint(port: number): Promise<void> {
 }
 
 async function askWorkerDependencies(): Promise<void> {
+  // Loaded only here: the web and seckill checks, every few seconds, stay a fetch.
+  const { default: mariadb } = await import("mariadb");
+  const { connectRedis } = await import("../clients/redis");
+  const { parseDatabaseUrl } = await import("../clients/db");
   const config = env();
   const redis = connectRedis(config, { maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: TIMEOUT_MS, commandTimeout: TIMEOUT_MS, lazyConnect: true });
   // The connection's own error says why (refused, unknown host); the ping only that it failed.
