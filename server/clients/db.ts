@@ -10,20 +10,55 @@ export interface MysqlTarget {
   user: string;
   password: string;
   database: string;
+  /** MySQL 8's caching_sha2_password over plain TCP asks for the server's RSA key (`?allowPublicKeyRetrieval=true`). */
+  allowPublicKeyRetrieval?: boolean;
+  /** TLS to the server, its certificate checked (`?ssl=true`, what managed MySQL wants). */
+  ssl?: { rejectUnauthorized: true };
 }
 
-/** Splits Prisma's usual `mysql://user:pass@host:port/db` into the driver's pool options. */
+/** The URL options this app reads; any other is refused rather than silently ignored. */
+const URL_OPTIONS = ["allowPublicKeyRetrieval", "ssl"] as const;
+
+function booleanOption(url: URL, name: (typeof URL_OPTIONS)[number]): boolean | undefined {
+  const value = url.searchParams.get(name);
+  if (value === null) return undefined;
+  if (value !== "true" && value !== "false") throw new Error(`DATABASE_URL's ${name} must be true or false, not "${value}"`);
+  return value === "true";
+}
+
+/**
+ * Splits Prisma's usual `mysql://user:pass@host:port/db` into the driver's pool options, with
+ * `?ssl=true` and `?allowPublicKeyRetrieval=true` for MySQL 8 and managed servers.
+ */
 export function parseDatabaseUrl(url: string): MysqlTarget {
   const parsed = new URL(url);
   const database = decodeURIComponent(parsed.pathname.replace(/^\//, ""));
-  if (!database) throw new Error(`DATABASE_URL names no database: ${url}`);
+  if (!database) throw new Error(`DATABASE_URL names no database: ${redactedUrl(url)}`);
+  for (const name of parsed.searchParams.keys()) {
+    if (!(URL_OPTIONS as readonly string[]).includes(name)) throw new Error(`DATABASE_URL's ?${name} is not an option this app reads (${URL_OPTIONS.join(", ")})`);
+  }
+  const allowPublicKeyRetrieval = booleanOption(parsed, "allowPublicKeyRetrieval");
+  const ssl = booleanOption(parsed, "ssl");
   return {
     host: parsed.hostname || "127.0.0.1",
     port: parsed.port ? Number(parsed.port) : 3306,
     user: decodeURIComponent(parsed.username || "root"),
     password: decodeURIComponent(parsed.password),
     database,
+    ...(allowPublicKeyRetrieval === undefined ? {} : { allowPublicKeyRetrieval }),
+    ...(ssl ? { ssl: { rejectUnauthorized: true as const } } : {}),
   };
+}
+
+/** The URL with its password masked, for messages and logs. */
+export function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "(not a URL)";
+  }
 }
 
 export function createDb(databaseUrl: string, poolSize: number): Db {
