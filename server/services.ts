@@ -38,7 +38,7 @@ export interface Services extends CoreServices {
   /** paymentNotify: per client address at /api/payments/notify(/<provider>), which the proxy's per-IP gate leaves out. */
   rateLimits: { perIp: RateLimiter; perUser: RateLimiter; paymentNotify: RateLimiter };
   /** Reservations on their way into create-order jobs, a batch per few milliseconds (server/seckill/enqueue.ts). */
-  orderEnqueuer: GroupCommitter<QueuedReservation, void>;
+  orderEnqueuer: Pick<GroupCommitter<QueuedReservation, void>, "submit" | "drain">;
   /** Revoked sessions, kept in step with Redis in the background (server/gateway/revocation.ts). */
   sessions: SessionRevocations;
 }
