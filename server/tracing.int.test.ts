@@ -1,7 +1,9 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Worker } from "bullmq";
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import { createTestEnvironment, createLiveSale, waitFor, type TestEnvironment } from "./testing/harness";
+import { createTestEnvironment, createLiveSale, startSeckillService, startWorker, waitFor, type TestEnvironment } from "./testing/harness";
 import { readEnv } from "./env";
 import { bullmqTelemetry, startTracing, stopTracing } from "./tracing";
 import { createShoppers } from "./seed";
@@ -119,4 +121,73 @@ describe("tracing one purchase", () => {
     const inTrace = exporter.getFinishedSpans().filter((span) => traceOf(span) === trace).map((span) => span.name);
     expect(inTrace).toEqual(expect.arrayContaining(["seckill.token", "seckill.purchase", "seckill.enqueue", "add create-order.create-order", "process create-order", "orders.group_commit"]));
   });
+
+  it("is exported over OTLP by the real seckill service and worker processes, one trace across both", async () => {
+    const received: ExportedSpan[] = [];
+    const collector = http.createServer((req, res) => {
+      let body = "";
+      req.on("data", (chunk) => (body += String(chunk)));
+      req.on("end", () => {
+        if (req.url === "/v1/traces") received.push(...exportedSpans(JSON.parse(body) as OtlpTraces));
+        res.writeHead(200, { "content-type": "application/json" }).end("{}");
+      });
+    });
+    await new Promise<void>((resolve) => collector.listen(0, "127.0.0.1", resolve));
+    const tracing = {
+      OTEL_TRACES_SAMPLER_RATIO: "1",
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
+    };
+    const [service, worker] = await Promise.all([startSeckillService(t.childEnv, tracing), startWorker(t.childEnv, tracing)]);
+    try {
+      const [shopper] = await createShoppers(t.services, 1, { emailPrefix: "exported" });
+      const { saleId } = await createLiveSale(t.services, { productName: "Exported", stock: 1 });
+      await warmUpSale(t.services, saleId);
+      const call = async (procedure: string, input: unknown) => {
+        const response = await fetch(`${service.url}/api/seckill/${procedure}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: `Bearer ${shopper!.token}` },
+          body: JSON.stringify({ json: input }),
+        });
+        return ((await response.json()) as { result: { data: { json: { status: string; token?: string } } } }).result.data.json;
+      };
+      const issued = await call("seckill.token", { saleId });
+      expect((await call("seckill.purchase", { saleId, token: issued.token })).status).toBe("QUEUED");
+      await waitFor(async () => (await t.services.db.order.count({ where: { saleId } })) === 1, 30_000, "the order");
+    } finally {
+      // Stopping flushes each process's batch of spans to the collector.
+      await Promise.all([service.stop(), worker.stop()]);
+      collector.close();
+    }
+    const purchase = received.find((span) => span.name === "seckill.purchase");
+    expect(purchase?.service).toBe("flash-sale-seckill");
+    const inTrace = received.filter((span) => span.traceId === purchase!.traceId).map((span) => `${span.service} ${span.name}`);
+    expect(inTrace).toEqual(
+      expect.arrayContaining([
+        "flash-sale-seckill seckill.token",
+        "flash-sale-seckill seckill.purchase",
+        "flash-sale-seckill seckill.enqueue",
+        "flash-sale-worker process create-order",
+        "flash-sale-worker orders.group_commit",
+      ]),
+    );
+  });
 });
+
+/** The part of an OTLP/HTTP JSON export this test reads. */
+interface OtlpTraces {
+  resourceSpans: {
+    resource: { attributes: { key: string; value: { stringValue?: string } }[] };
+    scopeSpans: { spans: { traceId: string; name: string }[] }[];
+  }[];
+}
+interface ExportedSpan {
+  service: string | undefined;
+  traceId: string;
+  name: string;
+}
+function exportedSpans(traces: OtlpTraces): ExportedSpan[] {
+  return traces.resourceSpans.flatMap(({ resource, scopeSpans }) => {
+    const service = resource.attributes.find((attribute) => attribute.key === "service.name")?.value.stringValue;
+    return scopeSpans.flatMap(({ spans }) => spans.map(({ traceId, name }) => ({ service, traceId, name })));
+  });
+}
