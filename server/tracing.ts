@@ -94,13 +94,14 @@ export function inSpan<T>(
  * The recorded spans that handed items to a batch (a group commit, the enqueuer), by item key.
  * A batch has one parent, the first of its items' spans, and links to the others, so each
  * purchase's trace reaches the batch and the batch names every purchase in it. Empty while
- * tracing is off: `remember` then stores nothing.
+ * tracing is off: `remember` then returns at once.
  */
 export class BatchOrigins {
   private readonly byKey = new Map<string, SpanContext>();
 
   /** The active span, if recording, as the origin of `key`. */
   remember(key: string): void {
+    if (!tracingOn()) return;
     const span = trace.getActiveSpan();
     if (span?.isRecording()) this.byKey.set(key, span.spanContext());
   }
