@@ -35,6 +35,8 @@ const nextConfig: NextConfig = {
     "bullmq", "ioredis", "mariadb", "@prisma/adapter-mariadb", "pino", "bcryptjs",
     // The queue board reads its UI's templates and static files from node_modules at run time.
     "@bull-board/api", "@bull-board/hono", "@bull-board/ui", "@hono/node-server", "hono", "ejs",
+    // Tracing's SDK loads its exporters and detectors at run time; one API copy holds the provider.
+    "@opentelemetry/api", "@opentelemetry/sdk-node", "@opentelemetry/sdk-trace-base", "@opentelemetry/exporter-trace-otlp-http", "bullmq-otel",
   ],
   // Lua scripts and their includes are read from disk at run time (server/clients/redis.ts).
   outputFileTracingIncludes: { "/api/**": ["./server/**/*.lua"] },

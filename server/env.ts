@@ -386,16 +386,29 @@ const devOnlySettings = {
   DEMO_SALE: z.enum(["0", "1"]).default("1"),
 };
 
+/** Tracing (server/tracing.ts): off by default; the OTEL_* names are OpenTelemetry's own where it has one. */
+const tracingSettings = {
+  /** Share of purchases traced, 0 to 1 (0: off, no SDK loaded); a trace continues where it began. */
+  OTEL_TRACES_SAMPLER_RATIO: z.coerce.number().min(0).max(1).default(0),
+  /** The service name spans carry; unset, each process names itself (flash-sale-web, -seckill, -worker). */
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
+  /** OTLP/HTTP collector base URL (traces go to its /v1/traces); unset with the next: no export. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  /** OTLP/HTTP traces URL, used as given; wins over OTEL_EXPORTER_OTLP_ENDPOINT. */
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
+};
+
 /** Each variable's section, for env.test.ts and anyone listing them. */
 export const ENV_SECTIONS = {
   required: Object.keys(requiredInProduction),
   deployment: Object.keys(deploymentFacts),
   tuning: Object.keys(tuningKnobs),
   devOnly: Object.keys(devOnlySettings),
+  tracing: Object.keys(tracingSettings),
 };
 
 const envSchema = z
-  .object({ ...requiredInProduction, ...deploymentFacts, ...tuningKnobs, ...devOnlySettings })
+  .object({ ...requiredInProduction, ...deploymentFacts, ...tuningKnobs, ...devOnlySettings, ...tracingSettings })
   .transform((value, ctx) => {
     const providers = value.PAYMENT_PROVIDERS ?? (value.NODE_ENV === "production" ? [] : (["sandbox"] as PaymentProviderName[]));
     const keys: Partial<Record<string, string>> = {};

@@ -42,7 +42,7 @@ export interface Services extends CoreServices {
    */
   rateLimits: { requestRate: RateLimiter; purchaseRate: RateLimiter; notifyRate: RateLimiter };
   /** Reservations on their way into create-order jobs, a batch per few milliseconds (server/seckill/enqueue.ts). */
-  orderEnqueuer: GroupCommitter<QueuedReservation, void>;
+  orderEnqueuer: Pick<GroupCommitter<QueuedReservation, void>, "submit" | "drain">;
   /** Revoked sessions, kept in step with Redis in the background (server/gateway/revocation.ts). */
   sessions: SessionRevocations;
 }

@@ -13,6 +13,7 @@ import { processPaymentNotify, processPruneNotifications } from "../server/jobs/
 import { processReconcile } from "../server/jobs/reconcile";
 import { processRefundPayment } from "../server/jobs/refund-payment";
 import { createWorkerMetrics, serveWorkerMetrics } from "../server/jobs/worker-metrics";
+import { bullmqTelemetry, startTracing, stopTracing } from "../server/tracing";
 
 /** Jobs of the order lifecycle (timers, notifications) one worker handles at once. */
 const LIFECYCLE_CONCURRENCY = 20;
@@ -27,6 +28,8 @@ const PRUNE_NOTIFICATIONS_EVERY_MS = 3600_000;
 async function main() {
   const config = env();
   const log = createLogger("worker");
+  // Before the queues and workers: they take BullMQ's telemetry only while tracing is on.
+  await startTracing(config, "worker");
   const services = await createWorkerServices(config);
   // Set only by a test's fault preload (server/worker-hooks.ts); read once, so jobs pay nothing.
   const { afterOrderCommit, beforeCancelOrder } = workerHooks;
@@ -51,6 +54,8 @@ async function main() {
     lockDuration: config.WORKER_LOCK_MS,
     stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
     maxStalledCount: 10,
+    // Each job's span continues the context its producer added it in (bullmq-otel).
+    telemetry: bullmqTelemetry(),
   };
   const start = (queue: string, processor: Processor, concurrency: number) => {
     const worker = new Worker(queue, processor, { ...common, concurrency });
@@ -103,6 +108,7 @@ async function main() {
     await Promise.all([...workers.map((worker) => worker.close()), orderProcessor.drain()]);
     await services.close();
     await connection.quit();
+    await stopTracing();
     log.info("worker stopped");
     process.exit(0);
   };

@@ -21,6 +21,8 @@ const { values } = parseArgs({ options: { port: { type: "string" }, hostname: { 
 const { env } = await import("../env");
 const { createLogger } = await import("../logger");
 const { default: next } = await import("next");
+// instrumentation.ts starts tracing inside Next; its state is on globalThis, so this stops it.
+const { stopTracing } = await import("../tracing");
 
 const config = env();
 const log = createLogger("web");
@@ -45,7 +47,11 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     if (stopping) return;
     stopping = true;
     // Answer what is in flight; a result stream (server-sent events) that outstays 5 s is cut.
-    const exit = () => void app.close().finally(() => process.exit(0));
+    const exit = () =>
+      void app
+        .close()
+        .then(stopTracing)
+        .finally(() => process.exit(0));
     server.close(exit);
     server.closeIdleConnections();
     setTimeout(() => server.closeAllConnections(), 5000).unref();

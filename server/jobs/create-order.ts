@@ -7,6 +7,7 @@ import { settleReservations } from "../orders/settle-reservations";
 import { createLogger } from "../logger";
 import { GroupCommitter } from "../orders/group-commit";
 import { scheduleCancellations } from "../orders/cancel";
+import { BatchOrigins, inSpan } from "../tracing";
 
 /** A reservation ends as its order, or as nothing because check-back released it first. */
 export type CreateOrderResult = { orderId: number } | { released: true };
@@ -39,24 +40,31 @@ export function createOrderProcessor(
 ): CreateOrderProcessor {
   const { env } = services;
   const log = hooks.log ?? createLogger("worker");
+  const origins = new BatchOrigins();
+  const commit = async (batch: QueuedReservation[]): Promise<CreateOrderResult[]> => {
+    const startedAt = performance.now();
+    const { orderIds, orders, shortage, stats } = await createOrders(services.sql, batch, { payTimeoutSeconds: env.ORDER_PAY_TIMEOUT_SECONDS });
+    const seconds = (performance.now() - startedAt) / 1000;
+    hooks.afterCommit?.();
+    await settleReservations(services, orderIds, batch);
+    if (shortage.length) await releaseShortage(services, shortage, log);
+    // Every order of the batch, found again or new: a redelivery after a crash right after the
+    // commit must not leave an order without its timer (job ids make a second timer a no-op).
+    await scheduleCancellations(services.queues, orders);
+    hooks.onBatch?.({ size: batch.length, created: stats.created, seconds });
+    // No order after a commit means the reservation was found released (createOrders skips
+    // those) or released by it for a stock shortage: its part of the job is done.
+    return batch.map((reservation) => {
+      const orderId = orderIds.get(reservation.reservationId);
+      return orderId === undefined ? { released: true } : { orderId };
+    });
+  };
   const committer = new GroupCommitter<QueuedReservation, CreateOrderResult>(
-    async (batch) => {
-      const startedAt = performance.now();
-      const { orderIds, orders, shortage, stats } = await createOrders(services.sql, batch, { payTimeoutSeconds: env.ORDER_PAY_TIMEOUT_SECONDS });
-      const seconds = (performance.now() - startedAt) / 1000;
-      hooks.afterCommit?.();
-      await settleReservations(services, orderIds, batch);
-      if (shortage.length) await releaseShortage(services, shortage, log);
-      // Every order of the batch, found again or new: a redelivery after a crash right after the
-      // commit must not leave an order without its timer (job ids make a second timer a no-op).
-      await scheduleCancellations(services.queues, orders);
-      hooks.onBatch?.({ size: batch.length, created: stats.created, seconds });
-      // No order after a commit means the reservation was found released (createOrders skips
-      // those) or released by it for a stock shortage: its part of the job is done.
-      return batch.map((reservation) => {
-        const orderId = orderIds.get(reservation.reservationId);
-        return orderId === undefined ? { released: true } : { orderId };
-      });
+    (batch) => {
+      // Traced jobs' spans: the first job's is the commit's parent, the others' its links.
+      const { parent, links } = origins.take(batch.map((r) => r.reservationId));
+      if (!parent) return commit(batch);
+      return inSpan("orders.group_commit", { parent, links, attributes: { "orders.batch_size": batch.length } }, () => commit(batch));
     },
     env.ORDER_BATCH_SIZE,
     env.ORDER_BATCH_WAIT_MS,
@@ -67,7 +75,12 @@ export function createOrderProcessor(
     async process(job) {
       const parsed = createOrderJob.safeParse(job.data);
       if (!parsed.success) throw new UnrecoverableError(`malformed create-order job: ${parsed.error.message}`);
-      return Promise.all(parsed.data.reservations.map((reservation) => committer.submit(reservation)));
+      return Promise.all(
+        parsed.data.reservations.map((reservation) => {
+          origins.remember(reservation.reservationId);
+          return committer.submit(reservation);
+        }),
+      );
     },
     drain: () => committer.drain(),
   };

@@ -2,6 +2,7 @@ import { Queue, type ConnectionOptions } from "bullmq";
 import { z } from "zod";
 import { queuePrefix } from "../seckill/keys";
 import { MAX_ORDER_BATCH_SIZE } from "../env";
+import { bullmqTelemetry } from "../tracing";
 
 /** Queue names and job payloads: the contract between the web and the worker processes. */
 export const QUEUE = {
@@ -161,14 +162,15 @@ export const REFUND_PAYMENT_JOB_OPTIONS = {
 } as const;
 
 export function createQueues(connection: ConnectionOptions, namespace: string): Queues {
-  const prefix = queuePrefix(namespace);
+  // While tracing is on, a job carries the context it was added in, for the worker's span.
+  const common = { connection, prefix: queuePrefix(namespace), telemetry: bullmqTelemetry() };
   return {
-    createOrder: new Queue<CreateOrderJob>(QUEUE.createOrder, { connection, prefix, defaultJobOptions: CREATE_ORDER_JOB_OPTIONS }),
-    cancelOrder: new Queue<CancelOrderJob>(QUEUE.cancelOrder, { connection, prefix, defaultJobOptions: CANCEL_ORDER_JOB_OPTIONS }),
-    sweepOrders: new Queue<SweepOrdersJob>(QUEUE.sweepOrders, { connection, prefix, defaultJobOptions: SWEEP_ORDERS_JOB_OPTIONS }),
-    paymentNotify: new Queue<PaymentNotifyJob>(QUEUE.paymentNotify, { connection, prefix, defaultJobOptions: PAYMENT_NOTIFY_JOB_OPTIONS }),
-    reconcile: new Queue<ReconcileJob>(QUEUE.reconcile, { connection, prefix, defaultJobOptions: RECONCILE_JOB_OPTIONS }),
-    pruneNotifications: new Queue<PruneNotificationsJob>(QUEUE.pruneNotifications, { connection, prefix, defaultJobOptions: PRUNE_NOTIFICATIONS_JOB_OPTIONS }),
-    refundPayment: new Queue<RefundPaymentJob>(QUEUE.refundPayment, { connection, prefix, defaultJobOptions: REFUND_PAYMENT_JOB_OPTIONS }),
+    createOrder: new Queue<CreateOrderJob>(QUEUE.createOrder, { ...common, defaultJobOptions: CREATE_ORDER_JOB_OPTIONS }),
+    cancelOrder: new Queue<CancelOrderJob>(QUEUE.cancelOrder, { ...common, defaultJobOptions: CANCEL_ORDER_JOB_OPTIONS }),
+    sweepOrders: new Queue<SweepOrdersJob>(QUEUE.sweepOrders, { ...common, defaultJobOptions: SWEEP_ORDERS_JOB_OPTIONS }),
+    paymentNotify: new Queue<PaymentNotifyJob>(QUEUE.paymentNotify, { ...common, defaultJobOptions: PAYMENT_NOTIFY_JOB_OPTIONS }),
+    reconcile: new Queue<ReconcileJob>(QUEUE.reconcile, { ...common, defaultJobOptions: RECONCILE_JOB_OPTIONS }),
+    pruneNotifications: new Queue<PruneNotificationsJob>(QUEUE.pruneNotifications, { ...common, defaultJobOptions: PRUNE_NOTIFICATIONS_JOB_OPTIONS }),
+    refundPayment: new Queue<RefundPaymentJob>(QUEUE.refundPayment, { ...common, defaultJobOptions: REFUND_PAYMENT_JOB_OPTIONS }),
   };
 }

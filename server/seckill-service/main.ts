@@ -2,6 +2,7 @@ import { env } from "../env";
 import { createLogger } from "../logger";
 import { createServices } from "../composition";
 import { createSeckillServer } from "./server";
+import { startTracing, stopTracing } from "../tracing";
 
 /**
  * The seckill service process (`npm run seckill`, or started by `npm start`): the purchase path's
@@ -10,6 +11,7 @@ import { createSeckillServer } from "./server";
  */
 const config = env();
 const log = createLogger("seckill");
+await startTracing(config, "seckill");
 const services = await createServices(config, { followBroadcasts: true, processMetrics: true });
 const server = createSeckillServer(services);
 // Longer than a load balancer's idle timeout (nginx 60 s, AWS ALB 60 s), so it never reuses a
@@ -32,7 +34,10 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     setTimeout(() => server.closeAllConnections(), 10_000).unref();
     server.close(() => {
       clearInterval(idle);
-      void services.close().then(() => process.exit(0));
+      void services
+        .close()
+        .then(stopTracing)
+        .then(() => process.exit(0));
     });
     server.closeIdleConnections();
   });

@@ -4,6 +4,7 @@ import { GroupCommitter } from "../orders/group-commit";
 import { createLogger } from "../logger";
 import { bucketKeys } from "./keys";
 import { createOrderJobId, groupByBucket } from "./reservation";
+import { BatchOrigins, inSpan } from "../tracing";
 
 /**
  * Adds one create-order job carrying these reservations, `order-<first>` unless a `jobId` is
@@ -35,12 +36,15 @@ const ADDS_IN_FLIGHT = 4;
  * added (the process dies first, Redis refuses the add) is found and enqueued by check-back, and
  * the shopper's QUEUED answer holds either way. `drain()` on shutdown sends what is collected.
  */
-export function createOrderEnqueuer(services: Pick<Services, "redis" | "queues" | "env">): GroupCommitter<QueuedReservation, void> {
+export function createOrderEnqueuer(services: Pick<Services, "redis" | "queues" | "env">): Services["orderEnqueuer"] {
   const log = createLogger("services");
-  return new GroupCommitter<QueuedReservation, void>(
+  const origins = new BatchOrigins();
+  const committer = new GroupCommitter<QueuedReservation, void>(
     async (batch) => {
       try {
-        await enqueueReservations(services, batch);
+        const { parent, links } = origins.take(batch.map((r) => r.reservationId));
+        if (!parent) await enqueueReservations(services, batch);
+        else await inSpan("seckill.enqueue", { parent, links, attributes: { "seckill.reservations": batch.length } }, () => enqueueReservations(services, batch));
       } catch (error) {
         log.warn({ err: error, reservations: batch.length, first: batch[0]?.reservationId }, "create-order job not added; check-back will enqueue its reservations");
       }
@@ -50,4 +54,12 @@ export function createOrderEnqueuer(services: Pick<Services, "redis" | "queues" 
     services.env.ORDER_ENQUEUE_WAIT_MS,
     ADDS_IN_FLIGHT,
   );
+  return {
+    submit(reservation) {
+      // The purchase's span, if it is traced, becomes the parent or a link of its job's add.
+      origins.remember(reservation.reservationId);
+      return committer.submit(reservation);
+    },
+    drain: () => committer.drain(),
+  };
 }

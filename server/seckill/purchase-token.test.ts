@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isPurchaseTokenFor, newPurchaseToken, PURCHASE_TOKEN_PATTERN } from "./purchase-token";
+import { carriedSpanOf, isPurchaseTokenFor, newPurchaseToken, PURCHASE_TOKEN_PATTERN } from "./purchase-token";
 import { FORGED_PURCHASE_TOKEN } from "../testing/tokens";
 
 const SECRET = "a-test-secret-of-at-least-thirty-two-characters";
@@ -37,5 +37,22 @@ describe("purchase tokens", () => {
     expect("A".repeat(22)).not.toMatch(PURCHASE_TOKEN_PATTERN);
     expect("A".repeat(22) + "." + "A".repeat(21)).not.toMatch(PURCHASE_TOKEN_PATTERN);
     expect("A".repeat(22) + "." + "A".repeat(21) + "=").not.toMatch(PURCHASE_TOKEN_PATTERN);
+  });
+});
+
+describe("a token carrying the token step's span", () => {
+  const carried = "0af7651916cd43dd8448eb211c80319c" + "b7ad6b7169203331";
+  it("is well formed and genuine, and gives the span back", () => {
+    const token = newPurchaseToken(SECRET, owner, carried);
+    expect(token).toMatch(PURCHASE_TOKEN_PATTERN);
+    expect(isPurchaseTokenFor(SECRET, owner, token)).toBe(true);
+    expect(carriedSpanOf(token)).toBe(carried);
+    expect(carriedSpanOf(newPurchaseToken(SECRET, owner))).toBeUndefined();
+  });
+  it("is refused once its span is changed: the MAC covers it", () => {
+    const token = newPurchaseToken(SECRET, owner, carried);
+    const otherSpan = token.replace(carried, "f".repeat(48));
+    expect(otherSpan).toMatch(PURCHASE_TOKEN_PATTERN);
+    expect(isPurchaseTokenFor(SECRET, owner, otherSpan)).toBe(false);
   });
 });

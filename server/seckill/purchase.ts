@@ -12,7 +12,9 @@ import { falloverOrder, homeBucket } from "./buckets";
 import { homeKeys, saleBucketCount } from "./sale-buckets";
 import { interpretReserveReply, interpretTokenReply, type PurchaseOutcome, type TokenOutcome } from "./outcome";
 import { broadcastSoldOut } from "./sold-out";
-import { isPurchaseTokenFor, newPurchaseToken } from "./purchase-token";
+import { carriedSpanOf, isPurchaseTokenFor, newPurchaseToken } from "./purchase-token";
+import { carriedActiveSpan, carriedSpanContext, inSpan, tracingOn } from "../tracing";
+import type { SpanContext } from "@opentelemetry/api";
 import { TwoGenerationMap } from "../generations";
 
 const NOT_OPEN_YET: Localized = {
@@ -95,10 +97,19 @@ async function notPurchasable(services: Pick<Services, "db" | "queues">, saleId:
  * issued only once the sale has started by Redis's clock, and only to a shopper the purchase
  * would not refuse anyway (so a refusal costs one request, not two). A purchase must present it.
  */
-export async function issuePurchaseToken(
+export function issuePurchaseToken(
   services: Pick<Services, "db" | "env" | "metrics" | "purchaseStats" | "queues" | "redis" | "saleBuckets" | "soldOut">,
   input: { userId: number; saleId: number },
   ipGate = PASSED_GATE,
+): Promise<TokenOutcome> {
+  if (!tracingOn()) return answerTokenRequest(services, input, ipGate);
+  return traced("seckill.token", input.saleId, undefined, () => answerTokenRequest(services, input, ipGate));
+}
+
+async function answerTokenRequest(
+  services: Pick<Services, "db" | "env" | "metrics" | "purchaseStats" | "queues" | "redis" | "saleBuckets" | "soldOut">,
+  input: { userId: number; saleId: number },
+  ipGate: PendingGate,
 ): Promise<TokenOutcome> {
   const { redis, env, soldOut } = services;
   const flagged = soldOutByFlag(services, input.saleId);
@@ -121,7 +132,7 @@ async function runTokenScript(services: Pick<Services, "env" | "redis" | "saleBu
   const buckets = await failClosed(saleBucketCount(services, input.saleId));
   if (buckets === null) return null;
   const home = homeKeys(env.REDIS_NAMESPACE, input.saleId, input.userId, buckets);
-  const fresh = newPurchaseToken(env.SESSION_SECRET, input);
+  const fresh = newPurchaseToken(env.SESSION_SECRET, input, tracingOn() ? carriedActiveSpan() : undefined);
   return failClosed(redis.issueToken(...issueTokenKeyList(home, input.userId), String(input.userId), fresh, env.PURCHASE_TOKEN_TTL_SECONDS * 1000));
 }
 
@@ -163,6 +174,14 @@ export async function purchase(services: PurchaseServices, input: { userId: numb
   if (!isPurchaseTokenFor(services.env.SESSION_SECRET, input, input.token)) {
     return answeredInProcess(services, input.saleId, "INVALID_TOKEN", "signature");
   }
+  if (!tracingOn()) return countedPurchase(services, input);
+  // The MAC is checked: the span the token carries is the token step's, never the client's.
+  const carried = carriedSpanOf(input.token);
+  return traced("seckill.purchase", input.saleId, carried ? carriedSpanContext(carried) : undefined, () => countedPurchase(services, input));
+}
+
+/** A purchase whose token is genuine, its answer counted for the dashboard. */
+async function countedPurchase(services: PurchaseServices, input: { userId: number; saleId: number; token: string }): Promise<PurchaseOutcome> {
   try {
     const outcome = await attemptPurchase(services, input);
     services.purchaseStats.record(input.saleId, outcome.status);
@@ -171,6 +190,20 @@ export async function purchase(services: PurchaseServices, input: { userId: numb
     services.purchaseStats.record(input.saleId, error instanceof AppError && error.code === "TOO_MANY_REQUESTS" ? "RATE_LIMITED" : "ERROR");
     throw error;
   }
+}
+
+/** A span around one answer of the purchase path: the sale, and the answer's status or error code. */
+function traced<T extends { status: string }>(name: string, saleId: number, parent: SpanContext | undefined, work: () => Promise<T>): Promise<T> {
+  return inSpan(name, { attributes: { "seckill.sale_id": saleId }, parent }, async (span) => {
+    try {
+      const answer = await work();
+      span.setAttribute("seckill.outcome", answer.status);
+      return answer;
+    } catch (error) {
+      span.setAttribute("seckill.outcome", error instanceof AppError ? error.code : "ERROR");
+      throw error;
+    }
+  });
 }
 
 /**
