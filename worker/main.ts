@@ -114,6 +114,7 @@ async function main() {
 }
 
 main().catch((error: unknown) => {
-  console.error(error);
+  // Logged, not printed: the logger masks the password a failed Redis AUTH's error carries.
+  createLogger("worker").fatal({ err: error }, "worker failed");
   process.exit(1);
 });
