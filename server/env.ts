@@ -119,11 +119,11 @@ export interface ClusterNode {
   port: number;
 }
 
-/** A text variable, empty meaning unset. */
+/** A text variable, empty meaning unset; never trimmed (a password may end in a space). */
 const optionalText = z
   .string()
   .optional()
-  .transform((value) => value?.trim() || undefined);
+  .transform((value) => value || undefined);
 
 /** Why `file` is not a readable PEM certificate file, or undefined when it is one. */
 function pemCertificateProblem(file: string): string | undefined {
