@@ -7,7 +7,7 @@ import type { Env } from "./env";
 import type { Services, CoreServices } from "./services";
 import { env as processEnv } from "./env";
 import { createDb, createSqlPool } from "./clients/db";
-import { clusterReady, connectRedis, type RedisConnection } from "./clients/redis";
+import { clusterReady, connectRedis, queueRedis, type RedisConnection } from "./clients/redis";
 import { createAppRedis } from "./redis-scripts";
 import { createQueues } from "./jobs/queues";
 import { followSoldOutBroadcasts, SoldOutFlags } from "./seckill/sold-out";
@@ -36,7 +36,8 @@ async function createCore(env: Env) {
   // Bounded waits: a Redis that is down or slow turns into an error the caller can report.
   const bounded = { commandTimeout: env.REDIS_COMMAND_TIMEOUT_MS, maxRetriesPerRequest: 1 };
   const redis = createAppRedis(env, bounded);
-  const queueConnection = connectRedis(env, bounded);
+  // The queues' own Redis when REDIS_QUEUE_URL names one; stock and the rest stay on `redis`.
+  const queueConnection = connectRedis(queueRedis(env), bounded);
   // Connection trouble surfaces as failed commands (and in /api/health); log it, once per burst.
   const log = createLogger("services");
   let lastReport = 0;

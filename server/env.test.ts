@@ -1,4 +1,7 @@
 import { createPublicKey, generateKeyPairSync, createPrivateKey } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   alipayConfigFrom,
@@ -41,6 +44,26 @@ describe("readEnv", () => {
     ]);
     for (const bad of ["redis://10.0.0.1:7000", "10.0.0.1", "10.0.0.1:7000,", "10.0.0.1:70000"]) {
       expect(() => readEnv({ REDIS_CLUSTER_NODES: bad })).toThrow(/REDIS_CLUSTER_NODES: REDIS_CLUSTER_NODES must be host:port,host:port/);
+    }
+  });
+  it("reads the managed-Redis settings, and refuses a CA file it cannot use", () => {
+    const none = readEnv({});
+    expect([none.REDIS_QUEUE_URL, none.REDIS_TLS_CA_FILE, none.REDIS_CLUSTER_USERNAME, none.REDIS_CLUSTER_PASSWORD, none.REDIS_CLUSTER_TLS]).toEqual([undefined, undefined, undefined, undefined, "0"]);
+    expect(readEnv({ REDIS_QUEUE_URL: "" }).REDIS_QUEUE_URL).toBeUndefined();
+    expect(readEnv({ REDIS_QUEUE_URL: "rediss://jobs:s3cret@queues.example.com:6380/0" }).REDIS_QUEUE_URL).toBe("rediss://jobs:s3cret@queues.example.com:6380/0");
+    expect(() => readEnv({ REDIS_QUEUE_URL: "queues.example.com:6379" })).toThrow(/REDIS_QUEUE_URL: REDIS_QUEUE_URL must look like redis:\/\//);
+    expect(() => readEnv({ REDIS_CLUSTER_TLS: "yes" })).toThrow(/REDIS_CLUSTER_TLS/);
+    const dir = mkdtempSync(path.join(tmpdir(), "env-ca-"));
+    try {
+      const notPem = path.join(dir, "ca.txt");
+      writeFileSync(notPem, "not a certificate");
+      expect(() => readEnv({ REDIS_TLS_CA_FILE: path.join(dir, "missing.pem") })).toThrow(/REDIS_TLS_CA_FILE: no such file: .*missing\.pem/);
+      expect(() => readEnv({ REDIS_TLS_CA_FILE: notPem })).toThrow(/REDIS_TLS_CA_FILE: .*holds no PEM certificate/);
+      const pem = path.join(dir, "ca.pem");
+      writeFileSync(pem, "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+      expect(readEnv({ REDIS_TLS_CA_FILE: pem }).REDIS_TLS_CA_FILE).toBe(pem);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
   it("keeps a batch within what one create-order job may carry", () => {

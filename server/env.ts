@@ -1,5 +1,5 @@
 import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { z } from "zod";
 
 /**
@@ -117,6 +117,24 @@ const keyText = z
 export interface ClusterNode {
   host: string;
   port: number;
+}
+
+/** A text variable, empty meaning unset; never trimmed (a password may end in a space). */
+const optionalText = z
+  .string()
+  .optional()
+  .transform((value) => value || undefined);
+
+/** Why `file` is not a readable PEM certificate file, or undefined when it is one. */
+function pemCertificateProblem(file: string): string | undefined {
+  if (!existsSync(file)) return `no such file: ${file}`;
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    return `cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  return text.includes("-----BEGIN CERTIFICATE-----") ? undefined : `${file} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`;
 }
 
 const intFrom = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
@@ -240,6 +258,25 @@ const deploymentFacts = {
   /** An admin account start-up ensures (created, or made an admin with this password), when both are set. */
   ADMIN_EMAIL: z.email().optional(),
   ADMIN_PASSWORD: z.string().min(8, "ADMIN_PASSWORD must be at least 8 characters").optional(),
+  // Managed Redis: credentials, TLS and a Redis of the queues' own (deploy.md "Managed Redis").
+  /**
+   * A Redis of the BullMQ queues' own (`redis://` or `rediss://`, credentials in the URL): every
+   * Queue and Worker connects there; stock, reservations, limits, sessions and pub/sub stay on
+   * REDIS_URL / the Cluster. Unset: the queues share that Redis.
+   */
+  REDIS_QUEUE_URL: optionalText.pipe(z.string().regex(/^rediss?:\/\//, "REDIS_QUEUE_URL must look like redis://user:pass@host:6379/0").optional()),
+  /** PEM file of the private CA a TLS Redis's certificate is signed by, for every TLS connection (`rediss://`, REDIS_CLUSTER_TLS). */
+  REDIS_TLS_CA_FILE: optionalText.transform((file, ctx) => {
+    if (file === undefined) return undefined;
+    const problem = pemCertificateProblem(file);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+    return file;
+  }),
+  /** The Cluster nodes' ACL user and password (REDIS_URL carries its own in the URL). */
+  REDIS_CLUSTER_USERNAME: optionalText,
+  REDIS_CLUSTER_PASSWORD: optionalText,
+  /** The Cluster nodes speak TLS (1), verified against the system CAs or REDIS_TLS_CA_FILE. */
+  REDIS_CLUSTER_TLS: z.enum(["0", "1"]).default("0"),
 };
 
 /** TUNING: knobs an operator may tune; each says its default and when to change it. */

@@ -2,7 +2,7 @@ import { Worker, type Processor } from "bullmq";
 import { env } from "../server/env";
 import { createLogger } from "../server/logger";
 import { createWorkerServices } from "../server/composition";
-import { connectRedis } from "../server/clients/redis";
+import { connectRedis, describeRedis, queueRedis } from "../server/clients/redis";
 import { PRUNE_NOTIFICATIONS_SCHEDULER_ID, QUEUE, RECONCILE_SCHEDULER_ID, SWEEP_SCHEDULER_ID } from "../server/jobs/queues";
 import { queuePrefix } from "../server/seckill/keys";
 import { workerHooks } from "../server/worker-hooks";
@@ -47,7 +47,7 @@ async function main() {
   const cancelOrder: Processor = (job, token) => processCancelOrder(services, job, token);
 
   // Workers share one connection for commands; each opens its own blocking one.
-  const connection = connectRedis(config, { maxRetriesPerRequest: null });
+  const connection = connectRedis(queueRedis(config), { maxRetriesPerRequest: null });
   const common = {
     connection,
     prefix: queuePrefix(config.REDIS_NAMESPACE),
@@ -95,7 +95,10 @@ async function main() {
     () => void declareSchedulers().catch((error: unknown) => log.warn({ err: error }, "could not declare the job schedulers")),
     Math.max(config.RECONCILE_INTERVAL_MS, 5000),
   );
-  log.info({ concurrency: config.WORKER_CONCURRENCY, batch: config.ORDER_BATCH_SIZE }, "worker ready");
+  log.info(
+    { concurrency: config.WORKER_CONCURRENCY, batch: config.ORDER_BATCH_SIZE, redis: describeRedis(config), queueRedis: describeRedis(queueRedis(config)) },
+    "worker ready",
+  );
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -117,6 +120,7 @@ async function main() {
 }
 
 main().catch((error: unknown) => {
-  console.error(error);
+  // Logged, not printed: the logger masks the password a failed Redis AUTH's error carries.
+  createLogger("worker").fatal({ err: error }, "worker failed");
   process.exit(1);
 });

@@ -1,14 +1,59 @@
-import { Cluster, Redis, type RedisOptions } from "ioredis";
+import { readFileSync } from "node:fs";
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from "ioredis";
 import { coalesceWrites } from "./coalesce-writes";
 import { loadLua } from "./lua-include";
 
 /** One Redis server, or a Cluster client that sends each command to the node owning its key's slot. */
 export type RedisConnection = Redis | Cluster;
+
 /**
- * Where Redis is: a configuration's Cluster (REDIS_CLUSTER_NODES) when set, otherwise its
- * REDIS_URL; or just the URL of a single Redis.
+ * A configuration's Redis: its Cluster (REDIS_CLUSTER_NODES, with the nodes' credentials and TLS)
+ * when set, otherwise REDIS_URL, which carries its own credentials (`redis://user:pass@host/db`)
+ * and TLS (`rediss://`). REDIS_TLS_CA_FILE verifies every TLS connection's server certificate.
  */
-export type RedisTarget = { REDIS_URL: string; REDIS_CLUSTER_NODES: { host: string; port: number }[] } | string;
+export interface RedisSettings {
+  REDIS_URL: string;
+  REDIS_CLUSTER_NODES: { host: string; port: number }[];
+  REDIS_CLUSTER_USERNAME?: string | undefined;
+  REDIS_CLUSTER_PASSWORD?: string | undefined;
+  REDIS_CLUSTER_TLS?: "0" | "1";
+  REDIS_TLS_CA_FILE?: string | undefined;
+}
+/** Where Redis is: a configuration's settings, or just the URL of a single Redis. */
+export type RedisTarget = RedisSettings | string;
+
+/**
+ * The Redis the BullMQ queues live on: REDIS_QUEUE_URL's when set (a single Redis, TLS verified
+ * like the rest), otherwise the same one as everything else.
+ */
+export function queueRedis(settings: RedisSettings & { REDIS_QUEUE_URL?: string | undefined }): RedisSettings {
+  if (!settings.REDIS_QUEUE_URL) return settings;
+  return { REDIS_URL: settings.REDIS_QUEUE_URL, REDIS_CLUSTER_NODES: [], REDIS_TLS_CA_FILE: settings.REDIS_TLS_CA_FILE };
+}
+
+/** Where a configuration's Redis is, for logs: its URL with the password masked, or the Cluster's seeds. */
+export function describeRedis(settings: RedisSettings): string {
+  if (settings.REDIS_CLUSTER_NODES.length === 0) return redactRedisUrl(settings.REDIS_URL);
+  const seeds = settings.REDIS_CLUSTER_NODES.map((node) => (node.host.includes(":") ? `[${node.host}]:${node.port}` : `${node.host}:${node.port}`));
+  return `cluster ${seeds.join(",")}${settings.REDIS_CLUSTER_TLS === "1" ? " (TLS)" : ""}`;
+}
+
+/** `url` with its password replaced by `***`. */
+export function redactRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (!parsed.password) return url;
+    parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "(unreadable Redis URL)";
+  }
+}
+
+/** TLS options: the private CA when one is configured, the system's CAs otherwise. */
+function tlsOptions(settings: RedisSettings): NonNullable<RedisOptions["tls"]> {
+  return settings.REDIS_TLS_CA_FILE ? { ca: readFileSync(settings.REDIS_TLS_CA_FILE) } : {};
+}
 
 /**
  * A plain connection (no scripts) to the target: for BullMQ, pub/sub and tests. `options` are
@@ -16,14 +61,25 @@ export type RedisTarget = { REDIS_URL: string; REDIS_CLUSTER_NODES: { host: stri
  */
 export function connectRedis(target: RedisTarget, options: RedisOptions = {}): RedisConnection {
   if (typeof target === "string") return new Redis(target, options);
-  if (target.REDIS_CLUSTER_NODES.length === 0) return new Redis(target.REDIS_URL, options);
+  if (target.REDIS_CLUSTER_NODES.length === 0) {
+    // ioredis reads the credentials and `rediss://` from the URL itself; the CA is ours to add.
+    const tls = /^rediss:/i.test(target.REDIS_URL) ? { tls: tlsOptions(target) } : {};
+    return new Redis(target.REDIS_URL, { ...tls, ...options });
+  }
   // This one belongs to the Cluster client itself: it connects lazily as a whole.
   const { lazyConnect, ...redisOptions } = options;
   // While it has no node to send to (all down, reconnecting), a Cluster client queues commands
   // with no limit: commandTimeout and maxRetriesPerRequest act per node. A caller that bounds
   // its retries wants them refused then, as a single Redis does once its retries are spent.
   const enableOfflineQueue = typeof redisOptions.maxRetriesPerRequest !== "number";
-  return new Cluster(target.REDIS_CLUSTER_NODES, { lazyConnect, enableOfflineQueue, redisOptions });
+  const credentials = { username: target.REDIS_CLUSTER_USERNAME, password: target.REDIS_CLUSTER_PASSWORD };
+  const clusterOptions: ClusterOptions = { lazyConnect, enableOfflineQueue, redisOptions: { ...credentials, ...redisOptions } };
+  if (target.REDIS_CLUSTER_TLS === "1") {
+    clusterOptions.redisOptions = { ...clusterOptions.redisOptions, tls: tlsOptions(target) };
+    // The certificate names the host given: connect by that name, not by an address resolved from it.
+    clusterOptions.dnsLookup = (address, callback) => callback(null, address);
+  }
+  return new Cluster(target.REDIS_CLUSTER_NODES, clusterOptions);
 }
 
 /**

@@ -14,7 +14,7 @@ import { createSale, type NewSale } from "../seed";
 import { deleteRedisNamespace, dropDatabase } from "./resources";
 import { freePort } from "../net";
 import { QUEUE } from "../jobs/queues";
-import { connectRedis } from "../clients/redis";
+import { connectRedis, queueRedis } from "../clients/redis";
 import { queuePrefix } from "../seckill/keys";
 import { createOrderProcessor } from "../jobs/create-order";
 
@@ -47,6 +47,7 @@ export async function createTestEnvironment(name: string, overrides: Record<stri
     REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379/0",
     // Children inherit process.env: pin the Redis mode to this test's (a Cluster only when asked).
     REDIS_CLUSTER_NODES: "",
+    REDIS_QUEUE_URL: "",
     REDIS_NAMESPACE: `t_${name.replace(/\W/g, "_")}_${suffix}`,
     // `next start` runs in production mode, which insists on a real secret.
     SESSION_SECRET: randomBytes(24).toString("hex"),
@@ -67,6 +68,7 @@ export async function createTestEnvironment(name: string, overrides: Record<stri
     services,
     async cleanup() {
       await deleteRedisNamespace(env, env.REDIS_NAMESPACE);
+      if (env.REDIS_QUEUE_URL) await deleteRedisNamespace(queueRedis(env), env.REDIS_NAMESPACE);
       await services.close();
       await dropDatabase(env.DATABASE_URL);
     },
@@ -317,7 +319,7 @@ export async function placeOrders(services: Services, saleId: number, userIds: r
     return { userId: userIds[i]!, reservationId: answer.reservationId };
   });
   const processor = createOrderProcessor(services);
-  const connection = connectRedis(services.env, { maxRetriesPerRequest: null });
+  const connection = connectRedis(queueRedis(services.env), { maxRetriesPerRequest: null });
   const worker = new Worker(QUEUE.createOrder, (job) => processor.process(job), {
     connection,
     prefix: queuePrefix(services.env.REDIS_NAMESPACE),
