@@ -167,5 +167,7 @@ export function e2eAppEnv(): Record<string, string> {
     REQUEST_RATE_PER_IP: "1000",
     ADMIN_EMAIL: E2E_ADMIN.email,
     ADMIN_PASSWORD: E2E_ADMIN.password,
+    // Its metrics port could be a developer's running worker's: the journeys do not scrape it.
+    WORKER_METRICS_PORT: "0",
   };
 }

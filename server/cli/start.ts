@@ -168,7 +168,11 @@ if (only === "worker" && workerCount === 1) {
   // start-up; its own handlers take SIGTERM from here on.
   await import(pathToFileURL(path.join(process.cwd(), WORKER_ENTRY)).href);
 } else {
-  for (let i = 1; i <= workerCount; i++) run(workerCount > 1 ? `worker ${i}` : "worker", process.execPath, ["--import", "tsx", WORKER_ENTRY]);
+  // Several workers on one machine: each its own metrics port, counting up from WORKER_METRICS_PORT.
+  const metricsPort = (i: number) => (config.WORKER_METRICS_PORT === 0 ? 0 : config.WORKER_METRICS_PORT + i - 1);
+  for (let i = 1; i <= workerCount; i++) {
+    run(workerCount > 1 ? `worker ${i}` : "worker", process.execPath, ["--import", "tsx", WORKER_ENTRY], { WORKER_METRICS_PORT: String(metricsPort(i)) });
+  }
 }
 if (only === "web") log(`web on http://127.0.0.1:${config.PORT}  (health: /api/health)`);
 if (only === "seckill") log(`seckill service on http://127.0.0.1:${config.SECKILL_PORT}${SECKILL_ENDPOINT}`);

@@ -50,6 +50,8 @@ function emptyEnvironment(name: string): Record<string, string> {
     // A loaded machine must not turn answers into fail-closed timeouts; limits have their own tests.
     REQUEST_RATE_PER_IP: "0",
     PURCHASE_RATE_PER_SHOPPER: "0",
+    // Several workers start at once here: none takes a metrics port (other tests run in parallel).
+    WORKER_METRICS_PORT: "0",
     REDIS_COMMAND_TIMEOUT_MS: "10000",
     RECONCILE_INTERVAL_MS: "1000",
     RESERVATION_CHECK_AFTER_MS: "3000",
