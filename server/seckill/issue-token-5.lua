@@ -19,15 +19,10 @@
 
   Output: { code, startsAt, token, msLeft }
      1  ISSUED     the token and the ms it has left (the fresh one, or the one still alive)
-    Refusals { code, startsAt }, in the order checked (includes/check-purchase.lua), nothing written:
-     0  NOT_WARMED           no sale state in Redis (startsAt -1): refuse (fail closed)
-    -1  NOT_STARTED
-    -2  ENDED
-    -5  BLACKLISTED
-    -6  REAL_NAME_REQUIRED
-    -7  MEMBER_LEVEL_TOO_LOW
-    -3  UNIT_LIMIT_REACHED   shopper already holds the sale's unit limit
-    -4  SOLD_OUT             (one-bucket sale; with several buckets the token is issued)
+    Refusals { code, startsAt }, nothing written: includes/check-purchase.lua's, in its order
+    (0 NOT_WARMED with startsAt -1: fail closed; -1 NOT_STARTED, -2 ENDED, -5 BLACKLISTED,
+    -6 REAL_NAME_REQUIRED, -7 MEMBER_LEVEL_TOO_LOW, -3 UNIT_LIMIT_REACHED; -4 SOLD_OUT only in a
+    one-bucket sale: with several buckets the token is issued)
 
   The clock is Redis's own (TIME), so every web instance agrees on the window. All keys share
   the bucket's hash tag, so the script runs unchanged on Redis Cluster.

@@ -29,20 +29,13 @@
      2  HELD         a sale of several buckets whose bucket here is empty: token spent, shopper
                      counted, the reservation id in KEYS[7]; the caller now takes a unit from
                      another bucket and ends the hold with adjust-home-count-2.lua
-    Refusals, in the order checked, nothing written:
-     0  NOT_WARMED           no sale state in Redis: refuse (fail closed), never guess
-    -1  NOT_STARTED
-    -2  ENDED
-    -5  BLACKLISTED
-    -6  REAL_NAME_REQUIRED
-    -7  MEMBER_LEVEL_TOO_LOW
-    -3  UNIT_LIMIT_REACHED   shopper already holds the sale's unit limit
-    -4  SOLD_OUT             (one-bucket sale; with several buckets this bucket's stock says
-                             nothing about the others: the reserve is HELD)
+    Refusals, in the order checked, nothing written: first includes/check-purchase.lua's (0
+    NOT_WARMED, -1 NOT_STARTED, -2 ENDED, -5 BLACKLISTED, -6 REAL_NAME_REQUIRED, -7
+    MEMBER_LEVEL_TOO_LOW, -3 UNIT_LIMIT_REACHED; -4 SOLD_OUT only in a one-bucket sale: with
+    several, an empty bucket here says nothing of the others and the reserve is HELD), then
     -9  BACKLOG_FULL         too many reservations waiting for MySQL (an outage or a stalled
                              worker): refuse before the token is spent, so it can retry
     -8  INVALID_TOKEN        missing, expired, already spent, or another shopper's
-    (the first eight are includes/check-purchase.lua's, shared with issue-token-5.lua)
 
   The clock is Redis's own (TIME), so every web instance agrees on the window. All keys share
   the bucket's hash tag, so the script runs unchanged on Redis Cluster.
