@@ -13,6 +13,8 @@ import { readPublishedReconciliations, reconcileLiveSales } from "../recovery/re
 import { changeStock, prismaStockStore, type StockStore } from "../stock/ledger";
 import { createOrderProcessor } from "../jobs/create-order";
 import { createOrders } from "./create-orders";
+import mariadb from "mariadb";
+import { parseDatabaseUrl } from "../clients/db";
 import { STOCK_SHORTAGE } from "./settle-reservations";
 
 /** At-least-once delivery never becomes two orders or two decrements, against real MariaDB. */
@@ -43,6 +45,27 @@ describe("createOrders (group commit)", () => {
     expect(orders).toHaveLength(1);
     expect(orders[0]).toMatchObject({ status: "WAIT_PAY", amountCents: 1234, userId: buyer!.id });
     expect(await t.services.db.stock.findUniqueOrThrow({ where: { saleId } })).toMatchObject({ count: 9, version: 1 });
+  });
+
+  it("finds each new order's id when the ids do not come out consecutive (auto_increment_increment 3)", async () => {
+    const { saleId } = await newSale(10);
+    const buyers = await createShoppers(t.services, 5, { emailPrefix: "spaced" });
+    const jobs = buyers.map((b, i) => ({ reservationId: `${saleId}-${b.id}-0000000000000c${i}`, saleId, userId: b.id }));
+    // What a multi-primary MySQL or interleaved auto-increment gives: gaps inside one INSERT's ids.
+    const spaced = mariadb.createPool({
+      ...parseDatabaseUrl(t.env.DATABASE_URL),
+      connectionLimit: 1,
+      initSql: ["SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED", "SET SESSION auto_increment_increment = 3"],
+    });
+    try {
+      const { orderIds, stats } = await createOrders(spaced, jobs, { payTimeoutSeconds: 60 });
+      expect(stats.created).toBe(5);
+      const orders = await t.services.db.order.findMany({ where: { saleId }, select: { id: true, reservationId: true } });
+      expect(new Set(orders.map((o) => o.id)).size).toBe(5);
+      for (const order of orders) expect(orderIds.get(order.reservationId)).toBe(order.id);
+    } finally {
+      await spaced.end();
+    }
   });
 
   it("the same job processed by two workers at the same moment still makes one order", async () => {

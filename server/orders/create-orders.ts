@@ -140,17 +140,19 @@ async function commitSaleBatch(
     let short: ReservationToOrder[] = [];
     if (toCreate.length) {
       const ids = toCreate.map((r) => r.reservationId);
-      const [, inserted, lockedRows, releasedMeanwhile] = await Promise.all([
+      const [, inRange, lockedRows, releasedMeanwhile] = await Promise.all([
         connection.query(orderInsertSql(toCreate.length), orderRowParameters(template, toCreate, payDeadline)),
-        // The new rows' ids read back by their UNIQUE reservation ids, in the same round trip:
-        // MySQL 8 has no INSERT … RETURNING, and a transaction sees its own rows.
-        connection.query("SELECT id, reservation_id FROM orders WHERE reservation_id IN (?)", [ids]) as Promise<{ id: number; reservation_id: string }[]>,
+        // The new rows' ids, in the same round trip (MySQL 8 has no INSERT … RETURNING): the
+        // primary-key range from this INSERT's first id, which is where they are when the ids
+        // came out consecutive; read by reservation id below when they did not.
+        connection.query("SELECT id, reservation_id FROM orders WHERE id >= LAST_INSERT_ID() AND id < LAST_INSERT_ID() + ?", [toCreate.length]) as Promise<OrderIdRow[]>,
         connection.query("SELECT count, version FROM stock WHERE sale_id = ? FOR UPDATE", [saleId]) as Promise<StockRow[]>,
         // Runs once the lock is held: every release recorded before it is committed and seen.
         connection.query("SELECT reservation_id FROM released_reservations WHERE reservation_id IN (?)", [ids]) as Promise<{ reservation_id: string }[]>,
       ]);
       const [locked] = lockedRows;
       if (!locked) throw new Error(`Sale ${saleId} has no stock row`);
+      const inserted = await ownRows(connection, inRange, ids);
       created = inserted;
       if (releasedMeanwhile.length) {
         const released = new Set(releasedMeanwhile.map((row) => row.reservation_id));
@@ -193,6 +195,20 @@ async function commitSaleBatch(
   } finally {
     await connection.release();
   }
+}
+
+type OrderIdRow = { id: number; reservation_id: string };
+
+/**
+ * This INSERT's rows among `inRange`, or, when the range did not hold them all (ids interleaved
+ * with another INSERT's under MySQL's innodb_autoinc_lock_mode=2, or auto_increment_increment > 1),
+ * read again by their UNIQUE reservation ids: the transaction sees its own rows either way.
+ */
+async function ownRows(connection: PoolConnection, inRange: readonly OrderIdRow[], ids: readonly string[]): Promise<OrderIdRow[]> {
+  const wanted = new Set(ids);
+  const found = inRange.filter((row) => wanted.has(row.reservation_id));
+  if (found.length === ids.length) return found;
+  return (await connection.query("SELECT id, reservation_id FROM orders WHERE reservation_id IN (?)", [ids])) as OrderIdRow[];
 }
 
 /** Which of `ids` already have an order (with its id and deadline) or a recorded release. */
