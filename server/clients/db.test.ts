@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseDatabaseUrl, redactedUrl } from "./db";
+import { parseDatabaseUrl } from "./db";
+import { redactedUrl } from "./redacted-url";
 
 describe("parseDatabaseUrl", () => {
   it("reads Prisma's mysql:// form", () => {

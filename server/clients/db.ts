@@ -1,6 +1,7 @@
 import { PrismaMariaDb } from "@prisma/adapter-mariadb";
 import mariadb, { type Pool } from "mariadb";
 import { Prisma, PrismaClient } from "../generated/prisma/client";
+import { redactedUrl } from "./redacted-url";
 
 export type Db = PrismaClient;
 
@@ -48,17 +49,6 @@ export function parseDatabaseUrl(url: string): MysqlTarget {
     ...(allowPublicKeyRetrieval === undefined ? {} : { allowPublicKeyRetrieval }),
     ...(ssl ? { ssl: { rejectUnauthorized: true as const } } : {}),
   };
-}
-
-/** The URL with its password masked, for messages and logs. */
-export function redactedUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return "(not a URL)";
-  }
 }
 
 export function createDb(databaseUrl: string, poolSize: number): Db {

@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { describeRedis, queueRedis, redactRedisUrl, scriptCommand } from "./redis";
+import { describeRedis, queueRedis, scriptCommand } from "./redis";
+import { redactedUrl } from "./redacted-url";
 
 describe("where Redis is", () => {
   const single = { REDIS_URL: "rediss://app:s3cret@redis.example.com:6380/0", REDIS_CLUSTER_NODES: [], REDIS_TLS_CA_FILE: "/etc/ca.pem" };
   it("masks a URL's password, and only that", () => {
-    expect(redactRedisUrl("rediss://app:s3cret@redis.example.com:6380/0")).toBe("rediss://app:***@redis.example.com:6380/0");
-    expect(redactRedisUrl("redis://:p%40ss@10.0.0.1:6379/2")).toBe("redis://:***@10.0.0.1:6379/2");
-    expect(redactRedisUrl("redis://127.0.0.1:6379/0")).toBe("redis://127.0.0.1:6379/0");
+    expect(redactedUrl("rediss://app:s3cret@redis.example.com:6380/0")).toBe("rediss://app:***@redis.example.com:6380/0");
+    expect(redactedUrl("redis://:p%40ss@10.0.0.1:6379/2")).toBe("redis://:***@10.0.0.1:6379/2");
+    expect(redactedUrl("redis://127.0.0.1:6379/0")).toBe("redis://127.0.0.1:6379/0");
   });
   it("describes a Cluster by its seeds, never its password", () => {
     const cluster = { ...single, REDIS_CLUSTER_NODES: [{ host: "10.0.0.1", port: 7000 }, { host: "::1", port: 7001 }], REDIS_CLUSTER_PASSWORD: "s3cret", REDIS_CLUSTER_TLS: "1" as const };

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { redactedUrl } from "./redacted-url";
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from "ioredis";
 import { coalesceWrites } from "./coalesce-writes";
 import { loadLua } from "./lua-include";
@@ -33,21 +34,9 @@ export function queueRedis(settings: RedisSettings & { REDIS_QUEUE_URL?: string 
 
 /** Where a configuration's Redis is, for logs: its URL with the password masked, or the Cluster's seeds. */
 export function describeRedis(settings: RedisSettings): string {
-  if (settings.REDIS_CLUSTER_NODES.length === 0) return redactRedisUrl(settings.REDIS_URL);
+  if (settings.REDIS_CLUSTER_NODES.length === 0) return redactedUrl(settings.REDIS_URL);
   const seeds = settings.REDIS_CLUSTER_NODES.map((node) => (node.host.includes(":") ? `[${node.host}]:${node.port}` : `${node.host}:${node.port}`));
   return `cluster ${seeds.join(",")}${settings.REDIS_CLUSTER_TLS === "1" ? " (TLS)" : ""}`;
-}
-
-/** `url` with its password replaced by `***`. */
-export function redactRedisUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (!parsed.password) return url;
-    parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return "(unreadable Redis URL)";
-  }
 }
 
 /** TLS options: the private CA when one is configured, the system's CAs otherwise. */
