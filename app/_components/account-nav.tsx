@@ -55,7 +55,12 @@ export function AccountNav() {
   return (
     <>
       <Link href="/orders">{t.myOrders}</Link>
-      {me.data ? (
+      {signingOut ? (
+        // Signed out in the page, not yet at the server: no Sign in link until the session is gone.
+        <button type="button" className="secondary small" disabled>
+          {t.signOut}
+        </button>
+      ) : me.data ? (
         <>
           <span className={styles.email} data-testid="account-email" title={a.signedInAs(me.data.email)}>
             {me.data.email}
