@@ -35,6 +35,8 @@ export interface SaleKeys {
   fence: string;
   /** one shopper's single-use purchase token */
   token(userId: number): string;
+  /** set once a waiting-room ticket (server/room/ticket.ts) has bought, for its pass window */
+  spentTicket(userId: number, seat: number): string;
   /** outcome -> count for one epoch second (purchase answers, orders settled), for the dashboard */
   stats(epochSecond: number): string;
 }
@@ -59,6 +61,7 @@ export function bucketKeys(namespace: string, saleId: number, bucket: number): S
     eligibility: `${base}:eligibility`,
     fence: `${base}:fence`,
     token: (userId) => `${base}:token:${userId}`,
+    spentTicket: (userId, seat) => `${base}:ticket:${userId}:${seat}`,
     stats: (epochSecond) => `${base}:stats:${epochSecond}`,
   };
 }
@@ -69,6 +72,32 @@ export function bucketKeys(namespace: string, saleId: number, bucket: number): S
  */
 export function shortageReleasesKey(namespace: string): string {
   return `${namespace}:{reconcile}:shortage-releases`;
+}
+
+/**
+ * A sale's waiting room (server/room/), under its own hash tag `{room:<id>}`: the room's counters
+ * are one slot, apart from the stock buckets'.
+ */
+export interface RoomKeys {
+  /** hash: opensAt, endsAt (epoch ms), rate (places per second; absent or 0 = no room), order
+   * (RANDOM | ARRIVAL), frontier, frontierAt (the admission line, server/room/frontier.ts),
+   * joined (seats given), drawn (seats in the opening's random draw, once drawn) */
+  meta: string;
+  /** hash of up to 128 seats: userId -> seat (order of arrival); small hashes stay compact */
+  seats(userId: number): string;
+  /** zset: epoch second -> the first seat given in it, for the oldest wait */
+  arrivals: string;
+}
+
+export const SEATS_PER_HASH = 128;
+
+export function roomKeys(namespace: string, saleId: number): RoomKeys {
+  const base = `${namespace}:seckill:{room:${saleId}}`;
+  return {
+    meta: `${base}:meta`,
+    seats: (userId) => `${base}:seats:${Math.floor(userId / SEATS_PER_HASH)}`,
+    arrivals: `${base}:arrivals`,
+  };
 }
 
 export function soldOutChannel(namespace: string): string {
