@@ -22,10 +22,10 @@ function exportedSeries(): Set<string> {
   const names = new Set<string>();
   for (const file of listSources(path.join(root, "server"))) {
     const source = readFileSync(file, "utf8");
-    for (const match of source.matchAll(/new (Counter|Gauge|Histogram|Summary)\(\{\s*name: "([a-z_:]+)"/g)) {
+    for (const match of source.matchAll(/new (Counter|Gauge|Histogram|Summary|TwoLabelHistogram)\((?:\{\s*name: )?\s*"([a-z_:]+)"/g)) {
       const [, kind, name] = match as unknown as [string, string, string];
       names.add(name);
-      if (kind === "Histogram" || kind === "Summary") for (const suffix of ["_bucket", "_count", "_sum"]) names.add(name + suffix);
+      if (kind !== "Counter" && kind !== "Gauge") for (const suffix of ["_bucket", "_count", "_sum"]) names.add(name + suffix);
     }
   }
   return names;
