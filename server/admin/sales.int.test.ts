@@ -39,6 +39,9 @@ const saleForm = (overrides: Record<string, unknown> = {}) => ({
   endsAt: new Date(Date.now() + 3600_000),
   requireRealName: false,
   minMemberLevel: 0,
+  admissionRate: 0,
+  arrivalOrder: "RANDOM" as const,
+  purchaseChallenge: false,
   ...overrides,
 });
 
