@@ -13,6 +13,11 @@ export interface NewSale {
   minMemberLevel?: number;
   /** Redis stock buckets for a very hot item (server/seckill/buckets.ts); 1 by default. */
   stockBuckets?: number;
+  /** Waiting room: places admitted per second; 0 (default) = none. */
+  admissionRate?: number;
+  arrivalOrder?: "RANDOM" | "ARRIVAL";
+  /** Proof-of-work challenge before buying (only with a waiting room). */
+  purchaseChallenge?: boolean;
   startsAt: Date;
   endsAt: Date;
 }
@@ -37,6 +42,9 @@ export async function createSaleIn(tx: Prisma.TransactionClient, input: NewSale)
       requireRealName: input.requireRealName ?? false,
       minMemberLevel: input.minMemberLevel ?? 0,
       stockBuckets: input.stockBuckets ?? 1,
+      admissionRate: input.admissionRate ?? 0,
+      arrivalOrder: input.arrivalOrder ?? "RANDOM",
+      purchaseChallenge: input.purchaseChallenge ?? false,
       startsAt: input.startsAt,
       endsAt: input.endsAt,
     },

@@ -3,6 +3,7 @@ import { readCheckedLedger, type LedgerState, type SaleLedger } from "../recover
 import type { Localized } from "../i18n";
 import { readSaleStats, type StatsPoint } from "../seckill/sale-stats";
 import { getAdminSale, type AdminSale } from "./sales";
+import { readRoom, type RoomReading } from "../room/read-room";
 
 /** Seconds of history the dashboard charts. */
 export const DASHBOARD_WINDOW_SECONDS = 60;
@@ -25,6 +26,8 @@ export interface SaleDashboard {
   problems: Localized[];
   perSecond: StatsPoint[];
   queues: QueueDepth[];
+  /** The waiting room's reading (Redis's clock); null when the sale has none loaded. */
+  room: RoomReading | null;
   readAt: Date;
 }
 
@@ -43,11 +46,12 @@ async function readQueueDepth(queue: { name: string; getJobCounts(...types: stri
 /** Everything the live dashboard shows for one sale, read in one go (polled once a second). */
 export async function readSaleDashboard(services: Pick<Services, "db" | "env" | "queues" | "redis">, saleId: number): Promise<SaleDashboard> {
   const { redis, env, queues } = services;
-  const [sale, { ledger, verdict }, perSecond, depths] = await Promise.all([
+  const [sale, { ledger, verdict }, perSecond, depths, room] = await Promise.all([
     getAdminSale(services, saleId),
     readCheckedLedger(services, saleId),
     readSaleStats(redis, env.REDIS_NAMESPACE, saleId, DASHBOARD_WINDOW_SECONDS),
     Promise.all([queues.createOrder, queues.cancelOrder, queues.paymentNotify].map(readQueueDepth)),
+    readRoom(redis, env.REDIS_NAMESPACE, saleId),
   ]);
-  return { sale, ledger, ledgerState: verdict.state, problems: verdict.problems.map((p) => p.text), perSecond, queues: depths, readAt: new Date() };
+  return { sale, ledger, ledgerState: verdict.state, problems: verdict.problems.map((p) => p.text), perSecond, queues: depths, room, readAt: new Date() };
 }

@@ -42,12 +42,30 @@ describe("sale form rules", () => {
     expect(fieldErrors(newSaleInput.safeParse({ ...valid, stock: 3, stockBuckets: 4 }))).toEqual({ stockBuckets: ["No more parts than units"] });
   });
 
+  it("a waiting room admits 0 (none) to 1,000,000 whole places per second, random draw by default", () => {
+    expect(newSaleInput.parse(valid)).toMatchObject({ admissionRate: 0, arrivalOrder: "RANDOM", purchaseChallenge: false });
+    expect(newSaleInput.parse({ ...valid, admissionRate: 1_000_000, arrivalOrder: "ARRIVAL", purchaseChallenge: true })).toMatchObject({ admissionRate: 1_000_000, arrivalOrder: "ARRIVAL", purchaseChallenge: true });
+    expect(fieldErrors(newSaleInput.safeParse({ ...valid, admissionRate: -1 }))).toEqual({ admissionRate: ["The admission rate cannot be negative (0 = no waiting room)"] });
+    expect(fieldErrors(newSaleInput.safeParse({ ...valid, admissionRate: 1_000_001 }))).toEqual({ admissionRate: ["At most 1,000,000 places per second"] });
+    expect(fieldErrors(newSaleInput.safeParse({ ...valid, admissionRate: 2.5 }))).toEqual({ admissionRate: ["The admission rate must be a whole number of places per second"] });
+    expect(fieldErrors(newSaleInput.safeParse({ ...valid, arrivalOrder: "LOTTERY" }))).toEqual({ arrivalOrder: ["Choose how early arrivals are ordered"] });
+  });
+
+  it("refuses the challenge without a waiting room, on a new sale and on an edit", () => {
+    const message = "The proof-of-work challenge needs a waiting room: set an admission rate above 0, or turn the challenge off";
+    expect(fieldErrors(newSaleInput.safeParse({ ...valid, purchaseChallenge: true }))).toEqual({ purchaseChallenge: [message] });
+    const { stock: _stock, ...edit } = valid;
+    expect(fieldErrors(saleEditInput.safeParse({ ...edit, saleId: 3, admissionRate: 0, purchaseChallenge: true }))).toEqual({ purchaseChallenge: [message] });
+    expect(saleEditInput.safeParse({ ...edit, saleId: 3, admissionRate: 10, purchaseChallenge: true }).success).toBe(true);
+    expect(fieldMessageIn("zh", message)).toBe("人机验证需要排队室：请把放行速率设为大于 0，或关闭人机验证");
+  });
+
   it("every field message has its Chinese, found from the English zod carries", () => {
     expect(fieldMessageIn("zh", "The sale must end after it starts")).toBe("结束时间必须晚于开始时间");
     expect(fieldMessageIn("zh", "At most 64 parts")).toBe("最多 64 份");
     expect(fieldMessageIn("en", "Stock must be at least 1")).toBe("Stock must be at least 1");
     expect(fieldMessageIn("zh", "something else")).toBe("something else");
-    const result = newSaleInput.safeParse({ ...valid, productName: "", stock: Number.NaN, unitLimit: 0, imageUrl: "ftp://x" });
+    const result = newSaleInput.safeParse({ ...valid, productName: "", stock: Number.NaN, unitLimit: 0, imageUrl: "ftp://x", admissionRate: -1, arrivalOrder: "X" });
     for (const messages of Object.values(fieldErrors(result)) as Array<string[] | undefined>) {
       for (const message of messages ?? []) expect(fieldMessageIn("zh", message), message).toMatch(/[\u4e00-\u9fff]/);
     }

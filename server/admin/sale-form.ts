@@ -48,6 +48,9 @@ const imageUrl = z
   .nullable()
   .default(null);
 
+/** Places per second a waiting room may admit at most. */
+export const MAX_ADMISSION_RATE = 1_000_000;
+
 const saleFields = z.object({
   productName: z
     .string()
@@ -72,14 +75,30 @@ const saleFields = z.object({
     .min(0, say({ en: "Member levels start at 0", zh: "会员等级从 0 开始" }))
     .max(100, say({ en: "Member levels go up to 100", zh: "会员等级最高为 100" }))
     .default(0),
+  // Waiting room (issue #31): 0 = none, the sale is bought with purchase tokens as before.
+  admissionRate: z
+    .number({ error: say({ en: "The admission rate must be a number", zh: "放行速率必须是数字" }) })
+    .int(say({ en: "The admission rate must be a whole number of places per second", zh: "放行速率必须是每秒整数人" }))
+    .min(0, say({ en: "The admission rate cannot be negative (0 = no waiting room)", zh: "放行速率不能为负数（0 = 不排队）" }))
+    .max(MAX_ADMISSION_RATE, say({ en: "At most 1,000,000 places per second", zh: "每秒最多放行 1,000,000 人" }))
+    .default(0),
+  arrivalOrder: z.enum(["RANDOM", "ARRIVAL"], { error: say({ en: "Choose how early arrivals are ordered", zh: "请选择提前到达顾客的排序方式" }) }).default("RANDOM"),
+  purchaseChallenge: z.boolean().default(false),
 });
 
 type SaleFields = z.infer<typeof saleFields>;
 
+export const CHALLENGE_WITHOUT_ROOM = say({
+  en: "The proof-of-work challenge needs a waiting room: set an admission rate above 0, or turn the challenge off",
+  zh: "人机验证需要排队室：请把放行速率设为大于 0，或关闭人机验证",
+});
+
 const ENDS_BEFORE_START = say({ en: "The sale must end after it starts", zh: "结束时间必须晚于开始时间" });
 const PRICE_ABOVE_ORIGINAL = say({ en: "The sale price cannot be above the original price", zh: "秒杀价不能高于原价" });
 
-function checkAcrossFields(value: Pick<SaleFields, "priceCents" | "originalPriceCents" | "startsAt" | "endsAt">, ctx: z.RefinementCtx) {
+function checkAcrossFields(value: Pick<SaleFields, "priceCents" | "originalPriceCents" | "startsAt" | "endsAt" | "admissionRate" | "purchaseChallenge">, ctx: z.RefinementCtx) {
+  // The challenge is solved while waiting and bound to the room's seat: no room, no challenge.
+  if (value.purchaseChallenge && value.admissionRate === 0) ctx.addIssue({ code: "custom", path: ["purchaseChallenge"], message: CHALLENGE_WITHOUT_ROOM });
   if (value.endsAt <= value.startsAt) ctx.addIssue({ code: "custom", path: ["endsAt"], message: ENDS_BEFORE_START });
   if (value.priceCents > value.originalPriceCents) ctx.addIssue({ code: "custom", path: ["priceCents"], message: PRICE_ABOVE_ORIGINAL });
 }

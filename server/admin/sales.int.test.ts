@@ -5,7 +5,7 @@ import { signSession } from "../gateway/session";
 import { ensureAdmin } from "../gateway/accounts";
 import { createCaller } from "../trpc/root";
 import { createContext } from "../trpc/init";
-import { bucketKeys } from "../seckill/keys";
+import { bucketKeys, roomKeys } from "../seckill/keys";
 import { withStockChangeLock } from "../stock/change-lock";
 import { rewarmIfLost } from "../recovery/reconcile";
 import { createLogger } from "../logger";
@@ -39,6 +39,9 @@ const saleForm = (overrides: Record<string, unknown> = {}) => ({
   endsAt: new Date(Date.now() + 3600_000),
   requireRealName: false,
   minMemberLevel: 0,
+  admissionRate: 0,
+  arrivalOrder: "RANDOM" as const,
+  purchaseChallenge: false,
   ...overrides,
 });
 
@@ -109,4 +112,45 @@ describe("sales from the console", () => {
     expect(await rewarmIfLost(t.services, sale.id, createLogger("worker"))).toBe(true);
     expect(await redisSale(sale.id)).toEqual({ stock: 12, startsAt: later.getTime(), limit: 1 });
   }, 30_000);
+});
+
+describe("waiting-room settings from the console", () => {
+  it("a sale made with a room opens it in Redis; an edit changes the rate; a rate of 0 closes it", async () => {
+    const admin = await asAdmin();
+    const sale = await admin.admin.createSale(saleForm({ admissionRate: 30, arrivalOrder: "ARRIVAL", purchaseChallenge: true }));
+    expect(sale).toMatchObject({ admissionRate: 30, arrivalOrder: "ARRIVAL", purchaseChallenge: true, warmedUp: true });
+    const room = roomKeys(t.env.REDIS_NAMESPACE, sale.id);
+    expect(await t.services.redis.hgetall(room.meta)).toMatchObject({ rate: "30", order: "ARRIVAL", challenge: "1", joined: "0" });
+    expect(await t.services.redis.hget(bucketKeys(t.env.REDIS_NAMESPACE, sale.id, 0).meta, "admissionRate")).toBe("30");
+
+    const { stock: _stock, ...terms } = saleForm();
+    await admin.admin.updateSale({ ...terms, saleId: sale.id, admissionRate: 60, arrivalOrder: "ARRIVAL", purchaseChallenge: true });
+    expect(await t.services.redis.hget(room.meta, "rate")).toBe("60");
+
+    await admin.admin.updateSale({ ...terms, saleId: sale.id, admissionRate: 0, arrivalOrder: "ARRIVAL", purchaseChallenge: false });
+    expect(await t.services.redis.exists(room.meta)).toBe(0);
+    expect(await t.services.redis.hget(bucketKeys(t.env.REDIS_NAMESPACE, sale.id, 0).meta, "admissionRate")).toBe("0");
+    expect(await admin.admin.sale({ saleId: sale.id })).toMatchObject({ admissionRate: 0, purchaseChallenge: false });
+  });
+
+  it("refuses a challenge without a room, or a bad rate, in the caller's language, and changes nothing", async () => {
+    const before = await t.services.db.sale.count();
+    const refusal = async (lang: string, input: Record<string, unknown>) => {
+      const error = await (await asAdmin(lang)).admin.createSale(saleForm(input) as never).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(TRPCError);
+      expect((error as TRPCError).code).toBe("BAD_REQUEST");
+      return error as TRPCError;
+    };
+    const challenge = await refusal("en", { admissionRate: 0, purchaseChallenge: true });
+    expect(challenge.message).toMatch(/challenge needs a waiting room/);
+    for (const input of [{ admissionRate: -1 }, { admissionRate: 1_000_001 }, { admissionRate: 1.5 }, { arrivalOrder: "LOTTERY" }]) await refusal("zh-CN", input);
+    expect(await t.services.db.sale.count()).toBe(before);
+
+    const admin = await asAdmin();
+    const sale = await admin.admin.createSale(saleForm({ admissionRate: 5 }));
+    const { stock: _stock, ...terms } = saleForm();
+    await expect(admin.admin.updateSale({ ...terms, saleId: sale.id, admissionRate: 0, purchaseChallenge: true })).rejects.toThrow(/challenge needs a waiting room/);
+    expect(await admin.admin.sale({ saleId: sale.id })).toMatchObject({ admissionRate: 5, purchaseChallenge: false });
+    expect(await t.services.redis.hget(roomKeys(t.env.REDIS_NAMESPACE, sale.id).meta, "rate")).toBe("5");
+  });
 });

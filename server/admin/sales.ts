@@ -25,6 +25,11 @@ export interface AdminSale {
   minMemberLevel: number;
   /** Redis stock buckets (fixed at creation). */
   stockBuckets: number;
+  /** Waiting room: places admitted per second; 0 = no waiting room. */
+  admissionRate: number;
+  arrivalOrder: "RANDOM" | "ARRIVAL";
+  /** Proof-of-work challenge before buying (only with a waiting room). */
+  purchaseChallenge: boolean;
   startsAt: Date;
   endsAt: Date;
   phase: SalePhase;
@@ -47,6 +52,9 @@ const adminSaleSelect = {
   requireRealName: true,
   minMemberLevel: true,
   stockBuckets: true,
+  admissionRate: true,
+  arrivalOrder: true,
+  purchaseChallenge: true,
   startsAt: true,
   endsAt: true,
   stock: { select: { count: true } },

@@ -43,7 +43,7 @@ describe("planBucketLoad", () => {
     pending: [],
     holds: [],
     elsewhere: [],
-    sale: { startsAt, endsAt, unitLimit: 2, requireRealName: false, minMemberLevel: 0, stockCount: 10 },
+    sale: { startsAt, endsAt, unitLimit: 2, requireRealName: false, minMemberLevel: 0, stockCount: 10, admissionRate: 0 },
     decidedInDb: [],
     releasedOrderIds: [],
     activeOrders: [],
@@ -57,7 +57,7 @@ describe("planBucketLoad", () => {
         pending: ["5-1-0123456789abcdef", "5-2-fedcba9876543210"],
         decidedInDb: ["5-1-0123456789abcdef"],
         activeOrders: [{ userId: 1, stockBucket: 0, _count: { _all: 1 } }],
-        sale: { startsAt, endsAt, unitLimit: 2, requireRealName: false, minMemberLevel: 0, stockCount: 9 },
+        sale: { startsAt, endsAt, unitLimit: 2, requireRealName: false, minMemberLevel: 0, stockCount: 9, admissionRate: 0 },
       }),
     );
     expect(load.orderedHere).toEqual(["5-1-0123456789abcdef"]);
@@ -69,7 +69,7 @@ describe("planBucketLoad", () => {
   it("writes the sale's rules and only the shoppers whose eligibility differs", () => {
     const load = planBucketLoad(
       reading({
-        sale: { startsAt, endsAt, unitLimit: 3, requireRealName: true, minMemberLevel: 0, stockCount: 10 },
+        sale: { startsAt, endsAt, unitLimit: 3, requireRealName: true, minMemberLevel: 0, stockCount: 10, admissionRate: 0 },
         standings: [
           { id: 7, memberLevel: 0, realNameVerified: true, blacklisted: false },
           { id: 8, memberLevel: 0, realNameVerified: false, blacklisted: true },
@@ -77,7 +77,7 @@ describe("planBucketLoad", () => {
         releasedOrderIds: [41, 42],
       }),
     );
-    expect(load.meta).toEqual({ startsAt: startsAt.getTime(), endsAt: endsAt.getTime(), limit: 3, eligibility: ELIGIBILITY.REAL_NAME_REQUIRED, buckets: 1 });
+    expect(load.meta).toEqual({ startsAt: startsAt.getTime(), endsAt: endsAt.getTime(), limit: 3, eligibility: ELIGIBILITY.REAL_NAME_REQUIRED, buckets: 1, admissionRate: 0 });
     expect(load.eligibilityOverrides).toEqual(new Map([[7, ELIGIBILITY.ELIGIBLE], [8, ELIGIBILITY.BLACKLISTED]]));
     expect(load.releasedOrderIds).toEqual([41, 42]);
   });

@@ -11,6 +11,7 @@ import { parseReservationId, reservationInBucket } from "../seckill/reservation"
 import { activeByBucket, bucketStockInDb, homeBucket } from "../seckill/buckets";
 import { eligibilityTable, NON_DEFAULT_STANDING, type EligibilityCode } from "../gateway/eligibility";
 import { withStockChangeLock } from "../stock/change-lock";
+import { loadRoom, roomSettingsOf, type RoomLoadResult } from "../room/room-meta";
 
 /** What a warm-up needs. */
 export type WarmUpServices = Pick<CoreServices, "db" | "sql" | "redis" | "env" | "soldOut">;
@@ -27,6 +28,10 @@ export interface WarmUpSummary {
   eligibilityOverrides: number;
   /** Units reservable in each stock bucket (one entry for a one-bucket sale). */
   bucketStocks: number[];
+  /** Places admitted per second of the sale's waiting room; 0: no room. */
+  admissionRate: number;
+  /** What the warm-up did to the waiting room (NONE: the sale has none and had none). */
+  room?: RoomLoadResult;
 }
 
 /**
@@ -115,12 +120,23 @@ export async function warmUpSale(services: WarmUpServices, saleId: number, optio
 
 /** warmUpSale's work, for a caller already holding the sale's stock-change lock (the reconciler's re-warm). */
 export async function warmUpSaleLocked(services: WarmUpServices, saleId: number, options: Omit<WarmUpOptions, "lockWaitMs"> = {}): Promise<WarmUpSummary> {
-  const sale = await services.db.sale.findUnique({ where: { id: saleId }, select: { stockBuckets: true } });
+  const sale = await services.db.sale.findUnique({
+    where: { id: saleId },
+    select: { stockBuckets: true, startsAt: true, endsAt: true, admissionRate: true, arrivalOrder: true, purchaseChallenge: true },
+  });
   if (!sale) throw new AppError("NOT_FOUND", saleDoesNotExist(saleId));
+  const roomSettings = roomSettingsOf(sale);
   // WATCH belongs to a connection: a dedicated one, so other requests' commands cannot clear it.
   const connection = services.redis.duplicate();
   try {
     await clusterReady(connection, services.env.REDIS_COMMAND_TIMEOUT_MS);
+    const warmRoom = () =>
+      loadRoom(connection, services.env.REDIS_NAMESPACE, saleId, roomSettings, () => highestUserId(services), services.env.REDIS_COMMAND_TIMEOUT_MS);
+    // A room opens before the buckets refuse tokens (admissionRate), so a shopper sent to it can
+    // join at once; it closes after they take tokens again. Either way its tickets out stop
+    // buying once the buckets say admissionRate 0 (the ticket script refuses them: no room, no
+    // tickets) and their holders buy as everyone else does, with a purchase token.
+    const room = roomSettings ? await warmRoom() : undefined;
     // Bucket by bucket, each under its own WATCH: on Redis Cluster one transaction cannot span
     // two hash tags.
     const loaded: WarmUpSummary[] = [];
@@ -134,12 +150,17 @@ export async function warmUpSaleLocked(services: WarmUpServices, saleId: number,
       shoppersHolding: sum(loaded.map((b) => b.shoppersHolding)),
       eligibilityOverrides: sum(loaded.map((b) => b.eligibilityOverrides)),
       bucketStocks: loaded.map((b) => b.stock),
+      room: room ?? (await warmRoom()),
     };
     await broadcastSoldOut(services.redis, services.env.REDIS_NAMESPACE, services.soldOut, { saleId, soldOut: summary.stock <= 0 });
     return summary;
   } finally {
     connection.disconnect();
   }
+}
+
+async function highestUserId(services: WarmUpServices): Promise<number> {
+  return (await services.db.user.aggregate({ _max: { id: true } }))._max.id ?? 0;
 }
 
 function sum(values: readonly number[]): number {
@@ -174,7 +195,7 @@ export interface BucketReading {
   holds: string[];
   /** This bucket's home shoppers' reservations pending in the other buckets. */
   elsewhere: string[];
-  sale: { startsAt: Date; endsAt: Date; unitLimit: number; requireRealName: boolean; minMemberLevel: number; stockCount: number };
+  sale: { startsAt: Date; endsAt: Date; unitLimit: number; requireRealName: boolean; minMemberLevel: number; stockCount: number; admissionRate: number };
   /** Of the pending reservations read, those MySQL already decided (an order, or a release). */
   decidedInDb: string[];
   /** Orders of this bucket whose units MySQL's stock already counts as given back. */
@@ -188,7 +209,8 @@ export interface BucketReading {
 /** What one bucket's warm-up writes to Redis, in one transaction. */
 export interface BucketLoad {
   stock: number;
-  meta: { startsAt: number; endsAt: number; limit: number; eligibility: EligibilityCode; buckets: number };
+  /** admissionRate > 0: a room sale, bought with tickets only (issue-token-5.lua refuses tokens). */
+  meta: { startsAt: number; endsAt: number; limit: number; eligibility: EligibilityCode; buckets: number; admissionRate: number };
   holdings: Map<number, number>;
   eligibilityOverrides: Map<number, EligibilityCode>;
   releasedOrderIds: number[];
@@ -226,7 +248,14 @@ export function planBucketLoad(reading: BucketReading): BucketLoad {
   );
   return {
     stock,
-    meta: { startsAt: sale.startsAt.getTime(), endsAt: sale.endsAt.getTime(), limit: sale.unitLimit, eligibility: eligibility.defaultCode, buckets },
+    meta: {
+      startsAt: sale.startsAt.getTime(),
+      endsAt: sale.endsAt.getTime(),
+      limit: sale.unitLimit,
+      eligibility: eligibility.defaultCode,
+      buckets,
+      admissionRate: Math.max(0, sale.admissionRate),
+    },
     holdings,
     eligibilityOverrides: eligibility.overrides,
     releasedOrderIds: reading.releasedOrderIds,
@@ -241,6 +270,7 @@ export function planBucketLoad(reading: BucketReading): BucketLoad {
       unitLimit: sale.unitLimit,
       eligibilityOverrides: eligibility.overrides.size,
       bucketStocks: [stock],
+      admissionRate: Math.max(0, sale.admissionRate),
     },
   };
 }
@@ -301,6 +331,7 @@ async function readBucket(services: WarmUpServices, connection: RedisConnection,
           unitLimit: true,
           requireRealName: true,
           minMemberLevel: true,
+          admissionRate: true,
           stock: { select: { count: true } },
         },
       });
@@ -337,7 +368,7 @@ async function readBucket(services: WarmUpServices, connection: RedisConnection,
     pending,
     holds,
     elsewhere,
-    sale: { startsAt: sale.startsAt, endsAt: sale.endsAt, unitLimit: sale.unitLimit, requireRealName: sale.requireRealName, minMemberLevel: sale.minMemberLevel, stockCount: sale.stock.count },
+    sale: { startsAt: sale.startsAt, endsAt: sale.endsAt, unitLimit: sale.unitLimit, requireRealName: sale.requireRealName, minMemberLevel: sale.minMemberLevel, stockCount: sale.stock.count, admissionRate: sale.admissionRate },
     decidedInDb: [...alreadyOrdered, ...alreadyReleased].map((o) => o.reservationId),
     releasedOrderIds: released.map((o) => o.id),
     activeOrders: grouped,

@@ -20,6 +20,21 @@ export interface SaleView {
   startsAt: Date;
   endsAt: Date;
   phase: SalePhase;
+  /** The sale's waiting room (bought with tickets), or null: no room, bought with tokens. */
+  room: SaleRoomView | null;
+}
+
+export interface SaleRoomView {
+  /** places admitted per second */
+  admissionRate: number;
+  arrivalOrder: "RANDOM" | "ARRIVAL";
+  /** a proof-of-work challenge is solved before buying */
+  challenge: boolean;
+}
+
+/** The room a sale's settings give it: one exactly when the admission rate is above 0. */
+export function saleRoom(sale: { admissionRate: number; arrivalOrder: "RANDOM" | "ARRIVAL"; purchaseChallenge: boolean }): SaleRoomView | null {
+  return sale.admissionRate > 0 ? { admissionRate: sale.admissionRate, arrivalOrder: sale.arrivalOrder, challenge: sale.purchaseChallenge } : null;
 }
 
 
@@ -32,6 +47,9 @@ const saleSelect = {
   stockBuckets: true,
   startsAt: true,
   endsAt: true,
+  admissionRate: true,
+  arrivalOrder: true,
+  purchaseChallenge: true,
   product: { select: { name: true, description: true, originalPriceCents: true, imageUrl: true } },
 } as const;
 
@@ -44,6 +62,9 @@ type SaleRow = {
   stockBuckets: number;
   startsAt: Date;
   endsAt: Date;
+  admissionRate: number;
+  arrivalOrder: "RANDOM" | "ARRIVAL";
+  purchaseChallenge: boolean;
   product: { name: string; description: string; originalPriceCents: number; imageUrl: string | null };
 };
 
@@ -65,6 +86,7 @@ async function toViews(services: Pick<Services, "env" | "redis">, rows: SaleRow[
       startsAt: s.startsAt,
       endsAt: s.endsAt,
       phase: phaseAt(s, now),
+      room: saleRoom(s),
     };
   });
 }

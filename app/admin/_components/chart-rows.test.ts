@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { StatsPoint } from "@/server/seckill/sale-stats";
-import { chartRows, refusalReasons } from "./chart-rows";
+import { admittedPerSecond, chartRows, keepSamples, refusalReasons } from "./chart-rows";
 
 describe("chartRows", () => {
   const points: StatsPoint[] = [
@@ -19,4 +19,29 @@ describe("chartRows", () => {
   });
 
   it("lists refusal reasons only", () => expect(refusalReasons(points)).toEqual(["INVALID_TOKEN", "SOLD_OUT"]));
+});
+
+describe("admittedPerSecond", () => {
+  it("turns successive readings of admitted into places per second, over the time between them", () => {
+    const rows = admittedPerSecond([
+      { at: 10_000, admitted: 0 },
+      { at: 11_000, admitted: 25 },
+      { at: 13_000, admitted: 75 },
+      { at: 13_500, admitted: 80 },
+    ]);
+    expect(rows).toEqual([{ second: 11, admitted: 25 }, { second: 13, admitted: 25 }, { second: 13, admitted: 10 }]);
+  });
+
+  it("counts a fall (a room opened afresh) as 0 and skips readings at the same moment", () => {
+    expect(admittedPerSecond([{ at: 1000, admitted: 50 }, { at: 2000, admitted: 3 }, { at: 2000, admitted: 4 }])).toEqual([{ second: 2, admitted: 0 }]);
+    expect(admittedPerSecond([{ at: 1000, admitted: 5 }])).toEqual([]);
+  });
+});
+
+describe("keepSamples", () => {
+  it("appends a newer reading once and forgets those older than the window", () => {
+    const kept = keepSamples([{ at: 1000, admitted: 1 }, { at: 50_000, admitted: 9 }], { at: 62_000, admitted: 10 }, 60);
+    expect(kept).toEqual([{ at: 50_000, admitted: 9 }, { at: 62_000, admitted: 10 }]);
+    expect(keepSamples(kept, { at: 62_000, admitted: 10 }, 60)).toEqual(kept);
+  });
 });

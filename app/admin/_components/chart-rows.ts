@@ -25,3 +25,31 @@ export function chartRows(points: StatsPoint[], time: (second: number) => string
     };
   });
 }
+
+/** One reading of the room's admitted count: epoch ms (Redis's clock) and places admitted. */
+export interface AdmittedSample {
+  at: number;
+  admitted: number;
+}
+
+/**
+ * Admitted per second from successive dashboard readings: each difference over the time between
+ * its readings, at the later reading's second; a fall (the room closed and opened afresh) counts 0.
+ */
+export function admittedPerSecond(samples: readonly AdmittedSample[]): { second: number; admitted: number }[] {
+  const rows: { second: number; admitted: number }[] = [];
+  for (let i = 1; i < samples.length; i++) {
+    const [before, after] = [samples[i - 1]!, samples[i]!];
+    const seconds = (after.at - before.at) / 1000;
+    if (seconds <= 0) continue;
+    rows.push({ second: Math.floor(after.at / 1000), admitted: Math.round((Math.max(0, after.admitted - before.admitted) / seconds) * 10) / 10 });
+  }
+  return rows;
+}
+
+/** The samples kept: the new one appended (once per reading), none older than `windowSeconds`. */
+export function keepSamples(samples: readonly AdmittedSample[], next: AdmittedSample, windowSeconds: number): AdmittedSample[] {
+  const last = samples[samples.length - 1];
+  const all = last && last.at >= next.at ? [...samples] : [...samples, next];
+  return all.filter((s) => s.at > next.at - windowSeconds * 1000);
+}

@@ -3,13 +3,13 @@ import { Area, AreaChart, CartesianGrid, Legend, Line, LineChart, ResponsiveCont
 import type { StatsPoint } from "@/server/seckill/sale-stats";
 import { useLang } from "@/app/_i18n/client";
 import { DASHBOARD_MESSAGES } from "@/app/_i18n/dashboard-messages";
-import { chartRows, refusalReasons } from "./chart-rows";
+import { admittedPerSecond, chartRows, refusalReasons, type AdmittedSample } from "./chart-rows";
 
 const COLORS = ["#d9363e", "#8a5a00", "#2563eb", "#7c3aed", "#0f766e", "#be185d", "#4b5563", "#b45309", "#1d4ed8"];
 const CHART_HEIGHT = 220;
 
 /** The dashboard's charts over the last minute, one point per second; each fills its card's width. */
-export function RateCharts({ points }: { points: StatsPoint[] }) {
+export function RateCharts({ points, admitted }: { points: StatsPoint[]; admitted?: readonly AdmittedSample[] }) {
   const t = DASHBOARD_MESSAGES[useLang()];
   const data = chartRows(points, (second) => new Date(second * 1000).toLocaleTimeString());
   const reasons = refusalReasons(points);
@@ -45,6 +45,28 @@ export function RateCharts({ points }: { points: StatsPoint[] }) {
           </AreaChart>
         </ResponsiveContainer>
       </figure>
+      {admitted ? <AdmittedChart samples={admitted} /> : null}
     </div>
+  );
+}
+
+/** A room sale's admissions per second, from the dashboard's successive readings of `admitted`. */
+function AdmittedChart({ samples }: { samples: readonly AdmittedSample[] }) {
+  const t = DASHBOARD_MESSAGES[useLang()];
+  const data = admittedPerSecond(samples).map(({ second, admitted }) => ({ time: new Date(second * 1000).toLocaleTimeString(), admitted }));
+  return (
+    <figure aria-label={t.admittedChart} data-testid="chart-admitted">
+      <figcaption>{t.admittedCaption}</figcaption>
+      <ResponsiveContainer width="100%" height={CHART_HEIGHT} minWidth={0}>
+        <LineChart data={data}>
+          <CartesianGrid strokeDasharray="3 3" />
+          <XAxis dataKey="time" minTickGap={40} />
+          <YAxis width={40} />
+          <Tooltip />
+          <Legend />
+          <Line type="monotone" dataKey="admitted" name={t.admittedSeries} stroke="#0f766e" dot={false} isAnimationActive={false} />
+        </LineChart>
+      </ResponsiveContainer>
+    </figure>
   );
 }

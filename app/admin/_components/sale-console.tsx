@@ -1,6 +1,8 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent } from "react";
+import { keepSamples, type AdmittedSample } from "./chart-rows";
+import type { RoomReading } from "@/server/room/read-room";
 import { useTRPC } from "@/app/_components/trpc";
 import { money } from "@/app/_components/money";
 import { SaleForm } from "./sale-form";
@@ -18,6 +20,12 @@ export function SaleConsole({ saleId }: { saleId: number }) {
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.admin.dashboard.queryKey({ saleId }) });
   const warmUp = useMutation(trpc.admin.warmUp.mutationOptions({ onSuccess: refresh }));
   const update = useMutation(trpc.admin.updateSale.mutationOptions({ onSuccess: refresh }));
+  // The room's admitted count at each reading: its differences are the admitted-per-second chart.
+  const [admitted, setAdmitted] = useState<AdmittedSample[]>([]);
+  const room = dashboard.data?.room;
+  useEffect(() => {
+    if (room) setAdmitted((samples) => keepSamples(samples, { at: room.readAt, admitted: room.admitted }, 60));
+  }, [room]);
 
   if (dashboard.isError) return <p className="status bad" role="alert">{dashboard.error.message}</p>;
   if (!dashboard.data) return <p className="muted">Loading…</p>;
@@ -36,6 +44,7 @@ export function SaleConsole({ saleId }: { saleId: number }) {
         {sale.startsAt.toLocaleString()} – {sale.endsAt.toLocaleString()}
         {sale.requireRealName ? " · real-name only" : ""}
         {sale.minMemberLevel ? ` · member level ≥ ${sale.minMemberLevel}` : ""}
+        {sale.admissionRate > 0 ? ` · ${t.roomPanel}: ${t.roomRateValue(sale.admissionRate)}` : ""}
       </p>
 
       <section className="card" aria-label="Warm-up">
@@ -87,7 +96,8 @@ export function SaleConsole({ saleId }: { saleId: number }) {
             </ul>
           ) : null}
         </div>
-        <RateCharts points={perSecond} />
+        {sale.admissionRate > 0 ? <RoomPanel room={dashboard.data.room} /> : null}
+        <RateCharts points={perSecond} admitted={sale.admissionRate > 0 ? admitted : undefined} />
         <h3>Queues</h3>
         <table className="table" aria-label="Queue depth">
           <thead><tr><th>Queue</th><th>Waiting</th><th>Active</th><th>Delayed</th><th>Failed</th><th>Completed</th></tr></thead>
@@ -146,5 +156,25 @@ function StockAdjuster({ saleId, onDone }: { saleId: number; onDone: () => void 
       ) : null}
       {adjust.error ? <p className="status bad" role="alert" data-testid="stock-error">{fieldError ?? adjust.error.message}</p> : null}
     </section>
+  );
+}
+
+/** A room sale's line: who waits, who is admitted, how fast, and the longest wait. */
+function RoomPanel({ room }: { room: RoomReading | null }) {
+  const t = DASHBOARD_MESSAGES[useLang()];
+  if (!room) return <p className="status wait" data-testid="room-panel">{t.roomNotLoaded}</p>;
+  const notes = [t.roomOrder[room.order], room.order === "RANDOM" ? (room.drawn === null ? t.roomNotDrawn : t.roomDrawn(room.drawn)) : null, room.challenge ? t.roomChallenge : null];
+  return (
+    <div data-testid="room-panel">
+      <h3>{t.roomPanel}</h3>
+      <dl className="stats">
+        <div><dt>{t.roomWaiting}</dt><dd data-testid="room-waiting">{room.waiting.toLocaleString()}</dd></div>
+        <div><dt>{t.roomAdmitted}</dt><dd data-testid="room-admitted">{room.admitted.toLocaleString()}</dd></div>
+        <div><dt>{t.roomJoined}</dt><dd data-testid="room-joined">{room.joined.toLocaleString()}</dd></div>
+        <div><dt>{t.roomRate}</dt><dd data-testid="room-rate">{t.roomRateValue(room.rate)}</dd></div>
+        <div><dt>{t.roomOldestWait}</dt><dd data-testid="room-oldest-wait">{t.roomOldestWaitValue(room.oldestWaitSeconds)}</dd></div>
+      </dl>
+      <p className="muted">{notes.filter(Boolean).join(" · ")}</p>
+    </div>
   );
 }

@@ -20,6 +20,10 @@ export interface SaleFormValues {
   endsAt: Date;
   requireRealName: boolean;
   minMemberLevel: number;
+  /** Waiting room: places admitted per second, 0 = none. */
+  admissionRate: number;
+  arrivalOrder: "RANDOM" | "ARRIVAL";
+  purchaseChallenge: boolean;
 }
 
 type FieldErrors = Record<string, string[] | undefined> | null | undefined;
@@ -90,6 +94,9 @@ export function SaleForm(props: {
     endsAt: toLocalInput(initial.endsAt),
     requireRealName: initial.requireRealName,
     minMemberLevel: String(initial.minMemberLevel),
+    admissionRate: String(initial.admissionRate),
+    arrivalOrder: initial.arrivalOrder,
+    purchaseChallenge: initial.purchaseChallenge,
   });
   // Checked here before sending, by the server's own rule: the server refuses it too.
   const [localErrors, setLocalErrors] = useState<FieldErrors>(null);
@@ -105,6 +112,11 @@ export function SaleForm(props: {
       setLocalErrors({ startsAt: [t.startInPast] });
       return;
     }
+    // The server's rule too (sale-form.ts): the challenge is solved while waiting in the room.
+    if (v.purchaseChallenge && Number(v.admissionRate) === 0) {
+      setLocalErrors({ purchaseChallenge: [t.challengeNeedsRoom] });
+      return;
+    }
     setLocalErrors(null);
     props.onSubmit({
       productName: v.productName,
@@ -118,6 +130,9 @@ export function SaleForm(props: {
       endsAt: new Date(v.endsAt),
       requireRealName: v.requireRealName,
       minMemberLevel: Number(v.minMemberLevel),
+      admissionRate: Number(v.admissionRate),
+      arrivalOrder: v.arrivalOrder,
+      purchaseChallenge: v.purchaseChallenge,
     });
   };
   const image = v.imageUrl.trim();
@@ -179,6 +194,23 @@ export function SaleForm(props: {
           {t.requireRealName}
         </label>
       </div>
+      <div className="form-row">
+        <Field name="admissionRate" label={t.admissionRate} hint={t.admissionRateHint} errors={errors}>
+          <input inputMode="numeric" value={v.admissionRate} onChange={set("admissionRate")} data-testid="admission-rate" />
+        </Field>
+        <Field name="arrivalOrder" label={t.arrivalOrder} errors={errors}>
+          <select value={v.arrivalOrder} onChange={(e) => setV({ ...v, arrivalOrder: e.target.value === "ARRIVAL" ? "ARRIVAL" : "RANDOM" })} disabled={Number(v.admissionRate) === 0}>
+            <option value="RANDOM">{t.arrivalOrderRandom}</option>
+            <option value="ARRIVAL">{t.arrivalOrderArrival}</option>
+          </select>
+        </Field>
+      </div>
+      <Field name="purchaseChallenge" label="" errors={errors}>
+        <span className="check">
+          <input type="checkbox" checked={v.purchaseChallenge} onChange={(e) => setV({ ...v, purchaseChallenge: e.target.checked })} data-testid="purchase-challenge" />
+          {t.purchaseChallenge}
+        </span>
+      </Field>
       <button type="submit" disabled={props.pending}>{props.submitLabel}</button>
       {props.message ? <p className="status bad" role="alert">{props.message}</p> : null}
     </form>

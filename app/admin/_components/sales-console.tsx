@@ -54,6 +54,7 @@ export function SalesConsole() {
                 <th>{t.window}</th>
                 <th>{t.phase}</th>
                 <th>{t.redis}</th>
+                <th>{t.room}</th>
               </tr>
             </thead>
             <tbody>
@@ -78,6 +79,7 @@ export function SalesConsole() {
                     <td>{adminTime(s.startsAt, lang)} – {adminTime(s.endsAt, lang)}</td>
                     <td><span className={`badge ${BADGE[state]}`} data-testid="sale-state" data-state={state}>{m.phase[state]}</span></td>
                     <td>{s.warmedUp ? t.warmed : t.cold}</td>
+                    <td data-testid="sale-room">{s.admissionRate > 0 ? t.roomRate(s.admissionRate) : t.noRoom}</td>
                   </tr>
                 );
               })}
@@ -101,6 +103,9 @@ export function SalesConsole() {
             endsAt: new Date(Math.ceil((now + 65 * 60_000) / 60_000) * 60_000),
             requireRealName: false,
             minMemberLevel: 0,
+            admissionRate: 0,
+            arrivalOrder: "RANDOM",
+            purchaseChallenge: false,
           }}
           withStock
           submitLabel={t.create}
