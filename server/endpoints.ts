@@ -10,8 +10,11 @@ export const TRPC_ENDPOINT = "/api/trpc";
  */
 export const SECKILL_ENDPOINT = "/api/seckill";
 
-/** The procedures a crowd calls at the opening second, sent to SECKILL_ENDPOINT. */
-export const SECKILL_PROCEDURES: ReadonlySet<string> = new Set(["seckill.token", "seckill.purchase"]);
+/**
+ * The procedures a crowd calls at the opening second, sent to SECKILL_ENDPOINT: room.join
+ * (the waiting room's seat, gated per IP like seckill.token) among them.
+ */
+export const SECKILL_PROCEDURES: ReadonlySet<string> = new Set(["seckill.token", "seckill.purchase", "room.join"]);
 
 /** The purchase step's address, which the per-IP gate lets through (server/gateway/ip-gate.ts, gateFor). */
 export const PURCHASE_PATH = `${SECKILL_ENDPOINT}/seckill.purchase`;

@@ -13,6 +13,7 @@ export const SCRIPT_FILES = {
   seckill: [
     "issue-token-5.lua",
     "reserve-unit-7.lua",
+    "reserve-unit-with-ticket-7.lua",
     "take-stock-2.lua",
     "adjust-home-count-2.lua",
     "settle-reservations-3.lua",
@@ -20,6 +21,8 @@ export const SCRIPT_FILES = {
     "release-reservation-3.lua",
     "adjust-stock-2.lua",
   ],
+  // The waiting room's (server/room/join.ts).
+  room: ["join-room-3.lua"],
   // Only recovery reads the ledger whole and repairs it.
   recovery: ["read-ledger-3.lua", "repair-stock-4.lua"],
   // The gateway's: sign-in throttle, session revocations (revocation.ts).
@@ -56,6 +59,27 @@ export interface SeckillCommands {
     token: string,
     maxBacklog: number,
   ): Promise<[number, number]>;
+  reserveUnitWithTicket(
+    stockKey: string,
+    metaKey: string,
+    usersKey: string,
+    pendingKey: string,
+    eligibilityKey: string,
+    holdsKey: string,
+    spentTicketKey: string,
+    userId: string,
+    reservationId: string,
+    admitAt: number,
+    passWindowMs: number,
+    maxBacklog: number,
+  ): Promise<[number, number]>;
+  joinRoom(
+    metaKey: string,
+    seatsKey: string,
+    arrivalsKey: string,
+    userId: string,
+    again: "1" | "0",
+  ): Promise<[number, number?, number?, string?, number?, number?, number?, number?, number?, number?, string?]>;
   releaseOrder(stockKey: string, usersKey: string, releasedKey: string, orderId: string, userId: string): Promise<[number, number]>;
   adjustStock(stockKey: string, fenceKey: string, delta: number, seenFence: string): Promise<[number, number, number]>;
   releaseReservation(stockKey: string, usersKey: string, pendingKey: string, reservationId: string, userId: string, returnUnit: "1" | "0"): Promise<[number, number]>;

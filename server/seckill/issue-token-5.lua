@@ -8,7 +8,8 @@
     KEYS[1] stock        string: units left to reserve in this bucket
     KEYS[2] meta         hash: startsAt, endsAt (epoch ms), limit (units per shopper),
                          eligibility (the code of a shopper not listed in KEYS[4]),
-                         buckets (the sale's stock buckets; absent = 1)
+                         buckets (the sale's stock buckets; absent = 1), admissionRate (> 0: the
+                         sale has a waiting room and is bought with tickets only)
     KEYS[3] users        hash: userId -> units this shopper holds (reserved or ordered)
     KEYS[4] eligibility  hash: userId -> eligibility code, for shoppers who differ from the default
                          (0 eligible, 1 blacklisted, 2 real name required, 3 member level too low)
@@ -22,12 +23,16 @@
     Refusals { code, startsAt }, nothing written: includes/check-purchase.lua's, in its order
     (0 NOT_WARMED with startsAt -1: fail closed; -1 NOT_STARTED, -2 ENDED, -5 BLACKLISTED,
     -6 REAL_NAME_REQUIRED, -7 MEMBER_LEVEL_TOO_LOW, -3 UNIT_LIMIT_REACHED; -4 SOLD_OUT only in a
-    one-bucket sale: with several buckets the token is issued)
+    one-bucket sale: with several buckets the token is issued), and before them
+    -10 ROOM_REQUIRED  the sale has a waiting room (meta admissionRate > 0): no token, the shopper
+                       joins the room and buys with a ticket (reserve-unit-with-ticket-7.lua)
 
   The clock is Redis's own (TIME), so every web instance agrees on the window. All keys share
   the bucket's hash tag, so the script runs unchanged on Redis Cluster.
 ]]
 --- @include "includes/check-purchase.lua"
+
+if tonumber(redis.call('HGET', KEYS[2], 'admissionRate') or '0') > 0 then return { -10, -1 } end
 
 local refusal, sale = checkPurchase(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1])
 if refusal == 0 then return { 0, -1 } end

@@ -10,16 +10,22 @@ import { requestRewarm } from "../jobs/queues";
 import { bucketKeys, type SaleKeys } from "./keys";
 import { falloverOrder, homeBucket } from "./buckets";
 import { homeKeys, saleBucketCount } from "./sale-buckets";
-import { interpretReserveReply, interpretTokenReply, type PurchaseOutcome, type TokenOutcome } from "./outcome";
+import { interpretReserveReply, interpretTicketReserveReply, interpretTokenReply, type PurchaseOutcome, type ReserveVerdict, type TokenOutcome } from "./outcome";
 import { broadcastSoldOut } from "./sold-out";
 import { carriedSpanOf, isPurchaseTokenFor, newPurchaseToken } from "./purchase-token";
 import { carriedActiveSpan, carriedSpanContext, inSpan, tracingOn } from "../tracing";
 import type { SpanContext } from "@opentelemetry/api";
 import { TwoGenerationMap } from "../generations";
+import { passStanding, PASS_WINDOW_MS, readTicket, type Ticket } from "../room/ticket";
+import { roomChallengeOn } from "../room/room-reading";
 
 const NOT_OPEN_YET: Localized = {
   en: "This sale is getting ready to open; try again in a moment.",
   zh: "本场秒杀正在准备开售，请稍后再试。",
+};
+const ROOM_REQUIRED: Localized = {
+  en: "This sale has a waiting room: join it to buy.",
+  zh: "本场秒杀设有排队室：请先进入排队室再购买。",
 };
 const BACKLOG_FULL: Localized = {
   en: "Orders are backing up while we catch up. Your purchase was not taken; please try again in a minute.",
@@ -81,7 +87,7 @@ async function bucketsOrRefuse(services: Pick<Services, "db" | "env" | "queues" 
 }
 
 /** The slow path, only when Redis knows nothing of the sale: explain why, from MySQL. */
-async function notPurchasable(services: Pick<Services, "db" | "queues">, saleId: number): Promise<AppError> {
+export async function notPurchasable(services: Pick<Services, "db" | "queues">, saleId: number): Promise<AppError> {
   const sale = await services.db.sale.findUnique({ where: { id: saleId }, select: { id: true } });
   if (!sale) return new AppError("NOT_FOUND", saleDoesNotExist(saleId));
   // Lost Redis state (a restart without persistence, a failover) heals itself: a worker re-warms
@@ -122,6 +128,7 @@ async function answerTokenRequest(
   if (ipRefusal) throw gateRefusalError(ipRefusal);
   const outcome = reply && interpretTokenReply(reply);
   if (!outcome) throw await notPurchasable(services, input.saleId);
+  if (outcome.status === "ROOM_REQUIRED") throw new AppError("PRECONDITION_FAILED", ROOM_REQUIRED);
   if (outcome.status === "SOLD_OUT") await broadcastSoldOut(redis, env.REDIS_NAMESPACE, soldOut, { saleId: input.saleId, soldOut: true });
   return outcome;
 }
@@ -143,19 +150,20 @@ async function runTokenScript(services: Pick<Services, "env" | "redis" | "saleBu
  * than any check in front of it.
  */
 export function soldOutByFlag(services: Pick<Services, "metrics" | "purchaseStats" | "soldOut">, saleId: number): { status: "SOLD_OUT" } | null {
-  return services.soldOut.isSoldOut(saleId) ? answeredInProcess(services, saleId, "SOLD_OUT", "flag") : null;
+  return services.soldOut.isSoldOut(saleId) ? answeredInProcess<{ status: "SOLD_OUT" }>(services, saleId, "SOLD_OUT", "flag") : null;
 }
 
 /** An answer given before any Redis call, counted like every purchase answer. */
-function answeredInProcess<S extends "SOLD_OUT" | "INVALID_TOKEN">(
+function answeredInProcess<A extends { status: PurchaseOutcome["status"] }>(
   services: Pick<Services, "metrics" | "purchaseStats">,
   saleId: number,
-  status: S,
-  source: "flag" | "signature",
-): { status: S } {
+  status: A["status"],
+  source: "flag" | "signature" | "ticket" | "challenge",
+  rest: Omit<A, "status"> = {} as Omit<A, "status">,
+): A {
   services.metrics.purchaseAnswers.inc({ status, source });
   services.purchaseStats.record(saleId, status);
-  return { status };
+  return { status, ...rest } as A;
 }
 
 export type PurchaseServices = Pick<
@@ -172,22 +180,104 @@ export async function purchase(services: PurchaseServices, input: { userId: numb
   const flagged = soldOutByFlag(services, input.saleId);
   if (flagged) return flagged;
   if (!isPurchaseTokenFor(services.env.SESSION_SECRET, input, input.token)) {
-    return answeredInProcess(services, input.saleId, "INVALID_TOKEN", "signature");
+    return answeredInProcess<{ status: "INVALID_TOKEN" }>(services, input.saleId, "INVALID_TOKEN", "signature");
   }
-  if (!tracingOn()) return countedPurchase(services, input);
+  const counted = () => countedPurchase(services, input.saleId, () => attemptPurchase(services, input));
+  if (!tracingOn()) return counted();
   // The MAC is checked: the span the token carries is the token step's, never the client's.
   const carried = carriedSpanOf(input.token);
-  return traced("seckill.purchase", input.saleId, carried ? carriedSpanContext(carried) : undefined, () => countedPurchase(services, input));
+  return traced("seckill.purchase", input.saleId, carried ? carriedSpanContext(carried) : undefined, counted);
 }
 
-/** A purchase whose token is genuine, its answer counted for the dashboard. */
-async function countedPurchase(services: PurchaseServices, input: { userId: number; saleId: number; token: string }): Promise<PurchaseOutcome> {
+export interface TicketPurchase {
+  userId: number;
+  saleId: number;
+  /** the waiting-room ticket (server/room/ticket.ts), a pass from its admitAt */
+  ticket: string;
+  /** the ALTCHA solution, when the room has the challenge on */
+  solution?: string;
+}
+
+/**
+ * A purchase in a sale with a waiting room, ONE request: every answer a ticket can earn without
+ * Redis is given in process (the sold-out flag, the ticket's MAC for this shopper and sale, its
+ * standing by this process's clock, the challenge), then ONE script call
+ * (reserve-unit-with-ticket-7.lua) holds the moment to Redis's clock, spends the ticket and
+ * reserves. This process's clock only answers early; the script has the last word.
+ */
+export async function purchaseWithTicket(services: PurchaseServices, input: TicketPurchase, now = Date.now()): Promise<PurchaseOutcome> {
+  const flagged = soldOutByFlag(services, input.saleId);
+  if (flagged) return flagged;
+  const ticket = readTicket(services.env.SESSION_SECRET, input, input.ticket);
+  if (!ticket) return answeredInProcess<{ status: "INVALID_TICKET" }>(services, input.saleId, "INVALID_TICKET", "signature");
+  const standing = passStanding(ticket, now);
+  if (standing.status === "NOT_YET") {
+    return answeredInProcess<{ status: "NOT_ADMITTED_YET"; admitAt: number }>(services, input.saleId, "NOT_ADMITTED_YET", "ticket", { admitAt: standing.admitAt });
+  }
+  if (standing.status === "EXPIRED") return answeredInProcess<{ status: "TICKET_EXPIRED" }>(services, input.saleId, "TICKET_EXPIRED", "ticket");
+  // A place not drawn yet is no pass: the page has not read the draw (room.onStatus re-signs it).
+  if (standing.status === "NOT_DRAWN") {
+    return answeredInProcess<{ status: "NOT_ADMITTED_YET"; admitAt: number }>(services, input.saleId, "NOT_ADMITTED_YET", "ticket", { admitAt: 0 });
+  }
+  if (await failClosed(roomChallengeOn(services, input.saleId))) {
+    const owner = { saleId: input.saleId, userId: input.userId, seat: ticket.seq };
+    if (input.solution === undefined || !(await solutionAccepted(services.env, owner, input.solution, now))) {
+      return answeredInProcess<{ status: "CHALLENGE_REQUIRED" }>(services, input.saleId, "CHALLENGE_REQUIRED", "challenge");
+    }
+  }
+  const counted = () => countedPurchase(services, input.saleId, () => attemptTicketPurchase(services, input, ticket));
+  return tracingOn() ? traced("seckill.purchase", input.saleId, undefined, counted) : counted();
+}
+
+/**
+ * The room's proof-of-work solution for this seat, checked in process (HMAC; no Redis).
+ * TODO(integrator): call verifyRoomSolution(env, owner, solution, now) from
+ * server/room/challenge.ts (written by the challenge helper). Until it is wired this refuses
+ * every solution: a room with the challenge on fails closed rather than open.
+ */
+async function solutionAccepted(_env: Services["env"], _owner: { saleId: number; userId: number; seat: number }, _solution: unknown, _now: number): Promise<boolean> {
+  return false;
+}
+
+/** KEYS of reserve-unit-with-ticket-7.lua, in its order: the shopper's home bucket. */
+export function reserveWithTicketKeyList(keys: SaleKeys, userId: number, seat: number) {
+  return [keys.stock, keys.meta, keys.users, keys.pending, keys.eligibility, keys.holds, keys.spentTicket(userId, seat)] as const;
+}
+
+/**
+ * A genuine, admitted ticket's purchase: the purchase rate for a ticket presented again (its
+ * replays are refused by Redis, so they are rationed as a token's are), then ONE script on the
+ * home bucket, then the same answer as a token's reserve, the multi-bucket fallover included.
+ */
+async function attemptTicketPurchase(services: PurchaseServices, input: TicketPurchase, ticket: Ticket): Promise<PurchaseOutcome> {
+  const { redis, env, metrics } = services;
+  const { userId, saleId } = input;
+  if (seenBefore(input.ticket)) await checkPurchaseRate(services, userId);
+  const buckets = await bucketsOrRefuse(services, saleId);
+  const home = homeBucket(userId, buckets);
+  const reservationId = reservationInBucket(newReservationId(saleId, userId), home);
+  metrics.reserveCalls.inc();
+  const reply = await failClosed(
+    redis.reserveUnitWithTicket(
+      ...reserveWithTicketKeyList(bucketKeys(env.REDIS_NAMESPACE, saleId, home), userId, ticket.seq),
+      String(userId),
+      reservationId,
+      ticket.admitAt,
+      PASS_WINDOW_MS,
+      Math.ceil(env.MAX_ORDER_BACKLOG / buckets),
+    ),
+  );
+  return answerReserveVerdict(services, { saleId, userId, home, buckets, reservationId }, interpretTicketReserveReply([reply[0], reply[1]]));
+}
+
+/** A purchase whose token (or ticket) is genuine, its answer counted for the dashboard. */
+async function countedPurchase(services: Pick<Services, "purchaseStats">, saleId: number, attempt: () => Promise<PurchaseOutcome>): Promise<PurchaseOutcome> {
   try {
-    const outcome = await attemptPurchase(services, input);
-    services.purchaseStats.record(input.saleId, outcome.status);
+    const outcome = await attempt();
+    services.purchaseStats.record(saleId, outcome.status);
     return outcome;
   } catch (error) {
-    services.purchaseStats.record(input.saleId, error instanceof AppError && error.code === "TOO_MANY_REQUESTS" ? "RATE_LIMITED" : "ERROR");
+    services.purchaseStats.record(saleId, error instanceof AppError && error.code === "TOO_MANY_REQUESTS" ? "RATE_LIMITED" : "ERROR");
     throw error;
   }
 }
@@ -215,13 +305,12 @@ function traced<T extends { status: string }>(name: string, saleId: number, pare
  * (`reserveElsewhere`).
  */
 async function attemptPurchase(services: Pick<Services, "db" | "env" | "metrics" | "orderEnqueuer" | "queues" | "rateLimits" | "redis" | "saleBuckets" | "soldOut">, input: { userId: number; saleId: number; token: string }): Promise<PurchaseOutcome> {
-  const { redis, env, soldOut, metrics } = services;
+  const { redis, env, metrics } = services;
   const { userId, saleId } = input;
   if (seenBefore(input.token)) await checkPurchaseRate(services, userId);
   const buckets = await bucketsOrRefuse(services, saleId);
   const home = homeBucket(userId, buckets);
-
-  let reservationId = reservationInBucket(newReservationId(saleId, userId), home);
+  const reservationId = reservationInBucket(newReservationId(saleId, userId), home);
   metrics.reserveCalls.inc();
   const reply = await failClosed(
     redis.reserveUnit(
@@ -233,8 +322,22 @@ async function attemptPurchase(services: Pick<Services, "db" | "env" | "metrics"
       Math.ceil(env.MAX_ORDER_BACKLOG / buckets),
     ),
   );
-  const verdict = interpretReserveReply([reply[0], reply[1]]);
+  return answerReserveVerdict(services, { saleId, userId, home, buckets, reservationId }, interpretReserveReply([reply[0], reply[1]]));
+}
 
+/**
+ * What a purchase script's verdict on the home bucket answers, for a token or a ticket alike: a
+ * refusal, or a reservation (sought in the other buckets when the shopper was held) whose
+ * create-order job leaves in the background.
+ */
+async function answerReserveVerdict(
+  services: Pick<Services, "db" | "env" | "metrics" | "orderEnqueuer" | "queues" | "redis" | "soldOut">,
+  attempt: { saleId: number; userId: number; home: number; buckets: number; reservationId: string },
+  verdict: ReserveVerdict,
+): Promise<PurchaseOutcome> {
+  const { redis, env, soldOut, metrics } = services;
+  const { saleId, userId, home, buckets } = attempt;
+  let reservationId = attempt.reservationId;
   if (verdict.kind === "not-warmed") throw await notPurchasable(services, saleId);
   if (verdict.kind === "backlog-full") throw new AppError("SERVICE_UNAVAILABLE", BACKLOG_FULL);
   if (verdict.kind === "refused") {

@@ -41,23 +41,16 @@
   the bucket's hash tag, so the script runs unchanged on Redis Cluster.
 ]]
 --- @include "includes/check-purchase.lua"
+--- @include "includes/reserve-unit.lua"
 
 local userId = ARGV[1]
 local refusal, sale = checkPurchase(KEYS[1], KEYS[2], KEYS[3], KEYS[5], userId)
 if refusal == 0 then return { 0, -1 } end
 if refusal then return { refusal, sale.stock } end
 
-local maxBacklog = tonumber(ARGV[4])
-if maxBacklog > 0 and redis.call('ZCARD', KEYS[4]) >= maxBacklog then return { -9, sale.stock } end
+if backlogFull(KEYS[4], tonumber(ARGV[4])) then return { -9, sale.stock } end
 
 local issued = redis.call('GET', KEYS[6])
 if not issued or issued ~= ARGV[3] then return { -8, sale.stock } end
 redis.call('DEL', KEYS[6])
-redis.call('HINCRBY', KEYS[3], userId, 1)
-if sale.stock <= 0 then
-  redis.call('ZADD', KEYS[7], sale.now, ARGV[2])
-  return { 2, 0 }
-end
-redis.call('DECR', KEYS[1])
-redis.call('ZADD', KEYS[4], sale.now, ARGV[2])
-return { 1, sale.stock - 1 }
+return reserveUnit(KEYS[1], KEYS[3], KEYS[4], KEYS[7], userId, ARGV[2], sale)

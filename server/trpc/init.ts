@@ -58,6 +58,9 @@ const INVALID_INPUT: Localized = { en: "Invalid input: ", zh: "输入有误：" 
 const t = initTRPC.context<Context>().create({
   transformer: superjson,
   isDev,
+  // Server-sent events (room.onStatus, seckill.onResult) stay alive through idle proxies: a ping
+  // every 15 s, and the browser reconnects if it hears nothing for 30 s.
+  sse: { ping: { enabled: true, intervalMs: 15_000 }, client: { reconnectAfterInactivityMs: 30_000 } },
   errorFormatter({ shape, error, ctx }) {
     const cause = error.cause;
     const lang: Lang = ctx ? langOf(ctx.requestHeaders) : "en";

@@ -12,8 +12,14 @@ import { PAYMENT_PROVIDER_NAMES } from "../env";
 /** The custom messages of server/trpc/schemas.ts, in both languages. */
 export const INPUT_SENTENCES = {
   saleId: { en: "saleId must be a number", zh: "saleId 必须是数字" },
-  token: { en: "token is required: get one from seckill.token once the sale starts", zh: "缺少 token：请在秒杀开始后从 seckill.token 获取" },
+  token: {
+    en: "token is required: get one from seckill.token once the sale starts (in a sale with a waiting room, send the ticket from room.join instead)",
+    zh: "缺少 token：请在秒杀开始后从 seckill.token 获取（设有排队室的秒杀请改为发送 room.join 给出的排队凭证 ticket）",
+  },
   tokenMalformed: { en: "token is malformed", zh: "token 格式不正确" },
+  ticketMalformed: { en: "ticket is malformed: send the ticket room.join gave", zh: "排队凭证 ticket 格式不正确：请发送 room.join 给出的凭证" },
+  solutionMalformed: { en: "solution is malformed", zh: "人机验证 solution 格式不正确" },
+  again: { en: "again must be true or false", zh: "again 只能是 true 或 false" },
   reservationIdMalformed: { en: "reservationId is malformed", zh: "reservationId 格式不正确" },
   orderId: { en: "orderId must be a number", zh: "orderId 必须是数字" },
   provider: { en: `provider must be one of ${PAYMENT_PROVIDER_NAMES.join(", ")}`, zh: `provider 只能是 ${PAYMENT_PROVIDER_NAMES.join("、")} 之一` },

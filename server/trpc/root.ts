@@ -4,6 +4,7 @@ import { authRouter } from "./routers/auth";
 import { clockRouter } from "./routers/clock";
 import { orderRouter } from "./routers/order";
 import { saleRouter } from "./routers/sale";
+import { roomRouter } from "./routers/room";
 import { seckillRouter } from "./routers/seckill";
 
 export const appRouter = createTRPCRouter({
@@ -11,6 +12,7 @@ export const appRouter = createTRPCRouter({
   auth: authRouter,
   clock: clockRouter,
   order: orderRouter,
+  room: roomRouter,
   sale: saleRouter,
   seckill: seckillRouter,
 });

@@ -1,6 +1,6 @@
 import { createTRPCRouter, shopperProcedure } from "../init";
 import { purchaseInput, reservationIdInput, saleIdInput } from "../schemas";
-import { issuePurchaseToken, purchase, purchaseResult, watchPurchaseResult } from "../../seckill/purchase";
+import { issuePurchaseToken, purchase, purchaseResult, purchaseWithTicket, watchPurchaseResult } from "../../seckill/purchase";
 
 export const seckillRouter = createTRPCRouter({
   token: shopperProcedure
@@ -9,7 +9,11 @@ export const seckillRouter = createTRPCRouter({
 
   purchase: shopperProcedure
     .input(purchaseInput)
-    .mutation(({ ctx, input }) => purchase(ctx.services, { userId: ctx.session.userId, ...input })),
+    .mutation(({ ctx, input: { saleId, token, ticket, solution } }) =>
+      ticket !== undefined
+        ? purchaseWithTicket(ctx.services, { userId: ctx.session.userId, saleId, ticket, solution })
+        : purchase(ctx.services, { userId: ctx.session.userId, saleId, token: token! }),
+    ),
 
   result: shopperProcedure
     .input(reservationIdInput)

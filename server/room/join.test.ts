@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest";
+import { readJoinReply, seatStanding } from "./join";
+import { parseRoomMeta } from "./room-reading";
+import { answerFromReading, readingChange } from "./status";
+import { PASS_WINDOW_MS, readTicket } from "./ticket";
+import { drawnPlace } from "./draw";
+
+const SECRET = "a-session-secret-of-at-least-32-characters!";
+const owner = { saleId: 3, userId: 9 };
+const OPENS = 1_000_000;
+const line = { frontier: 0, frontierAt: OPENS, rate: 10, joined: 50 };
+
+describe("seatStanding", () => {
+  it("ARRIVAL: place = seat, admitted at rate places a second from the opening, the ticket names both", () => {
+    const standing = seatStanding(SECRET, owner, 20, { order: "ARRIVAL", drawn: null, line, opensAt: OPENS, now: OPENS - 5000 });
+    expect(standing).toMatchObject({ status: "WAITING", seat: 20, position: 20, admitAt: OPENS + 2000, ahead: 19, opensAt: OPENS, passWindowMs: PASS_WINDOW_MS });
+    expect(readTicket(SECRET, owner, standing.ticket)).toEqual({ seq: 20, position: 20, admitAt: OPENS + 2000 });
+    // Bound to the shopper: another shopper cannot read it as theirs.
+    expect(readTicket(SECRET, { ...owner, userId: 10 }, standing.ticket)).toBeNull();
+  });
+
+  it("RANDOM before the draw: place 0, moment 0", () => {
+    const standing = seatStanding(SECRET, owner, 20, { order: "RANDOM", drawn: null, line, opensAt: OPENS, now: OPENS - 5000 });
+    expect(standing).toMatchObject({ position: 0, admitAt: 0, ahead: 0 });
+  });
+
+  it("RANDOM after the draw: an early seat gets its drawn place, a later one its seat", () => {
+    const now = OPENS + 100;
+    const early = seatStanding(SECRET, owner, 20, { order: "RANDOM", drawn: 30, line, opensAt: OPENS, now });
+    expect(early.position).toBe(drawnPlace(SECRET, owner.saleId, 20, 30));
+    const late = seatStanding(SECRET, owner, 45, { order: "RANDOM", drawn: 30, line, opensAt: OPENS, now });
+    expect(late.position).toBe(45);
+    expect(late.admitAt).toBe(OPENS + 4500);
+  });
+});
+
+describe("readJoinReply", () => {
+  it("reads a seat, the line (frontier a real, as a string) and the settings", () => {
+    expect(readJoinReply([1, 4, -1, "2.5", 1000, 10, 4, 900, 1000, 1, "ARRIVAL"])).toEqual({
+      seat: 4,
+      order: "ARRIVAL",
+      drawn: null,
+      line: { frontier: 2.5, frontierAt: 1000, rate: 10, joined: 4 },
+      opensAt: 900,
+      now: 1000,
+      challenge: true,
+    });
+    expect(readJoinReply([1, 4, 3, "0", 1000, 10, 4, 900, 1000, 0, "RANDOM"])).toMatchObject({ drawn: 3, order: "RANDOM", challenge: false });
+  });
+
+  it("NOT_WARMED is null, ENDED is ENDED, an unknown code throws", () => {
+    expect(readJoinReply([0])).toBeNull();
+    expect(readJoinReply([-2])).toBe("ENDED");
+    expect(() => readJoinReply([7])).toThrow(/unknown code 7/);
+  });
+});
+
+describe("parseRoomMeta and the status stream's change", () => {
+  const fields = (drawn: string | null, rate = "10", now = OPENS - 10) =>
+    parseRoomMeta([String(OPENS), String(OPENS + 60_000), rate, "RANDOM", "0", String(OPENS), "5", drawn, "0"], now);
+
+  it("is null without a room (no meta, rate 0)", () => {
+    expect(parseRoomMeta([null, null, null, null, null, null, null, null, null], 0)).toBeNull();
+    expect(fields(null, "0")).toBeNull();
+  });
+
+  it("counts a RANDOM room past its opening as drawn by the joined even before a join sets drawn", () => {
+    expect(fields(null)?.drawn).toBeNull();
+    expect(fields(null, "10", OPENS + 1)?.drawn).toBe(5);
+    expect(fields("3", "10", OPENS + 1)?.drawn).toBe(3);
+  });
+
+  it("changes with the draw and the rate, not with the clock", () => {
+    const before = fields(null)!;
+    expect(readingChange(fields(null, "10", OPENS - 5)!)).toBe(readingChange(before));
+    expect(readingChange(fields(null, "10", OPENS + 1)!)).not.toBe(readingChange(before));
+    expect(readingChange(fields(null, "20")!)).not.toBe(readingChange(before));
+  });
+
+  it("answers ENDED past the window, else the seat's standing re-signed", () => {
+    expect(answerFromReading(SECRET, owner, 2, fields(null, "10", OPENS + 60_000)!)).toEqual({ status: "ENDED" });
+    expect(answerFromReading(SECRET, owner, 2, fields(null, "10", OPENS + 1)!)).toMatchObject({ status: "WAITING", seat: 2, position: drawnPlace(SECRET, 3, 2, 5) });
+  });
+});

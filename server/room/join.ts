@@ -1,0 +1,141 @@
+import type { Services } from "../services";
+import { AppError } from "../errors";
+import { BUSY } from "../common-sentences";
+import type { Localized } from "../i18n";
+import { gateRefusalError, PASSED_GATE, type PendingGate } from "../gateway/ip-gate";
+import { roomKeys } from "../seckill/keys";
+import { saleBucketCount } from "../seckill/sale-buckets";
+import { notPurchasable } from "../seckill/purchase";
+import { admissionMoment, aheadOf, type Frontier } from "./frontier";
+import { placeOf } from "./draw";
+import { PASS_WINDOW_MS, signTicket } from "./ticket";
+
+export const NO_WAITING_ROOM: Localized = {
+  en: "This sale has no waiting room: buy directly.",
+  zh: "本场秒杀没有排队室：请直接购买。",
+};
+
+/** A shopper in the room: their ticket and what the page counts down from. */
+export interface Waiting {
+  status: "WAITING";
+  /** signed (server/room/ticket.ts): the pass the purchase presents from admitAt */
+  ticket: string;
+  seat: number;
+  /** place in line; 0 before the opening's random draw */
+  position: number;
+  /** epoch ms (the shop's clock) the shopper is admitted; 0 before the draw */
+  admitAt: number;
+  /** shoppers ahead still waiting, as of this answer */
+  ahead: number;
+  /** the line, so the page counts `ahead` down itself */
+  line: Frontier;
+  opensAt: number;
+  passWindowMs: number;
+  /** the ALTCHA challenge to solve while waiting, when the room has the challenge on */
+  challenge?: unknown;
+}
+
+export type RoomAnswer = Waiting | { status: "SOLD_OUT" } | { status: "ENDED" };
+
+/** What a room's state says of one seat: the seat's place, its moment and the ticket naming both. */
+export function seatStanding(
+  secret: string,
+  owner: { saleId: number; userId: number },
+  seat: number,
+  room: { order: "RANDOM" | "ARRIVAL"; drawn: number | null; line: Frontier; opensAt: number; now: number },
+): Waiting {
+  // A RANDOM room's early seats have no place until the draw at the opening.
+  const position = room.order === "ARRIVAL" ? seat : room.drawn === null ? 0 : placeOf(secret, owner.saleId, seat, room.drawn);
+  const admitAt = position === 0 ? 0 : admissionMoment(room.line, position, room.now);
+  return {
+    status: "WAITING",
+    ticket: signTicket(secret, owner, { seq: seat, position, admitAt }),
+    seat,
+    position,
+    admitAt,
+    ahead: position === 0 ? 0 : aheadOf(room.line, position, room.now),
+    line: room.line,
+    opensAt: room.opensAt,
+    passWindowMs: PASS_WINDOW_MS,
+  };
+}
+
+export type JoinReply = [number, number?, number?, string?, number?, number?, number?, number?, number?, number?, string?];
+
+/** join-room-3.lua's reply (see its header) as the room's state at the join; null = no room meta, "ENDED". */
+export function readJoinReply(reply: JoinReply): { seat: number; order: "RANDOM" | "ARRIVAL"; drawn: number | null; line: Frontier; opensAt: number; now: number; challenge: boolean } | "ENDED" | null {
+  const [code, seat, drawn, frontier, frontierAt, rate, joined, opensAt, now, challenge, order] = reply;
+  if (code === 0) return null;
+  if (code === -2) return "ENDED";
+  if (code !== 1 || seat === undefined || frontier === undefined || now === undefined) throw new Error(`join-room script returned an unknown code ${code}`);
+  return {
+    seat,
+    order: order === "ARRIVAL" ? "ARRIVAL" : "RANDOM",
+    drawn: drawn === undefined || drawn < 0 ? null : drawn,
+    line: { frontier: Number(frontier), frontierAt: Number(frontierAt), rate: Number(rate), joined: Number(joined) },
+    opensAt: Number(opensAt),
+    now,
+    challenge: challenge === 1,
+  };
+}
+
+/**
+ * room.join: a seat for the shopper (kept across reloads unless `again`), their place and
+ * moment, and the signed ticket. The sold-out flag answers first, with no Redis; then ONE
+ * script, sent together with the per-IP gate's count (like seckill.token) unless `again`, which
+ * waits for the gate since it gives a new seat.
+ */
+export async function joinRoom(
+  services: Pick<Services, "db" | "env" | "metrics" | "purchaseStats" | "queues" | "redis" | "saleBuckets" | "soldOut">,
+  input: { userId: number; saleId: number; again?: boolean },
+  ipGate: PendingGate = PASSED_GATE,
+): Promise<RoomAnswer> {
+  if (services.soldOut.isSoldOut(input.saleId)) return { status: "SOLD_OUT" };
+  const { env, redis } = services;
+  const keys = roomKeys(env.REDIS_NAMESPACE, input.saleId);
+  const run = () => failClosed(redis.joinRoom(keys.meta, keys.seats(input.userId), keys.arrivals, String(input.userId), input.again ? "1" : "0"));
+  let reply: JoinReply;
+  if (input.again) {
+    const refusal = await ipGate;
+    if (refusal) throw gateRefusalError(refusal);
+    reply = await run();
+  } else {
+    const [refusal, replied] = await Promise.all([ipGate, run()]);
+    if (refusal) throw gateRefusalError(refusal);
+    reply = replied;
+  }
+  const room = readJoinReply(reply);
+  if (room === "ENDED") return { status: "ENDED" };
+  if (room === null) {
+    // A warm sale without room meta has no room; a cold one is the token step's "getting ready".
+    const buckets = await failClosed(saleBucketCount(services, input.saleId));
+    if (buckets === null) throw await notPurchasable(services, input.saleId);
+    throw new AppError("PRECONDITION_FAILED", NO_WAITING_ROOM);
+  }
+  const owner = { saleId: input.saleId, userId: input.userId };
+  const waiting = seatStanding(env.SESSION_SECRET, owner, room.seat, room);
+  if (room.challenge) {
+    const challenge = await challengeFor(env, { ...owner, seat: room.seat }, waiting.admitAt);
+    if (challenge !== undefined) waiting.challenge = challenge;
+  }
+  return waiting;
+}
+
+/**
+ * The room's ALTCHA challenge for this seat, expiring with its pass window.
+ * TODO(integrator): roomChallenge(env, owner, { cost: challengeCost(...), expiresAt }) from
+ * server/room/challenge.ts (the challenge helper's module); until wired no challenge is sent,
+ * and a room with the challenge on refuses purchases (purchase.ts solutionAccepted).
+ */
+async function challengeFor(_env: Services["env"], _owner: { saleId: number; userId: number; seat: number }, _admitAt: number): Promise<unknown> {
+  return undefined;
+}
+
+async function failClosed<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    throw new AppError("SERVICE_UNAVAILABLE", BUSY, { cause: error });
+  }
+}

@@ -1,0 +1,60 @@
+import type { Services } from "../services";
+import { roomKeys } from "../seckill/keys";
+import { shopClock } from "../seckill/clock";
+import type { Frontier } from "./frontier";
+
+/** A room's meta hash as one process last read it (server/seckill/keys.ts RoomKeys.meta). */
+export interface RoomReading {
+  opensAt: number;
+  endsAt: number;
+  order: "RANDOM" | "ARRIVAL";
+  line: Frontier;
+  /** seats in the opening's random draw; null before it, and always in ARRIVAL order */
+  drawn: number | null;
+  challenge: boolean;
+  /** Redis's clock when read (epoch ms) */
+  now: number;
+}
+
+const FIELDS = ["opensAt", "endsAt", "rate", "order", "frontier", "frontierAt", "joined", "drawn", "challenge"] as const;
+
+/**
+ * The meta hash's fields (in FIELDS order) as a reading; null when the sale has no room. A RANDOM
+ * room past its opening that nobody has joined since is drawn all the same: the next join's
+ * script would set `drawn` to the same `joined`, since only a join changes it.
+ */
+export function parseRoomMeta(fields: readonly (string | null)[], now: number): RoomReading | null {
+  const [opensAt, endsAt, rate, order, frontier, frontierAt, joined, drawn, challenge] = fields;
+  if (!opensAt || !endsAt || !rate || Number(rate) <= 0 || !frontier || !frontierAt) return null;
+  const ordered = order === "ARRIVAL" ? "ARRIVAL" : "RANDOM";
+  const line = { frontier: Number(frontier), frontierAt: Number(frontierAt), rate: Number(rate), joined: Number(joined ?? 0) };
+  const drawnSeats = ordered === "ARRIVAL" ? null : drawn != null ? Number(drawn) : now >= Number(opensAt) ? line.joined : null;
+  return { opensAt: Number(opensAt), endsAt: Number(endsAt), order: ordered, line, drawn: drawnSeats, challenge: challenge === "1", now };
+}
+
+/** At most one read of a room's meta per process per READ_EVERY_MS, however many ask. */
+const READ_EVERY_MS = 1000;
+const cache = new WeakMap<object, Map<number, { readAt: number; reading: Promise<RoomReading | null> }>>();
+
+/** The room's reading, at most READ_EVERY_MS old (its `now` moved on by this process's clock). */
+export async function readRoom(services: Pick<Services, "env" | "redis">, saleId: number, at = Date.now()): Promise<RoomReading | null> {
+  let rooms = cache.get(services.redis);
+  if (!rooms) cache.set(services.redis, (rooms = new Map()));
+  let entry = rooms.get(saleId);
+  if (!entry || at - entry.readAt >= READ_EVERY_MS) {
+    const reading = Promise.all([services.redis.hmget(roomKeys(services.env.REDIS_NAMESPACE, saleId).meta, ...FIELDS), shopClock(services)]).then(([fields, clock]) =>
+      parseRoomMeta(fields, clock.nowMs),
+    );
+    entry = { readAt: at, reading };
+    rooms.set(saleId, entry);
+    // A failed read is not kept: the next caller asks again.
+    reading.catch(() => rooms.get(saleId) === entry && rooms.delete(saleId));
+  }
+  const reading = await entry.reading;
+  return reading && { ...reading, now: reading.now + (at - entry.readAt) };
+}
+
+/** Whether the room asks for a proof-of-work solution before a purchase (the sale's purchaseChallenge). */
+export async function roomChallengeOn(services: Pick<Services, "env" | "redis">, saleId: number): Promise<boolean> {
+  return (await readRoom(services, saleId))?.challenge ?? false;
+}
