@@ -9,6 +9,7 @@ import { notPurchasable } from "../seckill/purchase";
 import { admissionMoment, aheadOf, type Frontier } from "./frontier";
 import { placeOf } from "./draw";
 import { PASS_WINDOW_MS, signTicket } from "./ticket";
+import { ArrivalRate, BASE_CHALLENGE_COST, challengeCost, roomChallenge } from "./challenge";
 
 export const NO_WAITING_ROOM: Localized = {
   en: "This sale has no waiting room: buy directly.",
@@ -114,21 +115,24 @@ export async function joinRoom(
   }
   const owner = { saleId: input.saleId, userId: input.userId };
   const waiting = seatStanding(env.SESSION_SECRET, owner, room.seat, room);
+  arrivals.observe(input.saleId, room.line.joined, room.now);
   if (room.challenge) {
-    const challenge = await challengeFor(env, { ...owner, seat: room.seat }, waiting.admitAt);
-    if (challenge !== undefined) waiting.challenge = challenge;
+    const cost = challengeCost(BASE_CHALLENGE_COST, arrivals.perSecond(input.saleId, room.now), room.line.rate);
+    waiting.challenge = await roomChallenge(env, { ...owner, seat: room.seat }, { cost, expiresAt: challengeExpiry(room, waiting.admitAt) });
   }
   return waiting;
 }
 
+/** Joins per second per room as this process sees them, which set the challenge's cost. */
+const arrivals = new ArrivalRate();
+
 /**
- * The room's ALTCHA challenge for this seat, expiring with its pass window.
- * TODO(integrator): roomChallenge(env, owner, { cost: challengeCost(...), expiresAt }) from
- * server/room/challenge.ts (the challenge helper's module); until wired no challenge is sent,
- * and a room with the challenge on refuses purchases (purchase.ts solutionAccepted).
+ * A challenge lasts as long as its seat's pass: to the end of the pass window, or, for a seat
+ * still to be drawn, until every drawn place has had its window.
  */
-async function challengeFor(_env: Services["env"], _owner: { saleId: number; userId: number; seat: number }, _admitAt: number): Promise<unknown> {
-  return undefined;
+export function challengeExpiry(room: { line: Frontier; opensAt: number }, admitAt: number): number {
+  if (admitAt > 0) return admitAt + PASS_WINDOW_MS;
+  return admissionMoment(room.line, room.line.joined, room.opensAt) + PASS_WINDOW_MS;
 }
 
 async function failClosed<T>(work: Promise<T>): Promise<T> {

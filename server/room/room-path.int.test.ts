@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLiveSale, createTestEnvironment, startSeckillService, type ChildHandle, type TestEnvironment } from "../testing/harness";
+import { createLiveSale, createTestEnvironment, readMetric, startSeckillService, type ChildHandle, type TestEnvironment } from "../testing/harness";
 import { createShoppers, type SeededShopper } from "../seed";
 import { warmUpSale } from "../recovery/warmup";
 import { saleKeys } from "../seckill/keys";
 import { openRoom, type RoomSettings } from "../testing/room";
 import { signTicket } from "./ticket";
+import { solveRoomChallenge } from "./challenge-solver";
 
 /**
  * The waiting room's path over real HTTP against a real seckill service process (the one `npm
@@ -157,5 +158,30 @@ describe("room.join and a purchase with its ticket, over HTTP (seckill service)"
     const noRoom = await mutate("room.join", { saleId: plain }, shoppers[5]!);
     expect(noRoom.error?.data.code).toBe("PRECONDITION_FAILED");
     expect(noRoom.error?.message).toBe("This sale has no waiting room: buy directly.");
+  });
+
+  it("with the challenge on: no solution or another seat's is refused in process, a solved one buys once", async () => {
+    const saleId = await roomSale({ rate: 100, order: "ARRIVAL", opensAt: Date.now() - 1000, challenge: true }, { unitLimit: 2 });
+    const other = await mutate("room.join", { saleId }, shoppers[6]!);
+    const answer = await mutate("room.join", { saleId }, shoppers[7]!);
+    const waiting = answer.data as unknown as Waiting & { challenge: unknown };
+    expect(waiting.challenge, "the join answer carries the challenge").toBeTruthy();
+    const [solution, othersSolution] = await Promise.all([solveRoomChallenge(waiting.challenge), solveRoomChallenge(other.data?.challenge)]);
+    await waitUntil(waiting.admitAt);
+    const reservesBefore = await readMetric(service.url, "seckill_reserve_calls_total");
+    const refused = [
+      await buy(saleId, shoppers[7]!, waiting.ticket),
+      await mutate("seckill.purchase", { saleId, ticket: waiting.ticket, solution: othersSolution }, shoppers[7]!),
+      await mutate("seckill.purchase", { saleId, ticket: waiting.ticket, solution: `${solution.slice(0, -4)}AAAA` }, shoppers[7]!),
+    ];
+    for (const refusal of refused) expect(refusal.data?.status).toBe("CHALLENGE_REQUIRED");
+    // Refused before any reservation script ran, and nothing reserved.
+    expect(await readMetric(service.url, "seckill_reserve_calls_total")).toBe(reservesBefore);
+    expect(await reservations(saleId)).toEqual({ stock: 10, pending: 0, counted: 0 });
+    const withSolution = () => mutate("seckill.purchase", { saleId, ticket: waiting.ticket, solution }, shoppers[7]!);
+    expect((await withSolution()).data?.status).toBe("QUEUED");
+    // The same solution again: its ticket is spent, so it is refused.
+    expect((await withSolution()).data?.status).toBe("TICKET_USED");
+    expect(await reservations(saleId)).toEqual({ stock: 9, pending: 1, counted: 1 });
   });
 });

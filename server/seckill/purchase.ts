@@ -18,6 +18,7 @@ import type { SpanContext } from "@opentelemetry/api";
 import { TwoGenerationMap } from "../generations";
 import { passStanding, PASS_WINDOW_MS, readTicket, type Ticket } from "../room/ticket";
 import { roomChallengeOn } from "../room/room-reading";
+import { verifyRoomSolution } from "../room/challenge";
 
 const NOT_OPEN_YET: Localized = {
   en: "This sale is getting ready to open; try again in a moment.",
@@ -221,22 +222,12 @@ export async function purchaseWithTicket(services: PurchaseServices, input: Tick
   }
   if (await failClosed(roomChallengeOn(services, input.saleId))) {
     const owner = { saleId: input.saleId, userId: input.userId, seat: ticket.seq };
-    if (input.solution === undefined || !(await solutionAccepted(services.env, owner, input.solution, now))) {
+    if (input.solution === undefined || !(await verifyRoomSolution(services.env, owner, input.solution, now))) {
       return answeredInProcess<{ status: "CHALLENGE_REQUIRED" }>(services, input.saleId, "CHALLENGE_REQUIRED", "challenge");
     }
   }
   const counted = () => countedPurchase(services, input.saleId, () => attemptTicketPurchase(services, input, ticket));
   return tracingOn() ? traced("seckill.purchase", input.saleId, undefined, counted) : counted();
-}
-
-/**
- * The room's proof-of-work solution for this seat, checked in process (HMAC; no Redis).
- * TODO(integrator): call verifyRoomSolution(env, owner, solution, now) from
- * server/room/challenge.ts (written by the challenge helper). Until it is wired this refuses
- * every solution: a room with the challenge on fails closed rather than open.
- */
-async function solutionAccepted(_env: Services["env"], _owner: { saleId: number; userId: number; seat: number }, _solution: unknown, _now: number): Promise<boolean> {
-  return false;
 }
 
 /** KEYS of reserve-unit-with-ticket-7.lua, in its order: the shopper's home bucket. */
