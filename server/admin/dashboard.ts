@@ -3,7 +3,7 @@ import { readCheckedLedger, type LedgerState, type SaleLedger } from "../recover
 import type { Localized } from "../i18n";
 import { readSaleStats, type StatsPoint } from "../seckill/sale-stats";
 import { getAdminSale, type AdminSale } from "./sales";
-import { readRoom, type RoomReading } from "../room/read-room";
+import { readRoomGauges, type RoomGauges } from "../room/room-gauges";
 
 /** Seconds of history the dashboard charts. */
 export const DASHBOARD_WINDOW_SECONDS = 60;
@@ -27,7 +27,7 @@ export interface SaleDashboard {
   perSecond: StatsPoint[];
   queues: QueueDepth[];
   /** The waiting room's reading (Redis's clock); null when the sale has none loaded. */
-  room: RoomReading | null;
+  room: RoomGauges | null;
   readAt: Date;
 }
 
@@ -51,7 +51,7 @@ export async function readSaleDashboard(services: Pick<Services, "db" | "env" | 
     readCheckedLedger(services, saleId),
     readSaleStats(redis, env.REDIS_NAMESPACE, saleId, DASHBOARD_WINDOW_SECONDS),
     Promise.all([queues.createOrder, queues.cancelOrder, queues.paymentNotify].map(readQueueDepth)),
-    readRoom(redis, env.REDIS_NAMESPACE, saleId),
+    readRoomGauges(redis, env.REDIS_NAMESPACE, saleId),
   ]);
   return { sale, ledger, ledgerState: verdict.state, problems: verdict.problems.map((p) => p.text), perSecond, queues: depths, room, readAt: new Date() };
 }

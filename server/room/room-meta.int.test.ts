@@ -4,7 +4,7 @@ import { createSale } from "../new-sale";
 import { warmUpSale } from "../recovery/warmup";
 import { bucketKeys, roomKeys } from "../seckill/keys";
 import { admittedBy } from "./frontier";
-import { readRoom } from "./read-room";
+import { readRoomGauges } from "./room-gauges";
 import { redisNowMs, storedLine } from "./room-meta";
 
 /**
@@ -94,7 +94,7 @@ describe("warm-up of a waiting room", () => {
     expect(await t.services.redis.hget(bucketKeys(ns(), saleId, 0).meta, "admissionRate")).toBe("40");
     for (const [i, id] of shoppers.entries()) expect(await t.services.redis.hget(keys.seats(id), String(id))).toBe(String(seats[i]));
 
-    const reading = await readRoom(t.services.redis, ns(), saleId);
+    const reading = await readRoomGauges(t.services.redis, ns(), saleId);
     expect(reading).toMatchObject({ rate: 40, order: "RANDOM", joined: 3, drawn: 3 });
     expect(reading!.admitted + reading!.waiting).toBe(3);
   });
@@ -112,7 +112,7 @@ describe("warm-up of a waiting room", () => {
     // Tickets out stop buying: the bucket says no room, so the ticket script refuses them and
     // their holders take a purchase token like every shopper of a sale without a room.
     expect(await t.services.redis.hget(bucketKeys(ns(), saleId, 0).meta, "admissionRate")).toBe("0");
-    expect(await readRoom(t.services.redis, ns(), saleId)).toBeNull();
+    expect(await readRoomGauges(t.services.redis, ns(), saleId)).toBeNull();
 
     await setRate(saleId, 5);
     expect((await warmUpSale(t.services, saleId)).room).toEqual({ action: "OPEN", rebased: false });
@@ -131,7 +131,7 @@ describe("warm-up of a waiting room", () => {
     await t.services.redis.hset(keys.meta, { frontier: "1", frontierAt: String(now) });
     await t.services.redis.del(keys.arrivals);
     await t.services.redis.zadd(keys.arrivals, 1, String(Math.floor(now / 1000) - 40), 2, String(Math.floor(now / 1000) - 30));
-    const reading = await readRoom(t.services.redis, ns(), saleId);
+    const reading = await readRoomGauges(t.services.redis, ns(), saleId);
     expect(reading).toMatchObject({ joined: 4, admitted: 1, waiting: 3, rate: 1 });
     expect(reading!.oldestWaitSeconds).toBeGreaterThanOrEqual(30);
     expect(reading!.oldestWaitSeconds).toBeLessThanOrEqual(31);

@@ -16,10 +16,11 @@ export interface RoomReading {
   now: number;
 }
 
-const FIELDS = ["opensAt", "endsAt", "rate", "order", "frontier", "frontierAt", "joined", "drawn", "challenge"] as const;
+/** The meta hash's fields parseRoomMeta reads, in its order. */
+export const ROOM_META_FIELDS = ["opensAt", "endsAt", "rate", "order", "frontier", "frontierAt", "joined", "drawn", "challenge"] as const;
 
 /**
- * The meta hash's fields (in FIELDS order) as a reading; null when the sale has no room. A RANDOM
+ * The meta hash's fields (in ROOM_META_FIELDS order) as a reading; null when the sale has no room. A RANDOM
  * room past its opening that nobody has joined since is drawn all the same: the next join's
  * script would set `drawn` to the same `joined`, since only a join changes it.
  */
@@ -42,7 +43,7 @@ export async function readRoom(services: Pick<Services, "env" | "redis">, saleId
   if (!rooms) cache.set(services.redis, (rooms = new Map()));
   let entry = rooms.get(saleId);
   if (!entry || at - entry.readAt >= READ_EVERY_MS) {
-    const reading = Promise.all([services.redis.hmget(roomKeys(services.env.REDIS_NAMESPACE, saleId).meta, ...FIELDS), shopClock(services)]).then(([fields, clock]) =>
+    const reading = Promise.all([services.redis.hmget(roomKeys(services.env.REDIS_NAMESPACE, saleId).meta, ...ROOM_META_FIELDS), shopClock(services)]).then(([fields, clock]) =>
       parseRoomMeta(fields, clock.nowMs),
     );
     entry = { readAt: at, reading };

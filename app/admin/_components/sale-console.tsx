@@ -2,7 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState, type FormEvent } from "react";
 import { keepSamples, type AdmittedSample } from "./chart-rows";
-import type { RoomReading } from "@/server/room/read-room";
+import type { RoomGauges } from "@/server/room/room-gauges";
 import { useTRPC } from "@/app/_components/trpc";
 import { money } from "@/app/_components/money";
 import { SaleForm } from "./sale-form";
@@ -24,7 +24,7 @@ export function SaleConsole({ saleId }: { saleId: number }) {
   const [admitted, setAdmitted] = useState<AdmittedSample[]>([]);
   const room = dashboard.data?.room;
   useEffect(() => {
-    if (room) setAdmitted((samples) => keepSamples(samples, { at: room.readAt, admitted: room.admitted }, 60));
+    if (room) setAdmitted((samples) => keepSamples(samples, { at: room.now, admitted: room.admitted }, 60));
   }, [room]);
 
   if (dashboard.isError) return <p className="status bad" role="alert">{dashboard.error.message}</p>;
@@ -160,7 +160,7 @@ function StockAdjuster({ saleId, onDone }: { saleId: number; onDone: () => void 
 }
 
 /** A room sale's line: who waits, who is admitted, how fast, and the longest wait. */
-function RoomPanel({ room }: { room: RoomReading | null }) {
+function RoomPanel({ room }: { room: RoomGauges | null }) {
   const t = DASHBOARD_MESSAGES[useLang()];
   if (!room) return <p className="status wait" data-testid="room-panel">{t.roomNotLoaded}</p>;
   const notes = [t.roomOrder[room.order], room.order === "RANDOM" ? (room.drawn === null ? t.roomNotDrawn : t.roomDrawn(room.drawn)) : null, room.challenge ? t.roomChallenge : null];

@@ -1,27 +1,18 @@
 import type { RedisConnection } from "../clients/redis";
 import { roomKeys } from "../seckill/keys";
 import { admittedBy, type Frontier } from "./frontier";
-import { storedLine, type ArrivalOrder } from "./room-meta";
+import { parseRoomMeta, ROOM_META_FIELDS, type RoomReading } from "./room-reading";
 
-/** A room as the dashboard and room.onStatus see it at one moment (Redis's clock). */
-export interface RoomReading {
+/** The waiting room's numbers the admin dashboard shows: the reading room.onStatus serves, and what follows from it at one moment. */
+export interface RoomGauges extends RoomReading {
   rate: number;
-  order: ArrivalOrder;
-  challenge: boolean;
-  opensAt: number;
-  endsAt: number;
   joined: number;
-  /** shoppers drawn at the opening (RANDOM), null before the draw or in ARRIVAL order */
-  drawn: number | null;
-  line: Frontier;
   /** places admitted by now, capped at the joined (the line may run one place ahead of them) */
   admitted: number;
   /** joined and not admitted yet; before a RANDOM draw, every one who joined */
   waiting: number;
   /** how long the longest-waiting shopper still in line has waited, whole seconds; 0 when nobody waits */
   oldestWaitSeconds: number;
-  /** epoch ms of the reading */
-  readAt: number;
 }
 
 /** What one read of the room brings back: its meta hash, and the arrival second of `oldestSeat`. */
@@ -31,8 +22,8 @@ export interface RawRoom {
   oldestArrivalSecond: number | null;
 }
 
-function isRoomMeta(meta: Readonly<Record<string, string>>): boolean {
-  return meta.rate !== undefined && meta.frontierAt !== undefined;
+function readingOf(meta: Readonly<Record<string, string>>, now: number): RoomReading | null {
+  return parseRoomMeta(ROOM_META_FIELDS.map((field) => meta[field] ?? null), now);
 }
 
 /** Whole places admitted by `now`, never more than joined. */
@@ -46,41 +37,28 @@ function admittedAt(line: Frontier, now: number): number {
  * spread over seats 1..drawn, so the earliest arrival (seat 1) bounds their wait. null when nobody waits.
  */
 export function oldestWaitingSeat(meta: Readonly<Record<string, string>>, now: number): number | null {
-  if (!isRoomMeta(meta)) return null;
-  const line = storedLine(meta);
-  const admitted = admittedAt(line, now);
-  if (admitted >= line.joined) return null;
-  const drawn = meta.drawn === undefined ? null : Number(meta.drawn);
-  const undrawnRandom = meta.order === "RANDOM" && drawn === null;
-  if (undrawnRandom || (drawn !== null && admitted < drawn)) return 1;
+  const reading = readingOf(meta, now);
+  if (!reading) return null;
+  const admitted = admittedOf(reading);
+  if (admitted >= reading.line.joined) return null;
+  const undrawnRandom = reading.order === "RANDOM" && reading.drawn === null;
+  if (undrawnRandom || (reading.drawn !== null && admitted < reading.drawn)) return 1;
   return admitted + 1;
 }
 
-/** Pure: the reading of a room's raw Redis state at `now`; null when the room is not loaded. */
-export function roomReading(raw: RawRoom, now: number): RoomReading | null {
-  const { meta } = raw;
-  if (!isRoomMeta(meta)) return null;
-  const line = storedLine(meta);
-  const drawn = meta.drawn === undefined ? null : Number(meta.drawn);
-  // Before a RANDOM room draws, nobody has a place: nobody is admitted, whatever the clock says.
-  const undrawnRandom = meta.order === "RANDOM" && drawn === null;
-  const admitted = undrawnRandom ? 0 : admittedAt(line, now);
-  const waiting = line.joined - admitted;
+/** Before a RANDOM room draws, nobody has a place: nobody is admitted, whatever the clock says. */
+function admittedOf(reading: RoomReading): number {
+  return reading.order === "RANDOM" && reading.drawn === null ? 0 : admittedAt(reading.line, reading.now);
+}
+
+/** Pure: the dashboard's numbers of a room's raw Redis state at `now`; null when the sale has no room. */
+export function roomGauges(raw: RawRoom, now: number): RoomGauges | null {
+  const reading = readingOf(raw.meta, now);
+  if (!reading) return null;
+  const admitted = admittedOf(reading);
+  const waiting = reading.line.joined - admitted;
   const oldestWaitSeconds = waiting > 0 && raw.oldestArrivalSecond !== null ? Math.max(0, Math.floor(now / 1000) - raw.oldestArrivalSecond) : 0;
-  return {
-    rate: line.rate,
-    order: meta.order === "ARRIVAL" ? "ARRIVAL" : "RANDOM",
-    challenge: meta.challenge === "1",
-    opensAt: Number(meta.opensAt),
-    endsAt: Number(meta.endsAt),
-    joined: line.joined,
-    drawn,
-    line,
-    admitted,
-    waiting,
-    oldestWaitSeconds,
-    readAt: now,
-  };
+  return { ...reading, rate: reading.line.rate, joined: reading.line.joined, admitted, waiting, oldestWaitSeconds };
 }
 
 /**
@@ -88,7 +66,7 @@ export function roomReading(raw: RawRoom, now: number): RoomReading | null {
  * the arrival second of the oldest waiting seat (arrivals: member = epoch second, score = the first
  * seat that joined in it). null when the sale has no room loaded.
  */
-export async function readRoom(redis: RedisConnection, namespace: string, saleId: number): Promise<RoomReading | null> {
+export async function readRoomGauges(redis: RedisConnection, namespace: string, saleId: number): Promise<RoomGauges | null> {
   const keys = roomKeys(namespace, saleId);
   const replies = await redis.multi().time().hgetall(keys.meta).exec();
   if (!replies) return null;
@@ -102,5 +80,5 @@ export async function readRoom(redis: RedisConnection, namespace: string, saleId
     const [second] = await redis.zrevrangebyscore(keys.arrivals, seat, "-inf", "LIMIT", 0, 1);
     if (second !== undefined) oldestArrivalSecond = Number(second);
   }
-  return roomReading({ meta, oldestArrivalSecond }, now);
+  return roomGauges({ meta, oldestArrivalSecond }, now);
 }
