@@ -8,7 +8,8 @@ import { MAX_STOCK_BUCKETS } from "../server/seckill/buckets";
 import { prepareDatabase, prepareEnvironment } from "../server/cli/prepare";
 
 /**
- * npm run seed -- --users N --stock S [--unit-limit L] [--buckets K] [--starts-in SEC] [--duration SEC] --json FILE
+ * npm run seed -- --users N --stock S [--unit-limit L] [--buckets K] [--starts-in SEC] [--duration SEC]
+ *   [--admission-rate R [--arrival-order random|arrival] [--challenge]] --json FILE
  * Creates N shoppers and one warmed-up sale of S units (its Redis stock in K buckets, default 1);
  * writes ids and session tokens as JSON. `--unit-limit` is the units each shopper may hold (default
  * 1); `--limit`, its old name, still works as a deprecated alias.
@@ -17,7 +18,7 @@ import { prepareDatabase, prepareEnvironment } from "../server/cli/prepare";
  * on a fresh clone it writes this machine's SESSION_SECRET into .env, or reads the one there, so
  * the tokens it signs are the ones a later (or running) `npm start` accepts.
  */
-const USAGE = "usage: npm run seed -- --users N --stock S [--unit-limit L] [--buckets K] [--starts-in SEC] [--duration SEC] --json FILE\n  (--limit L: deprecated alias of --unit-limit)";
+const USAGE = "usage: npm run seed -- --users N --stock S [--unit-limit L] [--buckets K] [--starts-in SEC] [--duration SEC] [--admission-rate R [--arrival-order random|arrival] [--challenge]] --json FILE\n  (--limit L: deprecated alias of --unit-limit)";
 
 function positiveInt(name: string, raw: string | undefined, fallback?: number, min = 1, max = Number.MAX_SAFE_INTEGER): number {
   if (raw === undefined && fallback !== undefined) return fallback;
@@ -38,6 +39,9 @@ const { values } = parseArgs({
     buckets: { type: "string" },
     "starts-in": { type: "string" },
     duration: { type: "string" },
+    "admission-rate": { type: "string" },
+    "arrival-order": { type: "string" },
+    challenge: { type: "boolean" },
     json: { type: "string" },
   },
 });
@@ -51,6 +55,17 @@ const unitLimit = positiveInt("unit-limit", values["unit-limit"] ?? values.limit
 const buckets = positiveInt("buckets", values.buckets, 1, 1, MAX_STOCK_BUCKETS);
 const startsIn = positiveInt("starts-in", values["starts-in"], 0, 0);
 const duration = positiveInt("duration", values.duration, 3600);
+// A waiting room (docs/architecture.md): places admitted per second, 0 = none.
+const admissionRate = positiveInt("admission-rate", values["admission-rate"], 0, 0, 1_000_000);
+const arrivalOrder = (values["arrival-order"] ?? "random").toUpperCase();
+if (arrivalOrder !== "RANDOM" && arrivalOrder !== "ARRIVAL") {
+  console.error(`--arrival-order is random or arrival, not "${values["arrival-order"]}"\n${USAGE}`);
+  process.exit(2);
+}
+if ((values.challenge || values["arrival-order"]) && admissionRate === 0) {
+  console.error(`--arrival-order and --challenge need a waiting room: --admission-rate R\n${USAGE}`);
+  process.exit(2);
+}
 
 const log = (line: string) => console.log(`[seed] ${line}`);
 prepareEnvironment(".env", log);
@@ -67,13 +82,17 @@ try {
     stock,
     unitLimit,
     stockBuckets: buckets,
+    admissionRate,
+    arrivalOrder,
+    purchaseChallenge: values.challenge ?? false,
     startsAt,
     endsAt: new Date(startsAt.getTime() + duration * 1000),
   });
   const shoppers = await createShoppers(services, users);
   await warmUpSale(services, saleId);
   writeFileSync(values.json, JSON.stringify({ saleId, productId, users: shoppers.map(({ id, token }) => ({ id, token })) }));
-  console.log(`sale ${saleId} (${stock} units in ${buckets} bucket(s), starts ${startsAt.toISOString()}), ${shoppers.length} shoppers -> ${values.json}`);
+  const room = admissionRate > 0 ? `, a waiting room admitting ${admissionRate}/s (${arrivalOrder.toLowerCase()} order${values.challenge ? ", challenge on" : ""})` : "";
+  console.log(`sale ${saleId} (${stock} units in ${buckets} bucket(s), starts ${startsAt.toISOString()}${room}), ${shoppers.length} shoppers -> ${values.json}`);
 } finally {
   await services.close();
 }
