@@ -1,6 +1,6 @@
 import type { Services } from "../services";
+import { failClosed } from "../seckill/fail-closed";
 import { AppError } from "../errors";
-import { BUSY } from "../common-sentences";
 import type { Localized } from "../i18n";
 import { gateRefusalError, PASSED_GATE, type PendingGate } from "../gateway/ip-gate";
 import { roomKeys } from "../seckill/keys";
@@ -135,11 +135,3 @@ export function challengeExpiry(room: { line: Frontier; opensAt: number }, admit
   return admissionMoment(room.line, room.line.joined, room.opensAt) + PASS_WINDOW_MS;
 }
 
-async function failClosed<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (error) {
-    if (error instanceof AppError) throw error;
-    throw new AppError("SERVICE_UNAVAILABLE", BUSY, { cause: error });
-  }
-}

@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { failClosed } from "./fail-closed";
 import type { Services } from "../services";
 import { AppError } from "../errors";
-import { BUSY, saleDoesNotExist } from "../common-sentences";
+import { saleDoesNotExist } from "../common-sentences";
 import type { Localized } from "../i18n";
 import { tooManyRequests } from "../gateway/rate-limit";
 import { gateRefusalError, PASSED_GATE, type PendingGate } from "../gateway/ip-gate";
@@ -32,16 +33,6 @@ const BACKLOG_FULL: Localized = {
   en: "Orders are backing up while we catch up. Your purchase was not taken; please try again in a minute.",
   zh: "订单正在排队处理，系统正在追赶进度。这次抢购没有成功下单，请一分钟后再试。",
 };
-
-/** Redis or the queue not answering becomes a clear "try again", never a guess (fail closed). */
-async function failClosed<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (error) {
-    if (error instanceof AppError) throw error;
-    throw new AppError("SERVICE_UNAVAILABLE", BUSY, { cause: error });
-  }
-}
 
 /**
  * The purchase rate stands in front of a token presented again: a token replayed from many
@@ -236,29 +227,15 @@ export function reserveWithTicketKeyList(keys: SaleKeys, userId: number, seat: n
 }
 
 /**
- * A genuine, admitted ticket's purchase: the purchase rate for a ticket presented again (its
- * replays are refused by Redis, so they are rationed as a token's are), then ONE script on the
- * home bucket, then the same answer as a token's reserve, the multi-bucket fallover included.
+ * A genuine, admitted ticket's purchase: as a token's (`reserveOnHomeBucket`), with the ticket's
+ * script, which spends the ticket instead of a token and checks its moment by Redis's clock.
  */
-async function attemptTicketPurchase(services: PurchaseServices, input: TicketPurchase, ticket: Ticket): Promise<PurchaseOutcome> {
-  const { redis, env, metrics } = services;
-  const { userId, saleId } = input;
-  if (seenBefore(input.ticket)) await checkPurchaseRate(services, userId);
-  const buckets = await bucketsOrRefuse(services, saleId);
-  const home = homeBucket(userId, buckets);
-  const reservationId = reservationInBucket(newReservationId(saleId, userId), home);
-  metrics.reserveCalls.inc();
-  const reply = await failClosed(
-    redis.reserveUnitWithTicket(
-      ...reserveWithTicketKeyList(bucketKeys(env.REDIS_NAMESPACE, saleId, home), userId, ticket.seq),
-      String(userId),
-      reservationId,
-      ticket.admitAt,
-      PASS_WINDOW_MS,
-      Math.ceil(env.MAX_ORDER_BACKLOG / buckets),
-    ),
-  );
-  return answerReserveVerdict(services, { saleId, userId, home, buckets, reservationId }, interpretTicketReserveReply([reply[0], reply[1]]));
+function attemptTicketPurchase(services: PurchaseServices, input: TicketPurchase, ticket: Ticket): Promise<PurchaseOutcome> {
+  const { redis, env } = services;
+  return reserveOnHomeBucket(services, input, input.ticket, async ({ keys, reservationId, maxBacklog }) => {
+    const reply = await redis.reserveUnitWithTicket(...reserveWithTicketKeyList(keys, input.userId, ticket.seq), String(input.userId), reservationId, ticket.admitAt, PASS_WINDOW_MS, maxBacklog);
+    return interpretTicketReserveReply([reply[0], reply[1]]);
+  });
 }
 
 /** A purchase whose token (or ticket) is genuine, its answer counted for the dashboard. */
@@ -287,33 +264,38 @@ function traced<T extends { status: string }>(name: string, saleId: number, pare
   });
 }
 
+/** One purchase attempt after the sold-out flag and the token's MAC, with reserve-unit-7.lua. */
+function attemptPurchase(services: PurchaseServices, input: { userId: number; saleId: number; token: string }): Promise<PurchaseOutcome> {
+  const { redis } = services;
+  return reserveOnHomeBucket(services, input, input.token, async ({ keys, reservationId, maxBacklog }) => {
+    const reply = await redis.reserveUnit(...reserveUnitKeyList(keys, input.userId), String(input.userId), reservationId, input.token, maxBacklog);
+    return interpretReserveReply([reply[0], reply[1]]);
+  });
+}
+
 /**
- * One purchase attempt after the sold-out flag and the token's MAC: the shopper's rate limit for a
- * token seen before, then ONE Lua round trip on the shopper's home bucket that checks window,
- * eligibility, limit, stock and token and reserves, then the create-order job (peak shaving:
- * MySQL sees the worker's pace, not the crowd's). In a sale of several buckets an empty home
- * bucket holds the shopper instead, and the unit is sought in the other buckets
- * (`reserveElsewhere`).
+ * The shopper's rate limit for a credential (token or ticket) seen before, then ONE Lua round
+ * trip on the shopper's home bucket that checks window, eligibility, limit, stock and the
+ * credential and reserves, then the create-order job (peak shaving: MySQL sees the worker's pace,
+ * not the crowd's). In a sale of several buckets an empty home bucket holds the shopper instead,
+ * and the unit is sought in the other buckets (`reserveElsewhere`).
  */
-async function attemptPurchase(services: Pick<Services, "db" | "env" | "metrics" | "orderEnqueuer" | "queues" | "rateLimits" | "redis" | "saleBuckets" | "soldOut">, input: { userId: number; saleId: number; token: string }): Promise<PurchaseOutcome> {
-  const { redis, env, metrics } = services;
+async function reserveOnHomeBucket(
+  services: PurchaseServices,
+  input: { userId: number; saleId: number },
+  credential: string,
+  runScript: (call: { keys: SaleKeys; reservationId: string; maxBacklog: number }) => Promise<ReserveVerdict>,
+): Promise<PurchaseOutcome> {
   const { userId, saleId } = input;
-  if (seenBefore(input.token)) await checkPurchaseRate(services, userId);
+  if (seenBefore(credential)) await checkPurchaseRate(services, userId);
   const buckets = await bucketsOrRefuse(services, saleId);
   const home = homeBucket(userId, buckets);
   const reservationId = reservationInBucket(newReservationId(saleId, userId), home);
-  metrics.reserveCalls.inc();
-  const reply = await failClosed(
-    redis.reserveUnit(
-      ...reserveUnitKeyList(bucketKeys(env.REDIS_NAMESPACE, saleId, home), userId),
-      String(userId),
-      reservationId,
-      input.token,
-      // The bound is the sale's; each bucket checks its own share of it.
-      Math.ceil(env.MAX_ORDER_BACKLOG / buckets),
-    ),
-  );
-  return answerReserveVerdict(services, { saleId, userId, home, buckets, reservationId }, interpretReserveReply([reply[0], reply[1]]));
+  services.metrics.reserveCalls.inc();
+  // The backlog bound is the sale's; each bucket checks its own share of it.
+  const maxBacklog = Math.ceil(services.env.MAX_ORDER_BACKLOG / buckets);
+  const verdict = await failClosed(runScript({ keys: bucketKeys(services.env.REDIS_NAMESPACE, saleId, home), reservationId, maxBacklog }));
+  return answerReserveVerdict(services, { saleId, userId, home, buckets, reservationId }, verdict);
 }
 
 /**

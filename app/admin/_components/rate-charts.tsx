@@ -15,21 +15,17 @@ export function RateCharts({ points, admitted }: { points: StatsPoint[]; admitte
   const reasons = refusalReasons(points);
   return (
     <div className="charts">
-      <figure aria-label={t.ratesChart} data-testid="chart-rates">
-        <figcaption>{t.ratesCaption}</figcaption>
-        <ResponsiveContainer width="100%" height={CHART_HEIGHT} minWidth={0}>
-          <LineChart data={data}>
-            <CartesianGrid strokeDasharray="3 3" />
-            <XAxis dataKey="time" minTickGap={40} />
-            <YAxis allowDecimals={false} width={40} />
-            <Tooltip />
-            <Legend />
-            <Line type="monotone" dataKey="attempts" name={t.attemptsSeries} stroke="#2563eb" dot={false} isAnimationActive={false} />
-            <Line type="monotone" dataKey="successes" name={t.successesSeries} stroke="#1f7a3f" dot={false} isAnimationActive={false} />
-            <Line type="monotone" dataKey="ordersSettled" name={t.ordersSeries} stroke="#8a5a00" dot={false} isAnimationActive={false} />
-          </LineChart>
-        </ResponsiveContainer>
-      </figure>
+      <LinesChart
+        label={t.ratesChart}
+        caption={t.ratesCaption}
+        testId="chart-rates"
+        data={data}
+        lines={[
+          { key: "attempts", name: t.attemptsSeries, color: "#2563eb" },
+          { key: "successes", name: t.successesSeries, color: "#1f7a3f" },
+          { key: "ordersSettled", name: t.ordersSeries, color: "#8a5a00" },
+        ]}
+      />
       <figure aria-label={t.rejectionsChart} data-testid="chart-rejections">
         <figcaption>{t.rejectionsCaption}</figcaption>
         <ResponsiveContainer width="100%" height={CHART_HEIGHT} minWidth={0}>
@@ -54,17 +50,24 @@ export function RateCharts({ points, admitted }: { points: StatsPoint[]; admitte
 function AdmittedChart({ samples }: { samples: readonly AdmittedSample[] }) {
   const t = DASHBOARD_MESSAGES[useLang()];
   const data = admittedPerSecond(samples).map(({ second, admitted }) => ({ time: new Date(second * 1000).toLocaleTimeString(), admitted }));
+  return <LinesChart label={t.admittedChart} caption={t.admittedCaption} testId="chart-admitted" data={data} lines={[{ key: "admitted", name: t.admittedSeries, color: "#0f766e" }]} />;
+}
+
+/** One card: a line per series over the last minute's seconds. */
+function LinesChart({ label, caption, testId, data, lines }: { label: string; caption: string; testId: string; data: object[]; lines: { key: string; name: string; color: string }[] }) {
   return (
-    <figure aria-label={t.admittedChart} data-testid="chart-admitted">
-      <figcaption>{t.admittedCaption}</figcaption>
+    <figure aria-label={label} data-testid={testId}>
+      <figcaption>{caption}</figcaption>
       <ResponsiveContainer width="100%" height={CHART_HEIGHT} minWidth={0}>
         <LineChart data={data}>
           <CartesianGrid strokeDasharray="3 3" />
           <XAxis dataKey="time" minTickGap={40} />
-          <YAxis width={40} />
+          <YAxis allowDecimals={false} width={40} />
           <Tooltip />
           <Legend />
-          <Line type="monotone" dataKey="admitted" name={t.admittedSeries} stroke="#0f766e" dot={false} isAnimationActive={false} />
+          {lines.map((line) => (
+            <Line key={line.key} type="monotone" dataKey={line.key} name={line.name} stroke={line.color} dot={false} isAnimationActive={false} />
+          ))}
         </LineChart>
       </ResponsiveContainer>
     </figure>
