@@ -164,6 +164,55 @@ test("the sales list says SOLD OUT for a live sale with nothing left, with sold 
   await shot(page, testInfo, "sales-list");
 });
 
+test("a sale with a waiting room made in the form: the list shows its rate, the dashboard's room panel counts who joined and waits", async ({ page }, testInfo) => {
+  await signInAsAdmin(page);
+  const form = page.getByRole("region", { name: "New sale" });
+  const name = `E2E room kettle ${Date.now().toString(36)}`;
+  await form.getByLabel("Product name").fill(name);
+  await form.getByLabel("Original price (¥)").fill("99.00");
+  await form.getByLabel("Sale price (¥)").fill("49.00");
+  await form.getByLabel("Stock (units)").fill("5");
+  // Opening in ten minutes: everyone who joins meanwhile waits.
+  await form.getByLabel("Starts at").fill(await localInput(page, 600_000));
+  await form.getByLabel("Ends at").fill(await localInput(page, 7200_000));
+  await form.getByLabel(/^Waiting room: places admitted per second/).fill("25");
+  await form.getByLabel("Early arrivals").selectOption("ARRIVAL");
+  await form.getByLabel("Proof-of-work challenge before buying").check();
+  await shot(page, testInfo, "form-waiting-room");
+  await form.getByRole("button", { name: "Create sale" }).click();
+  await expect(page).toHaveURL(/\/admin\/sales\/\d+$/);
+  const saleId = Number(/(\d+)$/.exec(page.url())![1]);
+  expect(await services.db.sale.findUniqueOrThrow({ where: { id: saleId }, select: { admissionRate: true, arrivalOrder: true, purchaseChallenge: true } })).toEqual({
+    admissionRate: 25,
+    arrivalOrder: "ARRIVAL",
+    purchaseChallenge: true,
+  });
+
+  // The room is empty until shoppers join through the API (room.join, as their pages do).
+  const panel = page.getByTestId("room-panel");
+  await expect(panel.getByTestId("room-rate")).toHaveText("25 places/s");
+  await expect(panel.getByTestId("room-joined")).toHaveText("0");
+  const shoppers = await createShoppers(services, 4, { emailPrefix: `e2e-room-${Date.now().toString(36)}` });
+  for (const shopper of shoppers) {
+    const response = await fetch(`${e2eBaseUrl()}/api/seckill/room.join`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${shopper.token}` },
+      body: JSON.stringify({ json: { saleId } }),
+    });
+    const body = (await response.json()) as { result?: { data: { json: { status: string } } } };
+    expect(body.result?.data.json.status, JSON.stringify(body)).toBe("WAITING");
+  }
+  // Without a reload, the panel counts them: all four joined and waiting, none admitted before the opening.
+  await expect(panel.getByTestId("room-joined")).toHaveText("4", { timeout: 15_000 });
+  await expect(panel.getByTestId("room-waiting")).toHaveText("4");
+  await expect(panel.getByTestId("room-admitted")).toHaveText("0");
+  await shot(page, testInfo, "dashboard-waiting-room");
+
+  await page.goto("/admin");
+  await expect(page.getByTestId(`admin-sale-${saleId}`).getByTestId("sale-room")).toHaveText("25/s");
+  await shot(page, testInfo, "sales-list-waiting-room");
+});
+
 test("the orders console pages with a total, shows times and status words, refuses 'abc', selects a page and clears old results", async ({ page }, testInfo) => {
   test.setTimeout(120_000);
   const { saleId } = await openSale({ priceCents: 1000, originalPriceCents: 2000, stock: 25, unitLimit: 1, startsInMs: -5_000 });

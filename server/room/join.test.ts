@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { readJoinReply, seatStanding } from "./join";
-import { parseRoomMeta } from "./room-reading";
+import { parseRoomMeta, readingIsStale } from "./room-reading";
 import { answerFromReading, readingChange } from "./status";
 import { PASS_WINDOW_MS, readTicket } from "./ticket";
 import { drawnPlace } from "./draw";
@@ -58,6 +58,19 @@ describe("readJoinReply", () => {
 describe("parseRoomMeta and the status stream's change", () => {
   const fields = (drawn: string | null, rate = "10", now = OPENS - 10) =>
     parseRoomMeta([String(OPENS), String(OPENS + 60_000), rate, "RANDOM", "0", String(OPENS), "5", drawn, "0"], now);
+
+  it("a cached reading is read again after a second, or as soon as an undrawn RANDOM room's opening has come", () => {
+    const before = fields(null, "10", OPENS - 300)!;
+    expect(readingIsStale(undefined, 0)).toBe(true);
+    // Still being read: shared, whatever it will say.
+    expect(readingIsStale({ readAt: 1000 }, 1999)).toBe(false);
+    expect(readingIsStale({ readAt: 1000 }, 2000)).toBe(true);
+    expect(readingIsStale({ readAt: 1000, settled: before }, 1299)).toBe(false);
+    expect(readingIsStale({ readAt: 1000, settled: before }, 1300)).toBe(true);
+    expect(readingIsStale({ readAt: 1000, settled: { ...before, order: "ARRIVAL", drawn: null } }, 1300)).toBe(false);
+    expect(readingIsStale({ readAt: 1000, settled: fields(null, "10", OPENS + 10) }, 1500)).toBe(false);
+    expect(readingIsStale({ readAt: 1000, settled: null }, 1500)).toBe(false);
+  });
 
   it("is null without a room (no meta, rate 0)", () => {
     expect(parseRoomMeta([null, null, null, null, null, null, null, null, null], 0)).toBeNull();

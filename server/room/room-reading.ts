@@ -35,24 +35,43 @@ export function parseRoomMeta(fields: readonly (string | null)[], now: number): 
 
 /** At most one read of a room's meta per process per READ_EVERY_MS, however many ask. */
 const READ_EVERY_MS = 1000;
-const cache = new WeakMap<object, Map<number, { readAt: number; reading: Promise<RoomReading | null> }>>();
+interface CachedReading {
+  readAt: number;
+  reading: Promise<RoomReading | null>;
+  /** the reading once it is in */
+  settled?: RoomReading | null;
+}
+const cache = new WeakMap<object, Map<number, CachedReading>>();
 
-/** The room's reading, at most READ_EVERY_MS old (its `now` moved on by this process's clock). */
+/**
+ * Whether a cached reading must be read again at `at` (pure): once READ_EVERY_MS old, or when it
+ * was an undrawn RANDOM room and the opening has come since. The draw's `joined` is the one at the
+ * opening, which only a read after it knows (joins may have come since the cached one).
+ */
+export function readingIsStale(entry: Pick<CachedReading, "readAt" | "settled"> | undefined, at: number): boolean {
+  if (!entry || at - entry.readAt >= READ_EVERY_MS) return true;
+  const reading = entry.settled;
+  return !!reading && reading.order === "RANDOM" && reading.drawn === null && reading.now + (at - entry.readAt) >= reading.opensAt;
+}
+
+/** The room's reading, at most READ_EVERY_MS old and read after the opening once it came (its `now` moved on by this process's clock). */
 export async function readRoom(services: Pick<Services, "env" | "redis">, saleId: number, at = Date.now()): Promise<RoomReading | null> {
   let rooms = cache.get(services.redis);
   if (!rooms) cache.set(services.redis, (rooms = new Map()));
   let entry = rooms.get(saleId);
-  if (!entry || at - entry.readAt >= READ_EVERY_MS) {
+  if (readingIsStale(entry, at)) {
     const reading = Promise.all([services.redis.hmget(roomKeys(services.env.REDIS_NAMESPACE, saleId).meta, ...ROOM_META_FIELDS), shopClock(services)]).then(([fields, clock]) =>
       parseRoomMeta(fields, clock.nowMs),
     );
-    entry = { readAt: at, reading };
-    rooms.set(saleId, entry);
+    const fresh: CachedReading = { readAt: at, reading };
+    entry = fresh;
+    rooms.set(saleId, fresh);
+    void reading.then((value) => (fresh.settled = value), () => undefined);
     // A failed read is not kept: the next caller asks again.
     reading.catch(() => rooms.get(saleId) === entry && rooms.delete(saleId));
   }
-  const reading = await entry.reading;
-  return reading && { ...reading, now: reading.now + (at - entry.readAt) };
+  const reading = await entry!.reading;
+  return reading && { ...reading, now: reading.now + (at - entry!.readAt) };
 }
 
 /** Whether the room asks for a proof-of-work solution before a purchase (the sale's purchaseChallenge). */

@@ -3,12 +3,16 @@ import { readRoom, type RoomReading } from "./room-reading";
 import { seatStanding, type RoomAnswer } from "./join";
 import type { Ticket } from "./ticket";
 
-/** How often a room's listeners are woken to look at its (shared, cached) reading. */
-const LOOK_EVERY_MS = 1000;
+/**
+ * How often a room's listeners are woken to look at the process's sold-out flag and the room's
+ * shared reading: four times a second, so a sell-out reaches every stream well within a second,
+ * while the reading behind it is still read from Redis at most once a second (room-reading.ts).
+ */
+const LOOK_EVERY_MS = 250;
 
 /**
- * One shared ticker per process and room: it wakes every listener of the room once a second
- * while anyone listens, and each looks at the same cached reading (room-reading.ts: at most one
+ * One shared ticker per process and room: it wakes every listener of the room every
+ * LOOK_EVERY_MS while anyone listens, and each looks at the same cached reading (room-reading.ts: at most one
  * Redis read per room per second per process, never one per shopper).
  */
 class RoomTicker {
