@@ -1,19 +1,19 @@
 "use client";
 import Link from "next/link";
 import { useMutation, useQuery } from "@tanstack/react-query";
-import { useSubscription } from "@trpc/tanstack-react-query";
-import { useEffect, useRef, useState, useSyncExternalStore, type ReactNode } from "react";
+import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import type { SaleView } from "@/server/seckill/catalog";
 import { phaseAt, type SalePhase } from "@/server/seckill/phase";
 import type { SaleStanding } from "@/server/gateway/sale-standing";
-import type { PurchaseResult } from "@/server/seckill/purchase";
 import { useMessages } from "../_i18n/client";
 import type { Messages } from "../_i18n/messages";
 import { isMomentary, MAX_AUTO_RETRIES, retryDelayMs } from "./buy-retry";
 import { countdownText, openingParts } from "./clock-offset";
 import { errorText } from "./errors";
 import { money } from "./money";
+import { boughtNote, resultStatus, StatusLine, usePurchaseResult, type ResultReading, type Status } from "./purchase-result";
 import { useServerNow } from "./server-clock";
+import { RoomPanel } from "./room-panel";
 import { useTRPC } from "./trpc";
 
 /** The product picture's box: fixed in the markup so the card does not move as the image loads. */
@@ -75,6 +75,22 @@ export function SaleCard({
         </p>
       ) : null}
       {detailed && standing.data ? <StandingHintLine standing={standing.data} t={t} /> : null}
+      {sale.room && detailed ? (
+        <RoomPanel
+          saleId={sale.id}
+          signedIn={signedIn}
+          phase={phase}
+          now={now}
+          synced={synced}
+          soldOut={soldOut}
+          standing={standing.data}
+          onSoldOut={() => setSoldOutAnswer(sale)}
+          onStandingChanged={() => void standing.refetch()}
+        />
+      ) : sale.room ? (
+        // The catalog does not seat anyone: the sale page does, for the shopper who opens it.
+        phase === "ENDED" || soldOut ? null : <p className="muted" data-testid="room-note">{t.roomOnSalePage}</p>
+      ) : (
       <BuyPanel
         saleId={sale.id}
         signedIn={signedIn}
@@ -85,6 +101,7 @@ export function SaleCard({
         onSoldOut={() => setSoldOutAnswer(sale)}
         onStandingChanged={() => void standing.refetch()}
       />
+      )}
       {detailed ? null : (
         <p className="card-link">
           <Link href={`/sales/${sale.id}`}>
@@ -238,23 +255,7 @@ function BuyPanel({
   }, [answer]);
 
   const token = issue.data?.status === "ISSUED" ? issue.data.token : null;
-  // Pushed by the server (SSE) until final; if the stream fails, poll with backoff instead. Kept
-  // in state because the subscription forgets its data when the stream ends.
-  const [pushedResult, setPushedResult] = useState<PurchaseResult>();
-  const pushed = useSubscription(
-    trpc.seckill.onResult.subscriptionOptions(
-      { reservationId: reservationId ?? "" },
-      { enabled: reservationId !== null, onData: setPushedResult },
-    ),
-  );
-  const polled = useQuery({
-    ...trpc.seckill.result.queryOptions({ reservationId: reservationId ?? "" }),
-    enabled: reservationId !== null && pushed.status === "error",
-    // 300 ms, doubling, at most 3 s, while the order is in the queue.
-    refetchInterval: (query) =>
-      query.state.data?.status === "QUEUED" || !query.state.data ? Math.min(3000, 300 * 2 ** query.state.dataUpdateCount) : false,
-  });
-  const result = pushed.status === "error" ? polled : { data: pushedResult, isError: false as const, error: null };
+  const result = usePurchaseResult(reservationId);
   const orderCreated = result.data?.status === "ORDER_CREATED";
   useEffect(() => {
     if (orderCreated) onStandingChanged();
@@ -344,20 +345,6 @@ function BuyPanel({
   );
 }
 
-type Status = { tone: "ok" | "bad" | "wait" | "note"; text: ReactNode } | null;
-
-function StatusLine({ saleId, status }: { saleId: number; status: Status }) {
-  return (
-    <div aria-live="polite">
-      {status ? (
-        <p id={`purchase-status-${saleId}`} className={`status ${status.tone}`} data-testid="purchase-status">
-          {status.text}
-        </p>
-      ) : null}
-    </div>
-  );
-}
-
 /** The one sentence under Buy: the latest thing that happened wins, then what was known before. */
 function panelStatus({
   t,
@@ -371,28 +358,15 @@ function panelStatus({
 }: {
   t: Messages;
   purchase: { isError: boolean; error: Parameters<typeof errorText>[0] | null; data?: { status: string } | undefined };
-  result: { isError: boolean; error: Parameters<typeof errorText>[0] | null; data?: PurchaseResult | undefined };
+  result: ResultReading;
   reservationId: string | null;
   standing: SaleStanding | undefined;
   soldOut: boolean;
   issue: { isError: boolean; error: Parameters<typeof errorText>[0] | null; data?: { status: string } | undefined };
   opening: boolean;
 }): Status {
-  if (result.data?.status === "ORDER_CREATED") {
-    return {
-      tone: "ok",
-      text: (
-        <>
-          {t.orderCreated(result.data.orderId)}
-          <Link href="/orders">{t.myOrders}</Link>
-          {t.fullStop}
-        </>
-      ),
-    };
-  }
-  if (result.data?.status === "FAILED") return { tone: "bad", text: t.orderFailed };
-  if (result.isError && result.error) return { tone: "bad", text: errorText(result.error, t) };
-  if (reservationId) return { tone: "wait", text: t.inQueue };
+  const queued = resultStatus(t, result, reservationId);
+  if (queued) return queued;
   const bought = standing?.order ? boughtNote(t, standing.order) : null;
   if (bought && standing?.hint === "UNIT_LIMIT_REACHED") return bought;
   if (standing?.hint === "UNIT_LIMIT_REACHED") return { tone: "note", text: t.unitLimitReachedNote };
@@ -411,24 +385,4 @@ function panelStatus({
   }
   // Bought some, may buy more: the order's link, under a Buy that still works.
   return bought;
-}
-
-/** "You bought this — pay for order #12" (unpaid: to its pay page) or "— see order #12" (My orders). */
-function boughtNote(t: Messages, order: NonNullable<SaleStanding["order"]>): Status {
-  const link =
-    order.status === "WAIT_PAY" ? (
-      <Link href={`/orders/${order.id}/pay`}>{t.payForOrderLink(order.id)}</Link>
-    ) : (
-      <Link href="/orders">{t.seeOrder(order.id)}</Link>
-    );
-  return {
-    tone: "note",
-    text: (
-      <>
-        {t.youBoughtThis}
-        {link}
-        {t.fullStop}
-      </>
-    ),
-  };
 }

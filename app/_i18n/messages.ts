@@ -1,5 +1,5 @@
 import type { Lang } from "@/server/i18n";
-import type { Refusal } from "@/server/seckill/outcome";
+import type { Refusal, TicketRefusal } from "@/server/seckill/outcome";
 import type { StandingHint } from "@/server/gateway/sale-standing";
 import type { OrderStatus } from "@/server/generated/prisma/enums";
 import type { SalePhase } from "@/server/seckill/phase";
@@ -8,6 +8,9 @@ import type { PaymentProviderName } from "@/server/env";
 /** The refusals of order.pay a shopper can meet, each with its sentence below (payFailed); app/_components/errors.ts picks it. */
 export const PAY_ERROR_CODES = ["BAD_REQUEST", "NOT_FOUND", "CONFLICT", "PRECONDITION_FAILED", "SERVICE_UNAVAILABLE"] as const;
 export type PayErrorCode = (typeof PAY_ERROR_CODES)[number];
+
+/** A ticket purchase's own answers (server/seckill/outcome.ts), each said in the room's words. */
+export type RoomRefusal = TicketRefusal | "NOT_ADMITTED_YET";
 
 /** Every string a shopper reads, in each language. English is the default and defines the shape. */
 const en = {
@@ -83,6 +86,28 @@ const en = {
   seeOrder: (orderId: number) => `see order #${orderId}`,
   payForOrderLink: (orderId: number) => `pay for order #${orderId}`,
   unitLimitReachedNote: "You already hold as many units as this sale allows per shopper.",
+  // Waiting room
+  signInToJoinRoom: "Sign in to join the waiting room",
+  roomOnSalePage: "This sale has a waiting room: open it to take your place in line.",
+  joiningRoom: "Joining the waiting room…",
+  inWaitingRoom: "You're in the waiting room",
+  placesDrawnAt: (time: string) => `Places are drawn at ${time}`,
+  drawExplained: "Everyone here before the opening gets a place by random draw; later arrivals queue behind them.",
+  aheadOfYou: (count: string) => `${count} ahead of you`,
+  aboutWait: (count: number, unit: "s" | "min") => `about ${count} ${unit}`,
+  yourTurn: (timeLeft: string) => `It's your turn — buy within ${timeLeft}`,
+  waitForTurn: "Waiting for your turn",
+  announcePlace: (count: string) => `You have your place in line: ${count} ahead of you.`,
+  announceTurn: "It's your turn to buy.",
+  joinAgain: "Join again",
+  passExpired: "Your turn has passed: the time to buy is over. Join again for a new place at the back of the line.",
+  roomRefusal: {
+    NOT_ADMITTED_YET: "It's not your turn yet — Buy opens when your wait is over.",
+    TICKET_EXPIRED: "Your turn has passed: the time to buy is over. Join again for a new place at the back of the line.",
+    TICKET_USED: "Your place in line has already been used for a purchase. Join again to buy another unit.",
+    INVALID_TICKET: "Your place in line could not be confirmed on this page. Join again to get it back.",
+    CHALLENGE_REQUIRED: "Your browser's security check is not finished yet. Wait a moment, then press Buy again.",
+  } satisfies Record<RoomRefusal, string>,
   // Accounts
   email: "Email",
   password: "Password",
@@ -243,6 +268,27 @@ const zh: Messages = {
   seeOrder: (orderId) => `查看订单 #${orderId}`,
   payForOrderLink: (orderId) => `去支付订单 #${orderId}`,
   unitLimitReachedNote: "您已达到本场每人限购数量。",
+  signInToJoinRoom: "登录后进入排队室",
+  roomOnSalePage: "本场秒杀设有排队室：打开详情页即可排队。",
+  joiningRoom: "正在进入排队室…",
+  inWaitingRoom: "您已进入排队室",
+  placesDrawnAt: (time) => `将于 ${time} 随机抽取排位`,
+  drawExplained: "开场前到达的所有人随机抽签排位，之后到达的人按到达顺序排在后面。",
+  aheadOfYou: (count) => `前面还有 ${count} 人`,
+  aboutWait: (count, unit) => `约 ${count} ${unit === "s" ? "秒" : "分钟"}`,
+  yourTurn: (timeLeft) => `轮到您了 — 请在 ${timeLeft} 内购买`,
+  waitForTurn: "等待放行",
+  announcePlace: (count) => `您已获得排位：前面还有 ${count} 人。`,
+  announceTurn: "轮到您购买了。",
+  joinAgain: "重新排队",
+  passExpired: "您的购买时段已过。重新排队可在队尾获得新的排位。",
+  roomRefusal: {
+    NOT_ADMITTED_YET: "还没轮到您 — 等待结束后即可抢购。",
+    TICKET_EXPIRED: "您的购买时段已过。重新排队可在队尾获得新的排位。",
+    TICKET_USED: "该排队凭证已用于购买。如需再买一件，请重新排队。",
+    INVALID_TICKET: "无法在本页确认您的排队凭证，请重新排队以找回排位。",
+    CHALLENGE_REQUIRED: "浏览器的人机验证尚未完成，请稍候再点击抢购。",
+  },
   email: "邮箱",
   password: "密码",
   passwordHint: "至少 8 个字符,最多 72 字节(一个带重音的字母算 2 字节,一个汉字算 3 字节)。",

@@ -1,0 +1,323 @@
+"use client";
+import Link from "next/link";
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { useSubscription } from "@trpc/tanstack-react-query";
+import { useCallback, useEffect, useRef, useState } from "react";
+import type { SaleStanding } from "@/server/gateway/sale-standing";
+import type { RoomAnswer, Waiting } from "@/server/room/join";
+import type { RoomChallenge } from "@/server/room/challenge";
+import type { SalePhase } from "@/server/seckill/phase";
+import { useMessages } from "../_i18n/client";
+import type { Messages, RoomRefusal } from "../_i18n/messages";
+import { isMomentary, MAX_AUTO_RETRIES, retryDelayMs } from "./buy-retry";
+import { countdownText, openingParts } from "./clock-offset";
+import { errorText } from "./errors";
+import { boughtNote, resultStatus, StatusLine, usePurchaseResult, type Status } from "./purchase-result";
+import { RoomChallengeSolver, type ChallengeProgress } from "./room-challenge";
+import { parseStoredTicket, roomMoment, storedTicketKey, waitParts, type RoomMoment } from "./room-wait";
+import { useTRPC } from "./trpc";
+
+/** Answers after which another press of Buy makes sense: too early on our clock, the check unfinished. */
+const PRESS_AGAIN: ReadonlySet<string> = new Set(["NOT_ADMITTED_YET", "CHALLENGE_REQUIRED"]);
+/** Answers after which the ticket buys nothing more: a new seat (or the seat read again) does. */
+const JOIN_AGAIN: ReadonlySet<string> = new Set(["TICKET_EXPIRED", "TICKET_USED", "INVALID_TICKET"]);
+
+function readStored(saleId: number, userId: number): Waiting | null {
+  try {
+    return parseStoredTicket(window.localStorage.getItem(storedTicketKey(saleId, userId)));
+  } catch {
+    return null; // storage refused (private mode, a policy): the server keeps the seat anyway
+  }
+}
+
+function store(saleId: number, userId: number, waiting: Waiting) {
+  try {
+    window.localStorage.setItem(storedTicketKey(saleId, userId), JSON.stringify(waiting));
+  } catch {
+    // as above
+  }
+}
+
+/**
+ * Buy for a sale with a waiting room. A signed-in shopper on the sale page takes a seat at once
+ * (room.join) and gets a ticket; the page counts their place and wait down from it on the shop's
+ * clock (no request per second) and hears of changes over room.onStatus (the draw, a rate
+ * change, the sell-out). At the ticket's admitAt, Buy sends ONE seckill.purchase with the
+ * ticket (and the challenge's solution, solved meanwhile in the background); then the same
+ * result flow as BuyPanel. The ticket is kept in localStorage so a reload shows the place at once.
+ */
+export function RoomPanel({
+  saleId,
+  signedIn,
+  phase,
+  now,
+  synced,
+  soldOut,
+  standing,
+  onSoldOut,
+  onStandingChanged,
+}: {
+  saleId: number;
+  signedIn: boolean;
+  phase: SalePhase;
+  now: number | null;
+  synced: boolean;
+  soldOut: boolean;
+  standing: SaleStanding | undefined;
+  onSoldOut: () => void;
+  onStandingChanged: () => void;
+}) {
+  const t = useMessages();
+  const trpc = useTRPC();
+  // The same query the page already made: no request of its own.
+  const me = useQuery({ ...trpc.auth.me.queryOptions(), enabled: signedIn });
+  const userId = me.data?.userId ?? null;
+  const join = useMutation(trpc.room.join.mutationOptions());
+  const purchase = useMutation(trpc.seckill.purchase.mutationOptions());
+  const [waiting, setWaiting] = useState<Waiting | null>(null);
+  const [ended, setEnded] = useState(false);
+  const [solution, setSolution] = useState<string | null>(null);
+  const [progress, setProgress] = useState<ChallengeProgress | null>(null);
+  const [retries, setRetries] = useState(0);
+  const pressed = useRef(false);
+
+  const refusedBeforehand = standing?.hint ?? null;
+  const mayJoin = signedIn && userId !== null && standing !== undefined && refusedBeforehand === null && phase !== "ENDED" && !soldOut && !ended;
+
+  // The ticket kept from before a reload: its place shows before room.join answers.
+  useEffect(() => {
+    if (userId !== null) setWaiting((current) => current ?? readStored(saleId, userId));
+  }, [saleId, userId]);
+
+  const accept = useCallback(
+    (answer: RoomAnswer, from: "join" | "status") => {
+      if (answer.status === "SOLD_OUT") return onSoldOut();
+      if (answer.status === "ENDED") return setEnded(true);
+      setWaiting((current) => {
+        // room.onStatus does not repeat the challenge: the seat's own, from its join, still holds.
+        const next = from === "status" && current?.seat === answer.seat ? { ...answer, challenge: current.challenge } : answer;
+        if (userId !== null) store(saleId, userId, next);
+        return next;
+      });
+    },
+    // onSoldOut is new on every render; what it does is not.
+    [saleId, userId],
+  );
+
+  const takeSeat = join.mutate;
+  const enter = useCallback(
+    (again: boolean) => {
+      pressed.current = false;
+      purchase.reset();
+      if (again) setSolution(null);
+      takeSeat({ saleId, ...(again ? { again: true } : {}) }, { onSuccess: (answer) => accept(answer, "join") });
+    },
+    [saleId, takeSeat, accept, purchase.reset],
+  );
+  useEffect(() => {
+    if (mayJoin && join.isIdle) enter(false);
+  }, [mayJoin, join.isIdle, enter]);
+  // A sale still warming up, or a busy shop: ask again, 300 ms doubling to 3 s, a bounded number of times.
+  const retrying = mayJoin && join.isError && isMomentary(join.error) && retries < MAX_AUTO_RETRIES;
+  useEffect(() => {
+    if (!retrying) return;
+    const timer = setTimeout(() => {
+      setRetries((n) => n + 1);
+      enter(false);
+    }, retryDelayMs(retries));
+    return () => clearTimeout(timer);
+  }, [retrying, retries, enter]);
+
+  // Watched with the seat's first ticket: a re-signed one for the same seat must not reconnect.
+  const [watched, setWatched] = useState<{ seat: number; ticket: string } | null>(null);
+  useEffect(() => {
+    if (waiting && waiting.seat !== watched?.seat) setWatched({ seat: waiting.seat, ticket: waiting.ticket });
+  }, [waiting, watched?.seat]);
+  const reservationId = purchase.data?.status === "QUEUED" ? purchase.data.reservationId : null;
+  useSubscription(
+    trpc.room.onStatus.subscriptionOptions(
+      { saleId, ticket: watched?.ticket ?? "" },
+      { enabled: mayJoin && watched !== null && reservationId === null, onData: (answer) => accept(answer, "status") },
+    ),
+  );
+
+  const result = usePurchaseResult(reservationId);
+  const orderCreated = result.data?.status === "ORDER_CREATED";
+  const answer = purchase.data?.status;
+  useEffect(() => {
+    if (answer === "SOLD_OUT") onSoldOut();
+    if (answer === "UNIT_LIMIT_REACHED" || orderCreated) onStandingChanged();
+    // Only a new answer counts: the callbacks are new on every render.
+  }, [answer, orderCreated]);
+
+  const moment = waiting && now !== null ? roomMoment(waiting, now) : null;
+  const challenge = waiting?.challenge as RoomChallenge | undefined;
+  // A solve that failed still lets Buy go: the server then says what is missing.
+  const ready = !challenge || solution !== null || progress === "failed";
+  const settled = purchase.data !== undefined && !PRESS_AGAIN.has(purchase.data.status);
+
+  const buy = () => {
+    if (pressed.current || !waiting || moment?.kind !== "ADMITTED") return;
+    pressed.current = true;
+    purchase.mutate(
+      { saleId, ticket: waiting.ticket, ...(solution ? { solution } : {}) },
+      {
+        onSettled: (outcome, error) => {
+          if (error || (outcome && PRESS_AGAIN.has(outcome.status))) pressed.current = false;
+        },
+      },
+    );
+  };
+
+  const announcement = useAnnouncement(waiting, moment, t);
+
+  if (!signedIn) {
+    if (phase === "ENDED" || soldOut) return <StatusLine saleId={saleId} status={soldOut ? { tone: "note", text: t.soldOutNote } : null} />;
+    return (
+      <div className="buy">
+        <Link className="button buy-button" href={`/sign-in?next=${encodeURIComponent(`/sales/${saleId}`)}`}>
+          {t.signInToJoinRoom}
+        </Link>
+      </div>
+    );
+  }
+
+  const expired = moment?.kind === "EXPIRED" || (answer !== undefined && JOIN_AGAIN.has(answer));
+  const done = orderCreated || refusedBeforehand === "UNIT_LIMIT_REACHED";
+  const inRoom = waiting !== null && mayJoin && !done && reservationId === null;
+  const status = roomStatus({ t, purchase, result, reservationId, standing, soldOut, join, retrying, moment });
+  return (
+    <div className="buy room" data-testid="waiting-room">
+      {inRoom ? <RoomLine waiting={waiting} moment={moment} t={t} /> : null}
+      {mayJoin && !waiting ? <p className="muted">{t.joiningRoom}</p> : null}
+      <p className="visually-hidden" aria-live="polite" data-testid="room-announcer">
+        {announcement}
+      </p>
+      {challenge && inRoom ? <RoomChallengeSolver challenge={challenge} onSolved={setSolution} onProgress={setProgress} /> : null}
+      {done || !waiting || !mayJoin ? null : expired ? (
+        <button type="button" className="buy-button" disabled={join.isPending} onClick={() => enter(answer !== "INVALID_TICKET")}>
+          {t.joinAgain}
+        </button>
+      ) : (
+        <button
+          type="button"
+          className="buy-button"
+          disabled={!synced || moment?.kind !== "ADMITTED" || !ready || purchase.isPending || settled}
+          aria-describedby={status ? `purchase-status-${saleId}` : undefined}
+          onClick={buy}
+        >
+          {purchase.isPending ? t.buying : moment?.kind === "ADMITTED" ? (ready ? t.buyNow : t.gettingReady) : t.waitForTurn}
+        </button>
+      )}
+      {orderCreated && standing && standing.hint !== "UNIT_LIMIT_REACHED" && !soldOut ? (
+        <button type="button" className="secondary" disabled={join.isPending} onClick={() => enter(true)}>
+          {t.joinAgain}
+        </button>
+      ) : null}
+      {join.isError && !retrying ? (
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => {
+            setRetries(0);
+            join.reset();
+          }}
+        >
+          {t.retry}
+        </button>
+      ) : null}
+      <StatusLine saleId={saleId} status={status} />
+    </div>
+  );
+}
+
+/** The place, the wait and the turn, counted down each render. Not a live region: it changes every second. */
+function RoomLine({ waiting, moment, t }: { waiting: Waiting; moment: RoomMoment | null; t: Messages }) {
+  const count = (n: number) => new Intl.NumberFormat(t.intlLocale).format(n);
+  return (
+    <div className="room-line">
+      <p className="room-title">{t.inWaitingRoom}</p>
+      {moment?.kind === "DRAW_PENDING" ? (
+        <>
+          <p data-testid="room-draw">
+            <time dateTime={new Date(waiting.opensAt).toISOString()}>{t.placesDrawnAt(openingParts(new Date(waiting.opensAt), t.intlLocale).time)}</time>
+          </p>
+          <p className="muted">{t.drawExplained}</p>
+        </>
+      ) : null}
+      {moment?.kind === "WAITING" ? (
+        <p className="room-wait">
+          <strong data-testid="room-place">{t.aheadOfYou(count(moment.ahead))}</strong>
+          <span aria-hidden="true"> · </span>
+          <span data-testid="room-eta">{t.aboutWait(waitParts(moment.waitMs).count, waitParts(moment.waitMs).unit)}</span>
+        </p>
+      ) : null}
+      {moment?.kind === "ADMITTED" ? (
+        <p className="room-turn" data-testid="room-turn">
+          {t.yourTurn(countdownText(moment.closesInMs))}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/**
+ * What the polite region says: the seat's place once it is known on this page (the join, or the
+ * opening's draw), then the admission when it happens here. Never the countdown.
+ */
+function useAnnouncement(waiting: Waiting | null, moment: RoomMoment | null, t: Messages): string {
+  const [said, setSaid] = useState("");
+  const placeSaidFor = useRef<number | null>(null);
+  const lastKind = useRef<RoomMoment["kind"] | null>(null);
+  useEffect(() => {
+    if (!waiting || !moment) return;
+    const before = lastKind.current;
+    lastKind.current = moment.kind;
+    if (moment.kind === "ADMITTED" && before !== null && before !== "ADMITTED") setSaid(t.announceTurn);
+    else if (moment.kind === "WAITING" && placeSaidFor.current !== waiting.seat) {
+      placeSaidFor.current = waiting.seat;
+      setSaid(t.announcePlace(new Intl.NumberFormat(t.intlLocale).format(moment.ahead)));
+    }
+  }, [waiting, moment, t]);
+  return said;
+}
+
+/** The one sentence under Buy in the room: the latest thing that happened wins, then what was known before. */
+function roomStatus({
+  t,
+  purchase,
+  result,
+  reservationId,
+  standing,
+  soldOut,
+  join,
+  retrying,
+  moment,
+}: {
+  t: Messages;
+  purchase: { isError: boolean; error: Parameters<typeof errorText>[0] | null; data?: { status: string } | undefined };
+  result: Parameters<typeof resultStatus>[1];
+  reservationId: string | null;
+  standing: SaleStanding | undefined;
+  soldOut: boolean;
+  join: { isError: boolean; error: Parameters<typeof errorText>[0] | null };
+  retrying: boolean;
+  moment: RoomMoment | null;
+}): Status {
+  const queued = resultStatus(t, result, reservationId);
+  if (queued) return queued;
+  const bought = standing?.order ? boughtNote(t, standing.order) : null;
+  if (standing?.hint === "UNIT_LIMIT_REACHED") return bought ?? { tone: "note", text: t.unitLimitReachedNote };
+  if (soldOut) return { tone: "note", text: t.soldOutNote };
+  if (purchase.isError && purchase.error) return { tone: "bad", text: errorText(purchase.error, t) };
+  const refused = purchase.data?.status;
+  if (refused && refused !== "QUEUED") {
+    const text = refused in t.roomRefusal ? t.roomRefusal[refused as RoomRefusal] : t.refusal[refused as keyof Messages["refusal"]];
+    return { tone: "bad", text };
+  }
+  if (standing?.hint) return { tone: "note", text: t.refusal[standing.hint] };
+  if (retrying) return { tone: "wait", text: t.openingNote };
+  if (join.isError && join.error) return { tone: "bad", text: isMomentary(join.error) ? t.notOpenYet : errorText(join.error, t) };
+  if (moment?.kind === "EXPIRED") return { tone: "bad", text: t.passExpired };
+  return bought;
+}
