@@ -21,7 +21,9 @@ describe("the admission line", () => {
     expect(admissionMoment(line, 20, OPENS)).toBe(OPENS + 2_000);
     const moments = Array.from({ length: 100 }, (_, i) => admissionMoment(line, i + 1, OPENS + 500));
     expect([...moments].sort((a, b) => a - b)).toEqual(moments);
-    expect(admissionMoment(line, 3, OPENS + 500)).toBe(OPENS + 500);
+    // A place already reached keeps the moment it was reached: asking later opens no new pass.
+    expect(admissionMoment(line, 3, OPENS + 500)).toBe(OPENS + 300);
+    expect(admissionMoment(line, 3, OPENS + 600_000)).toBe(OPENS + 300);
   });
 
   it("counts who is still ahead", () => {

@@ -23,10 +23,14 @@ export function admittedBy(line: Frontier, now: number): number {
   return Math.min(line.frontier + (line.rate * (now - line.frontierAt)) / 1000, line.joined + 1);
 }
 
-/** The epoch ms `position` is admitted at, on the line as it stands (`now` if already). */
+/**
+ * The epoch ms `position` is admitted at on the line as it stands: ahead of the line, when the
+ * line will reach it; already reached, when it did (read back along the line), so asking again
+ * later never opens a new pass window for a place admitted long ago.
+ */
 export function admissionMoment(line: Frontier, position: number, now: number): number {
   const admitted = admittedBy(line, now);
-  if (position <= admitted) return Math.max(now, line.frontierAt);
+  if (position <= admitted) return Math.min(Math.floor(line.frontierAt + ((position - line.frontier) * 1000) / line.rate), Math.max(now, line.frontierAt));
   const from = Math.max(now, line.frontierAt);
   return Math.ceil(from + ((position - admitted) * 1000) / line.rate);
 }

@@ -4,33 +4,59 @@ import { seatStanding, type RoomAnswer } from "./join";
 import type { Ticket } from "./ticket";
 
 /**
- * How often a room's listeners are woken to look at the process's sold-out flag and the room's
- * shared reading: four times a second, so a sell-out reaches every stream well within a second,
- * while the reading behind it is still read from Redis at most once a second (room-reading.ts).
+ * How often a room with listeners is looked at: the process's sold-out flag four times a second,
+ * so a sell-out reaches every stream well within a second; the reading behind it is read from
+ * Redis at most once a second (room-reading.ts).
  */
 const LOOK_EVERY_MS = 250;
 
+/** What a listener's answer depends on, as one key: equal keys, equal answers. */
+export function roomChangeKey(reading: RoomReading | null, soldOut: boolean): string | null {
+  if (soldOut) return "SOLD_OUT";
+  if (!reading) return null;
+  return [readingChange(reading), reading.now >= reading.endsAt ? "ENDED" : "OPEN"].join("|");
+}
+
 /**
- * One shared ticker per process and room: it wakes every listener of the room every
- * LOOK_EVERY_MS while anyone listens, and each looks at the same cached reading (room-reading.ts: at most one
- * Redis read per room per second per process, never one per shopper).
+ * One watch per process and room while anyone listens: every LOOK_EVERY_MS it looks at the room's
+ * shared reading and the sold-out flag, and wakes the listeners whose answer would change. Listeners
+ * wait grouped by the key they last saw, so a look costs one comparison per group, not per
+ * shopper: a waiting shopper costs nothing per second, in Redis or in this process.
  */
-class RoomTicker {
-  private readonly waiting = new Set<() => void>();
+class RoomWatch {
+  /** key the listeners last saw -> their wake-ups */
+  private readonly listeners = new Map<string | null, Set<() => void>>();
   private timer: NodeJS.Timeout | undefined;
 
-  nextTick(signal?: AbortSignal): Promise<void> {
+  constructor(
+    private readonly services: Pick<Services, "env" | "redis" | "soldOut">,
+    private readonly saleId: number,
+  ) {}
+
+  /** Resolves at the first look whose key differs from `since`, or on abort. */
+  nextChange(since: string | null, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
+      let group = this.listeners.get(since);
+      if (!group) this.listeners.set(since, (group = new Set()));
       const wake = () => {
-        this.waiting.delete(wake);
+        group.delete(wake);
+        if (group.size === 0 && this.listeners.get(since) === group) this.listeners.delete(since);
         signal?.removeEventListener("abort", wake);
-        if (this.waiting.size === 0) this.stop();
+        if (this.listeners.size === 0) this.stop();
         resolve();
       };
-      this.waiting.add(wake);
+      group.add(wake);
       signal?.addEventListener("abort", wake, { once: true });
-      this.timer ??= setInterval(() => [...this.waiting].forEach((w) => w()), LOOK_EVERY_MS);
+      this.timer ??= setInterval(() => void this.look(), LOOK_EVERY_MS);
     });
+  }
+
+  private async look() {
+    const soldOut = this.services.soldOut.isSoldOut(this.saleId);
+    const reading = soldOut ? null : await readRoom(this.services, this.saleId).catch(() => null);
+    const key = roomChangeKey(reading, soldOut);
+    if (key === null) return;
+    for (const [since, group] of [...this.listeners]) if (since !== key) for (const wake of [...group]) wake();
   }
 
   private stop() {
@@ -39,14 +65,14 @@ class RoomTicker {
   }
 }
 
-const tickers = new WeakMap<object, Map<number, RoomTicker>>();
+const watches = new WeakMap<object, Map<number, RoomWatch>>();
 
-function tickerOf(services: Pick<Services, "redis">, saleId: number): RoomTicker {
-  let rooms = tickers.get(services.redis);
-  if (!rooms) tickers.set(services.redis, (rooms = new Map()));
-  let ticker = rooms.get(saleId);
-  if (!ticker) rooms.set(saleId, (ticker = new RoomTicker()));
-  return ticker;
+function watchOf(services: Pick<Services, "env" | "redis" | "soldOut">, saleId: number): RoomWatch {
+  let rooms = watches.get(services.redis);
+  if (!rooms) watches.set(services.redis, (rooms = new Map()));
+  let watch = rooms.get(saleId);
+  if (!watch) rooms.set(saleId, (watch = new RoomWatch(services, saleId)));
+  return watch;
 }
 
 /**
@@ -75,24 +101,18 @@ export async function* watchRoom(
   signal?: AbortSignal,
 ): AsyncGenerator<RoomAnswer> {
   const owner = { saleId: input.saleId, userId: input.userId };
-  const ticker = tickerOf(services, input.saleId);
+  const watch = watchOf(services, input.saleId);
   let last: string | null = null;
   while (!signal?.aborted) {
-    if (services.soldOut.isSoldOut(input.saleId)) {
-      yield { status: "SOLD_OUT" };
-      return;
+    const soldOut = services.soldOut.isSoldOut(input.saleId);
+    const reading = soldOut ? null : await readRoom(services, input.saleId).catch(() => null);
+    const key = roomChangeKey(reading, soldOut);
+    if (key !== null && key !== last) {
+      const answer: RoomAnswer = soldOut || !reading ? { status: "SOLD_OUT" } : answerFromReading(services.env.SESSION_SECRET, owner, input.ticket.seq, reading);
+      yield answer;
+      if (answer.status !== "WAITING") return;
+      last = key;
     }
-    const reading = await readRoom(services, input.saleId).catch(() => null);
-    if (reading) {
-      const change = readingChange(reading);
-      if (change !== last) {
-        const answer = answerFromReading(services.env.SESSION_SECRET, owner, input.ticket.seq, reading);
-        yield answer;
-        if (answer.status !== "WAITING") return;
-        last = change;
-      }
-    }
-    await ticker.nextTick(signal);
+    await watch.nextChange(last, signal);
   }
 }
-
