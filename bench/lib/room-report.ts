@@ -73,7 +73,13 @@ export function roomSection(room: RoomReport, chartFile?: string): string[] {
 
   lines.push("### Admitted per second (by second of admitAt, from the opening)", "", "| second | admitted | checked (±5 %) | ok |", "| ---: | ---: | :---: | :---: |");
   for (const r of room.admission.rows) lines.push(`| ${r.second} | ${fmt(r.admitted)} | ${r.checked ? "yes" : "–"} | ${r.ok ? "yes" : "**no**"} |`);
-  if (room.admission.span) lines.push("", `No whole second while stock remained: ${fmt(room.admission.span.admitted)} admitted from ${fmt(room.admission.span.fromMs)} ms to ${fmt(room.admission.span.toMs)} ms after the opening, ${fmt(round(room.admission.span.perSecond, 0))}/s.`);
+  if (room.admission.span) {
+    const span = room.admission.span;
+    lines.push(
+      "",
+      `No whole second in which shoppers waited and stock remained: the line held shoppers back from ${fmt(span.fromMs)} ms to ${fmt(span.toMs)} ms after the opening, ${fmt(span.admitted)} admitted, ${fmt(round(span.perSecond, 0))}/s${span.checked ? "" : " (too few to check)"}. Outside it either the stock was gone or the joins reached the service slower than the admission rate, and each shopper was admitted on arrival.`,
+    );
+  }
   lines.push("");
 
   lines.push("### Checks", "", "| check | expected | actual | ok |", "| --- | ---: | ---: | :---: |");
@@ -107,7 +113,7 @@ export function roomMarkdown(r: RoomBenchReport): string {
   lines.push("```", r.command, "```", "");
   lines.push(...roomSection(r.room, r.chart));
   lines.push("## Where and on what", "");
-  lines.push(`- Machine: ${fmt(r.machine.cpuModel)}, ${fmt(r.machine.cores)} cores, ${fmt(r.machine.memoryGiB)} GiB, Node ${fmt(r.machine.node)}; load generator, seckill service, worker, MariaDB and Redis all on it.`);
+  lines.push(`- Machine: ${fmt(r.machine.cpuModel)}, ${fmt(r.machine.cores)} cores, ${fmt(r.machine.memoryGiB)} GiB, Node ${fmt(r.machine.node)}; load generator, seckill service, worker, MariaDB and Redis all on it; load average at start ${JSON.stringify(r.machine.loadAverageAtStart)} (above 2, other work shared the cores).`);
   lines.push(`- MariaDB ${r.services.mariadb}, Redis ${r.services.redis}. Code: ${fmt(r.code.commit)} (${fmt(r.code.subject)})${r.code.dirty ? ", with uncommitted changes" : ""}.`);
   lines.push(`- Seeding ${fmt(r.seed.shoppers)} shoppers took ${fmt(r.seed.seconds)} s.`, "");
   return lines.join("\n");

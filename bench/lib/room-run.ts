@@ -188,7 +188,7 @@ export function roomChecks(crowd: RoomCrowdRun, admission: AdmissionCheck, place
       actual: admission.checkedSeconds
         ? off.length ? off.map((r) => `second ${r.second}: ${r.admitted}`).join(", ") : "all within"
         : admission.span
-          ? `no whole second (stock lasted ${round((admission.span.toMs - admission.span.fromMs) / 1000, 3)} s): ${round(admission.span.perSecond, 0)}/s over it`
+          ? `no whole second: the line held shoppers back for ${round((admission.span.toMs - admission.span.fromMs) / 1000, 3)} s, ${admission.span.admitted} admitted, ${round(admission.span.perSecond, 0)}/s${admission.span.checked ? "" : " (too few to check)"}`
           : "nobody admitted",
       ok: admission.ok,
     },
