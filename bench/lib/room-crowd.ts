@@ -53,6 +53,8 @@ export interface RoomTicket {
   admitAt: number;
   /** epoch ms the WAITING answer arrived */
   answeredAt: number;
+  /** shoppers ahead still waiting when answered; 0: at the front (a place already passed is admitted at once) */
+  ahead: number;
   /** the purchase's answer, or null when none came */
   purchase: string | null;
   /** purchases refused as early (NOT_ADMITTED_YET) before the one answered */
@@ -93,6 +95,7 @@ interface Parsed {
   seat?: number;
   position?: number;
   admitAt?: number;
+  ahead?: number;
   reservationId?: string;
   challenge?: unknown;
 }
@@ -224,7 +227,7 @@ export async function runRoomCrowd(options: RoomCrowdOptions): Promise<RoomCrowd
       );
       return;
     }
-    const ticket: RoomTicket = { shopper, seat: answer.seat!, position: answer.position!, admitAt: answer.admitAt!, answeredAt: Date.now(), purchase: null, early: 0 };
+    const ticket: RoomTicket = { shopper, seat: answer.seat!, position: answer.position!, admitAt: answer.admitAt!, answeredAt: Date.now(), ahead: answer.ahead ?? 0, purchase: null, early: 0 };
     tickets.push(ticket);
     const solution = solve(answer.challenge);
     // A failed solve is the shopper's problem, shown as an unanswered arrival, not the run's crash.
