@@ -27,6 +27,8 @@ import { metricChecks, scrape } from "./lib/scrape";
 import { freePort } from "../server/net";
 import { summarizeProfiles } from "./lib/profile";
 import { bucketRows, scaleRow, secondInstanceRow, type ScaleRow } from "./lib/scale";
+import { runRoom } from "./lib/room-run";
+import { writeRoomReports } from "./lib/room-report";
 
 /**
  * npm run bench -- --users U --stock S [--baselines] [--sweep] …  (bench/README.md)
@@ -199,6 +201,8 @@ async function main(): Promise<number> {
       throw new Error(`the warm-up sale's orders did not all reach MySQL within ${WARMUP_DRAIN_TIMEOUT_MS / 1000} s: is a worker running against ${services.env.REDIS_NAMESPACE}:* in that Redis?`);
     }
 
+    if (options.room) return await roomRun(services, system, shopperIds, { startedAt, seedSeconds });
+
     // The headline sale opens a few seconds from now; an early burst meets NOT_STARTED first.
     const sale = await openSale(services, { name: `Bench sale (${options.stock} units)`, stock: options.stock, startsInMs: 4000 });
     const early = options.early > 0 ? await crowd(system.urls, sale.saleId, distinct(options.early), "early burst") : null;
@@ -272,6 +276,40 @@ async function main(): Promise<number> {
     if (system) await stopAll([...system.services, ...system.workers]);
     await services.close();
   }
+}
+
+/** --room: the waiting-room run (bench/lib/room-run.ts) in place of the headline sale and its probes. */
+async function roomRun(services: Services, system: System, shopperIds: number[], run: { startedAt: Date; seedSeconds: number }): Promise<number> {
+  const room = await runRoom({
+    services,
+    urls: system.urls,
+    options: { ...options, room: options.room! },
+    bearers,
+    shoppers: shopperIds.length,
+    watch: components(system),
+    log,
+    startCeiling: () => startCeilingBaseline({ redisUrl: REDIS_URL, namespace: NAMESPACE, services, options, shopperIds, bearers, saleId: 0, log }),
+    pauseWorkers: () => pauseWorkers(services),
+    resumeWorkers: async () => {
+      await services.queues.createOrder.resume();
+      await Promise.all(PERIODIC_QUEUES.map((name) => services.queues[name].resume()));
+    },
+  });
+  const files = await writeRoomReports(
+    {
+      startedAt: run.startedAt.toISOString(),
+      command: options.command,
+      options,
+      machine: machineInfo(),
+      services: await serviceVersions(services),
+      code: codeInfo(),
+      seed: { shoppers: shopperIds.length, seconds: round(run.seedSeconds, 1)! },
+      room,
+    },
+    options,
+  );
+  for (const file of files) log(`report: ${file}`);
+  return room.ok ? 0 : 1;
 }
 
 /**

@@ -68,7 +68,7 @@ export interface OpenLoopRun extends CrowdRun {
  * hundred bytes, and `request`'s body stream and its objects were most of the load generator's
  * own work, and garbage, per request.
  */
-function send(pool: Pool, path: string, headers: Record<string, string>, body: string): Promise<{ status: number; body: string }> {
+export function send(pool: Pool, path: string, headers: Record<string, string>, body: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     let status = 0;
     const chunks: Buffer[] = [];

@@ -18,11 +18,25 @@ export const USAGE = `usage: npm run bench -- --users U --stock S [options]
   --probe-seconds N  length of each fixed-time probe and baseline (default 10)
   --profile          CPU-profile the seckill service (node --cpu-prof) and summarize it in the report
   --set KEY=VALUE    an app setting for this run (repeatable), e.g. --set ORDER_BATCH_SIZE=500
+  --room             the waiting-room run instead of the headline sale: a room sale of S units
+  --arrivals N       (--room) shoppers joining the room at the opening (default: --users)
+  --arrival-seconds T  (--room) the arrivals are spread evenly over T seconds (default 1)
+  --admission-rate R (--room) places admitted per second (default 10000)
+  --arrival-order O  (--room) arrival (default) or random (a draw at the opening among the early arrivals)
+  --challenge        (--room) turn the proof-of-work challenge on; the crowd solves each (altcha-lib)
   --target URL       use the system running at URL (its balancer or a seckill service; repeat for several)
                      instead of starting one: the headline sale only, into that system's database and
                      Redis as its environment (or .env) names them, which are added to, never reset
   --json FILE        also write the JSON report to FILE
   --no-report        write nothing to bench/reports (the CI smoke run)`;
+
+export interface RoomOptions {
+  arrivals: number;
+  arrivalSeconds: number;
+  admissionRate: number;
+  arrivalOrder: "RANDOM" | "ARRIVAL";
+  challenge: boolean;
+}
 
 export interface BenchOptions {
   users: number;
@@ -43,6 +57,8 @@ export interface BenchOptions {
   writeReport: boolean;
   /** Base URLs of a running system to load (--target); empty: the bench starts its own. */
   targets: string[];
+  /** --room: the waiting-room run (bench/lib/room-run.ts) instead of the headline sale; null without it */
+  room: RoomOptions | null;
   /** the command line as typed, for the report */
   command: string;
 }
@@ -101,6 +117,12 @@ export function parseOptions(argv: string[]): BenchOptions {
         profile: { type: "boolean", default: false },
         set: { type: "string", multiple: true, default: [] },
         target: { type: "string", multiple: true, default: [] },
+        room: { type: "boolean", default: false },
+        arrivals: { type: "string" },
+        "arrival-seconds": { type: "string" },
+        "admission-rate": { type: "string" },
+        "arrival-order": { type: "string" },
+        challenge: { type: "boolean", default: false },
         json: { type: "string" },
         "no-report": { type: "boolean", default: false },
         help: { type: "boolean", default: false },
@@ -131,6 +153,22 @@ export function parseOptions(argv: string[]): BenchOptions {
       fail(`--target loads a running system with the headline sale only; ${needOwnSystem.map((name) => `--${name}`).join(", ")} need the processes the bench starts itself`);
     }
   }
+  const roomOnly = ["arrivals", "arrival-seconds", "admission-rate", "arrival-order", "challenge"] as const;
+  const withoutRoom = roomOnly.filter((name) => parsed[name] !== undefined && parsed[name] !== false);
+  if (!parsed.room && withoutRoom.length) fail(`${withoutRoom.map((name) => `--${name}`).join(", ")} belong to --room`);
+  if (parsed.room && targets.length) fail("--room starts its own processes; it cannot run with --target");
+  const order = parsed["arrival-order"] ?? "arrival";
+  if (order !== "arrival" && order !== "random") fail(`--arrival-order takes arrival or random, not "${order}"`);
+  const room: RoomOptions | null = parsed.room
+    ? {
+        arrivals: wholeNumber("arrivals", parsed.arrivals, users, 1, users),
+        arrivalSeconds: wholeNumber("arrival-seconds", parsed["arrival-seconds"], 1, 1, 3600),
+        // The sale's admission_rate is an INT column.
+        admissionRate: wholeNumber("admission-rate", parsed["admission-rate"], 10_000, 1, 2_147_483_647),
+        arrivalOrder: order === "random" ? "RANDOM" : "ARRIVAL",
+        challenge: parsed.challenge,
+      }
+    : null;
   return {
     users,
     stock,
@@ -149,6 +187,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     json: parsed.json,
     writeReport: !parsed["no-report"],
     targets,
+    room,
     command: `npm run bench -- ${argv.join(" ")}`.trim(),
   };
 }

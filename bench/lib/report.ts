@@ -320,7 +320,7 @@ export function markdown(r: BenchReport): string {
   return lines.join("\n");
 }
 
-function stamp(date: Date): string {
+export function stamp(date: Date): string {
   return date.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
 }
 

@@ -7,7 +7,14 @@ import type { CrowdRun } from "./crowd";
 
 /** Sales for the bench, and what it checks of them afterwards, in MySQL and Redis directly. */
 
-export async function openSale(services: Services, input: { name: string; stock: number; unitLimit?: number; startsInMs?: number; stockBuckets?: number }) {
+/** A sale's waiting room (bench/lib/room-run.ts): places admitted per second, order of arrival, challenge. */
+export interface RoomSaleSettings {
+  admissionRate: number;
+  arrivalOrder: "RANDOM" | "ARRIVAL";
+  purchaseChallenge: boolean;
+}
+
+export async function openSale(services: Services, input: { name: string; stock: number; unitLimit?: number; startsInMs?: number; stockBuckets?: number; room?: RoomSaleSettings }) {
   const startsAt = new Date(Date.now() + (input.startsInMs ?? 0));
   const { saleId } = await createSale(services, {
     productName: input.name,
@@ -19,6 +26,7 @@ export async function openSale(services: Services, input: { name: string; stock:
     stockBuckets: input.stockBuckets,
     startsAt,
     endsAt: new Date(startsAt.getTime() + 3 * 3600_000),
+    ...input.room,
   });
   await warmUpSale(services, saleId);
   return { saleId, startsAt };
@@ -95,7 +103,7 @@ export interface Check {
  * stock sold (when the crowd could buy it all), no oversell, nobody twice, and the QUEUED answers
  * are exactly the orders.
  */
-export async function checkSale(services: Services, saleId: number, stock: number, crowd: CrowdRun, crowdCouldSellOut: boolean) {
+export async function checkSale(services: Services, saleId: number, stock: number, crowd: Pick<CrowdRun, "queued">, crowdCouldSellOut: boolean) {
   const ledger: SaleLedger = await readSaleLedger(services, saleId);
   const violations = invariantViolations(ledger);
   const orders = await services.db.order.findMany({ where: { saleId }, select: { reservationId: true, userId: true } });
