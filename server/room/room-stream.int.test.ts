@@ -170,7 +170,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 describe("room.onStatus over SSE from the web process", () => {
   it("the standing at connect, the draw at the opening, the admin's rate change, SOLD_OUT to every stream within a second; one reader per room", async () => {
-    const opensAt = Date.now() + 9000;
+    // Far enough ahead that joining, connecting and listening end before it, even on a loaded machine.
+    const opensAt = Date.now() + 15_000;
     const sale = await mutate<{ id: number; warmedUp: boolean }>(
       "admin.createSale",
       saleForm({ admissionRate: 1, arrivalOrder: "RANDOM", startsAt: new Date(opensAt) }),
@@ -195,7 +196,7 @@ describe("room.onStatus over SSE from the web process", () => {
       expect(work.reads, "room reads while 50 listen").toBeGreaterThanOrEqual(seconds - 1);
       expect(work.reads, "room reads while 50 listen").toBeLessThanOrEqual((seconds + 1) * 2);
       expect(work.clock, "TIME calls of the room's readers").toBeLessThanOrEqual((seconds + 1) * 2);
-      for (const stream of streams) expect(stream.answers, "nothing changed, nothing sent").toHaveLength(1);
+      for (const stream of streams) expect(stream.answers.filter(({ at }) => at < opensAt), "nothing changed before the opening, nothing sent").toHaveLength(1);
 
       // The opening: the draw re-signs every ticket with its place and moment.
       await untilEvery(streams, 2, "the draw on every stream", opensAt - Date.now() + 5000);
