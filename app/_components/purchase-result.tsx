@@ -95,3 +95,12 @@ export function boughtNote(t: Messages, order: NonNullable<SaleStanding["order"]
     ),
   };
 }
+
+/** "Try again" after an error the panel does not retry by itself: starts its retries over. */
+export function RetryButton({ t, onRetry }: { t: Messages; onRetry: () => void }) {
+  return (
+    <button type="button" className="secondary" onClick={onRetry}>
+      {t.retry}
+    </button>
+  );
+}

@@ -12,7 +12,7 @@ import type { Messages, RoomRefusal } from "../_i18n/messages";
 import { isMomentary, MAX_AUTO_RETRIES, retryDelayMs } from "./buy-retry";
 import { countdownText, openingParts } from "./clock-offset";
 import { errorText } from "./errors";
-import { boughtNote, resultStatus, StatusLine, usePurchaseResult, type Status } from "./purchase-result";
+import { boughtNote, resultStatus, RetryButton, StatusLine, usePurchaseResult, type Status } from "./purchase-result";
 import { RoomChallengeSolver, type ChallengeProgress } from "./room-challenge";
 import { parseStoredTicket, roomMoment, storedTicketKey, waitParts, type RoomMoment } from "./room-wait";
 import { useTRPC } from "./trpc";
@@ -215,16 +215,13 @@ export function RoomPanel({
         </button>
       ) : null}
       {join.isError && !retrying ? (
-        <button
-          type="button"
-          className="secondary"
-          onClick={() => {
+        <RetryButton
+          t={t}
+          onRetry={() => {
             setRetries(0);
             join.reset();
           }}
-        >
-          {t.retry}
-        </button>
+        />
       ) : null}
       <StatusLine saleId={saleId} status={status} />
     </div>

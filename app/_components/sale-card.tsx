@@ -11,7 +11,7 @@ import { isMomentary, MAX_AUTO_RETRIES, retryDelayMs } from "./buy-retry";
 import { countdownText, openingParts } from "./clock-offset";
 import { errorText } from "./errors";
 import { money } from "./money";
-import { boughtNote, resultStatus, StatusLine, usePurchaseResult, type ResultReading, type Status } from "./purchase-result";
+import { boughtNote, resultStatus, RetryButton, StatusLine, usePurchaseResult, type ResultReading, type Status } from "./purchase-result";
 import { useServerNow } from "./server-clock";
 import { RoomPanel } from "./room-panel";
 import { useTRPC } from "./trpc";
@@ -329,16 +329,13 @@ function BuyPanel({
         </button>
       )}
       {issue.isError && !opening && !purchase.isPending ? (
-        <button
-          type="button"
-          className="secondary"
-          onClick={() => {
+        <RetryButton
+          t={t}
+          onRetry={() => {
             setRetries(0);
             issue.reset();
           }}
-        >
-          {t.retry}
-        </button>
+        />
       ) : null}
       <StatusLine saleId={saleId} status={status} />
     </div>
