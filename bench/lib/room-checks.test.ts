@@ -117,11 +117,11 @@ describe("ticketsForRound and waitingOverTime", () => {
     expect(ticketsForRound(10_000, 12)).toBe(180_000);
   });
 
-  it("counts shoppers answered and not yet admitted", () => {
+  it("counts shoppers seated and not yet admitted", () => {
     const tickets = [
-      { answeredAt: OPENS + 10, admitAt: OPENS + 100 },
-      { answeredAt: OPENS + 20, admitAt: OPENS + 600 },
-      { answeredAt: OPENS + 300, admitAt: OPENS + 900 },
+      { seatedAt: OPENS + 10, admitAt: OPENS + 100 },
+      { seatedAt: OPENS + 20, admitAt: OPENS + 600 },
+      { seatedAt: OPENS + 300, admitAt: OPENS + 900 },
     ];
     expect(waitingOverTime(tickets, OPENS, 1000, 250)).toEqual([
       { atMs: 0, waiting: 0 },

@@ -14,7 +14,7 @@ export function arrivalDueOffsetMs(i: number, arrivals: number, seconds: number)
 
 /** One purchase presented with a ticket: its admission moment and whether it was let through. */
 export interface PresentedPass {
-  /** epoch ms the shopper held the ticket (the join's answer) */
+  /** epoch ms the room seated the shopper (its own clock: a slow answer does not move it) */
   seatedAt: number;
   /** epoch ms the ticket names */
   admitAt: number;
@@ -147,11 +147,11 @@ export function ticketsForRound(expectedPerSecond: number, seconds: number): num
 }
 
 /**
- * Shoppers holding a ticket not yet admitted, sampled every `stepMs` from the opening: joined
- * (answered WAITING) by then, admitted after it.
+ * Shoppers holding a ticket not yet admitted, sampled every `stepMs` from the opening: seated by
+ * then, admitted after it.
  */
-export function waitingOverTime(tickets: readonly { answeredAt: number; admitAt: number }[], opensAt: number, untilMs: number, stepMs = 250): { atMs: number; waiting: number }[] {
-  const answered = tickets.map((t) => t.answeredAt).sort((a, b) => a - b);
+export function waitingOverTime(tickets: readonly { seatedAt: number; admitAt: number }[], opensAt: number, untilMs: number, stepMs = 250): { atMs: number; waiting: number }[] {
+  const seated = tickets.map((t) => t.seatedAt).sort((a, b) => a - b);
   const admitted = tickets.map((t) => t.admitAt).sort((a, b) => a - b);
   const countUpTo = (sorted: number[], at: number) => {
     let lo = 0;
@@ -166,7 +166,7 @@ export function waitingOverTime(tickets: readonly { answeredAt: number; admitAt:
   const rows: { atMs: number; waiting: number }[] = [];
   for (let atMs = 0; atMs <= untilMs; atMs += stepMs) {
     const at = opensAt + atMs;
-    rows.push({ atMs, waiting: Math.max(0, countUpTo(answered, at) - countUpTo(admitted, at)) });
+    rows.push({ atMs, waiting: Math.max(0, countUpTo(seated, at) - countUpTo(admitted, at)) });
   }
   return rows;
 }

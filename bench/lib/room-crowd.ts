@@ -53,6 +53,8 @@ export interface RoomTicket {
   admitAt: number;
   /** epoch ms the WAITING answer arrived */
   answeredAt: number;
+  /** epoch ms the room seated the shopper by Redis's clock: the line's anchor in the answer (the opening for an early join) */
+  seatedAt: number;
   /** shoppers ahead still waiting when answered; 0: at the front (a place already passed is admitted at once) */
   ahead: number;
   /** the purchase's answer, or null when none came */
@@ -96,6 +98,7 @@ interface Parsed {
   position?: number;
   admitAt?: number;
   ahead?: number;
+  line?: { frontierAt?: number };
   reservationId?: string;
   challenge?: unknown;
 }
@@ -230,7 +233,7 @@ export async function runRoomCrowd(options: RoomCrowdOptions): Promise<RoomCrowd
       );
       return;
     }
-    const ticket: RoomTicket = { shopper, seat: answer.seat!, position: answer.position!, admitAt: answer.admitAt!, answeredAt: Date.now(), ahead: answer.ahead ?? 0, purchase: null, early: 0 };
+    const ticket: RoomTicket = { shopper, seat: answer.seat!, position: answer.position!, admitAt: answer.admitAt!, answeredAt: Date.now(), seatedAt: answer.line?.frontierAt ?? Date.now(), ahead: answer.ahead ?? 0, purchase: null, early: 0 };
     tickets.push(ticket);
     const solution = solve(answer.challenge);
     // A failed solve is the shopper's problem, shown as an unanswered arrival, not the run's crash.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { roomChecks } from "./room-run";
+import { presentedPasses, roomChecks } from "./room-run";
 import { checkAdmittedPerSecond, checkPlacesIncrease } from "./room-checks";
 import type { RoomCrowdRun, RoomTicket } from "./room-crowd";
 import { latencySummary } from "./stats";
@@ -7,7 +7,7 @@ import { latencySummary } from "./stats";
 const OPENS = 1_000_000;
 
 function crowd(overrides: Partial<RoomCrowdRun> = {}): RoomCrowdRun {
-  const tickets: RoomTicket[] = Array.from({ length: 4000 }, (_, i) => ({ shopper: i, seat: i + 1, position: i + 1, admitAt: OPENS + i, answeredAt: OPENS, ahead: i, purchase: i < 3000 ? "QUEUED" : "SOLD_OUT", early: 0 }));
+  const tickets: RoomTicket[] = Array.from({ length: 4000 }, (_, i) => ({ shopper: i, seat: i + 1, position: i + 1, admitAt: OPENS + i, answeredAt: OPENS + 2500, seatedAt: OPENS, ahead: i, purchase: i < 3000 ? "QUEUED" : "SOLD_OUT", early: 0 }));
   return {
     arrivals: 4000,
     startedAt: OPENS,
@@ -31,8 +31,7 @@ function crowd(overrides: Partial<RoomCrowdRun> = {}): RoomCrowdRun {
 }
 
 function failed(run: RoomCrowdRun) {
-  const passes = run.tickets.map((t) => ({ seatedAt: t.answeredAt, admitAt: t.admitAt, admitted: t.purchase !== null, reserved: t.purchase === "QUEUED" }));
-  return roomChecks(run, checkAdmittedPerSecond(passes, 1000, OPENS), { ...checkPlacesIncrease(run.tickets.filter((t) => t.ahead > 0)), atTheFront: 1 }, 1000)
+  return roomChecks(run, checkAdmittedPerSecond(presentedPasses(run.tickets), 1000, OPENS), { ...checkPlacesIncrease(run.tickets.filter((t) => t.ahead > 0)), atTheFront: 1 }, 1000)
     .filter((c) => !c.ok)
     .map((c) => c.name);
 }
@@ -40,6 +39,12 @@ function failed(run: RoomCrowdRun) {
 describe("roomChecks", () => {
   it("holds for a crowd admitted at the rate, every arrival answered, no ticket bought twice", () => {
     expect(failed(crowd())).toEqual([]);
+  });
+
+  it("counts whole seconds by the room's clock when the answers arrived seconds late", () => {
+    const admission = checkAdmittedPerSecond(presentedPasses(crowd().tickets), 1000, OPENS);
+    expect(admission.checkedSeconds).toBe(2);
+    expect(admission.ok).toBe(true);
   });
 
   it("fails an unanswered arrival, an odd final answer, an early refusal and a replay that bought", () => {

@@ -4,8 +4,8 @@ import { Pool } from "undici";
 import type { Services } from "../../server/services";
 import { PURCHASE_PATH, shopperHeaders } from "./crowd";
 import { send } from "./open-loop";
-import { JOIN_PATH, parseRoomAnswer, runRoomCrowd, type RoomCrowdRun } from "./room-crowd";
-import { checkAdmittedPerSecond, checkPlacesIncrease, ticketsForRound, waitingOverTime, type AdmissionCheck } from "./room-checks";
+import { JOIN_PATH, parseRoomAnswer, runRoomCrowd, type RoomCrowdRun, type RoomTicket } from "./room-crowd";
+import { checkAdmittedPerSecond, checkPlacesIncrease, ticketsForRound, waitingOverTime, type AdmissionCheck, type PresentedPass } from "./room-checks";
 import { checkSale, openSale, waitForDrain, type Check } from "./sale";
 import { collectLoadGeneratorGarbage, measureLoad, PROBE_WARMUP_SECONDS, type LoadResult } from "./load";
 import { ResourceSampler, type ResourceUse } from "./procs";
@@ -123,11 +123,7 @@ export async function runRoom(context: RoomContext): Promise<RoomReport> {
   const resources = sampler.stop();
   const drained = await waitForDrain(services, sale.saleId, crowd.queued.length, DRAIN_TIMEOUT_MS);
   const verdict = await checkSale(services, sale.saleId, options.stock, crowd, arrivals >= options.stock);
-  const admission = checkAdmittedPerSecond(
-    crowd.tickets.map((t) => ({ seatedAt: t.answeredAt, admitAt: t.admitAt, admitted: t.purchase !== null && t.purchase !== "NOT_ADMITTED_YET" && !t.purchase.startsWith("error"), reserved: t.purchase === "QUEUED" })),
-    room.admissionRate,
-    opensAt,
-  );
+  const admission = checkAdmittedPerSecond(presentedPasses(crowd.tickets), room.admissionRate, opensAt);
   // A ticket answered at the front (nobody ahead) names the moment it was read, not the line's for
   // its place: a RANDOM seat that reads its drawn place after the place passed is admitted then.
   const places = { ...checkPlacesIncrease(crowd.tickets.filter((t) => t.ahead > 0)), atTheFront: crowd.tickets.filter((t) => t.ahead === 0).length };
@@ -165,6 +161,16 @@ export function challengeNote(on: boolean): string {
   return on
     ? `on: each shopper's page work solved by altcha-lib's solver in the load generator, PBKDF2/SHA-256 at a base cost of ${BASE_CHALLENGE_COST.toLocaleString("en-US")} iterations per attempt over a counter of up to ${COUNTER_SPAN.toLocaleString("en-US")} (about ${((BASE_CHALLENGE_COST * COUNTER_SPAN) / 2).toLocaleString("en-US")} iterations per solution on average, more while arrivals outrun admission)`
     : "off (a bench-only setting: the sale's purchaseChallenge is false; --challenge turns it on)";
+}
+
+/** Each ticket's purchase as the admission check reads it: seated and admitted by the room's clock. */
+export function presentedPasses(tickets: readonly RoomTicket[]): PresentedPass[] {
+  return tickets.map((t) => ({
+    seatedAt: t.seatedAt,
+    admitAt: t.admitAt,
+    admitted: t.purchase !== null && t.purchase !== "NOT_ADMITTED_YET" && !t.purchase.startsWith("error"),
+    reserved: t.purchase === "QUEUED",
+  }));
 }
 
 /** The room's own checks beside the sale's invariants. */
