@@ -60,6 +60,12 @@ describe("sale form rules", () => {
     expect(fieldMessageIn("zh", message)).toBe("人机验证需要排队室：请把放行速率设为大于 0，或关闭人机验证");
   });
 
+  it("an edit gives only the fields it names: nothing defaults, so nothing left out is reset", () => {
+    expect(saleEditInput.parse({ saleId: 3, priceCents: 100 })).toEqual({ saleId: 3, priceCents: 100 });
+    expect(saleEditInput.safeParse({ saleId: 3, purchaseChallenge: true }).success).toBe(true);
+    expect(fieldErrors(saleEditInput.safeParse({ saleId: 3, admissionRate: -1 }))).toEqual({ admissionRate: ["The admission rate cannot be negative (0 = no waiting room)"] });
+  });
+
   it("every field message has its Chinese, found from the English zod carries", () => {
     expect(fieldMessageIn("zh", "The sale must end after it starts")).toBe("结束时间必须晚于开始时间");
     expect(fieldMessageIn("zh", "At most 64 parts")).toBe("最多 64 份");

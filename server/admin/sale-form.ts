@@ -96,11 +96,14 @@ export const CHALLENGE_WITHOUT_ROOM = say({
 const ENDS_BEFORE_START = say({ en: "The sale must end after it starts", zh: "结束时间必须晚于开始时间" });
 const PRICE_ABOVE_ORIGINAL = say({ en: "The sale price cannot be above the original price", zh: "秒杀价不能高于原价" });
 
-function checkAcrossFields(value: Pick<SaleFields, "priceCents" | "originalPriceCents" | "startsAt" | "endsAt" | "admissionRate" | "purchaseChallenge">, ctx: z.RefinementCtx) {
+/** Rules between two fields; a rule whose fields are not both given (a partial edit) waits for the merged terms. */
+function checkAcrossFields(value: Partial<Pick<SaleFields, "priceCents" | "originalPriceCents" | "startsAt" | "endsAt" | "admissionRate" | "purchaseChallenge">>, ctx: z.RefinementCtx) {
   // The challenge is solved while waiting and bound to the room's seat: no room, no challenge.
   if (value.purchaseChallenge && value.admissionRate === 0) ctx.addIssue({ code: "custom", path: ["purchaseChallenge"], message: CHALLENGE_WITHOUT_ROOM });
-  if (value.endsAt <= value.startsAt) ctx.addIssue({ code: "custom", path: ["endsAt"], message: ENDS_BEFORE_START });
-  if (value.priceCents > value.originalPriceCents) ctx.addIssue({ code: "custom", path: ["priceCents"], message: PRICE_ABOVE_ORIGINAL });
+  if (value.endsAt && value.startsAt && value.endsAt <= value.startsAt) ctx.addIssue({ code: "custom", path: ["endsAt"], message: ENDS_BEFORE_START });
+  if (value.priceCents !== undefined && value.originalPriceCents !== undefined && value.priceCents > value.originalPriceCents) {
+    ctx.addIssue({ code: "custom", path: ["priceCents"], message: PRICE_ABOVE_ORIGINAL });
+  }
 }
 
 /**
@@ -147,8 +150,28 @@ export const newSaleInput = saleFields
   });
 export type NewSaleInput = z.infer<typeof newSaleInput>;
 
-/** Editing never touches stock: that goes through admin.adjustStock (the stock ledger). */
-export const saleEditInput = saleFields.extend({ saleId: z.number().int().positive() }).superRefine(checkAcrossFields);
+/** A sale's terms whole, as an edit leaves them once merged with what is stored. */
+export const saleTerms = saleFields.superRefine(checkAcrossFields);
+export type SaleTerms = z.infer<typeof saleTerms>;
+
+/**
+ * An edit changes the fields it names and keeps the rest: a field left out is not reset to a new
+ * sale's default (an API client editing the price must not close the waiting room). Editing never
+ * touches stock: that goes through admin.adjustStock (the stock ledger).
+ */
+export const saleEditInput = saleFields
+  .extend({
+    description: saleFields.shape.description.unwrap(),
+    imageUrl: saleFields.shape.imageUrl.unwrap(),
+    requireRealName: saleFields.shape.requireRealName.unwrap(),
+    minMemberLevel: saleFields.shape.minMemberLevel.unwrap(),
+    admissionRate: saleFields.shape.admissionRate.unwrap(),
+    arrivalOrder: saleFields.shape.arrivalOrder.unwrap(),
+    purchaseChallenge: saleFields.shape.purchaseChallenge.unwrap(),
+  })
+  .partial()
+  .extend({ saleId: z.number().int().positive() })
+  .superRefine(checkAcrossFields);
 export type SaleEditInput = z.infer<typeof saleEditInput>;
 
 export const stockAdjustmentInput = z.object({

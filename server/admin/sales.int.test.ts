@@ -133,6 +133,27 @@ describe("waiting-room settings from the console", () => {
     expect(await admin.admin.sale({ saleId: sale.id })).toMatchObject({ admissionRate: 0, purchaseChallenge: false });
   });
 
+  it("an edit naming only some fields keeps the rest: the room, the rules and the description stay", async () => {
+    const admin = await asAdmin();
+    const sale = await admin.admin.createSale(saleForm({ description: "Boils fast", minMemberLevel: 2, admissionRate: 40, arrivalOrder: "ARRIVAL", purchaseChallenge: true }));
+    const edited = await admin.admin.updateSale({ saleId: sale.id, priceCents: 3900 });
+    expect(edited).toMatchObject({ priceCents: 3900, description: "Boils fast", minMemberLevel: 2, admissionRate: 40, arrivalOrder: "ARRIVAL", purchaseChallenge: true });
+    expect(await t.services.redis.hget(roomKeys(t.env.REDIS_NAMESPACE, sale.id).meta, "rate")).toBe("40");
+
+    // The rules between fields hold for the merged terms: no challenge once the room is closed, no price above the stored original.
+    const plain = await admin.admin.createSale(saleForm());
+    for (const [input, reason] of [
+      [{ purchaseChallenge: true }, /challenge needs a waiting room/],
+      [{ priceCents: 9901 }, /cannot be above the original price/],
+    ] as const) {
+      const error = await admin.admin.updateSale({ saleId: plain.id, ...input }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(TRPCError);
+      expect((error as TRPCError).code).toBe("BAD_REQUEST");
+      expect((error as TRPCError).message).toMatch(reason);
+    }
+    expect(await admin.admin.sale({ saleId: plain.id })).toMatchObject({ purchaseChallenge: false, priceCents: 4900 });
+  });
+
   it("refuses a challenge without a room, or a bad rate, in the caller's language, and changes nothing", async () => {
     const before = await t.services.db.sale.count();
     const refusal = async (lang: string, input: Record<string, unknown>) => {

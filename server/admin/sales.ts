@@ -5,7 +5,7 @@ import { createSaleIn } from "../new-sale";
 import { phaseAt, type SalePhase } from "../seckill/phase";
 import { bucketKeys } from "../seckill/keys";
 import { warmUpSale, type WarmUpServices } from "../recovery/warmup";
-import { START_IN_PAST, startIsInPast, type NewSaleInput, type SaleEditInput } from "./sale-form";
+import { saleTerms, START_IN_PAST, startIsInPast, type NewSaleInput, type SaleEditInput, type SaleTerms } from "./sale-form";
 
 // Made on first use: creating it reads the environment, which a build must not need.
 let log: ReturnType<typeof createLogger> | undefined;
@@ -163,10 +163,28 @@ export async function createSaleFromForm(services: WarmUpServices, input: NewSal
  * reconciler loads the new ones (the sale's edited start included) before shoppers buy again.
  */
 export async function updateSale(services: WarmUpServices, input: SaleEditInput, now = new Date()): Promise<AdminSale> {
-  const { saleId, productName, description, imageUrl, originalPriceCents, ...terms } = input;
+  const { saleId, ...edited } = input;
   await services.db.$transaction(async (tx) => {
-    const sale = await tx.sale.findUnique({ where: { id: saleId }, select: { productId: true, startsAt: true } });
+    const sale = await tx.sale.findUnique({ where: { id: saleId }, include: { product: true } });
     if (!sale) throw saleMissing(saleId);
+    const stored: SaleTerms = {
+      productName: sale.product.name,
+      description: sale.product.description,
+      imageUrl: sale.product.imageUrl,
+      originalPriceCents: sale.product.originalPriceCents,
+      priceCents: sale.priceCents,
+      unitLimit: sale.unitLimit,
+      startsAt: sale.startsAt,
+      endsAt: sale.endsAt,
+      requireRealName: sale.requireRealName,
+      minMemberLevel: sale.minMemberLevel,
+      admissionRate: sale.admissionRate,
+      arrivalOrder: sale.arrivalOrder,
+      purchaseChallenge: sale.purchaseChallenge,
+    };
+    const defined = Object.fromEntries(Object.entries(edited).filter(([, value]) => value !== undefined));
+    // The fields' own rules held at the input; the rules between fields hold for the merged whole.
+    const { productName, description, imageUrl, originalPriceCents, ...terms } = saleTerms.parse({ ...stored, ...defined });
     if (startIsInPast(terms.startsAt, now, sale.startsAt)) throw new AppError("BAD_REQUEST", START_IN_PAST);
     await tx.sale.update({ where: { id: saleId }, data: terms });
     await tx.product.update({ where: { id: sale.productId }, data: { name: productName, description, originalPriceCents, imageUrl } });

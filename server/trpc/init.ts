@@ -87,9 +87,14 @@ const t = initTRPC.context<Context>().create({
   },
 });
 
-/** A domain error as the tRPC error it is answered with; anything else stays as it is (a 500). */
+/**
+ * A domain error as the tRPC error it is answered with; input a domain function found bad once
+ * merged with what is stored (a partial edit) is bad input too. Anything else stays as it is (a 500).
+ */
 function trpcErrorOf(cause: unknown): unknown {
-  return cause instanceof AppError ? new TRPCError({ code: cause.code, message: cause.message, cause }) : cause;
+  if (cause instanceof AppError) return new TRPCError({ code: cause.code, message: cause.message, cause });
+  if (cause instanceof ZodError) return new TRPCError({ code: "BAD_REQUEST", message: cause.message, cause });
+  return cause;
 }
 
 /**
@@ -98,9 +103,9 @@ function trpcErrorOf(cause: unknown): unknown {
  * wrapped so they are mapped too (a reservation not the caller's is a 404, not a logged 500).
  */
 function withAppErrorsMapped<TResult extends { ok: true; data: unknown } | { ok: false; error: TRPCError }>(result: TResult, resHeaders: Headers, type: string): TResult {
-  if (!result.ok && result.error.cause instanceof AppError) {
+  if (!result.ok && (result.error.cause instanceof AppError || result.error.cause instanceof ZodError)) {
     const cause = result.error.cause;
-    if (cause.retryAfterSeconds !== undefined) resHeaders.set("retry-after", String(cause.retryAfterSeconds));
+    if (cause instanceof AppError && cause.retryAfterSeconds !== undefined) resHeaders.set("retry-after", String(cause.retryAfterSeconds));
     throw trpcErrorOf(cause);
   }
   if (result.ok && type === "subscription" && isAsyncIterable(result.data)) return { ...result, data: appErrorsMappedIn(result.data) };
