@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { arrivalDueOffsetMs, checkAdmittedPerSecond, firstMomentNobodyWaits, checkPlacesIncrease, ticketsForRound, waitingOverTime, type PresentedPass } from "./room-checks";
+import { arrivalDueOffsetMs, checkAdmittedPerSecond, checkPlacesIncrease, longestWaitingStretch, ticketsForRound, waitingOverTime, type PresentedPass } from "./room-checks";
 
 const OPENS = 1_000_000;
 
@@ -70,18 +70,37 @@ describe("checkAdmittedPerSecond", () => {
     const queued = line(2000, 10_000, 10_000).map((p, i) => ({ ...p, seatedAt: OPENS + i / 5 }));
     expect(checkAdmittedPerSecond(queued, 2000, OPENS).checkedSeconds).toBe(4);
   });
+
+  it("checks the seconds after a start in which the first joins were admitted on arrival", () => {
+    // The first 20 joins trickle in over 20 ms and are admitted at once; then 5,000 joins/s meet a 2,000/s line.
+    const trickle = Array.from({ length: 20 }, (_, i) => ({ seatedAt: OPENS + i, admitAt: OPENS + i, admitted: true, reserved: true }));
+    const queued = line(2000, 10_000, 10_000, 20).map((p, i) => ({ ...p, seatedAt: OPENS + 20 + i / 5 }));
+    const check = checkAdmittedPerSecond([...trickle, ...queued], 2000, OPENS);
+    expect(check.rows.filter((r) => r.checked).map((r) => r.second)).toEqual([1, 2, 3, 4]);
+    expect(check.ok).toBe(true);
+  });
 });
 
-describe("firstMomentNobodyWaits", () => {
-  it("finds the first admission after which no ticket out is still to be admitted", () => {
+describe("longestWaitingStretch", () => {
+  it("finds the longest stretch in which a seated shopper was still to be admitted", () => {
     const passes = [
       { seatedAt: 0, admitAt: 10 },
       { seatedAt: 5, admitAt: 20 },
       { seatedAt: 30, admitAt: 40 },
     ];
-    expect(firstMomentNobodyWaits(passes, 0)).toBe(20);
-    expect(firstMomentNobodyWaits(passes, 21)).toBe(40);
-    expect(firstMomentNobodyWaits([{ seatedAt: 0, admitAt: 10 }, { seatedAt: 9, admitAt: 50 }], 0)).toBe(50);
+    expect(longestWaitingStretch(passes)).toEqual({ from: 0, to: 20 });
+    expect(longestWaitingStretch([{ seatedAt: 0, admitAt: 10 }, { seatedAt: 9, admitAt: 50 }])).toEqual({ from: 0, to: 50 });
+  });
+
+  it("skips a short start where joins trickled in and were admitted on arrival", () => {
+    const trickle = Array.from({ length: 5 }, (_, i) => ({ seatedAt: i * 4, admitAt: i * 4 }));
+    const crowd = Array.from({ length: 100 }, (_, i) => ({ seatedAt: 30 + i / 10, admitAt: 30 + i * 5 }));
+    expect(longestWaitingStretch([...trickle, ...crowd])).toEqual({ from: 30.1, to: 525 });
+    expect(longestWaitingStretch(trickle)).toBeNull();
+  });
+
+  it("counts a moment read back along the line (before the seat) as admitted on arrival", () => {
+    expect(longestWaitingStretch([{ seatedAt: 100, admitAt: 50 }])).toBeNull();
   });
 });
 

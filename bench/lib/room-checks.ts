@@ -51,11 +51,11 @@ export interface AdmissionCheck {
 
 /**
  * Admitted per second of admission moment, from the opening, against `rate` within ±`tolerance`.
- * Only while the line was what held shoppers back is its rate visible: from the first admission
- * until whichever comes first, the last admission that still reserved (after it the sold-out flag
- * answers, not the line) or the first moment nobody held a ticket still to be admitted (joins
- * arriving slower than the rate: each is admitted on arrival). A second wholly inside that span is
- * checked; with no such second (a small stock sells out within one), the span itself, as a rate.
+ * Only while the line was what held shoppers back is its rate visible: during the longest stretch
+ * in which some seated shopper was not yet admitted (outside it joins reached the room slower than
+ * the rate, and each was admitted on arrival), and until the last admission that still reserved
+ * (after it the sold-out flag answers, not the line). A second wholly inside is checked; with no
+ * such second (a small stock sells out within one), the stretch itself, as a rate.
  */
 export function checkAdmittedPerSecond(passes: readonly PresentedPass[], rate: number, opensAt: number, tolerance = 0.05): AdmissionCheck {
   const admitted = passes.filter((p) => p.admitted);
@@ -68,7 +68,9 @@ export function checkAdmittedPerSecond(passes: readonly PresentedPass[], rate: n
     if (p.reserved) lastReserved = Math.max(lastReserved, p.admitAt);
   }
   if (lastReserved < first) lastReserved = first;
-  const end = Math.min(lastReserved, firstMomentNobodyWaits(passes, first + START_SLACK_MS) ?? Infinity);
+  const waiting = longestWaitingStretch(passes) ?? { from: first, to: first };
+  const from = Math.max(first, waiting.from);
+  const end = Math.max(from, Math.min(lastReserved, waiting.to));
   const counts: number[] = [];
   for (const p of admitted) {
     const second = Math.floor((p.admitAt - opensAt) / 1000);
@@ -76,37 +78,48 @@ export function checkAdmittedPerSecond(passes: readonly PresentedPass[], rate: n
   }
   const within = (n: number) => Math.abs(n - rate) <= tolerance * rate;
   const rows: AdmittedSecond[] = Array.from({ length: counts.length }, (_, second) => {
-    const from = opensAt + second * 1000;
-    const checked = first <= from + START_SLACK_MS && from + 1000 <= end;
+    const secondFrom = opensAt + second * 1000;
+    const checked = from <= secondFrom + START_SLACK_MS && secondFrom + 1000 <= end;
     const n = counts[second] ?? 0;
     return { second, admitted: n, checked, ok: !checked || within(n) };
   });
   const checkedSeconds = rows.filter((r) => r.checked).length;
-  const limitedBy = { from: first, to: end };
+  const limitedBy = { from, to: end };
   if (checkedSeconds > 0) return { rows, checkedSeconds, ok: rows.every((r) => r.ok), limitedBy, span: null };
-  // No whole second: the span as a rate. n passes span n − 1 gaps of 1/rate.
-  const inSpan = admitted.filter((p) => p.admitAt <= end).length;
-  const spanMs = end - first;
+  // No whole second: the stretch as a rate. n passes span n − 1 gaps of 1/rate.
+  const inSpan = admitted.filter((p) => p.admitAt >= from && p.admitAt <= end).length;
+  const spanMs = end - from;
   const perSecond = spanMs > 0 ? ((inSpan - 1) * 1000) / spanMs : 0;
   const checked = inSpan >= MIN_SPAN_ADMISSIONS;
   const ok = !checked || within(perSecond);
-  return { rows, checkedSeconds, ok, limitedBy, span: { fromMs: first - opensAt, toMs: end - opensAt, admitted: inSpan, perSecond, checked, ok } };
+  return { rows, checkedSeconds, ok, limitedBy, span: { fromMs: from - opensAt, toMs: end - opensAt, admitted: inSpan, perSecond, checked, ok } };
 }
 
-/** The first admission moment at or after `from` when every ticket handed out by then was admitted; null if never. */
-export function firstMomentNobodyWaits(passes: readonly Pick<PresentedPass, "seatedAt" | "admitAt">[], from: number): number | null {
+/**
+ * The longest stretch (epoch ms) in which at least one seated shopper was not yet admitted; null
+ * when nobody ever waited. A moment read back along the line (admitted before seated) counts as
+ * admitted on arrival.
+ */
+export function longestWaitingStretch(passes: readonly Pick<PresentedPass, "seatedAt" | "admitAt">[]): { from: number; to: number } | null {
   const seated = passes.map((p) => p.seatedAt).sort((a, b) => a - b);
-  const moments = passes.map((p) => p.admitAt).sort((a, b) => a - b);
+  const admitted = passes.map((p) => Math.max(p.admitAt, p.seatedAt)).sort((a, b) => a - b);
+  let best: { from: number; to: number } | null = null;
+  let waitingFrom: number | null = null;
   let s = 0;
-  for (let i = 0; i < moments.length; i++) {
-    const at = moments[i]!;
-    while (s < seated.length && seated[s]! <= at) s++;
-    // Admitted by `at`: every moment up to it (ties included).
-    let admittedBy = i + 1;
-    while (admittedBy < moments.length && moments[admittedBy]! <= at) admittedBy++;
-    if (at >= from && s <= admittedBy) return at;
+  let a = 0;
+  while (s < seated.length || a < admitted.length) {
+    // Every seat and admission at one moment is taken together: seated and admitted at once is no wait.
+    const at = Math.min(seated[s] ?? Infinity, admitted[a] ?? Infinity);
+    while (s < seated.length && seated[s]! === at) s++;
+    while (a < admitted.length && admitted[a]! === at) a++;
+    const waiting = s - a;
+    if (waiting > 0 && waitingFrom === null) waitingFrom = at;
+    if (waiting <= 0 && waitingFrom !== null) {
+      if (!best || at - waitingFrom > best.to - best.from) best = { from: waitingFrom, to: at };
+      waitingFrom = null;
+    }
   }
-  return null;
+  return best;
 }
 
 /** A ticket the room handed out: its place in line and its admission moment. */
