@@ -79,7 +79,7 @@ export interface SeckillCommands {
     arrivalsKey: string,
     userId: string,
     again: "1" | "0",
-  ): Promise<[number, number?, number?, string?, number?, number?, number?, number?, number?, number?, string?]>;
+  ): Promise<[number, number?, number?, string?, number?, number?, number?, number?, number?, number?, string?, string?]>;
   releaseOrder(stockKey: string, usersKey: string, releasedKey: string, orderId: string, userId: string): Promise<[number, number]>;
   adjustStock(stockKey: string, fenceKey: string, delta: number, seenFence: string): Promise<[number, number, number]>;
   releaseReservation(stockKey: string, usersKey: string, pendingKey: string, reservationId: string, userId: string, returnUnit: "1" | "0"): Promise<[number, number]>;

@@ -134,8 +134,8 @@ export async function warmUpSaleLocked(services: WarmUpServices, saleId: number,
       loadRoom(connection, services.env.REDIS_NAMESPACE, saleId, roomSettings, () => highestUserId(services), services.env.REDIS_COMMAND_TIMEOUT_MS);
     // A room opens before the buckets refuse tokens (admissionRate), so a shopper sent to it can
     // join at once; it closes after they take tokens again. Either way its tickets out stop
-    // buying once the buckets say admissionRate 0 (the ticket script refuses them: no room, no
-    // tickets) and their holders buy as everyone else does, with a purchase token.
+    // buying once its meta is gone (purchaseWithTicket: no room, no tickets; a room opened again
+    // has a new epoch) and their holders buy as everyone else does, with a purchase token.
     const room = roomSettings ? await warmRoom() : undefined;
     // Bucket by bucket, each under its own WATCH: on Redis Cluster one transaction cannot span
     // two hash tags.

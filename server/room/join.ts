@@ -21,6 +21,8 @@ export interface Waiting {
   status: "WAITING";
   /** signed (server/room/ticket.ts): the pass the purchase presents from admitAt */
   ticket: string;
+  /** the room's opening the seat is in (a room closed and opened again restarts its seats from 1) */
+  epoch: number;
   seat: number;
   /** place in line; 0 before the opening's random draw */
   position: number;
@@ -43,14 +45,15 @@ export function seatStanding(
   secret: string,
   owner: { saleId: number; userId: number },
   seat: number,
-  room: { order: "RANDOM" | "ARRIVAL"; drawn: number | null; line: Frontier; opensAt: number; now: number },
+  room: { epoch: number; order: "RANDOM" | "ARRIVAL"; drawn: number | null; line: Frontier; opensAt: number; now: number },
 ): Waiting {
   // A RANDOM room's early seats have no place until the draw at the opening.
   const position = room.order === "ARRIVAL" ? seat : room.drawn === null ? 0 : placeOf(secret, owner.saleId, seat, room.drawn);
   const admitAt = position === 0 ? 0 : admissionMoment(room.line, position, room.now);
   return {
     status: "WAITING",
-    ticket: signTicket(secret, owner, { seq: seat, position, admitAt }),
+    ticket: signTicket(secret, owner, { epoch: room.epoch, seq: seat, position, admitAt }),
+    epoch: room.epoch,
     seat,
     position,
     admitAt,
@@ -61,16 +64,17 @@ export function seatStanding(
   };
 }
 
-export type JoinReply = [number, number?, number?, string?, number?, number?, number?, number?, number?, number?, string?];
+export type JoinReply = [number, number?, number?, string?, number?, number?, number?, number?, number?, number?, string?, string?];
 
 /** join-room-3.lua's reply (see its header) as the room's state at the join; null = no room meta, "ENDED". */
-export function readJoinReply(reply: JoinReply): { seat: number; order: "RANDOM" | "ARRIVAL"; drawn: number | null; line: Frontier; opensAt: number; now: number; challenge: boolean } | "ENDED" | null {
-  const [code, seat, drawn, frontier, frontierAt, rate, joined, opensAt, now, challenge, order] = reply;
+export function readJoinReply(reply: JoinReply): { seat: number; epoch: number; order: "RANDOM" | "ARRIVAL"; drawn: number | null; line: Frontier; opensAt: number; now: number; challenge: boolean } | "ENDED" | null {
+  const [code, seat, drawn, frontier, frontierAt, rate, joined, opensAt, now, challenge, order, epoch] = reply;
   if (code === 0) return null;
   if (code === -2) return "ENDED";
   if (code !== 1 || seat === undefined || frontier === undefined || now === undefined) throw new Error(`join-room script returned an unknown code ${code}`);
   return {
     seat,
+    epoch: Number(epoch ?? 0),
     order: order === "ARRIVAL" ? "ARRIVAL" : "RANDOM",
     drawn: drawn === undefined || drawn < 0 ? null : drawn,
     line: { frontier: Number(frontier), frontierAt: Number(frontierAt), rate: Number(rate), joined: Number(joined) },

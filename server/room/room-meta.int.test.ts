@@ -49,6 +49,7 @@ describe("warm-up of a waiting room", () => {
     const summary = await warmUpSale(t.services, saleId);
     expect(summary).toMatchObject({ admissionRate: 25, room: { action: "OPEN", rebased: false } });
     expect(await t.services.redis.hgetall(roomKeys(ns(), saleId).meta)).toEqual({
+      epoch: expect.stringMatching(/^\d{13}$/) as string,
       opensAt: String(startsAt.getTime()), endsAt: String(startsAt.getTime() + 3600_000), rate: "25", order: "ARRIVAL",
       frontier: "0", frontierAt: String(startsAt.getTime()), joined: "0", challenge: "1",
     });
@@ -105,18 +106,21 @@ describe("warm-up of a waiting room", () => {
     const keys = roomKeys(ns(), saleId);
     const [shopper] = await users(1);
     await join(saleId, shopper!);
+    const firstEpoch = await t.services.redis.hget(keys.meta, "epoch");
 
     await setRate(saleId, 0);
     expect((await warmUpSale(t.services, saleId)).room).toEqual({ action: "CLOSE", rebased: false });
     expect(await t.services.redis.exists(keys.meta, keys.arrivals, keys.seats(shopper!))).toBe(0);
-    // Tickets out stop buying: the bucket says no room, so the ticket script refuses them and
-    // their holders take a purchase token like every shopper of a sale without a room.
+    // Tickets out stop buying: no room meta, no ticket (purchaseWithTicket), and their holders
+    // take a purchase token like every shopper of a sale without a room.
     expect(await t.services.redis.hget(bucketKeys(ns(), saleId, 0).meta, "admissionRate")).toBe("0");
     expect(await readRoomGauges(t.services.redis, ns(), saleId)).toBeNull();
 
     await setRate(saleId, 5);
     expect((await warmUpSale(t.services, saleId)).room).toEqual({ action: "OPEN", rebased: false });
     expect(await t.services.redis.hget(keys.meta, "joined")).toBe("0");
+    // Another opening: the earlier one's tickets name another epoch.
+    expect(Number(await t.services.redis.hget(keys.meta, "epoch"))).toBeGreaterThan(Number(firstEpoch));
     expect(await join(saleId, shopper!)).toBe(1);
   });
 

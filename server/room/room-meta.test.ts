@@ -18,23 +18,23 @@ describe("planRoomLoad", () => {
   it("opens a new room with nobody in it and the line anchored at the opening", () => {
     expect(planRoomLoad(settings({ challenge: true }), null, opensAt - 60_000)).toEqual({
       action: "OPEN",
-      meta: { opensAt: String(opensAt), endsAt: String(opensAt + 3600_000), rate: "10", order: "RANDOM", frontier: "0", frontierAt: String(opensAt), joined: "0", challenge: "1" },
+      meta: { epoch: String(opensAt - 60_000), opensAt: String(opensAt), endsAt: String(opensAt + 3600_000), rate: "10", order: "RANDOM", frontier: "0", frontierAt: String(opensAt), joined: "0", challenge: "1" },
     });
   });
 
   it("does nothing for a sale that has no room and had none; closes one whose rate became 0", () => {
     expect(planRoomLoad(null, null, opensAt)).toEqual({ action: "NONE" });
-    expect(planRoomLoad(null, { ...freshRoomMeta(settings()), joined: "40" }, opensAt)).toEqual({ action: "CLOSE" });
+    expect(planRoomLoad(null, { ...freshRoomMeta(settings(), opensAt - 3600_000), joined: "40" }, opensAt)).toEqual({ action: "CLOSE" });
   });
 
   it("keeps joined, drawn and the line of a warm room whose rate did not change", () => {
-    const stored = { ...freshRoomMeta(settings()), frontier: "25.5", frontierAt: String(opensAt + 2000), joined: "300", drawn: "200" };
+    const stored = { ...freshRoomMeta(settings(), opensAt - 3600_000), frontier: "25.5", frontierAt: String(opensAt + 2000), joined: "300", drawn: "200" };
     const plan = planRoomLoad(settings({ challenge: true, endsAt: opensAt + 7200_000 }), stored, opensAt + 5000);
     expect(plan).toEqual({ action: "UPDATE", rebased: false, fields: { opensAt: String(opensAt), endsAt: String(opensAt + 7200_000), rate: "10", order: "RANDOM", challenge: "1" } });
   });
 
   it("re-times everyone waiting at a new rate from now, keeping who is admitted", () => {
-    const stored = { ...freshRoomMeta(settings()), frontier: "20", frontierAt: String(opensAt + 2000), joined: "300" };
+    const stored = { ...freshRoomMeta(settings(), opensAt - 3600_000), frontier: "20", frontierAt: String(opensAt + 2000), joined: "300" };
     const now = opensAt + 4000;
     const plan = planRoomLoad(settings({ rate: 50 }), stored, now);
     expect(plan).toMatchObject({ action: "UPDATE", rebased: true, fields: { rate: "50", frontier: "40", frontierAt: String(now) } });
@@ -44,7 +44,7 @@ describe("planRoomLoad", () => {
   });
 
   it("moves the anchor of a line that has not started with the opening", () => {
-    const stored = { ...freshRoomMeta(settings()), joined: "12" };
+    const stored = { ...freshRoomMeta(settings(), opensAt - 3600_000), joined: "12" };
     const later = opensAt + 600_000;
     expect(planRoomLoad(settings({ opensAt: later }), stored, opensAt - 60_000)).toMatchObject({ action: "UPDATE", rebased: false, fields: { opensAt: String(later), frontier: "0", frontierAt: String(later) } });
     // A rate change before the opening only changes the rate: nobody is admitted yet.
@@ -56,7 +56,7 @@ describe("planRoomLoad", () => {
   });
 
   it("holds a started line until a later new opening, keeping who was admitted", () => {
-    const stored = { ...freshRoomMeta(settings()), frontier: "10", frontierAt: String(opensAt + 1000), joined: "100" };
+    const stored = { ...freshRoomMeta(settings(), opensAt - 3600_000), frontier: "10", frontierAt: String(opensAt + 1000), joined: "100" };
     const later = opensAt + 600_000;
     const plan = planRoomLoad(settings({ opensAt: later }), stored, opensAt + 2000);
     expect(plan).toMatchObject({ action: "UPDATE", rebased: true, fields: { frontier: "20", frontierAt: String(later) } });

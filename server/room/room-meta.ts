@@ -29,6 +29,12 @@ export function roomSettingsOf(sale: { startsAt: Date; endsAt: Date; admissionRa
 
 /** The meta fields, as strings (Redis's). `drawn` is absent until join-room-3.lua draws. */
 export interface RoomMetaHash {
+  /**
+   * This opening of the room: Redis's clock (epoch ms) when warm-up opened it. Seats restart from
+   * 1 at each opening, so tickets name it (server/room/ticket.ts) and a closed room's tickets and
+   * spent-ticket keys mean nothing in the next one. Absent in a room opened before rooms had one: 0.
+   */
+  epoch: string;
   opensAt: string;
   endsAt: string;
   rate: string;
@@ -40,9 +46,10 @@ export interface RoomMetaHash {
   drawn?: string;
 }
 
-/** A new room: nobody joined, nobody admitted, the line anchored at the opening. */
-export function freshRoomMeta(settings: RoomSettings): RoomMetaHash {
+/** A new room opened at `epoch` (Redis's clock): nobody joined, nobody admitted, the line anchored at the opening. */
+export function freshRoomMeta(settings: RoomSettings, epoch: number): RoomMetaHash {
   return {
+    epoch: String(epoch),
     opensAt: String(settings.opensAt),
     endsAt: String(settings.endsAt),
     rate: String(settings.rate),
@@ -62,9 +69,9 @@ export function storedLine(stored: Readonly<Record<string, string>>): Frontier {
 export type RoomPlan =
   /** no room before, none now */
   | { action: "NONE" }
-  /** a new room (or one whose meta was lost): seats and arrivals of any earlier room are cleared */
+  /** a new room (or one whose meta was lost), a new epoch: seats and arrivals of any earlier room are cleared */
   | { action: "OPEN"; meta: RoomMetaHash }
-  /** a warm room: its seats, `joined` and `drawn` stay; these fields are set */
+  /** a warm room: its epoch, seats, `joined` and `drawn` stay; these fields are set */
   | { action: "UPDATE"; fields: Partial<RoomMetaHash>; rebased: boolean }
   /** the rate became 0: the room closes (meta, seats and arrivals go) */
   | { action: "CLOSE" };
@@ -77,8 +84,8 @@ export type RoomPlan =
  */
 export function planRoomLoad(settings: RoomSettings | null, stored: Readonly<Record<string, string>> | null, now: number): RoomPlan {
   if (!settings) return stored ? { action: "CLOSE" } : { action: "NONE" };
-  if (!stored) return { action: "OPEN", meta: freshRoomMeta(settings) };
-  const fresh = freshRoomMeta(settings);
+  if (!stored) return { action: "OPEN", meta: freshRoomMeta(settings, now) };
+  const fresh = freshRoomMeta(settings, now);
   const fields: Partial<RoomMetaHash> = { opensAt: fresh.opensAt, endsAt: fresh.endsAt, rate: fresh.rate, order: fresh.order, challenge: fresh.challenge };
   const line = storedLine(stored);
   const started = line.frontier > 0 || now >= line.frontierAt;

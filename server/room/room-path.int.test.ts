@@ -94,12 +94,12 @@ describe("room.join and a purchase with its ticket, over HTTP (seckill service)"
     const mine = await join(saleId, shoppers[1]!);
     expect(mine.position).toBe(2);
     await waitUntil(mine.admitAt);
-    const forged = `${mine.seat}.${mine.position}.${mine.admitAt}.${"A".repeat(22)}`;
-    const [seat, , admitAt, mac] = mine.ticket.split(".");
-    const movedUp = `${seat}.1.${admitAt}.${mac}`;
-    const earlier = `${seat}.${mine.position}.${Number(admitAt) - 1000}.${mac}`;
+    const [epoch, seat, , admitAt, mac] = mine.ticket.split(".");
+    const forged = `${epoch}.${mine.seat}.${mine.position}.${mine.admitAt}.${"A".repeat(22)}`;
+    const movedUp = `${epoch}.${seat}.1.${admitAt}.${mac}`;
+    const earlier = `${epoch}.${seat}.${mine.position}.${Number(admitAt) - 1000}.${mac}`;
     // A ticket signed with some other secret, the shape right.
-    const otherSecret = signTicket("another-secret-of-at-least-32-characters!!", { saleId, userId: shoppers[1]!.id }, { seq: mine.seat, position: 1, admitAt: Date.now() - 1000 });
+    const otherSecret = signTicket("another-secret-of-at-least-32-characters!!", { saleId, userId: shoppers[1]!.id }, { epoch: Number(epoch), seq: mine.seat, position: 1, admitAt: Date.now() - 1000 });
     for (const ticket of [forged, movedUp, earlier, otherSecret]) expect((await buy(saleId, shoppers[1]!, ticket)).data?.status, ticket).toBe("INVALID_TICKET");
     // Copied to another shopper: the MAC binds it to its holder.
     expect((await buy(saleId, shoppers[2]!, mine.ticket)).data?.status).toBe("INVALID_TICKET");
@@ -112,6 +112,36 @@ describe("room.join and a purchase with its ticket, over HTTP (seckill service)"
     expect(malformed.status).toBe(400);
     // The genuine one still buys.
     expect((await buy(saleId, shoppers[1]!, mine.ticket)).data?.status).toBe("QUEUED");
+  });
+
+  it("refuses a ticket of a room closed and opened since as a forged one, and the new seat of a spent one's number buys", async () => {
+    const { saleId } = await createLiveSale(t.services, { stock: 10, unitLimit: 2, admissionRate: 100, arrivalOrder: "ARRIVAL" });
+    const setRate = async (admissionRate: number) => {
+      await t.services.db.sale.update({ where: { id: saleId }, data: { admissionRate } });
+      return (await warmUpSale(t.services, saleId)).room?.action;
+    };
+    expect(await warmUpSale(t.services, saleId)).toMatchObject({ room: { action: "OPEN" } });
+    const spent = await join(saleId, shoppers[0]!);
+    const unspent = await join(saleId, shoppers[1]!);
+    await waitUntil(Math.max(spent.admitAt, unspent.admitAt));
+    expect((await buy(saleId, shoppers[0]!, spent.ticket)).data?.status).toBe("QUEUED");
+    // The operator closes the room (admission rate 0) and opens it again: seats restart from 1.
+    expect(await setRate(0)).toBe("CLOSE");
+    expect(await setRate(100)).toBe("OPEN");
+    // Every process's reading of the room is at most a second old (room-reading.ts).
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const before = await reservations(saleId);
+    // Still within its pass window, the earlier opening's ticket is answered as a forged one is.
+    const forged = `${unspent.ticket.slice(0, -22)}${"A".repeat(22)}`;
+    const forgedAnswer = await buy(saleId, shoppers[1]!, forged);
+    expect(forgedAnswer.data).toEqual({ status: "INVALID_TICKET" });
+    expect((await buy(saleId, shoppers[1]!, unspent.ticket)).data).toEqual(forgedAnswer.data);
+    expect(await reservations(saleId)).toEqual(before);
+    // The first shopper's seat in the new room has their spent ticket's number; it is not spent.
+    const fresh = await join(saleId, shoppers[0]!);
+    expect(fresh.seat).toBe(spent.seat);
+    await waitUntil(fresh.admitAt);
+    expect((await buy(saleId, shoppers[0]!, fresh.ticket)).data?.status).toBe("QUEUED");
   });
 
   it("answers NOT_ADMITTED_YET with the moment before it, reserving nothing; a reload keeps the seat and the place", async () => {

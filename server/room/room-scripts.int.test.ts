@@ -107,25 +107,25 @@ describe("join-room-3.lua", () => {
 });
 
 describe("reserve-unit-with-ticket-7.lua", () => {
-  const SEAT = 4;
+  const TICKET = { epoch: 1_700_000_000_000, seq: 4 };
   beforeEach(async () => {
-    await redis.del(keys.stock, keys.meta, keys.users, keys.pending, keys.eligibility, keys.holds, keys.spentTicket(SHOPPER, SEAT));
+    await redis.del(keys.stock, keys.meta, keys.users, keys.pending, keys.eligibility, keys.holds, keys.spentTicket(SHOPPER, TICKET));
     await redis.set(keys.stock, 5);
     await redis.hset(keys.meta, { startsAt: Date.now() - HOUR, endsAt: Date.now() + HOUR, limit: 2, eligibility: ELIGIBILITY.ELIGIBLE, admissionRate: 10 });
   });
   const reserve = (admitAt: number, reservationId = "1-7-0123456789abcdef", maxBacklog = 0) =>
-    redis.reserveUnitWithTicket(...reserveWithTicketKeyList(keys, SHOPPER, SEAT), String(SHOPPER), reservationId, admitAt, PASS_WINDOW_MS, maxBacklog);
+    redis.reserveUnitWithTicket(...reserveWithTicketKeyList(keys, SHOPPER, TICKET), String(SHOPPER), reservationId, admitAt, PASS_WINDOW_MS, maxBacklog);
   const state = async () => ({
     stock: Number(await redis.get(keys.stock)),
     held: Number((await redis.hget(keys.users, String(SHOPPER))) ?? 0),
     pending: await redis.zrange(keys.pending, 0, -1),
-    spent: await redis.exists(keys.spentTicket(SHOPPER, SEAT)),
+    spent: await redis.exists(keys.spentTicket(SHOPPER, TICKET)),
   });
 
   it("1 RESERVED within the pass window: reserves and spends the ticket for the window", async () => {
     expect(await reserve(Date.now() - 1000)).toEqual([1, 4]);
     expect(await state()).toEqual({ stock: 4, held: 1, pending: ["1-7-0123456789abcdef"], spent: 1 });
-    const ttl = await redis.pttl(keys.spentTicket(SHOPPER, SEAT));
+    const ttl = await redis.pttl(keys.spentTicket(SHOPPER, TICKET));
     expect(ttl).toBeGreaterThan(PASS_WINDOW_MS - 5000);
     expect(ttl).toBeLessThanOrEqual(PASS_WINDOW_MS);
   });
@@ -135,6 +135,16 @@ describe("reserve-unit-with-ticket-7.lua", () => {
     expect((await reserve(admitAt, "1-7-00000000000000a1"))[0]).toBe(1);
     expect(await reserve(admitAt, "1-7-00000000000000a2")).toEqual([-13, 4]);
     expect(await state()).toEqual({ stock: 4, held: 1, pending: ["1-7-00000000000000a1"], spent: 1 });
+  });
+
+  it("names the spent ticket by the room's opening: the same seat number in the next opening buys", async () => {
+    const admitAt = Date.now() - 1000;
+    expect((await reserve(admitAt, "1-7-00000000000000b1"))[0]).toBe(1);
+    const reopened = { epoch: TICKET.epoch + 60_000, seq: TICKET.seq };
+    const reply = await redis.reserveUnitWithTicket(...reserveWithTicketKeyList(keys, SHOPPER, reopened), String(SHOPPER), "1-7-00000000000000b2", admitAt, PASS_WINDOW_MS, 0);
+    expect(reply).toEqual([1, 3]);
+    expect(await redis.exists(keys.spentTicket(SHOPPER, TICKET), keys.spentTicket(SHOPPER, reopened))).toBe(2);
+    await redis.del(keys.spentTicket(SHOPPER, reopened));
   });
 
   it("-11 NOT_ADMITTED_YET before admitAt (answering it), -12 TICKET_EXPIRED after the window, nothing written", async () => {
@@ -161,7 +171,7 @@ describe("reserve-unit-with-ticket-7.lua", () => {
     await redis.hdel(keys.users, String(SHOPPER));
     await redis.zadd(keys.pending, 1, "someone-else");
     expect((await reserve(Date.now() - 1000, "1-7-0123456789abcdef", 1))[0]).toBe(-9);
-    expect(await redis.exists(keys.spentTicket(SHOPPER, SEAT))).toBe(0);
+    expect(await redis.exists(keys.spentTicket(SHOPPER, TICKET))).toBe(0);
   });
 });
 

@@ -35,8 +35,11 @@ export interface SaleKeys {
   fence: string;
   /** one shopper's single-use purchase token */
   token(userId: number): string;
-  /** set once a waiting-room ticket (server/room/ticket.ts) has bought, for its pass window */
-  spentTicket(userId: number, seat: number): string;
+  /**
+   * set once a waiting-room ticket (server/room/ticket.ts) has bought, for its pass window: named
+   * by the room's opening too, since seats restart from 1 when a room opens again
+   */
+  spentTicket(userId: number, ticket: { epoch: number; seq: number }): string;
   /** outcome -> count for one epoch second (purchase answers, orders settled), for the dashboard */
   stats(epochSecond: number): string;
 }
@@ -61,7 +64,7 @@ export function bucketKeys(namespace: string, saleId: number, bucket: number): S
     eligibility: `${base}:eligibility`,
     fence: `${base}:fence`,
     token: (userId) => `${base}:token:${userId}`,
-    spentTicket: (userId, seat) => `${base}:ticket:${userId}:${seat}`,
+    spentTicket: (userId, ticket) => `${base}:ticket:${ticket.epoch}:${userId}:${ticket.seq}`,
     stats: (epochSecond) => `${base}:stats:${epochSecond}`,
   };
 }

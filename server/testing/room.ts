@@ -24,6 +24,7 @@ export async function openRoom(services: Pick<Services, "env" | "redis" | "saleB
   const opensAt = settings.opensAt ?? Date.now();
   const tx = services.redis.multi();
   tx.hset(roomKeys(services.env.REDIS_NAMESPACE, saleId).meta, {
+    epoch: Date.now(),
     opensAt,
     endsAt: settings.endsAt ?? Date.now() + 3600_000,
     rate: settings.rate,
