@@ -14,7 +14,7 @@ import { countdownText, openingParts } from "./clock-offset";
 import { errorText } from "./errors";
 import { boughtNote, resultStatus, RetryButton, StatusLine, usePurchaseResult, type Status } from "./purchase-result";
 import { RoomChallengeSolver, type ChallengeProgress } from "./room-challenge";
-import { parseStoredTicket, roomMoment, storedTicketKey, waitParts, type RoomMoment } from "./room-wait";
+import { parseStoredTicket, roomMoment, seatIdentity, storedTicketKey, waitParts, type RoomMoment } from "./room-wait";
 import { useTRPC } from "./trpc";
 
 /** Answers after which another press of Buy makes sense: too early on our clock, the check unfinished. */
@@ -95,7 +95,7 @@ export function RoomPanel({
       if (answer.status === "ENDED") return setEnded(true);
       setWaiting((current) => {
         // room.onStatus does not repeat the challenge: the seat's own, from its join, still holds.
-        const next = from === "status" && current?.seat === answer.seat ? { ...answer, challenge: current.challenge } : answer;
+        const next = from === "status" && current && seatIdentity(current) === seatIdentity(answer) ? { ...answer, challenge: current.challenge } : answer;
         if (userId !== null) store(saleId, userId, next);
         return next;
       });
@@ -128,10 +128,11 @@ export function RoomPanel({
     return () => clearTimeout(timer);
   }, [retrying, retries, enter]);
 
-  // Watched with the seat's first ticket: a re-signed one for the same seat must not reconnect.
-  const [watched, setWatched] = useState<{ seat: number; ticket: string } | null>(null);
+  // Watched with the seat's first ticket: a re-signed one for the same seat must not reconnect;
+  // the same number in a room opened again is another seat.
+  const [watched, setWatched] = useState<{ seat: string; ticket: string } | null>(null);
   useEffect(() => {
-    if (waiting && waiting.seat !== watched?.seat) setWatched({ seat: waiting.seat, ticket: waiting.ticket });
+    if (waiting && seatIdentity(waiting) !== watched?.seat) setWatched({ seat: seatIdentity(waiting), ticket: waiting.ticket });
   }, [waiting, watched?.seat]);
   const reservationId = purchase.data?.status === "QUEUED" ? purchase.data.reservationId : null;
   useSubscription(
