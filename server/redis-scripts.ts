@@ -22,7 +22,7 @@ export const SCRIPT_FILES = {
     "adjust-stock-2.lua",
   ],
   // The waiting room's (server/room/join.ts).
-  room: ["join-room-3.lua"],
+  room: ["join-room-4.lua"],
   // Only recovery reads the ledger whole and repairs it.
   recovery: ["read-ledger-3.lua", "repair-stock-4.lua"],
   // The gateway's: sign-in throttle, session revocations (revocation.ts).
@@ -77,6 +77,7 @@ export interface SeckillCommands {
     metaKey: string,
     seatsKey: string,
     arrivalsKey: string,
+    eligibilityKey: string,
     userId: string,
     again: "1" | "0",
   ): Promise<[number, number?, number?, string?, number?, number?, number?, number?, number?, number?, string?, string?]>;

@@ -6,6 +6,7 @@ import { gateRefusalError, PASSED_GATE, type PendingGate } from "../gateway/ip-g
 import { roomKeys } from "../seckill/keys";
 import { saleBucketCount } from "../seckill/sale-buckets";
 import { notPurchasable } from "../seckill/purchase";
+import type { Refusal } from "../seckill/outcome";
 import { admissionMoment, aheadOf, type Frontier } from "./frontier";
 import { placeOf } from "./draw";
 import { PASS_WINDOW_MS, signTicket } from "./ticket";
@@ -38,7 +39,10 @@ export interface Waiting {
   challenge?: unknown;
 }
 
-export type RoomAnswer = Waiting | { status: "SOLD_OUT" } | { status: "ENDED" };
+/** Who the purchase would refuse for who they are: the join refuses them alike, with no seat. */
+export type JoinRefusal = Extract<Refusal, "BLACKLISTED" | "REAL_NAME_REQUIRED" | "MEMBER_LEVEL_TOO_LOW">;
+
+export type RoomAnswer = Waiting | { status: "SOLD_OUT" } | { status: "ENDED" } | { status: JoinRefusal };
 
 /** What a room's state says of one seat: the seat's place, its moment and the ticket naming both. */
 export function seatStanding(
@@ -66,11 +70,18 @@ export function seatStanding(
 
 export type JoinReply = [number, number?, number?, string?, number?, number?, number?, number?, number?, number?, string?, string?];
 
-/** join-room-3.lua's reply (see its header) as the room's state at the join; null = no room meta, "ENDED". */
-export function readJoinReply(reply: JoinReply): { seat: number; epoch: number; order: "RANDOM" | "ARRIVAL"; drawn: number | null; line: Frontier; opensAt: number; now: number; challenge: boolean } | "ENDED" | null {
+/** join-room-4.lua's refusals of who the shopper is, as includes/check-purchase.lua's codes. */
+const JOIN_REFUSAL_BY_CODE: Record<number, JoinRefusal> = { [-5]: "BLACKLISTED", [-6]: "REAL_NAME_REQUIRED", [-7]: "MEMBER_LEVEL_TOO_LOW" };
+
+/** join-room-4.lua's reply (see its header) as the room's state at the join; null = no room meta, "ENDED", or the shopper's refusal. */
+export function readJoinReply(
+  reply: JoinReply,
+): { seat: number; epoch: number; order: "RANDOM" | "ARRIVAL"; drawn: number | null; line: Frontier; opensAt: number; now: number; challenge: boolean } | "ENDED" | { refused: JoinRefusal } | null {
   const [code, seat, drawn, frontier, frontierAt, rate, joined, opensAt, now, challenge, order, epoch] = reply;
   if (code === 0) return null;
   if (code === -2) return "ENDED";
+  const refused = JOIN_REFUSAL_BY_CODE[code];
+  if (refused) return { refused };
   if (code !== 1 || seat === undefined || frontier === undefined || now === undefined) throw new Error(`join-room script returned an unknown code ${code}`);
   return {
     seat,
@@ -86,7 +97,8 @@ export function readJoinReply(reply: JoinReply): { seat: number; epoch: number; 
 
 /**
  * room.join: a seat for the shopper (kept across reloads unless `again`), their place and
- * moment, and the signed ticket. The sold-out flag answers first, with no Redis; then ONE
+ * moment, and the signed ticket; or, for a shopper the purchase would refuse as ineligible, that
+ * refusal and no seat. The sold-out flag answers first, with no Redis; then ONE
  * script, sent together with the per-IP gate's count (like seckill.token) unless `again`, which
  * waits for the gate since it gives a new seat.
  */
@@ -98,7 +110,7 @@ export async function joinRoom(
   if (services.soldOut.isSoldOut(input.saleId)) return { status: "SOLD_OUT" };
   const { env, redis } = services;
   const keys = roomKeys(env.REDIS_NAMESPACE, input.saleId);
-  const run = () => failClosed(redis.joinRoom(keys.meta, keys.seats(input.userId), keys.arrivals, String(input.userId), input.again ? "1" : "0"));
+  const run = () => failClosed(redis.joinRoom(keys.meta, keys.seats(input.userId), keys.arrivals, keys.eligibility, String(input.userId), input.again ? "1" : "0"));
   let reply: JoinReply;
   if (input.again) {
     const refusal = await ipGate;
@@ -111,6 +123,7 @@ export async function joinRoom(
   }
   const room = readJoinReply(reply);
   if (room === "ENDED") return { status: "ENDED" };
+  if (room !== null && "refused" in room) return { status: room.refused };
   if (room === null) {
     // A warm sale without room meta has no room; a cold one is the token step's "getting ready".
     const buckets = await failClosed(saleBucketCount(services, input.saleId));

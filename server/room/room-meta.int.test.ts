@@ -10,7 +10,7 @@ import { redisNowMs, storedLine } from "./room-meta";
 /**
  * Warm-up of a waiting room against the real Redis and MariaDB: a fresh room, a re-warm that
  * keeps everyone's seat, a rate change that re-times the line from Redis's now, and a room that
- * closes when its rate becomes 0. Shoppers "join" by writing what join-room-3.lua writes.
+ * closes when its rate becomes 0. Shoppers "join" by writing what join-room-4.lua writes.
  */
 let t: TestEnvironment;
 beforeAll(async () => {
@@ -28,7 +28,7 @@ const users = async (count: number) => {
   return ids;
 };
 
-/** What join-room-3.lua does for a new seat, without the line's advance. */
+/** What join-room-4.lua does for a new seat, without the line's advance. */
 async function join(saleId: number, userId: number): Promise<number> {
   const keys = roomKeys(ns(), saleId);
   const seat = await t.services.redis.hincrby(keys.meta, "joined", 1);
@@ -51,7 +51,7 @@ describe("warm-up of a waiting room", () => {
     expect(await t.services.redis.hgetall(roomKeys(ns(), saleId).meta)).toEqual({
       epoch: expect.stringMatching(/^\d{13}$/) as string,
       opensAt: String(startsAt.getTime()), endsAt: String(startsAt.getTime() + 3600_000), rate: "25", order: "ARRIVAL",
-      frontier: "0", frontierAt: String(startsAt.getTime()), joined: "0", challenge: "1",
+      frontier: "0", frontierAt: String(startsAt.getTime()), joined: "0", challenge: "1", eligibility: "0",
     });
     for (const bucket of [0, 1]) expect(await t.services.redis.hget(bucketKeys(ns(), saleId, bucket).meta, "admissionRate")).toBe("25");
   });

@@ -2,15 +2,21 @@ import { describe, expect, it } from "vitest";
 import { freshRoomMeta, planRoomLoad, roomSettingsOf, seatHashKeys, type RoomSettings } from "./room-meta";
 import { admittedBy } from "./frontier";
 import { roomKeys } from "../seckill/keys";
+import { ELIGIBILITY } from "../gateway/eligibility";
 
 const opensAt = Date.parse("2026-12-01T10:00:00Z");
-const settings = (over: Partial<RoomSettings> = {}): RoomSettings => ({ opensAt, endsAt: opensAt + 3600_000, rate: 10, order: "RANDOM", challenge: false, ...over });
+const settings = (over: Partial<RoomSettings> = {}): RoomSettings => ({ opensAt, endsAt: opensAt + 3600_000, rate: 10, order: "RANDOM", challenge: false, eligibility: ELIGIBILITY.ELIGIBLE, ...over });
 
 describe("roomSettingsOf", () => {
+  const sale = { startsAt: new Date(opensAt), endsAt: new Date(opensAt + 1000), arrivalOrder: "ARRIVAL" as const, purchaseChallenge: true, requireRealName: false, minMemberLevel: 0 };
   it("gives a sale a room exactly when its admission rate is above 0", () => {
-    const sale = { startsAt: new Date(opensAt), endsAt: new Date(opensAt + 1000), arrivalOrder: "ARRIVAL" as const, purchaseChallenge: true };
     expect(roomSettingsOf({ ...sale, admissionRate: 0 })).toBeNull();
-    expect(roomSettingsOf({ ...sale, admissionRate: 5 })).toEqual({ opensAt, endsAt: opensAt + 1000, rate: 5, order: "ARRIVAL", challenge: true });
+    expect(roomSettingsOf({ ...sale, admissionRate: 5 })).toEqual({ opensAt, endsAt: opensAt + 1000, rate: 5, order: "ARRIVAL", challenge: true, eligibility: ELIGIBILITY.ELIGIBLE });
+  });
+
+  it("judges a shopper not listed as the sale judges a new account", () => {
+    expect(roomSettingsOf({ ...sale, admissionRate: 5, minMemberLevel: 2 })?.eligibility).toBe(ELIGIBILITY.MEMBER_LEVEL_TOO_LOW);
+    expect(roomSettingsOf({ ...sale, admissionRate: 5, requireRealName: true })?.eligibility).toBe(ELIGIBILITY.REAL_NAME_REQUIRED);
   });
 });
 
@@ -18,7 +24,7 @@ describe("planRoomLoad", () => {
   it("opens a new room with nobody in it and the line anchored at the opening", () => {
     expect(planRoomLoad(settings({ challenge: true }), null, opensAt - 60_000)).toEqual({
       action: "OPEN",
-      meta: { epoch: String(opensAt - 60_000), opensAt: String(opensAt), endsAt: String(opensAt + 3600_000), rate: "10", order: "RANDOM", frontier: "0", frontierAt: String(opensAt), joined: "0", challenge: "1" },
+      meta: { epoch: String(opensAt - 60_000), opensAt: String(opensAt), endsAt: String(opensAt + 3600_000), rate: "10", order: "RANDOM", frontier: "0", frontierAt: String(opensAt), joined: "0", challenge: "1", eligibility: "0" },
     });
   });
 
@@ -30,7 +36,7 @@ describe("planRoomLoad", () => {
   it("keeps joined, drawn and the line of a warm room whose rate did not change", () => {
     const stored = { ...freshRoomMeta(settings(), opensAt - 3600_000), frontier: "25.5", frontierAt: String(opensAt + 2000), joined: "300", drawn: "200" };
     const plan = planRoomLoad(settings({ challenge: true, endsAt: opensAt + 7200_000 }), stored, opensAt + 5000);
-    expect(plan).toEqual({ action: "UPDATE", rebased: false, fields: { opensAt: String(opensAt), endsAt: String(opensAt + 7200_000), rate: "10", order: "RANDOM", challenge: "1" } });
+    expect(plan).toEqual({ action: "UPDATE", rebased: false, fields: { opensAt: String(opensAt), endsAt: String(opensAt + 7200_000), rate: "10", order: "RANDOM", challenge: "1", eligibility: "0" } });
   });
 
   it("re-times everyone waiting at a new rate from now, keeping who is admitted", () => {
@@ -51,7 +57,7 @@ describe("planRoomLoad", () => {
     expect(planRoomLoad(settings({ rate: 99 }), stored, opensAt - 60_000)).toEqual({
       action: "UPDATE",
       rebased: false,
-      fields: { opensAt: String(opensAt), endsAt: String(opensAt + 3600_000), rate: "99", order: "RANDOM", challenge: "0" },
+      fields: { opensAt: String(opensAt), endsAt: String(opensAt + 3600_000), rate: "99", order: "RANDOM", challenge: "0", eligibility: "0" },
     });
   });
 

@@ -2,9 +2,10 @@ import { clusterReady, type RedisConnection } from "../clients/redis";
 import { roomKeys, SEATS_PER_HASH } from "../seckill/keys";
 import { AppError } from "../errors";
 import { rebaseFrontier, type Frontier } from "./frontier";
+import { eligibilityOf, NEW_ACCOUNT, type EligibilityCode, type EligibilityRules } from "../gateway/eligibility";
 
 /**
- * A waiting room's meta hash as warm-up writes it (join-room-3.lua reads it and moves `frontier`,
+ * A waiting room's meta hash as warm-up writes it (join-room-4.lua reads it and moves `frontier`,
  * `frontierAt`, `joined` and `drawn`). Read → decide (pure, planRoomLoad) → write, like the
  * buckets' warm-up, but in its own transaction: the room's keys have their own hash tag
  * (`{room:<id>}`), so on Redis Cluster they cannot join a bucket's MULTI.
@@ -20,14 +21,25 @@ export interface RoomSettings {
   rate: number;
   order: ArrivalOrder;
   challenge: boolean;
+  /** the eligibility code of a shopper not listed in the room's eligibility hash (a new account's) */
+  eligibility: EligibilityCode;
 }
 
-export function roomSettingsOf(sale: { startsAt: Date; endsAt: Date; admissionRate: number; arrivalOrder: ArrivalOrder; purchaseChallenge: boolean }): RoomSettings | null {
+export function roomSettingsOf(
+  sale: { startsAt: Date; endsAt: Date; admissionRate: number; arrivalOrder: ArrivalOrder; purchaseChallenge: boolean } & EligibilityRules,
+): RoomSettings | null {
   if (sale.admissionRate <= 0) return null;
-  return { opensAt: sale.startsAt.getTime(), endsAt: sale.endsAt.getTime(), rate: sale.admissionRate, order: sale.arrivalOrder, challenge: sale.purchaseChallenge };
+  return {
+    opensAt: sale.startsAt.getTime(),
+    endsAt: sale.endsAt.getTime(),
+    rate: sale.admissionRate,
+    order: sale.arrivalOrder,
+    challenge: sale.purchaseChallenge,
+    eligibility: eligibilityOf(NEW_ACCOUNT, sale),
+  };
 }
 
-/** The meta fields, as strings (Redis's). `drawn` is absent until join-room-3.lua draws. */
+/** The meta fields, as strings (Redis's). `drawn` is absent until join-room-4.lua draws. */
 export interface RoomMetaHash {
   /**
    * This opening of the room: Redis's clock (epoch ms) when warm-up opened it. Seats restart from
@@ -43,6 +55,8 @@ export interface RoomMetaHash {
   frontierAt: string;
   joined: string;
   challenge: "0" | "1";
+  /** RoomSettings.eligibility; the shoppers who differ are in RoomKeys.eligibility */
+  eligibility: string;
   drawn?: string;
 }
 
@@ -58,6 +72,7 @@ export function freshRoomMeta(settings: RoomSettings, epoch: number): RoomMetaHa
     frontierAt: String(settings.opensAt),
     joined: "0",
     challenge: settings.challenge ? "1" : "0",
+    eligibility: String(settings.eligibility),
   };
 }
 
@@ -86,7 +101,7 @@ export function planRoomLoad(settings: RoomSettings | null, stored: Readonly<Rec
   if (!settings) return stored ? { action: "CLOSE" } : { action: "NONE" };
   if (!stored) return { action: "OPEN", meta: freshRoomMeta(settings, now) };
   const fresh = freshRoomMeta(settings, now);
-  const fields: Partial<RoomMetaHash> = { opensAt: fresh.opensAt, endsAt: fresh.endsAt, rate: fresh.rate, order: fresh.order, challenge: fresh.challenge };
+  const fields: Partial<RoomMetaHash> = { opensAt: fresh.opensAt, endsAt: fresh.endsAt, rate: fresh.rate, order: fresh.order, challenge: fresh.challenge, eligibility: fresh.eligibility };
   const line = storedLine(stored);
   const started = line.frontier > 0 || now >= line.frontierAt;
   const rateChanged = line.rate !== settings.rate;
@@ -125,10 +140,15 @@ export interface RoomLoadResult {
   rebased: boolean;
 }
 
+/** A large hash written as several HSETs, so no single command carries a million fields. */
+const HSET_CHUNK = 1000;
+
 /**
  * Reads the room's meta under WATCH, decides, writes in one MULTI; a join meanwhile (it changes
  * the meta) drops the MULTI and the round runs again. `maxUserId`: the highest shopper id, for
- * clearing the seats of a room that closes or starts afresh.
+ * clearing the seats of a room that closes or starts afresh. `eligibilityOverrides`: the sale's
+ * shoppers whose code differs from `settings.eligibility`, copied into the room's slot with it
+ * so the join script can refuse them (it cannot read the sale's keys on Redis Cluster).
  */
 export async function loadRoom(
   connection: RedisConnection,
@@ -136,6 +156,7 @@ export async function loadRoom(
   saleId: number,
   settings: RoomSettings | null,
   maxUserId: () => Promise<number>,
+  eligibilityOverrides: () => Promise<ReadonlyMap<number, EligibilityCode>>,
   timeoutMs: number,
 ): Promise<RoomLoadResult> {
   await clusterReady(connection, timeoutMs);
@@ -149,6 +170,7 @@ export async function loadRoom(
       await connection.unwatch();
       return { action: "NONE", rebased: false };
     }
+    const overrides = plan.action === "CLOSE" ? new Map<number, EligibilityCode>() : await eligibilityOverrides();
     const tx = connection.multi();
     if (plan.action === "UPDATE") {
       tx.hset(keys.meta, plan.fields);
@@ -160,6 +182,10 @@ export async function loadRoom(
       for (let i = 0; i < stale.length; i += DEL_CHUNK) tx.del(...stale.slice(i, i + DEL_CHUNK));
       if (plan.action === "OPEN") tx.hset(keys.meta, plan.meta);
     }
+    // The room's copy of who differs, replaced whole like the buckets' (warmup.ts).
+    tx.del(keys.eligibility);
+    const entries = [...overrides.entries()];
+    for (let i = 0; i < entries.length; i += HSET_CHUNK) tx.hset(keys.eligibility, Object.fromEntries(entries.slice(i, i + HSET_CHUNK)));
     if ((await tx.exec()) !== null) return { action: plan.action, rebased: plan.action === "UPDATE" && plan.rebased };
   }
   throw new AppError("CONFLICT", {

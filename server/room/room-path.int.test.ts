@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLiveSale, createTestEnvironment, readMetric, startSeckillService, type ChildHandle, type TestEnvironment } from "../testing/harness";
 import { createShoppers, type SeededShopper } from "../seed";
 import { warmUpSale } from "../recovery/warmup";
-import { saleKeys } from "../seckill/keys";
+import { roomKeys, saleKeys } from "../seckill/keys";
+import { updateStanding } from "../gateway/standing";
 import { openRoom, type RoomSettings } from "../testing/room";
 import { signTicket } from "./ticket";
 import { solveRoomChallenge } from "./challenge-solver";
@@ -142,6 +143,31 @@ describe("room.join and a purchase with its ticket, over HTTP (seckill service)"
     expect(fresh.seat).toBe(spent.seat);
     await waitUntil(fresh.admitAt);
     expect((await buy(saleId, shoppers[0]!, fresh.ticket)).data?.status).toBe("QUEUED");
+  });
+
+  it("refuses room.join to a shopper the purchase would refuse, with the purchase's answer, seating no one; others still join", async () => {
+    const [blacklisted, plain] = await createShoppers(t.services, 2, { emailPrefix: "room-eligibility" });
+    await t.services.db.user.update({ where: { id: blacklisted!.id }, data: { blacklisted: true } });
+    const { saleId } = await createLiveSale(t.services, { stock: 10, admissionRate: 100, arrivalOrder: "ARRIVAL" });
+    await warmUpSale(t.services, saleId);
+    const meta = roomKeys(t.env.REDIS_NAMESPACE, saleId).meta;
+    const refused = await mutate("room.join", { saleId }, blacklisted!);
+    expect(refused.data).toEqual({ status: "BLACKLISTED" });
+    expect(await t.services.redis.hget(meta, "joined")).toBe("0");
+    // The line did not move for them either: nobody else waits longer.
+    expect((await join(saleId, plain!)).position).toBe(1);
+    expect(await t.services.redis.hget(meta, "joined")).toBe("1");
+  });
+
+  it("keeps the join's eligibility in step with a standing changed mid-sale", async () => {
+    const [shopper] = await createShoppers(t.services, 1, { emailPrefix: "room-level" });
+    const { saleId } = await createLiveSale(t.services, { stock: 10, admissionRate: 100, arrivalOrder: "ARRIVAL", minMemberLevel: 2 });
+    await warmUpSale(t.services, saleId);
+    expect((await mutate("room.join", { saleId }, shopper!)).data).toEqual({ status: "MEMBER_LEVEL_TOO_LOW" });
+    await updateStanding(t.services, shopper!.id, { memberLevel: 2 });
+    expect((await join(saleId, shopper!)).seat).toBe(1);
+    await updateStanding(t.services, shopper!.id, { memberLevel: 1 });
+    expect((await mutate("room.join", { saleId }, shopper!)).data).toEqual({ status: "MEMBER_LEVEL_TOO_LOW" });
   });
 
   it("answers NOT_ADMITTED_YET with the moment before it, reserving nothing; a reload keeps the seat and the place", async () => {

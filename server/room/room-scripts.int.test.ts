@@ -7,7 +7,7 @@ import { issueTokenKeyList, reserveWithTicketKeyList } from "../seckill/purchase
 import { PASS_WINDOW_MS } from "./ticket";
 import { readJoinReply } from "./join";
 
-/** join-room-3.lua, reserve-unit-with-ticket-7.lua and issue-token-5.lua's room refusal against the real Redis. */
+/** join-room-4.lua, reserve-unit-with-ticket-7.lua and issue-token-5.lua's room refusal against the real Redis. */
 
 const namespace = `t_room_lua_${randomBytes(3).toString("hex")}`;
 const room = roomKeys(namespace, 1);
@@ -40,9 +40,9 @@ async function arrangeRoom(options: { opensAt?: number; endsAt?: number; rate?: 
     challenge: 0,
   });
 }
-const join = (userId: number, again = false) => redis.joinRoom(room.meta, room.seats(userId), room.arrivals, String(userId), again ? "1" : "0");
+const join = (userId: number, again = false) => redis.joinRoom(room.meta, room.seats(userId), room.arrivals, room.eligibility, String(userId), again ? "1" : "0");
 
-describe("join-room-3.lua", () => {
+describe("join-room-4.lua", () => {
   beforeEach(() => arrangeRoom());
 
   it("gives seats in order of arrival, keeps a shopper's seat on a second join, and a new one at the back with again", async () => {
@@ -63,7 +63,7 @@ describe("join-room-3.lua", () => {
     const before = Date.now();
     const room_ = readJoinReply(await join(5));
     expect(room_).toMatchObject({ seat: 1, order: "RANDOM", challenge: false, line: { rate: 10, joined: 1 } });
-    if (room_ === null || room_ === "ENDED") throw new Error("expected a seat");
+    if (room_ === null || room_ === "ENDED" || "refused" in room_) throw new Error("expected a seat");
     expect(room_.now).toBeGreaterThanOrEqual(before - 1000);
     expect(room_.line.frontierAt).toBe(room_.now);
   });
@@ -103,6 +103,38 @@ describe("join-room-3.lua", () => {
     expect(await join(1)).toEqual([-2]);
     expect(await redis.exists(room.seats(1), room.arrivals)).toBe(0);
     expect(await redis.hget(room.meta, "joined")).toBe("0");
+  });
+});
+
+describe("join-room-4.lua and eligibility", () => {
+  beforeEach(() => arrangeRoom({ opensAt: Date.now() - 60_000, rate: 100 }));
+  const untouched = async () => ({
+    meta: await redis.hmget(room.meta, "joined", "frontier", "frontierAt"),
+    seated: await redis.exists(room.seats(SHOPPER), room.arrivals),
+  });
+
+  it("refuses a shopper the purchase would refuse, as the purchase does (-5, -6, -7), seating no one and moving nothing", async () => {
+    const before = await untouched();
+    const refusals = [
+      [ELIGIBILITY.BLACKLISTED, -5, "BLACKLISTED"],
+      [ELIGIBILITY.REAL_NAME_REQUIRED, -6, "REAL_NAME_REQUIRED"],
+      [ELIGIBILITY.MEMBER_LEVEL_TOO_LOW, -7, "MEMBER_LEVEL_TOO_LOW"],
+    ] as const;
+    for (const [code, reply, refused] of refusals) {
+      await redis.hset(room.eligibility, String(SHOPPER), code);
+      const answer = await join(SHOPPER);
+      expect(answer).toEqual([reply]);
+      expect(readJoinReply(answer)).toEqual({ refused });
+    }
+    expect(await untouched()).toEqual({ ...before, seated: 0 });
+  });
+
+  it("judges a shopper not listed by the room's default code, and seats one listed as eligible", async () => {
+    await redis.hset(room.meta, "eligibility", ELIGIBILITY.MEMBER_LEVEL_TOO_LOW);
+    expect(await join(SHOPPER)).toEqual([-7]);
+    await redis.hset(room.eligibility, String(SHOPPER), ELIGIBILITY.ELIGIBLE);
+    expect((await join(SHOPPER))[0]).toBe(1);
+    expect(await redis.hget(room.meta, "joined")).toBe("1");
   });
 });
 
