@@ -22,7 +22,7 @@ export const SCRIPT_FILES = {
     "adjust-stock-2.lua",
   ],
   // The waiting room's (server/room/join.ts).
-  room: ["join-room-3.lua"],
+  room: ["join-room-4.lua"],
   // Only recovery reads the ledger whole and repairs it.
   recovery: ["read-ledger-3.lua", "repair-stock-4.lua"],
   // The gateway's: sign-in throttle, session revocations (revocation.ts).
@@ -77,9 +77,10 @@ export interface SeckillCommands {
     metaKey: string,
     seatsKey: string,
     arrivalsKey: string,
+    eligibilityKey: string,
     userId: string,
     again: "1" | "0",
-  ): Promise<[number, number?, number?, string?, number?, number?, number?, number?, number?, number?, string?]>;
+  ): Promise<[number, number?, number?, string?, number?, number?, number?, number?, number?, number?, string?, string?]>;
   releaseOrder(stockKey: string, usersKey: string, releasedKey: string, orderId: string, userId: string): Promise<[number, number]>;
   adjustStock(stockKey: string, fenceKey: string, delta: number, seenFence: string): Promise<[number, number, number]>;
   releaseReservation(stockKey: string, usersKey: string, pendingKey: string, reservationId: string, userId: string, returnUnit: "1" | "0"): Promise<[number, number]>;

@@ -4,7 +4,7 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { SaleStanding } from "@/server/gateway/sale-standing";
-import type { RoomAnswer, Waiting } from "@/server/room/join";
+import type { JoinRefusal, RoomAnswer, Waiting } from "@/server/room/join";
 import type { RoomChallenge } from "@/server/room/challenge";
 import type { SalePhase } from "@/server/seckill/phase";
 import { useMessages } from "../_i18n/client";
@@ -14,7 +14,7 @@ import { countdownText, openingParts } from "./clock-offset";
 import { errorText } from "./errors";
 import { boughtNote, resultStatus, RetryButton, StatusLine, usePurchaseResult, type Status } from "./purchase-result";
 import { RoomChallengeSolver, type ChallengeProgress } from "./room-challenge";
-import { parseStoredTicket, roomMoment, storedTicketKey, waitParts, type RoomMoment } from "./room-wait";
+import { parseStoredTicket, roomMoment, seatIdentity, storedTicketKey, waitParts, type RoomMoment } from "./room-wait";
 import { useTRPC } from "./trpc";
 
 /** Answers after which another press of Buy makes sense: too early on our clock, the check unfinished. */
@@ -76,12 +76,14 @@ export function RoomPanel({
   const purchase = useMutation(trpc.seckill.purchase.mutationOptions());
   const [waiting, setWaiting] = useState<Waiting | null>(null);
   const [ended, setEnded] = useState(false);
+  // The join's refusal of who the shopper is (the purchase's words): no seat, nothing to wait for.
+  const [refusedAtJoin, setRefusedAtJoin] = useState<JoinRefusal | null>(null);
   const [solution, setSolution] = useState<string | null>(null);
   const [progress, setProgress] = useState<ChallengeProgress | null>(null);
   const [retries, setRetries] = useState(0);
   const pressed = useRef(false);
 
-  const refusedBeforehand = standing?.hint ?? null;
+  const refusedBeforehand = standing?.hint ?? refusedAtJoin;
   const mayJoin = signedIn && userId !== null && standing !== undefined && refusedBeforehand === null && phase !== "ENDED" && !soldOut && !ended;
 
   // The ticket kept from before a reload: its place shows before room.join answers.
@@ -93,9 +95,10 @@ export function RoomPanel({
     (answer: RoomAnswer, from: "join" | "status") => {
       if (answer.status === "SOLD_OUT") return onSoldOut();
       if (answer.status === "ENDED") return setEnded(true);
+      if (answer.status !== "WAITING") return setRefusedAtJoin(answer.status);
       setWaiting((current) => {
         // room.onStatus does not repeat the challenge: the seat's own, from its join, still holds.
-        const next = from === "status" && current?.seat === answer.seat ? { ...answer, challenge: current.challenge } : answer;
+        const next = from === "status" && current && seatIdentity(current) === seatIdentity(answer) ? { ...answer, challenge: current.challenge } : answer;
         if (userId !== null) store(saleId, userId, next);
         return next;
       });
@@ -128,10 +131,11 @@ export function RoomPanel({
     return () => clearTimeout(timer);
   }, [retrying, retries, enter]);
 
-  // Watched with the seat's first ticket: a re-signed one for the same seat must not reconnect.
-  const [watched, setWatched] = useState<{ seat: number; ticket: string } | null>(null);
+  // Watched with the seat's first ticket: a re-signed one for the same seat must not reconnect;
+  // the same number in a room opened again is another seat.
+  const [watched, setWatched] = useState<{ seat: string; ticket: string } | null>(null);
   useEffect(() => {
-    if (waiting && waiting.seat !== watched?.seat) setWatched({ seat: waiting.seat, ticket: waiting.ticket });
+    if (waiting && seatIdentity(waiting) !== watched?.seat) setWatched({ seat: seatIdentity(waiting), ticket: waiting.ticket });
   }, [waiting, watched?.seat]);
   const reservationId = purchase.data?.status === "QUEUED" ? purchase.data.reservationId : null;
   useSubscription(
@@ -185,7 +189,7 @@ export function RoomPanel({
   const expired = moment?.kind === "EXPIRED" || (answer !== undefined && JOIN_AGAIN.has(answer));
   const done = orderCreated || refusedBeforehand === "UNIT_LIMIT_REACHED";
   const inRoom = waiting !== null && mayJoin && !done && reservationId === null;
-  const status = roomStatus({ t, purchase, result, reservationId, standing, soldOut, join, retrying, moment });
+  const status = roomStatus({ t, purchase, result, reservationId, standing, refusedAtJoin, soldOut, join, retrying, moment });
   return (
     <div className="buy room" data-testid="waiting-room">
       {inRoom ? <RoomLine waiting={waiting} moment={moment} t={t} /> : null}
@@ -286,6 +290,7 @@ function roomStatus({
   result,
   reservationId,
   standing,
+  refusedAtJoin,
   soldOut,
   join,
   retrying,
@@ -296,6 +301,7 @@ function roomStatus({
   result: Parameters<typeof resultStatus>[1];
   reservationId: string | null;
   standing: SaleStanding | undefined;
+  refusedAtJoin: JoinRefusal | null;
   soldOut: boolean;
   join: { isError: boolean; error: Parameters<typeof errorText>[0] | null };
   retrying: boolean;
@@ -313,6 +319,7 @@ function roomStatus({
     return { tone: "bad", text };
   }
   if (standing?.hint) return { tone: "note", text: t.refusal[standing.hint] };
+  if (refusedAtJoin) return { tone: "bad", text: t.refusal[refusedAtJoin] };
   if (retrying) return { tone: "wait", text: t.openingNote };
   if (join.isError && join.error) return { tone: "bad", text: isMomentary(join.error) ? t.notOpenYet : errorText(join.error, t) };
   if (moment?.kind === "EXPIRED") return { tone: "bad", text: t.passExpired };

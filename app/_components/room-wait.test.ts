@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseStoredTicket, roomMoment, waitParts } from "./room-wait";
+import { parseStoredTicket, roomMoment, seatIdentity, waitParts } from "./room-wait";
 
 const opensAt = 1_700_000_000_000;
 // Rate 2 per second from the opening, 10 seats.
@@ -34,7 +34,7 @@ describe("waitParts", () => {
 });
 
 describe("parseStoredTicket", () => {
-  const stored = { status: "WAITING", ticket: "1.1.1.x", seat: 1, ahead: 0, challenge: { x: 1 }, ...seat(1) };
+  const stored = { status: "WAITING", ticket: "5.1.1.1.x", epoch: 5, seat: 1, ahead: 0, challenge: { x: 1 }, ...seat(1) };
   it("reads back what was stored", () => {
     expect(parseStoredTicket(JSON.stringify(stored))).toEqual(stored);
   });
@@ -44,5 +44,14 @@ describe("parseStoredTicket", () => {
     expect(parseStoredTicket("null")).toBeNull();
     expect(parseStoredTicket(JSON.stringify({ ...stored, status: "SOLD_OUT" }))).toBeNull();
     expect(parseStoredTicket(JSON.stringify({ ...stored, line: { ...line, rate: "2" } }))).toBeNull();
+    // Stored before tickets named the room's opening.
+    expect(parseStoredTicket(JSON.stringify({ ...stored, epoch: undefined }))).toBeNull();
+  });
+});
+
+describe("seatIdentity", () => {
+  it("tells the same seat number of two openings of the room apart", () => {
+    expect(seatIdentity({ epoch: 5, seat: 1 })).toBe(seatIdentity({ epoch: 5, seat: 1 }));
+    expect(seatIdentity({ epoch: 6, seat: 1 })).not.toBe(seatIdentity({ epoch: 5, seat: 1 }));
   });
 });

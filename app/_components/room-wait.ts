@@ -32,13 +32,18 @@ export function storedTicketKey(saleId: number, userId: number): string {
   return `room-ticket:${saleId}:${userId}`;
 }
 
+/** A seat in one opening of the room: a room opened again gives its seat numbers out afresh. */
+export function seatIdentity(waiting: Pick<Waiting, "epoch" | "seat">): string {
+  return `${waiting.epoch}:${waiting.seat}`;
+}
+
 /** A stored answer read back, or null for anything that is not one (another version, a hand edit). */
 export function parseStoredTicket(text: string | null): Waiting | null {
   if (!text) return null;
   try {
     const value = JSON.parse(text) as Partial<Waiting> | null;
     if (value?.status !== "WAITING" || typeof value.ticket !== "string") return null;
-    const numbers = [value.seat, value.position, value.admitAt, value.opensAt, value.passWindowMs, value.line?.frontier, value.line?.frontierAt, value.line?.rate, value.line?.joined];
+    const numbers = [value.epoch, value.seat, value.position, value.admitAt, value.opensAt, value.passWindowMs, value.line?.frontier, value.line?.frontierAt, value.line?.rate, value.line?.joined];
     if (!numbers.every((n) => typeof n === "number" && Number.isFinite(n))) return null;
     return value as Waiting;
   } catch {

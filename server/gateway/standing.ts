@@ -1,12 +1,14 @@
 import type { Services } from "../services";
 import { AppError } from "../errors";
 import { homeKeys } from "../seckill/sale-buckets";
+import { roomKeys } from "../seckill/keys";
 import { eligibilityOf, type Standing } from "./eligibility";
 import { revokeSessions } from "./revocation";
 
 /**
  * Changes a shopper's standing (blacklist, real-name verification, member level) in MySQL and at
- * once in every open sale's eligibility table in Redis, so a blacklisting bites mid-sale. A
+ * once in every open sale's eligibility tables in Redis (the home bucket's and the room's), so a
+ * blacklisting bites mid-sale, at the purchase and at the join. A
  * blacklisting also ends the shopper's sessions everywhere.
  */
 export async function updateStanding(
@@ -28,13 +30,16 @@ export async function updateStanding(
     select: { id: true, requireRealName: true, minMemberLevel: true, stockBuckets: true },
   });
   for (const sale of openSales) {
-    // The shopper's eligibility is looked up in their home bucket only.
-    const keys = homeKeys(env.REDIS_NAMESPACE, sale.id, userId, sale.stockBuckets);
-    const defaultCode = await redis.hget(keys.meta, "eligibility");
-    if (defaultCode === null) continue; // not warmed: warm-up will read MySQL
     const code = eligibilityOf(standing, sale);
-    if (String(code) === defaultCode) await redis.hdel(keys.eligibility, String(userId));
-    else await redis.hset(keys.eligibility, String(userId), code);
+    // The shopper's eligibility is looked up in their home bucket only, and, at the join, in the
+    // room's copy (its own slot): both kept in step.
+    const tables = [homeKeys(env.REDIS_NAMESPACE, sale.id, userId, sale.stockBuckets), roomKeys(env.REDIS_NAMESPACE, sale.id)];
+    for (const keys of tables) {
+      const defaultCode = await redis.hget(keys.meta, "eligibility");
+      if (defaultCode === null) continue; // not warmed, or no room: warm-up will read MySQL
+      if (String(code) === defaultCode) await redis.hdel(keys.eligibility, String(userId));
+      else await redis.hset(keys.eligibility, String(userId), code);
+    }
   }
   if (patch.blacklisted === true) await revokeSessions(services, userId);
   return standing;

@@ -9,7 +9,7 @@ import { broadcastSoldOut } from "../seckill/sold-out";
 import { ACTIVE_ORDER_STATUSES, RELEASED_ORDER_STATUSES } from "../orders/statuses";
 import { parseReservationId, reservationInBucket } from "../seckill/reservation";
 import { activeByBucket, bucketStockInDb, homeBucket } from "../seckill/buckets";
-import { eligibilityTable, NON_DEFAULT_STANDING, type EligibilityCode } from "../gateway/eligibility";
+import { eligibilityTable, NON_DEFAULT_STANDING, type EligibilityCode, type EligibilityRules } from "../gateway/eligibility";
 import { withStockChangeLock } from "../stock/change-lock";
 import { loadRoom, roomSettingsOf, type RoomLoadResult } from "../room/room-meta";
 
@@ -122,7 +122,7 @@ export async function warmUpSale(services: WarmUpServices, saleId: number, optio
 export async function warmUpSaleLocked(services: WarmUpServices, saleId: number, options: Omit<WarmUpOptions, "lockWaitMs"> = {}): Promise<WarmUpSummary> {
   const sale = await services.db.sale.findUnique({
     where: { id: saleId },
-    select: { stockBuckets: true, startsAt: true, endsAt: true, admissionRate: true, arrivalOrder: true, purchaseChallenge: true },
+    select: { stockBuckets: true, startsAt: true, endsAt: true, admissionRate: true, arrivalOrder: true, purchaseChallenge: true, requireRealName: true, minMemberLevel: true },
   });
   if (!sale) throw new AppError("NOT_FOUND", saleDoesNotExist(saleId));
   const roomSettings = roomSettingsOf(sale);
@@ -131,11 +131,11 @@ export async function warmUpSaleLocked(services: WarmUpServices, saleId: number,
   try {
     await clusterReady(connection, services.env.REDIS_COMMAND_TIMEOUT_MS);
     const warmRoom = () =>
-      loadRoom(connection, services.env.REDIS_NAMESPACE, saleId, roomSettings, () => highestUserId(services), services.env.REDIS_COMMAND_TIMEOUT_MS);
+      loadRoom(connection, services.env.REDIS_NAMESPACE, saleId, roomSettings, () => highestUserId(services), () => eligibilityOverrides(services, sale), services.env.REDIS_COMMAND_TIMEOUT_MS);
     // A room opens before the buckets refuse tokens (admissionRate), so a shopper sent to it can
     // join at once; it closes after they take tokens again. Either way its tickets out stop
-    // buying once the buckets say admissionRate 0 (the ticket script refuses them: no room, no
-    // tickets) and their holders buy as everyone else does, with a purchase token.
+    // buying once its meta is gone (purchaseWithTicket: no room, no tickets; a room opened again
+    // has a new epoch) and their holders buy as everyone else does, with a purchase token.
     const room = roomSettings ? await warmRoom() : undefined;
     // Bucket by bucket, each under its own WATCH: on Redis Cluster one transaction cannot span
     // two hash tags.
@@ -157,6 +157,12 @@ export async function warmUpSaleLocked(services: WarmUpServices, saleId: number,
   } finally {
     connection.disconnect();
   }
+}
+
+/** Every shopper whose code in this sale differs from a new account's: the room's copy, for the join (all buckets' shoppers in one). */
+async function eligibilityOverrides(services: WarmUpServices, rules: EligibilityRules): Promise<Map<number, EligibilityCode>> {
+  const standings = await services.db.user.findMany({ where: NON_DEFAULT_STANDING, select: { id: true, memberLevel: true, realNameVerified: true, blacklisted: true } });
+  return eligibilityTable(standings, rules).overrides;
 }
 
 async function highestUserId(services: WarmUpServices): Promise<number> {

@@ -2,7 +2,7 @@
  * The room's admission line: how many places in line have been admitted by a given moment, kept
  * as a straight line `admitted(t) = frontier + rate × (t − frontierAt)` that never runs more than
  * one place ahead of the shoppers who joined. Nothing is stored per waiting shopper and nothing
- * runs while they wait: join-room-3.lua moves the line's anchor forward when someone joins, and
+ * runs while they wait: join-room-4.lua moves the line's anchor forward when someone joins, and
  * every ticket's admission moment follows from its position. admissionMoment and admittedBy
  * are what the script computes, in TypeScript for the storefront, the dashboard and the tests.
  */

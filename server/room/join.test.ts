@@ -9,35 +9,37 @@ const SECRET = "a-session-secret-of-at-least-32-characters!";
 const owner = { saleId: 3, userId: 9 };
 const OPENS = 1_000_000;
 const line = { frontier: 0, frontierAt: OPENS, rate: 10, joined: 50 };
+const EPOCH = OPENS - 60_000;
 
 describe("seatStanding", () => {
   it("ARRIVAL: place = seat, admitted at rate places a second from the opening, the ticket names both", () => {
-    const standing = seatStanding(SECRET, owner, 20, { order: "ARRIVAL", drawn: null, line, opensAt: OPENS, now: OPENS - 5000 });
+    const standing = seatStanding(SECRET, owner, 20, { epoch: EPOCH, order: "ARRIVAL", drawn: null, line, opensAt: OPENS, now: OPENS - 5000 });
     expect(standing).toMatchObject({ status: "WAITING", seat: 20, position: 20, admitAt: OPENS + 2000, ahead: 19, opensAt: OPENS, passWindowMs: PASS_WINDOW_MS });
-    expect(readTicket(SECRET, owner, standing.ticket)).toEqual({ seq: 20, position: 20, admitAt: OPENS + 2000 });
+    expect(readTicket(SECRET, owner, standing.ticket)).toEqual({ epoch: EPOCH, seq: 20, position: 20, admitAt: OPENS + 2000 });
     // Bound to the shopper: another shopper cannot read it as theirs.
     expect(readTicket(SECRET, { ...owner, userId: 10 }, standing.ticket)).toBeNull();
   });
 
   it("RANDOM before the draw: place 0, moment 0", () => {
-    const standing = seatStanding(SECRET, owner, 20, { order: "RANDOM", drawn: null, line, opensAt: OPENS, now: OPENS - 5000 });
+    const standing = seatStanding(SECRET, owner, 20, { epoch: EPOCH, order: "RANDOM", drawn: null, line, opensAt: OPENS, now: OPENS - 5000 });
     expect(standing).toMatchObject({ position: 0, admitAt: 0, ahead: 0 });
   });
 
   it("RANDOM after the draw: an early seat gets its drawn place, a later one its seat", () => {
     const now = OPENS + 100;
-    const early = seatStanding(SECRET, owner, 20, { order: "RANDOM", drawn: 30, line, opensAt: OPENS, now });
+    const early = seatStanding(SECRET, owner, 20, { epoch: EPOCH, order: "RANDOM", drawn: 30, line, opensAt: OPENS, now });
     expect(early.position).toBe(drawnPlace(SECRET, owner.saleId, 20, 30));
-    const late = seatStanding(SECRET, owner, 45, { order: "RANDOM", drawn: 30, line, opensAt: OPENS, now });
+    const late = seatStanding(SECRET, owner, 45, { epoch: EPOCH, order: "RANDOM", drawn: 30, line, opensAt: OPENS, now });
     expect(late.position).toBe(45);
     expect(late.admitAt).toBe(OPENS + 4500);
   });
 });
 
 describe("readJoinReply", () => {
-  it("reads a seat, the line (frontier a real, as a string) and the settings", () => {
-    expect(readJoinReply([1, 4, -1, "2.5", 1000, 10, 4, 900, 1000, 1, "ARRIVAL"])).toEqual({
+  it("reads a seat, the line (frontier a real, as a string), the settings and the room's opening", () => {
+    expect(readJoinReply([1, 4, -1, "2.5", 1000, 10, 4, 900, 1000, 1, "ARRIVAL", "800"])).toEqual({
       seat: 4,
+      epoch: 800,
       order: "ARRIVAL",
       drawn: null,
       line: { frontier: 2.5, frontierAt: 1000, rate: 10, joined: 4 },
@@ -45,7 +47,7 @@ describe("readJoinReply", () => {
       now: 1000,
       challenge: true,
     });
-    expect(readJoinReply([1, 4, 3, "0", 1000, 10, 4, 900, 1000, 0, "RANDOM"])).toMatchObject({ drawn: 3, order: "RANDOM", challenge: false });
+    expect(readJoinReply([1, 4, 3, "0", 1000, 10, 4, 900, 1000, 0, "RANDOM", "0"])).toMatchObject({ drawn: 3, order: "RANDOM", challenge: false, epoch: 0 });
   });
 
   it("NOT_WARMED is null, ENDED is ENDED, an unknown code throws", () => {
@@ -56,8 +58,8 @@ describe("readJoinReply", () => {
 });
 
 describe("parseRoomMeta and the status stream's change", () => {
-  const fields = (drawn: string | null, rate = "10", now = OPENS - 10) =>
-    parseRoomMeta([String(OPENS), String(OPENS + 60_000), rate, "RANDOM", "0", String(OPENS), "5", drawn, "0"], now);
+  const fields = (drawn: string | null, rate = "10", now = OPENS - 10, epoch: string | null = String(EPOCH)) =>
+    parseRoomMeta([String(OPENS), String(OPENS + 60_000), rate, "RANDOM", "0", String(OPENS), "5", drawn, "0", epoch], now);
 
   it("a cached reading is read again after a second, or as soon as an undrawn RANDOM room's opening has come", () => {
     const before = fields(null, "10", OPENS - 300)!;
@@ -73,7 +75,7 @@ describe("parseRoomMeta and the status stream's change", () => {
   });
 
   it("is null without a room (no meta, rate 0)", () => {
-    expect(parseRoomMeta([null, null, null, null, null, null, null, null, null], 0)).toBeNull();
+    expect(parseRoomMeta([null, null, null, null, null, null, null, null, null, null], 0)).toBeNull();
     expect(fields(null, "0")).toBeNull();
   });
 
@@ -83,15 +85,29 @@ describe("parseRoomMeta and the status stream's change", () => {
     expect(fields("3", "10", OPENS + 1)?.drawn).toBe(3);
   });
 
-  it("changes with the draw and the rate, not with the clock", () => {
+  it("reads the room's opening, 0 for a room opened before rooms had one", () => {
+    expect(fields(null)?.epoch).toBe(EPOCH);
+    expect(fields(null, "10", OPENS - 10, null)?.epoch).toBe(0);
+  });
+
+  it("changes with the opening, the draw and the rate, not with the clock", () => {
     const before = fields(null)!;
+    expect(readingChange(fields(null, "10", OPENS - 10, String(EPOCH + 1))!)).not.toBe(readingChange(before));
     expect(readingChange(fields(null, "10", OPENS - 5)!)).toBe(readingChange(before));
     expect(readingChange(fields(null, "10", OPENS + 1)!)).not.toBe(readingChange(before));
     expect(readingChange(fields(null, "20")!)).not.toBe(readingChange(before));
   });
 
-  it("answers ENDED past the window, else the seat's standing re-signed", () => {
-    expect(answerFromReading(SECRET, owner, 2, fields(null, "10", OPENS + 60_000)!)).toEqual({ status: "ENDED" });
-    expect(answerFromReading(SECRET, owner, 2, fields(null, "10", OPENS + 1)!)).toMatchObject({ status: "WAITING", seat: 2, position: drawnPlace(SECRET, 3, 2, 5) });
+  it("answers ENDED past the window, else the seat's standing re-signed in its opening", () => {
+    const seat = { epoch: EPOCH, seq: 2 };
+    expect(answerFromReading(SECRET, owner, seat, fields(null, "10", OPENS + 60_000)!)).toEqual({ status: "ENDED" });
+    const answer = answerFromReading(SECRET, owner, seat, fields(null, "10", OPENS + 1)!);
+    expect(answer).toMatchObject({ status: "WAITING", seat: 2, position: drawnPlace(SECRET, 3, 2, 5) });
+    expect(answer?.status === "WAITING" && readTicket(SECRET, owner, answer.ticket)?.epoch).toBe(EPOCH);
+  });
+
+  it("says nothing of a seat of another opening: never re-signs it into the room opened since", () => {
+    expect(answerFromReading(SECRET, owner, { epoch: EPOCH - 1, seq: 2 }, fields(null, "10", OPENS + 1)!)).toBeNull();
+    expect(answerFromReading(SECRET, owner, { epoch: EPOCH - 1, seq: 2 }, fields(null, "10", OPENS + 60_000)!)).toBeNull();
   });
 });

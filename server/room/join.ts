@@ -6,6 +6,7 @@ import { gateRefusalError, PASSED_GATE, type PendingGate } from "../gateway/ip-g
 import { roomKeys } from "../seckill/keys";
 import { saleBucketCount } from "../seckill/sale-buckets";
 import { notPurchasable } from "../seckill/purchase";
+import type { Refusal } from "../seckill/outcome";
 import { admissionMoment, aheadOf, type Frontier } from "./frontier";
 import { placeOf } from "./draw";
 import { PASS_WINDOW_MS, signTicket } from "./ticket";
@@ -21,6 +22,8 @@ export interface Waiting {
   status: "WAITING";
   /** signed (server/room/ticket.ts): the pass the purchase presents from admitAt */
   ticket: string;
+  /** the room's opening the seat is in (a room closed and opened again restarts its seats from 1) */
+  epoch: number;
   seat: number;
   /** place in line; 0 before the opening's random draw */
   position: number;
@@ -36,21 +39,25 @@ export interface Waiting {
   challenge?: unknown;
 }
 
-export type RoomAnswer = Waiting | { status: "SOLD_OUT" } | { status: "ENDED" };
+/** Who the purchase would refuse for who they are: the join refuses them alike, with no seat. */
+export type JoinRefusal = Extract<Refusal, "BLACKLISTED" | "REAL_NAME_REQUIRED" | "MEMBER_LEVEL_TOO_LOW">;
+
+export type RoomAnswer = Waiting | { status: "SOLD_OUT" } | { status: "ENDED" } | { status: JoinRefusal };
 
 /** What a room's state says of one seat: the seat's place, its moment and the ticket naming both. */
 export function seatStanding(
   secret: string,
   owner: { saleId: number; userId: number },
   seat: number,
-  room: { order: "RANDOM" | "ARRIVAL"; drawn: number | null; line: Frontier; opensAt: number; now: number },
+  room: { epoch: number; order: "RANDOM" | "ARRIVAL"; drawn: number | null; line: Frontier; opensAt: number; now: number },
 ): Waiting {
   // A RANDOM room's early seats have no place until the draw at the opening.
   const position = room.order === "ARRIVAL" ? seat : room.drawn === null ? 0 : placeOf(secret, owner.saleId, seat, room.drawn);
   const admitAt = position === 0 ? 0 : admissionMoment(room.line, position, room.now);
   return {
     status: "WAITING",
-    ticket: signTicket(secret, owner, { seq: seat, position, admitAt }),
+    ticket: signTicket(secret, owner, { epoch: room.epoch, seq: seat, position, admitAt }),
+    epoch: room.epoch,
     seat,
     position,
     admitAt,
@@ -61,16 +68,24 @@ export function seatStanding(
   };
 }
 
-export type JoinReply = [number, number?, number?, string?, number?, number?, number?, number?, number?, number?, string?];
+export type JoinReply = [number, number?, number?, string?, number?, number?, number?, number?, number?, number?, string?, string?];
 
-/** join-room-3.lua's reply (see its header) as the room's state at the join; null = no room meta, "ENDED". */
-export function readJoinReply(reply: JoinReply): { seat: number; order: "RANDOM" | "ARRIVAL"; drawn: number | null; line: Frontier; opensAt: number; now: number; challenge: boolean } | "ENDED" | null {
-  const [code, seat, drawn, frontier, frontierAt, rate, joined, opensAt, now, challenge, order] = reply;
+/** join-room-4.lua's refusals of who the shopper is, as includes/check-purchase.lua's codes. */
+const JOIN_REFUSAL_BY_CODE: Record<number, JoinRefusal> = { [-5]: "BLACKLISTED", [-6]: "REAL_NAME_REQUIRED", [-7]: "MEMBER_LEVEL_TOO_LOW" };
+
+/** join-room-4.lua's reply (see its header) as the room's state at the join; null = no room meta, "ENDED", or the shopper's refusal. */
+export function readJoinReply(
+  reply: JoinReply,
+): { seat: number; epoch: number; order: "RANDOM" | "ARRIVAL"; drawn: number | null; line: Frontier; opensAt: number; now: number; challenge: boolean } | "ENDED" | { refused: JoinRefusal } | null {
+  const [code, seat, drawn, frontier, frontierAt, rate, joined, opensAt, now, challenge, order, epoch] = reply;
   if (code === 0) return null;
   if (code === -2) return "ENDED";
+  const refused = JOIN_REFUSAL_BY_CODE[code];
+  if (refused) return { refused };
   if (code !== 1 || seat === undefined || frontier === undefined || now === undefined) throw new Error(`join-room script returned an unknown code ${code}`);
   return {
     seat,
+    epoch: Number(epoch ?? 0),
     order: order === "ARRIVAL" ? "ARRIVAL" : "RANDOM",
     drawn: drawn === undefined || drawn < 0 ? null : drawn,
     line: { frontier: Number(frontier), frontierAt: Number(frontierAt), rate: Number(rate), joined: Number(joined) },
@@ -82,7 +97,8 @@ export function readJoinReply(reply: JoinReply): { seat: number; order: "RANDOM"
 
 /**
  * room.join: a seat for the shopper (kept across reloads unless `again`), their place and
- * moment, and the signed ticket. The sold-out flag answers first, with no Redis; then ONE
+ * moment, and the signed ticket; or, for a shopper the purchase would refuse as ineligible, that
+ * refusal and no seat. The sold-out flag answers first, with no Redis; then ONE
  * script, sent together with the per-IP gate's count (like seckill.token) unless `again`, which
  * waits for the gate since it gives a new seat.
  */
@@ -94,7 +110,7 @@ export async function joinRoom(
   if (services.soldOut.isSoldOut(input.saleId)) return { status: "SOLD_OUT" };
   const { env, redis } = services;
   const keys = roomKeys(env.REDIS_NAMESPACE, input.saleId);
-  const run = () => failClosed(redis.joinRoom(keys.meta, keys.seats(input.userId), keys.arrivals, String(input.userId), input.again ? "1" : "0"));
+  const run = () => failClosed(redis.joinRoom(keys.meta, keys.seats(input.userId), keys.arrivals, keys.eligibility, String(input.userId), input.again ? "1" : "0"));
   let reply: JoinReply;
   if (input.again) {
     const refusal = await ipGate;
@@ -107,6 +123,7 @@ export async function joinRoom(
   }
   const room = readJoinReply(reply);
   if (room === "ENDED") return { status: "ENDED" };
+  if (room !== null && "refused" in room) return { status: room.refused };
   if (room === null) {
     // A warm sale without room meta has no room; a cold one is the token step's "getting ready".
     const buckets = await failClosed(saleBucketCount(services, input.saleId));

@@ -4,7 +4,7 @@ import { freshRoomMeta } from "./room-meta";
 
 const opensAt = Date.parse("2026-12-01T10:00:00Z");
 const meta = (over: Record<string, string> = {}) => ({
-  ...freshRoomMeta({ opensAt, endsAt: opensAt + 3600_000, rate: 10, order: "ARRIVAL", challenge: false }),
+  ...freshRoomMeta({ opensAt, endsAt: opensAt + 3600_000, rate: 10, order: "ARRIVAL", challenge: false, eligibility: 0 }, opensAt - 60_000),
   ...over,
 });
 

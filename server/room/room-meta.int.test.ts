@@ -10,7 +10,7 @@ import { redisNowMs, storedLine } from "./room-meta";
 /**
  * Warm-up of a waiting room against the real Redis and MariaDB: a fresh room, a re-warm that
  * keeps everyone's seat, a rate change that re-times the line from Redis's now, and a room that
- * closes when its rate becomes 0. Shoppers "join" by writing what join-room-3.lua writes.
+ * closes when its rate becomes 0. Shoppers "join" by writing what join-room-4.lua writes.
  */
 let t: TestEnvironment;
 beforeAll(async () => {
@@ -28,7 +28,7 @@ const users = async (count: number) => {
   return ids;
 };
 
-/** What join-room-3.lua does for a new seat, without the line's advance. */
+/** What join-room-4.lua does for a new seat, without the line's advance. */
 async function join(saleId: number, userId: number): Promise<number> {
   const keys = roomKeys(ns(), saleId);
   const seat = await t.services.redis.hincrby(keys.meta, "joined", 1);
@@ -49,8 +49,9 @@ describe("warm-up of a waiting room", () => {
     const summary = await warmUpSale(t.services, saleId);
     expect(summary).toMatchObject({ admissionRate: 25, room: { action: "OPEN", rebased: false } });
     expect(await t.services.redis.hgetall(roomKeys(ns(), saleId).meta)).toEqual({
+      epoch: expect.stringMatching(/^\d{13}$/) as string,
       opensAt: String(startsAt.getTime()), endsAt: String(startsAt.getTime() + 3600_000), rate: "25", order: "ARRIVAL",
-      frontier: "0", frontierAt: String(startsAt.getTime()), joined: "0", challenge: "1",
+      frontier: "0", frontierAt: String(startsAt.getTime()), joined: "0", challenge: "1", eligibility: "0",
     });
     for (const bucket of [0, 1]) expect(await t.services.redis.hget(bucketKeys(ns(), saleId, bucket).meta, "admissionRate")).toBe("25");
   });
@@ -105,18 +106,21 @@ describe("warm-up of a waiting room", () => {
     const keys = roomKeys(ns(), saleId);
     const [shopper] = await users(1);
     await join(saleId, shopper!);
+    const firstEpoch = await t.services.redis.hget(keys.meta, "epoch");
 
     await setRate(saleId, 0);
     expect((await warmUpSale(t.services, saleId)).room).toEqual({ action: "CLOSE", rebased: false });
     expect(await t.services.redis.exists(keys.meta, keys.arrivals, keys.seats(shopper!))).toBe(0);
-    // Tickets out stop buying: the bucket says no room, so the ticket script refuses them and
-    // their holders take a purchase token like every shopper of a sale without a room.
+    // Tickets out stop buying: no room meta, no ticket (purchaseWithTicket), and their holders
+    // take a purchase token like every shopper of a sale without a room.
     expect(await t.services.redis.hget(bucketKeys(ns(), saleId, 0).meta, "admissionRate")).toBe("0");
     expect(await readRoomGauges(t.services.redis, ns(), saleId)).toBeNull();
 
     await setRate(saleId, 5);
     expect((await warmUpSale(t.services, saleId)).room).toEqual({ action: "OPEN", rebased: false });
     expect(await t.services.redis.hget(keys.meta, "joined")).toBe("0");
+    // Another opening: the earlier one's tickets name another epoch.
+    expect(Number(await t.services.redis.hget(keys.meta, "epoch"))).toBeGreaterThan(Number(firstEpoch));
     expect(await join(saleId, shopper!)).toBe(1);
   });
 

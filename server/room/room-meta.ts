@@ -2,9 +2,10 @@ import { clusterReady, type RedisConnection } from "../clients/redis";
 import { roomKeys, SEATS_PER_HASH } from "../seckill/keys";
 import { AppError } from "../errors";
 import { rebaseFrontier, type Frontier } from "./frontier";
+import { eligibilityOf, NEW_ACCOUNT, type EligibilityCode, type EligibilityRules } from "../gateway/eligibility";
 
 /**
- * A waiting room's meta hash as warm-up writes it (join-room-3.lua reads it and moves `frontier`,
+ * A waiting room's meta hash as warm-up writes it (join-room-4.lua reads it and moves `frontier`,
  * `frontierAt`, `joined` and `drawn`). Read → decide (pure, planRoomLoad) → write, like the
  * buckets' warm-up, but in its own transaction: the room's keys have their own hash tag
  * (`{room:<id>}`), so on Redis Cluster they cannot join a bucket's MULTI.
@@ -20,15 +21,32 @@ export interface RoomSettings {
   rate: number;
   order: ArrivalOrder;
   challenge: boolean;
+  /** the eligibility code of a shopper not listed in the room's eligibility hash (a new account's) */
+  eligibility: EligibilityCode;
 }
 
-export function roomSettingsOf(sale: { startsAt: Date; endsAt: Date; admissionRate: number; arrivalOrder: ArrivalOrder; purchaseChallenge: boolean }): RoomSettings | null {
+export function roomSettingsOf(
+  sale: { startsAt: Date; endsAt: Date; admissionRate: number; arrivalOrder: ArrivalOrder; purchaseChallenge: boolean } & EligibilityRules,
+): RoomSettings | null {
   if (sale.admissionRate <= 0) return null;
-  return { opensAt: sale.startsAt.getTime(), endsAt: sale.endsAt.getTime(), rate: sale.admissionRate, order: sale.arrivalOrder, challenge: sale.purchaseChallenge };
+  return {
+    opensAt: sale.startsAt.getTime(),
+    endsAt: sale.endsAt.getTime(),
+    rate: sale.admissionRate,
+    order: sale.arrivalOrder,
+    challenge: sale.purchaseChallenge,
+    eligibility: eligibilityOf(NEW_ACCOUNT, sale),
+  };
 }
 
-/** The meta fields, as strings (Redis's). `drawn` is absent until join-room-3.lua draws. */
+/** The meta fields, as strings (Redis's). `drawn` is absent until join-room-4.lua draws. */
 export interface RoomMetaHash {
+  /**
+   * This opening of the room: Redis's clock (epoch ms) when warm-up opened it. Seats restart from
+   * 1 at each opening, so tickets name it (server/room/ticket.ts) and a closed room's tickets and
+   * spent-ticket keys mean nothing in the next one. Absent in a room opened before rooms had one: 0.
+   */
+  epoch: string;
   opensAt: string;
   endsAt: string;
   rate: string;
@@ -37,12 +55,15 @@ export interface RoomMetaHash {
   frontierAt: string;
   joined: string;
   challenge: "0" | "1";
+  /** RoomSettings.eligibility; the shoppers who differ are in RoomKeys.eligibility */
+  eligibility: string;
   drawn?: string;
 }
 
-/** A new room: nobody joined, nobody admitted, the line anchored at the opening. */
-export function freshRoomMeta(settings: RoomSettings): RoomMetaHash {
+/** A new room opened at `epoch` (Redis's clock): nobody joined, nobody admitted, the line anchored at the opening. */
+export function freshRoomMeta(settings: RoomSettings, epoch: number): RoomMetaHash {
   return {
+    epoch: String(epoch),
     opensAt: String(settings.opensAt),
     endsAt: String(settings.endsAt),
     rate: String(settings.rate),
@@ -51,6 +72,7 @@ export function freshRoomMeta(settings: RoomSettings): RoomMetaHash {
     frontierAt: String(settings.opensAt),
     joined: "0",
     challenge: settings.challenge ? "1" : "0",
+    eligibility: String(settings.eligibility),
   };
 }
 
@@ -62,9 +84,9 @@ export function storedLine(stored: Readonly<Record<string, string>>): Frontier {
 export type RoomPlan =
   /** no room before, none now */
   | { action: "NONE" }
-  /** a new room (or one whose meta was lost): seats and arrivals of any earlier room are cleared */
+  /** a new room (or one whose meta was lost), a new epoch: seats and arrivals of any earlier room are cleared */
   | { action: "OPEN"; meta: RoomMetaHash }
-  /** a warm room: its seats, `joined` and `drawn` stay; these fields are set */
+  /** a warm room: its epoch, seats, `joined` and `drawn` stay; these fields are set */
   | { action: "UPDATE"; fields: Partial<RoomMetaHash>; rebased: boolean }
   /** the rate became 0: the room closes (meta, seats and arrivals go) */
   | { action: "CLOSE" };
@@ -77,9 +99,9 @@ export type RoomPlan =
  */
 export function planRoomLoad(settings: RoomSettings | null, stored: Readonly<Record<string, string>> | null, now: number): RoomPlan {
   if (!settings) return stored ? { action: "CLOSE" } : { action: "NONE" };
-  if (!stored) return { action: "OPEN", meta: freshRoomMeta(settings) };
-  const fresh = freshRoomMeta(settings);
-  const fields: Partial<RoomMetaHash> = { opensAt: fresh.opensAt, endsAt: fresh.endsAt, rate: fresh.rate, order: fresh.order, challenge: fresh.challenge };
+  if (!stored) return { action: "OPEN", meta: freshRoomMeta(settings, now) };
+  const fresh = freshRoomMeta(settings, now);
+  const fields: Partial<RoomMetaHash> = { opensAt: fresh.opensAt, endsAt: fresh.endsAt, rate: fresh.rate, order: fresh.order, challenge: fresh.challenge, eligibility: fresh.eligibility };
   const line = storedLine(stored);
   const started = line.frontier > 0 || now >= line.frontierAt;
   const rateChanged = line.rate !== settings.rate;
@@ -118,10 +140,15 @@ export interface RoomLoadResult {
   rebased: boolean;
 }
 
+/** A large hash written as several HSETs, so no single command carries a million fields. */
+const HSET_CHUNK = 1000;
+
 /**
  * Reads the room's meta under WATCH, decides, writes in one MULTI; a join meanwhile (it changes
  * the meta) drops the MULTI and the round runs again. `maxUserId`: the highest shopper id, for
- * clearing the seats of a room that closes or starts afresh.
+ * clearing the seats of a room that closes or starts afresh. `eligibilityOverrides`: the sale's
+ * shoppers whose code differs from `settings.eligibility`, copied into the room's slot with it
+ * so the join script can refuse them (it cannot read the sale's keys on Redis Cluster).
  */
 export async function loadRoom(
   connection: RedisConnection,
@@ -129,6 +156,7 @@ export async function loadRoom(
   saleId: number,
   settings: RoomSettings | null,
   maxUserId: () => Promise<number>,
+  eligibilityOverrides: () => Promise<ReadonlyMap<number, EligibilityCode>>,
   timeoutMs: number,
 ): Promise<RoomLoadResult> {
   await clusterReady(connection, timeoutMs);
@@ -142,6 +170,7 @@ export async function loadRoom(
       await connection.unwatch();
       return { action: "NONE", rebased: false };
     }
+    const overrides = plan.action === "CLOSE" ? new Map<number, EligibilityCode>() : await eligibilityOverrides();
     const tx = connection.multi();
     if (plan.action === "UPDATE") {
       tx.hset(keys.meta, plan.fields);
@@ -153,6 +182,10 @@ export async function loadRoom(
       for (let i = 0; i < stale.length; i += DEL_CHUNK) tx.del(...stale.slice(i, i + DEL_CHUNK));
       if (plan.action === "OPEN") tx.hset(keys.meta, plan.meta);
     }
+    // The room's copy of who differs, replaced whole like the buckets' (warmup.ts).
+    tx.del(keys.eligibility);
+    const entries = [...overrides.entries()];
+    for (let i = 0; i < entries.length; i += HSET_CHUNK) tx.hset(keys.eligibility, Object.fromEntries(entries.slice(i, i + HSET_CHUNK)));
     if ((await tx.exec()) !== null) return { action: plan.action, rebased: plan.action === "UPDATE" && plan.rebased };
   }
   throw new AppError("CONFLICT", {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLiveSale, createTestEnvironment, readMetric, startSeckillService, type ChildHandle, type TestEnvironment } from "../testing/harness";
 import { createShoppers, type SeededShopper } from "../seed";
 import { warmUpSale } from "../recovery/warmup";
-import { saleKeys } from "../seckill/keys";
+import { roomKeys, saleKeys } from "../seckill/keys";
+import { updateStanding } from "../gateway/standing";
 import { openRoom, type RoomSettings } from "../testing/room";
 import { signTicket } from "./ticket";
 import { solveRoomChallenge } from "./challenge-solver";
@@ -94,12 +95,12 @@ describe("room.join and a purchase with its ticket, over HTTP (seckill service)"
     const mine = await join(saleId, shoppers[1]!);
     expect(mine.position).toBe(2);
     await waitUntil(mine.admitAt);
-    const forged = `${mine.seat}.${mine.position}.${mine.admitAt}.${"A".repeat(22)}`;
-    const [seat, , admitAt, mac] = mine.ticket.split(".");
-    const movedUp = `${seat}.1.${admitAt}.${mac}`;
-    const earlier = `${seat}.${mine.position}.${Number(admitAt) - 1000}.${mac}`;
+    const [epoch, seat, , admitAt, mac] = mine.ticket.split(".");
+    const forged = `${epoch}.${mine.seat}.${mine.position}.${mine.admitAt}.${"A".repeat(22)}`;
+    const movedUp = `${epoch}.${seat}.1.${admitAt}.${mac}`;
+    const earlier = `${epoch}.${seat}.${mine.position}.${Number(admitAt) - 1000}.${mac}`;
     // A ticket signed with some other secret, the shape right.
-    const otherSecret = signTicket("another-secret-of-at-least-32-characters!!", { saleId, userId: shoppers[1]!.id }, { seq: mine.seat, position: 1, admitAt: Date.now() - 1000 });
+    const otherSecret = signTicket("another-secret-of-at-least-32-characters!!", { saleId, userId: shoppers[1]!.id }, { epoch: Number(epoch), seq: mine.seat, position: 1, admitAt: Date.now() - 1000 });
     for (const ticket of [forged, movedUp, earlier, otherSecret]) expect((await buy(saleId, shoppers[1]!, ticket)).data?.status, ticket).toBe("INVALID_TICKET");
     // Copied to another shopper: the MAC binds it to its holder.
     expect((await buy(saleId, shoppers[2]!, mine.ticket)).data?.status).toBe("INVALID_TICKET");
@@ -112,6 +113,61 @@ describe("room.join and a purchase with its ticket, over HTTP (seckill service)"
     expect(malformed.status).toBe(400);
     // The genuine one still buys.
     expect((await buy(saleId, shoppers[1]!, mine.ticket)).data?.status).toBe("QUEUED");
+  });
+
+  it("refuses a ticket of a room closed and opened since as a forged one, and the new seat of a spent one's number buys", async () => {
+    const { saleId } = await createLiveSale(t.services, { stock: 10, unitLimit: 2, admissionRate: 100, arrivalOrder: "ARRIVAL" });
+    const setRate = async (admissionRate: number) => {
+      await t.services.db.sale.update({ where: { id: saleId }, data: { admissionRate } });
+      return (await warmUpSale(t.services, saleId)).room?.action;
+    };
+    expect(await warmUpSale(t.services, saleId)).toMatchObject({ room: { action: "OPEN" } });
+    const spent = await join(saleId, shoppers[0]!);
+    const unspent = await join(saleId, shoppers[1]!);
+    await waitUntil(Math.max(spent.admitAt, unspent.admitAt));
+    expect((await buy(saleId, shoppers[0]!, spent.ticket)).data?.status).toBe("QUEUED");
+    // The operator closes the room (admission rate 0) and opens it again: seats restart from 1.
+    expect(await setRate(0)).toBe("CLOSE");
+    expect(await setRate(100)).toBe("OPEN");
+    // Every process's reading of the room is at most a second old (room-reading.ts).
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const before = await reservations(saleId);
+    // Still within its pass window, the earlier opening's ticket is answered as a forged one is.
+    const forged = `${unspent.ticket.slice(0, -22)}${"A".repeat(22)}`;
+    const forgedAnswer = await buy(saleId, shoppers[1]!, forged);
+    expect(forgedAnswer.data).toEqual({ status: "INVALID_TICKET" });
+    expect((await buy(saleId, shoppers[1]!, unspent.ticket)).data).toEqual(forgedAnswer.data);
+    expect(await reservations(saleId)).toEqual(before);
+    // The first shopper's seat in the new room has their spent ticket's number; it is not spent.
+    const fresh = await join(saleId, shoppers[0]!);
+    expect(fresh.seat).toBe(spent.seat);
+    await waitUntil(fresh.admitAt);
+    expect((await buy(saleId, shoppers[0]!, fresh.ticket)).data?.status).toBe("QUEUED");
+  });
+
+  it("refuses room.join to a shopper the purchase would refuse, with the purchase's answer, seating no one; others still join", async () => {
+    const [blacklisted, plain] = await createShoppers(t.services, 2, { emailPrefix: "room-eligibility" });
+    await t.services.db.user.update({ where: { id: blacklisted!.id }, data: { blacklisted: true } });
+    const { saleId } = await createLiveSale(t.services, { stock: 10, admissionRate: 100, arrivalOrder: "ARRIVAL" });
+    await warmUpSale(t.services, saleId);
+    const meta = roomKeys(t.env.REDIS_NAMESPACE, saleId).meta;
+    const refused = await mutate("room.join", { saleId }, blacklisted!);
+    expect(refused.data).toEqual({ status: "BLACKLISTED" });
+    expect(await t.services.redis.hget(meta, "joined")).toBe("0");
+    // The line did not move for them either: nobody else waits longer.
+    expect((await join(saleId, plain!)).position).toBe(1);
+    expect(await t.services.redis.hget(meta, "joined")).toBe("1");
+  });
+
+  it("keeps the join's eligibility in step with a standing changed mid-sale", async () => {
+    const [shopper] = await createShoppers(t.services, 1, { emailPrefix: "room-level" });
+    const { saleId } = await createLiveSale(t.services, { stock: 10, admissionRate: 100, arrivalOrder: "ARRIVAL", minMemberLevel: 2 });
+    await warmUpSale(t.services, saleId);
+    expect((await mutate("room.join", { saleId }, shopper!)).data).toEqual({ status: "MEMBER_LEVEL_TOO_LOW" });
+    await updateStanding(t.services, shopper!.id, { memberLevel: 2 });
+    expect((await join(saleId, shopper!)).seat).toBe(1);
+    await updateStanding(t.services, shopper!.id, { memberLevel: 1 });
+    expect((await mutate("room.join", { saleId }, shopper!)).data).toEqual({ status: "MEMBER_LEVEL_TOO_LOW" });
   });
 
   it("answers NOT_ADMITTED_YET with the moment before it, reserving nothing; a reload keeps the seat and the place", async () => {

@@ -5,6 +5,8 @@ import type { Frontier } from "./frontier";
 
 /** A room's meta hash as one process last read it (server/seckill/keys.ts RoomKeys.meta). */
 export interface RoomReading {
+  /** this opening of the room (RoomMetaHash.epoch): a ticket of another names another room */
+  epoch: number;
   opensAt: number;
   endsAt: number;
   order: "RANDOM" | "ARRIVAL";
@@ -17,7 +19,7 @@ export interface RoomReading {
 }
 
 /** The meta hash's fields parseRoomMeta reads, in its order. */
-export const ROOM_META_FIELDS = ["opensAt", "endsAt", "rate", "order", "frontier", "frontierAt", "joined", "drawn", "challenge"] as const;
+export const ROOM_META_FIELDS = ["opensAt", "endsAt", "rate", "order", "frontier", "frontierAt", "joined", "drawn", "challenge", "epoch"] as const;
 
 /**
  * The meta hash's fields (in ROOM_META_FIELDS order) as a reading; null when the sale has no room. A RANDOM
@@ -25,12 +27,12 @@ export const ROOM_META_FIELDS = ["opensAt", "endsAt", "rate", "order", "frontier
  * script would set `drawn` to the same `joined`, since only a join changes it.
  */
 export function parseRoomMeta(fields: readonly (string | null)[], now: number): RoomReading | null {
-  const [opensAt, endsAt, rate, order, frontier, frontierAt, joined, drawn, challenge] = fields;
+  const [opensAt, endsAt, rate, order, frontier, frontierAt, joined, drawn, challenge, epoch] = fields;
   if (!opensAt || !endsAt || !rate || Number(rate) <= 0 || !frontier || !frontierAt) return null;
   const ordered = order === "ARRIVAL" ? "ARRIVAL" : "RANDOM";
   const line = { frontier: Number(frontier), frontierAt: Number(frontierAt), rate: Number(rate), joined: Number(joined ?? 0) };
   const drawnSeats = ordered === "ARRIVAL" ? null : drawn != null ? Number(drawn) : now >= Number(opensAt) ? line.joined : null;
-  return { opensAt: Number(opensAt), endsAt: Number(endsAt), order: ordered, line, drawn: drawnSeats, challenge: challenge === "1", now };
+  return { epoch: Number(epoch ?? 0), opensAt: Number(opensAt), endsAt: Number(endsAt), order: ordered, line, drawn: drawnSeats, challenge: challenge === "1", now };
 }
 
 /** At most one read of a room's meta per process per READ_EVERY_MS, however many ask. */
@@ -74,7 +76,3 @@ export async function readRoom(services: Pick<Services, "env" | "redis">, saleId
   return reading && { ...reading, now: reading.now + (at - entry!.readAt) };
 }
 
-/** Whether the room asks for a proof-of-work solution before a purchase (the sale's purchaseChallenge). */
-export async function roomChallengeOn(services: Pick<Services, "env" | "redis">, saleId: number): Promise<boolean> {
-  return (await readRoom(services, saleId))?.challenge ?? false;
-}

@@ -7,7 +7,7 @@ import { issueTokenKeyList, reserveWithTicketKeyList } from "../seckill/purchase
 import { PASS_WINDOW_MS } from "./ticket";
 import { readJoinReply } from "./join";
 
-/** join-room-3.lua, reserve-unit-with-ticket-7.lua and issue-token-5.lua's room refusal against the real Redis. */
+/** join-room-4.lua, reserve-unit-with-ticket-7.lua and issue-token-5.lua's room refusal against the real Redis. */
 
 const namespace = `t_room_lua_${randomBytes(3).toString("hex")}`;
 const room = roomKeys(namespace, 1);
@@ -40,9 +40,9 @@ async function arrangeRoom(options: { opensAt?: number; endsAt?: number; rate?: 
     challenge: 0,
   });
 }
-const join = (userId: number, again = false) => redis.joinRoom(room.meta, room.seats(userId), room.arrivals, String(userId), again ? "1" : "0");
+const join = (userId: number, again = false) => redis.joinRoom(room.meta, room.seats(userId), room.arrivals, room.eligibility, String(userId), again ? "1" : "0");
 
-describe("join-room-3.lua", () => {
+describe("join-room-4.lua", () => {
   beforeEach(() => arrangeRoom());
 
   it("gives seats in order of arrival, keeps a shopper's seat on a second join, and a new one at the back with again", async () => {
@@ -63,7 +63,7 @@ describe("join-room-3.lua", () => {
     const before = Date.now();
     const room_ = readJoinReply(await join(5));
     expect(room_).toMatchObject({ seat: 1, order: "RANDOM", challenge: false, line: { rate: 10, joined: 1 } });
-    if (room_ === null || room_ === "ENDED") throw new Error("expected a seat");
+    if (room_ === null || room_ === "ENDED" || "refused" in room_) throw new Error("expected a seat");
     expect(room_.now).toBeGreaterThanOrEqual(before - 1000);
     expect(room_.line.frontierAt).toBe(room_.now);
   });
@@ -106,26 +106,58 @@ describe("join-room-3.lua", () => {
   });
 });
 
+describe("join-room-4.lua and eligibility", () => {
+  beforeEach(() => arrangeRoom({ opensAt: Date.now() - 60_000, rate: 100 }));
+  const untouched = async () => ({
+    meta: await redis.hmget(room.meta, "joined", "frontier", "frontierAt"),
+    seated: await redis.exists(room.seats(SHOPPER), room.arrivals),
+  });
+
+  it("refuses a shopper the purchase would refuse, as the purchase does (-5, -6, -7), seating no one and moving nothing", async () => {
+    const before = await untouched();
+    const refusals = [
+      [ELIGIBILITY.BLACKLISTED, -5, "BLACKLISTED"],
+      [ELIGIBILITY.REAL_NAME_REQUIRED, -6, "REAL_NAME_REQUIRED"],
+      [ELIGIBILITY.MEMBER_LEVEL_TOO_LOW, -7, "MEMBER_LEVEL_TOO_LOW"],
+    ] as const;
+    for (const [code, reply, refused] of refusals) {
+      await redis.hset(room.eligibility, String(SHOPPER), code);
+      const answer = await join(SHOPPER);
+      expect(answer).toEqual([reply]);
+      expect(readJoinReply(answer)).toEqual({ refused });
+    }
+    expect(await untouched()).toEqual({ ...before, seated: 0 });
+  });
+
+  it("judges a shopper not listed by the room's default code, and seats one listed as eligible", async () => {
+    await redis.hset(room.meta, "eligibility", ELIGIBILITY.MEMBER_LEVEL_TOO_LOW);
+    expect(await join(SHOPPER)).toEqual([-7]);
+    await redis.hset(room.eligibility, String(SHOPPER), ELIGIBILITY.ELIGIBLE);
+    expect((await join(SHOPPER))[0]).toBe(1);
+    expect(await redis.hget(room.meta, "joined")).toBe("1");
+  });
+});
+
 describe("reserve-unit-with-ticket-7.lua", () => {
-  const SEAT = 4;
+  const TICKET = { epoch: 1_700_000_000_000, seq: 4 };
   beforeEach(async () => {
-    await redis.del(keys.stock, keys.meta, keys.users, keys.pending, keys.eligibility, keys.holds, keys.spentTicket(SHOPPER, SEAT));
+    await redis.del(keys.stock, keys.meta, keys.users, keys.pending, keys.eligibility, keys.holds, keys.spentTicket(SHOPPER, TICKET));
     await redis.set(keys.stock, 5);
     await redis.hset(keys.meta, { startsAt: Date.now() - HOUR, endsAt: Date.now() + HOUR, limit: 2, eligibility: ELIGIBILITY.ELIGIBLE, admissionRate: 10 });
   });
   const reserve = (admitAt: number, reservationId = "1-7-0123456789abcdef", maxBacklog = 0) =>
-    redis.reserveUnitWithTicket(...reserveWithTicketKeyList(keys, SHOPPER, SEAT), String(SHOPPER), reservationId, admitAt, PASS_WINDOW_MS, maxBacklog);
+    redis.reserveUnitWithTicket(...reserveWithTicketKeyList(keys, SHOPPER, TICKET), String(SHOPPER), reservationId, admitAt, PASS_WINDOW_MS, maxBacklog);
   const state = async () => ({
     stock: Number(await redis.get(keys.stock)),
     held: Number((await redis.hget(keys.users, String(SHOPPER))) ?? 0),
     pending: await redis.zrange(keys.pending, 0, -1),
-    spent: await redis.exists(keys.spentTicket(SHOPPER, SEAT)),
+    spent: await redis.exists(keys.spentTicket(SHOPPER, TICKET)),
   });
 
   it("1 RESERVED within the pass window: reserves and spends the ticket for the window", async () => {
     expect(await reserve(Date.now() - 1000)).toEqual([1, 4]);
     expect(await state()).toEqual({ stock: 4, held: 1, pending: ["1-7-0123456789abcdef"], spent: 1 });
-    const ttl = await redis.pttl(keys.spentTicket(SHOPPER, SEAT));
+    const ttl = await redis.pttl(keys.spentTicket(SHOPPER, TICKET));
     expect(ttl).toBeGreaterThan(PASS_WINDOW_MS - 5000);
     expect(ttl).toBeLessThanOrEqual(PASS_WINDOW_MS);
   });
@@ -135,6 +167,16 @@ describe("reserve-unit-with-ticket-7.lua", () => {
     expect((await reserve(admitAt, "1-7-00000000000000a1"))[0]).toBe(1);
     expect(await reserve(admitAt, "1-7-00000000000000a2")).toEqual([-13, 4]);
     expect(await state()).toEqual({ stock: 4, held: 1, pending: ["1-7-00000000000000a1"], spent: 1 });
+  });
+
+  it("names the spent ticket by the room's opening: the same seat number in the next opening buys", async () => {
+    const admitAt = Date.now() - 1000;
+    expect((await reserve(admitAt, "1-7-00000000000000b1"))[0]).toBe(1);
+    const reopened = { epoch: TICKET.epoch + 60_000, seq: TICKET.seq };
+    const reply = await redis.reserveUnitWithTicket(...reserveWithTicketKeyList(keys, SHOPPER, reopened), String(SHOPPER), "1-7-00000000000000b2", admitAt, PASS_WINDOW_MS, 0);
+    expect(reply).toEqual([1, 3]);
+    expect(await redis.exists(keys.spentTicket(SHOPPER, TICKET), keys.spentTicket(SHOPPER, reopened))).toBe(2);
+    await redis.del(keys.spentTicket(SHOPPER, reopened));
   });
 
   it("-11 NOT_ADMITTED_YET before admitAt (answering it), -12 TICKET_EXPIRED after the window, nothing written", async () => {
@@ -161,7 +203,7 @@ describe("reserve-unit-with-ticket-7.lua", () => {
     await redis.hdel(keys.users, String(SHOPPER));
     await redis.zadd(keys.pending, 1, "someone-else");
     expect((await reserve(Date.now() - 1000, "1-7-0123456789abcdef", 1))[0]).toBe(-9);
-    expect(await redis.exists(keys.spentTicket(SHOPPER, SEAT))).toBe(0);
+    expect(await redis.exists(keys.spentTicket(SHOPPER, TICKET))).toBe(0);
   });
 });
 

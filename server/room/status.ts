@@ -76,23 +76,29 @@ function watchOf(services: Pick<Services, "env" | "redis" | "soldOut">, saleId: 
 }
 
 /**
- * What changes a waiting shopper's answer: the draw, the rate and the line's anchor a rate
+ * What changes a waiting shopper's answer: the room's opening, the draw, the rate and the line's anchor a rate
  * change rebases (warm-up), the sale's window. A join moves the anchor along the same line, which
  * changes no one's moment, so the anchor counts only with a rate change.
  */
 export function readingChange(reading: RoomReading): string {
-  return [reading.drawn, reading.line.rate, reading.opensAt, reading.endsAt].join("|");
+  return [reading.epoch, reading.drawn, reading.line.rate, reading.opensAt, reading.endsAt].join("|");
 }
 
-/** A seat's answer from a reading (pure): ENDED past the window, otherwise its standing re-signed. */
-export function answerFromReading(secret: string, owner: { saleId: number; userId: number }, seat: number, reading: RoomReading): RoomAnswer {
+/**
+ * A seat's answer from a reading (pure): ENDED past the window, otherwise its standing re-signed;
+ * null when the ticket is of another opening of the room (closed and opened again since), whose
+ * seat this reading says nothing of: re-signing it would carry the old seat into the new line.
+ */
+export function answerFromReading(secret: string, owner: { saleId: number; userId: number }, ticket: Pick<Ticket, "epoch" | "seq">, reading: RoomReading): RoomAnswer | null {
+  if (reading.epoch !== ticket.epoch) return null;
   if (reading.now >= reading.endsAt) return { status: "ENDED" };
-  return seatStanding(secret, owner, seat, reading);
+  return seatStanding(secret, owner, ticket.seq, reading);
 }
 
 /**
  * room.onStatus: the shopper's answer at connect, then again only when it changes (the draw
  * re-signs the ticket with its place, a rate change re-times it, SOLD_OUT, ENDED, which end it).
+ * A ticket of another opening of the room gets no answer.
  * The sold-out flag is the process's own, kept in step by the broadcasts (seckill/sold-out.ts).
  */
 export async function* watchRoom(
@@ -108,9 +114,13 @@ export async function* watchRoom(
     const reading = soldOut ? null : await readRoom(services, input.saleId).catch(() => null);
     const key = roomChangeKey(reading, soldOut);
     if (key !== null && key !== last) {
-      const answer: RoomAnswer = soldOut || !reading ? { status: "SOLD_OUT" } : answerFromReading(services.env.SESSION_SECRET, owner, input.ticket.seq, reading);
-      yield answer;
-      if (answer.status !== "WAITING") return;
+      const answer = soldOut || !reading ? { status: "SOLD_OUT" as const } : answerFromReading(services.env.SESSION_SECRET, owner, input.ticket, reading);
+      // Another opening's reading says nothing of this seat: wait for the next change (a reading a
+      // moment old may predate the seat's own opening). An old seat's Buy hears INVALID_TICKET.
+      if (answer !== null) {
+        yield answer;
+        if (answer.status !== "WAITING") return;
+      }
       last = key;
     }
     await watch.nextChange(last, signal);

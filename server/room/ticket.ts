@@ -1,14 +1,18 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 
 /**
- * A waiting-room ticket: a shopper's place in one sale's line and the moment they are admitted,
- * `<seq>.<position>.<admitAt>.<mac>`, the MAC binding all three to the shopper and the sale under a
- * key derived from SESSION_SECRET. So it cannot be handed to another shopper or moved up the line,
- * and every instance checks it in process. From `admitAt` the ticket is the shopper's pass for
+ * A waiting-room ticket: a shopper's place in one opening of a sale's line and the moment they are
+ * admitted, `<epoch>.<seq>.<position>.<admitAt>.<mac>`, the MAC binding all four to the shopper and
+ * the sale under a key derived from SESSION_SECRET. So it cannot be handed to another shopper,
+ * moved up the line or carried into the room's next opening (a room closed and opened again
+ * restarts its seats from 1 under a new epoch, server/room/room-meta.ts), and every instance
+ * checks it in process. From `admitAt` the ticket is the shopper's pass for
  * PASS_WINDOW_MS: it buys once (the purchase script spends it); before, it is refused as early.
  * `position` 0 is a place not yet drawn (a random draw at the opening): `admitAt` is 0 then too.
  */
 export interface Ticket {
+  /** the room's opening the seat is in: its meta's `epoch` (Redis's clock at the opening; 0 = a room opened before rooms had one) */
+  epoch: number;
   /** order of arrival in the room, from 1: the shopper's seat */
   seq: number;
   /** place in line, from 1, once drawn or given; 0 before the opening's random draw */
@@ -21,7 +25,7 @@ export interface Ticket {
 export const PASS_WINDOW_MS = 120_000;
 
 const MAC_BYTES = 16;
-export const TICKET_PATTERN = /^\d{1,12}\.\d{1,12}\.\d{1,15}\.[A-Za-z0-9_-]{22}$/;
+export const TICKET_PATTERN = /^\d{1,15}\.\d{1,12}\.\d{1,12}\.\d{1,15}\.[A-Za-z0-9_-]{22}$/;
 
 let derived: { secret: string; key: Buffer } | undefined;
 function ticketKey(secret: string): Buffer {
@@ -34,7 +38,7 @@ function mac(secret: string, owner: { saleId: number; userId: number }, body: st
 }
 
 export function signTicket(secret: string, owner: { saleId: number; userId: number }, ticket: Ticket): string {
-  const body = `${ticket.seq}.${ticket.position}.${Math.round(ticket.admitAt)}`;
+  const body = `${ticket.epoch}.${ticket.seq}.${ticket.position}.${Math.round(ticket.admitAt)}`;
   return `${body}.${mac(secret, owner, body).toString("base64url")}`;
 }
 
@@ -46,9 +50,9 @@ export function readTicket(secret: string, owner: { saleId: number; userId: numb
   const presented = Buffer.from(text.slice(dot + 1), "base64url");
   const expected = mac(secret, owner, body);
   if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return null;
-  const [seq, position, admitAt] = body.split(".").map(Number) as [number, number, number];
+  const [epoch, seq, position, admitAt] = body.split(".").map(Number) as [number, number, number, number];
   if (seq < 1) return null;
-  return { seq, position, admitAt };
+  return { epoch, seq, position, admitAt };
 }
 
 export type PassStanding = { status: "ADMITTED"; closesAt: number } | { status: "NOT_YET"; admitAt: number } | { status: "NOT_DRAWN" } | { status: "EXPIRED" };

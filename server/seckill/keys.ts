@@ -35,8 +35,11 @@ export interface SaleKeys {
   fence: string;
   /** one shopper's single-use purchase token */
   token(userId: number): string;
-  /** set once a waiting-room ticket (server/room/ticket.ts) has bought, for its pass window */
-  spentTicket(userId: number, seat: number): string;
+  /**
+   * set once a waiting-room ticket (server/room/ticket.ts) has bought, for its pass window: named
+   * by the room's opening too, since seats restart from 1 when a room opens again
+   */
+  spentTicket(userId: number, ticket: { epoch: number; seq: number }): string;
   /** outcome -> count for one epoch second (purchase answers, orders settled), for the dashboard */
   stats(epochSecond: number): string;
 }
@@ -61,7 +64,7 @@ export function bucketKeys(namespace: string, saleId: number, bucket: number): S
     eligibility: `${base}:eligibility`,
     fence: `${base}:fence`,
     token: (userId) => `${base}:token:${userId}`,
-    spentTicket: (userId, seat) => `${base}:ticket:${userId}:${seat}`,
+    spentTicket: (userId, ticket) => `${base}:ticket:${ticket.epoch}:${userId}:${ticket.seq}`,
     stats: (epochSecond) => `${base}:stats:${epochSecond}`,
   };
 }
@@ -81,12 +84,18 @@ export function shortageReleasesKey(namespace: string): string {
 export interface RoomKeys {
   /** hash: opensAt, endsAt (epoch ms), rate (places per second; absent or 0 = no room), order
    * (RANDOM | ARRIVAL), frontier, frontierAt (the admission line, server/room/frontier.ts),
-   * joined (seats given), drawn (seats in the opening's random draw, once drawn) */
+   * joined (seats given), drawn (seats in the opening's random draw, once drawn), epoch (this
+   * opening), eligibility (the default code, as the sale meta's) */
   meta: string;
   /** hash of up to 128 seats: userId -> seat (order of arrival); small hashes stay compact */
   seats(userId: number): string;
   /** zset: epoch second -> the first seat given in it, for the oldest wait */
   arrivals: string;
+  /**
+   * hash: userId -> eligibility code for shoppers whose code differs from meta.eligibility: the
+   * sale's (SaleKeys.eligibility) copied into the room's slot, for the join script
+   */
+  eligibility: string;
 }
 
 export const SEATS_PER_HASH = 128;
@@ -97,6 +106,7 @@ export function roomKeys(namespace: string, saleId: number): RoomKeys {
     meta: `${base}:meta`,
     seats: (userId) => `${base}:seats:${Math.floor(userId / SEATS_PER_HASH)}`,
     arrivals: `${base}:arrivals`,
+    eligibility: `${base}:eligibility`,
   };
 }
 

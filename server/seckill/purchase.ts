@@ -18,7 +18,7 @@ import { carriedActiveSpan, carriedSpanContext, inSpan, tracingOn } from "../tra
 import type { SpanContext } from "@opentelemetry/api";
 import { TwoGenerationMap } from "../generations";
 import { passStanding, PASS_WINDOW_MS, readTicket, type Ticket } from "../room/ticket";
-import { roomChallengeOn } from "../room/room-reading";
+import { readRoom } from "../room/room-reading";
 import { verifyRoomSolution } from "../room/challenge";
 
 const NOT_OPEN_YET: Localized = {
@@ -193,7 +193,7 @@ export interface TicketPurchase {
 /**
  * A purchase in a sale with a waiting room, ONE request: every answer a ticket can earn without
  * Redis is given in process (the sold-out flag, the ticket's MAC for this shopper and sale, its
- * standing by this process's clock, the challenge), then ONE script call
+ * room's opening, its standing by this process's clock, the challenge), then ONE script call
  * (reserve-unit-with-ticket-7.lua) holds the moment to Redis's clock, spends the ticket and
  * reserves. This process's clock only answers early; the script has the last word.
  */
@@ -202,6 +202,11 @@ export async function purchaseWithTicket(services: PurchaseServices, input: Tick
   if (flagged) return flagged;
   const ticket = readTicket(services.env.SESSION_SECRET, input, input.ticket);
   if (!ticket) return answeredInProcess<{ status: "INVALID_TICKET" }>(services, input.saleId, "INVALID_TICKET", "signature");
+  // A ticket of an earlier opening of the room (closed, opened again: seats restarted from 1), or
+  // of a room now closed, is no pass: answered as a forged one. The reading is this process's,
+  // at most a second old (room-reading.ts), so the purchase stays one script call.
+  const room = await failClosed(readRoom(services, input.saleId, now));
+  if (!room || room.epoch !== ticket.epoch) return answeredInProcess<{ status: "INVALID_TICKET" }>(services, input.saleId, "INVALID_TICKET", "ticket");
   const standing = passStanding(ticket, now);
   if (standing.status === "NOT_YET") {
     return answeredInProcess<{ status: "NOT_ADMITTED_YET"; admitAt: number }>(services, input.saleId, "NOT_ADMITTED_YET", "ticket", { admitAt: standing.admitAt });
@@ -211,7 +216,7 @@ export async function purchaseWithTicket(services: PurchaseServices, input: Tick
   if (standing.status === "NOT_DRAWN") {
     return answeredInProcess<{ status: "NOT_ADMITTED_YET"; admitAt: number }>(services, input.saleId, "NOT_ADMITTED_YET", "ticket", { admitAt: 0 });
   }
-  if (await failClosed(roomChallengeOn(services, input.saleId))) {
+  if (room.challenge) {
     const owner = { saleId: input.saleId, userId: input.userId, seat: ticket.seq };
     if (input.solution === undefined || !(await verifyRoomSolution(services.env, owner, input.solution, now))) {
       return answeredInProcess<{ status: "CHALLENGE_REQUIRED" }>(services, input.saleId, "CHALLENGE_REQUIRED", "challenge");
@@ -222,8 +227,8 @@ export async function purchaseWithTicket(services: PurchaseServices, input: Tick
 }
 
 /** KEYS of reserve-unit-with-ticket-7.lua, in its order: the shopper's home bucket. */
-export function reserveWithTicketKeyList(keys: SaleKeys, userId: number, seat: number) {
-  return [keys.stock, keys.meta, keys.users, keys.pending, keys.eligibility, keys.holds, keys.spentTicket(userId, seat)] as const;
+export function reserveWithTicketKeyList(keys: SaleKeys, userId: number, ticket: Pick<Ticket, "epoch" | "seq">) {
+  return [keys.stock, keys.meta, keys.users, keys.pending, keys.eligibility, keys.holds, keys.spentTicket(userId, ticket)] as const;
 }
 
 /**
@@ -233,7 +238,7 @@ export function reserveWithTicketKeyList(keys: SaleKeys, userId: number, seat: n
 function attemptTicketPurchase(services: PurchaseServices, input: TicketPurchase, ticket: Ticket): Promise<PurchaseOutcome> {
   const { redis, env } = services;
   return reserveOnHomeBucket(services, input, input.ticket, async ({ keys, reservationId, maxBacklog }) => {
-    const reply = await redis.reserveUnitWithTicket(...reserveWithTicketKeyList(keys, input.userId, ticket.seq), String(input.userId), reservationId, ticket.admitAt, PASS_WINDOW_MS, maxBacklog);
+    const reply = await redis.reserveUnitWithTicket(...reserveWithTicketKeyList(keys, input.userId, ticket), String(input.userId), reservationId, ticket.admitAt, PASS_WINDOW_MS, maxBacklog);
     return interpretTicketReserveReply([reply[0], reply[1]]);
   });
 }

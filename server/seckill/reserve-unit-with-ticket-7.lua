@@ -15,7 +15,8 @@
     KEYS[5] eligibility  hash: userId -> eligibility code, for shoppers who differ from the default
     KEYS[6] holds        zset: reservationId -> held-at (epoch ms), shoppers held while their unit
                          is sought in another bucket
-    KEYS[7] spentTicket  string: set once this shopper's ticket of this seat has bought
+    KEYS[7] spentTicket  string: set once this shopper's ticket of this seat, in this opening
+                         of the room, has bought
     ARGV[1] userId
     ARGV[2] the reservation id (unique, chosen by the caller)
     ARGV[3] the ticket's admitAt (epoch ms)

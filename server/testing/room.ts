@@ -24,6 +24,7 @@ export async function openRoom(services: Pick<Services, "env" | "redis" | "saleB
   const opensAt = settings.opensAt ?? Date.now();
   const tx = services.redis.multi();
   tx.hset(roomKeys(services.env.REDIS_NAMESPACE, saleId).meta, {
+    epoch: Date.now(),
     opensAt,
     endsAt: settings.endsAt ?? Date.now() + 3600_000,
     rate: settings.rate,
@@ -32,6 +33,7 @@ export async function openRoom(services: Pick<Services, "env" | "redis" | "saleB
     frontierAt: opensAt,
     joined: 0,
     challenge: settings.challenge ? 1 : 0,
+    eligibility: 0,
   });
   for (let bucket = 0; bucket < buckets; bucket++) tx.hset(bucketKeys(services.env.REDIS_NAMESPACE, saleId, bucket).meta, "admissionRate", settings.rate);
   await tx.exec();
