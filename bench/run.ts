@@ -77,6 +77,8 @@ interface System {
 const PROFILE_DIR = path.join(TMP_DIR, "profile");
 /** With --profile, a process of `role` runs under node --cpu-prof, its profiles in a folder of the role's. */
 const profiling = (role: "seckill" | "worker"): string[] => (options.profile ? ["--cpu-prof", `--cpu-prof-dir=${path.join(PROFILE_DIR, role)}`] : []);
+/** The profiles' summaries, once their processes exited; none without --profile. */
+const profiles = () => (options.profile ? [...summarizeProfiles(path.join(PROFILE_DIR, "seckill"), "seckill service"), ...summarizeProfiles(path.join(PROFILE_DIR, "worker"), "worker")] : []);
 
 /** The system under test: --target's, running already, or the bench's own processes, started here. */
 async function startSystem(): Promise<System> {
@@ -234,7 +236,7 @@ async function main(): Promise<number> {
 
     await stopAll([...system.services, ...system.workers]);
     system = undefined;
-    const profile = options.profile ? [...summarizeProfiles(path.join(PROFILE_DIR, "seckill"), "seckill service"), ...summarizeProfiles(path.join(PROFILE_DIR, "worker"), "worker")] : [];
+    const profile = profiles();
 
     const baselines: BaselineResults | null =
       probes?.bareInsert && probes.soldOut.baseline && probes.purchasePath.baseline
@@ -295,6 +297,9 @@ async function roomRun(services: Services, system: System, shopperIds: number[],
       await Promise.all(PERIODIC_QUEUES.map((name) => services.queues[name].resume()));
     },
   });
+  // A profile is written when its process exits.
+  if (options.profile) await stopAll([...system.services, ...system.workers]);
+  const profile = profiles();
   const files = await writeRoomReports(
     {
       startedAt: run.startedAt.toISOString(),
@@ -305,6 +310,7 @@ async function roomRun(services: Services, system: System, shopperIds: number[],
       code: codeInfo(),
       seed: { shoppers: shopperIds.length, seconds: round(run.seedSeconds, 1)! },
       room,
+      profile,
     },
     options,
   );

@@ -72,6 +72,20 @@ function versus(name: string, ours: number | null, theirs: number | undefined, t
   return { name, ours: ours === null ? null : round(ours, 0), theirs: theirs === undefined ? null : round(theirs, 0), ratio, target, met: ratio === null ? null : meets(ratio, target), how };
 }
 
+/** `--profile`: where each profiled process's CPU went, by area and by function. */
+export function profileSection(profile: readonly ProfileSummary[]): string[] {
+  const lines: string[] = [];
+  for (const p of profile) {
+    lines.push(`## Where the CPU went: ${p.process}`, "", `${fmt(p.busyMs)} ms busy of ${fmt(p.wallMs)} ms profiled (the process's whole life in this run), by self time.`, "");
+    lines.push("| area | ms | % |", "| --- | ---: | ---: |");
+    for (const a of p.byArea) lines.push(`| ${a.name} | ${fmt(a.ms)} | ${fmt(a.percent)} |`);
+    lines.push("", "| function | ms | % |", "| --- | ---: | ---: |");
+    for (const f of p.byFunction) lines.push(`| ${f.name.replaceAll("|", "\\|")} | ${fmt(f.ms)} | ${fmt(f.percent)} |`);
+    lines.push("");
+  }
+  return lines;
+}
+
 const PAIRED = "the median of back-to-back pairs (paired rounds, below)";
 
 /** The issue's targets, each a ratio of two numbers measured in this run (and one latency); none without the probes. */
@@ -294,14 +308,7 @@ export function markdown(r: BenchReport): string {
     lines.push("");
   }
 
-  for (const p of r.profile) {
-    lines.push(`## Where the CPU went: ${p.process}`, "", `${fmt(p.busyMs)} ms busy of ${fmt(p.wallMs)} ms profiled (the process's whole life in this run), by self time.`, "");
-    lines.push("| area | ms | % |", "| --- | ---: | ---: |");
-    for (const a of p.byArea) lines.push(`| ${a.name} | ${fmt(a.ms)} | ${fmt(a.percent)} |`);
-    lines.push("", "| function | ms | % |", "| --- | ---: | ---: |");
-    for (const f of p.byFunction) lines.push(`| ${f.name.replaceAll("|", "\\|")} | ${fmt(f.ms)} | ${fmt(f.percent)} |`);
-    lines.push("");
-  }
+  lines.push(...profileSection(r.profile));
 
   const mainResources = r.main.resources!;
   const elsewhere = r.options.targets.length ? "the running system's processes where they share this machine, and other work" : "other work on a shared machine";
