@@ -26,7 +26,8 @@ interface Reading {
 export class TwoLabelHistogram<A extends string, B extends string> {
   readonly type = "histogram";
   readonly aggregator = "sum";
-  private readonly cells = new Map<string, Cell>();
+  // first label -> second label -> cell: no key string built per observation.
+  private readonly cells = new Map<string, Map<string, Cell>>();
 
   constructor(
     readonly name: string,
@@ -39,11 +40,12 @@ export class TwoLabelHistogram<A extends string, B extends string> {
   }
 
   observe(first: string, second: string, value: number): void {
-    const key = `${first}\u0000${second}`;
-    let cell = this.cells.get(key);
+    let row = this.cells.get(first);
+    if (!row) this.cells.set(first, (row = new Map()));
+    let cell = row.get(second);
     if (!cell) {
       cell = { labels: { [this.labelNames[0]]: first, [this.labelNames[1]]: second }, buckets: new Float64Array(this.upperBounds.length), sum: 0, count: 0 };
-      this.cells.set(key, cell);
+      row.set(second, cell);
     }
     const bounds = this.upperBounds;
     for (let i = 0; i < bounds.length; i++) {
@@ -58,7 +60,11 @@ export class TwoLabelHistogram<A extends string, B extends string> {
 
   /** Every series's count, by the two label values (tests and the bench's cross-check read it). */
   counts(): { labels: Record<string, string>; count: number }[] {
-    return [...this.cells.values()].map((cell) => ({ labels: { ...cell.labels }, count: cell.count }));
+    return [...this.allCells()].map((cell) => ({ labels: { ...cell.labels }, count: cell.count }));
+  }
+
+  private *allCells(): Generator<Cell> {
+    for (const row of this.cells.values()) yield* row.values();
   }
 
   reset(): void {
@@ -67,7 +73,7 @@ export class TwoLabelHistogram<A extends string, B extends string> {
 
   get(): Reading {
     const values: Reading["values"] = [];
-    for (const cell of this.cells.values()) {
+    for (const cell of this.allCells()) {
       let cumulative = 0;
       for (let i = 0; i < this.upperBounds.length; i++) {
         cumulative += cell.buckets[i]!;

@@ -18,14 +18,18 @@ export type ParsedInput = { input: unknown } | { error: TRPCError };
  * language itself, and only when it is answered.
  */
 export function parseInput(method: string | undefined, path: string, raw: string | null, headers: HeaderReader): ParsedInput {
-  const refused = (code: TRPCError["code"], text: Localized, cause?: unknown) => ({ error: new TRPCError({ code, message: text[langOf(headers)], cause }) });
-  if (method !== "POST") return refused("METHOD_NOT_SUPPORTED", { en: `${path} is a mutation: send it with POST.`, zh: `${path} 是写操作：请用 POST 发送。` });
-  if (raw === null) return refused("PAYLOAD_TOO_LARGE", { en: `The request body is over ${MAX_BODY_BYTES} bytes.`, zh: `请求正文超过了 ${MAX_BODY_BYTES} 字节。` });
+  if (method !== "POST") return refused(headers, "METHOD_NOT_SUPPORTED", { en: `${path} is a mutation: send it with POST.`, zh: `${path} 是写操作：请用 POST 发送。` });
+  if (raw === null) return refused(headers, "PAYLOAD_TOO_LARGE", { en: `The request body is over ${MAX_BODY_BYTES} bytes.`, zh: `请求正文超过了 ${MAX_BODY_BYTES} 字节。` });
   try {
     return { input: raw ? deserializeInput(JSON.parse(raw)) : undefined };
   } catch (cause) {
-    return refused("PARSE_ERROR", { en: "The request body is not valid JSON.", zh: "请求正文不是有效的 JSON。" }, cause);
+    return refused(headers, "PARSE_ERROR", { en: "The request body is not valid JSON.", zh: "请求正文不是有效的 JSON。" }, cause);
   }
+}
+
+// A module function, not a closure per request: tsx names every closure it creates (keepNames).
+function refused(headers: HeaderReader, code: TRPCError["code"], text: Localized, cause?: unknown): ParsedInput {
+  return { error: new TRPCError({ code, message: text[langOf(headers)], cause }) };
 }
 
 /** Headers a procedure set (Retry-After, a session cookie) go out with the answer. */

@@ -46,10 +46,10 @@ export function createSeckillServer(services: Services): http.Server {
       const parsed = parseInput(req.method, path, await readBody(req), headers);
       if ("input" in parsed && answeredSoldOut(services, res, parsed.input, path, startedAt)) return;
       // The client's address by the front doors' one rule (client-ip.ts), read only if the gate
-      // counts the call (Node joins a repeated X-Forwarded-For into one string).
-      const address = () => clientAddress(req.headers["x-forwarded-for"] as string | undefined, req.socket.remoteAddress, services.env.TRUSTED_PROXY_HOPS);
-      // Not awaited: the procedure runs meanwhile, and its token script goes to Redis with the gate's.
-      return answerProcedure(services, headers, res, path, parsed, gateFor(services, pathname, null, address), startedAt);
+      // counts the call (Node joins a repeated X-Forwarded-For into one string). Not awaited: the
+      // procedure runs meanwhile, and its token script goes to Redis with the gate's.
+      const gate = gateFor(services, pathname, null, () => clientAddress(req.headers["x-forwarded-for"] as string | undefined, req.socket.remoteAddress, services.env.TRUSTED_PROXY_HOPS));
+      return answerProcedure(services, headers, res, path, parsed, gate, startedAt);
     })().catch((error: unknown) => {
       logServerFaults({ error: trpcErrorOf(error), path, type: "mutation" });
       if (!res.headersSent) sendJson(res, 500, { error: { message: UNEXPECTED_ERROR_MESSAGE[langOf(headers)], code: "INTERNAL_SERVER_ERROR" } });

@@ -1,3 +1,4 @@
+import { TwoGenerationMap } from "../generations";
 /**
  * Redis key builders. Every key of one sale carries the hash tag `{sale:<id>}` so that all keys a
  * Lua script touches live in one Redis Cluster slot. A sale whose stock is split into buckets
@@ -49,7 +50,17 @@ export function saleKeys(namespace: string, saleId: number): SaleKeys {
   return bucketKeys(namespace, saleId, 0);
 }
 
+// Every purchase names its bucket's keys: built once per bucket (12 strings and 3 functions), not per call.
+const builtKeys = new TwoGenerationMap<string, SaleKeys>(10_000);
+
 export function bucketKeys(namespace: string, saleId: number, bucket: number): SaleKeys {
+  const id = `${namespace}:${saleId}:${bucket}`;
+  let keys = builtKeys.get(id);
+  if (!keys) builtKeys.set(id, (keys = buildBucketKeys(namespace, saleId, bucket)));
+  return keys;
+}
+
+function buildBucketKeys(namespace: string, saleId: number, bucket: number): SaleKeys {
   const base = `${namespace}:seckill:{sale:${saleId}${bucket === 0 ? "" : `:b${bucket}`}}`;
   return {
     stock: `${base}:stock`,

@@ -174,11 +174,10 @@ export async function purchase(services: PurchaseServices, input: { userId: numb
   if (!isPurchaseTokenFor(services.env.SESSION_SECRET, input, input.token)) {
     return answeredInProcess<{ status: "INVALID_TOKEN" }>(services, input.saleId, "INVALID_TOKEN", "signature");
   }
-  const counted = () => countedPurchase(services, input.saleId, () => attemptPurchase(services, input));
-  if (!tracingOn()) return counted();
+  if (!tracingOn()) return countedPurchase(services, input.saleId, () => attemptPurchase(services, input));
   // The MAC is checked: the span the token carries is the token step's, never the client's.
   const carried = carriedSpanOf(input.token);
-  return traced("seckill.purchase", input.saleId, carried ? carriedSpanContext(carried) : undefined, counted);
+  return traced("seckill.purchase", input.saleId, carried ? carriedSpanContext(carried) : undefined, () => countedPurchase(services, input.saleId, () => attemptPurchase(services, input)));
 }
 
 export interface TicketPurchase {
@@ -222,8 +221,8 @@ export async function purchaseWithTicket(services: PurchaseServices, input: Tick
       return answeredInProcess<{ status: "CHALLENGE_REQUIRED" }>(services, input.saleId, "CHALLENGE_REQUIRED", "challenge");
     }
   }
-  const counted = () => countedPurchase(services, input.saleId, () => attemptTicketPurchase(services, input, ticket));
-  return tracingOn() ? traced("seckill.purchase", input.saleId, undefined, counted) : counted();
+  if (!tracingOn()) return countedPurchase(services, input.saleId, () => attemptTicketPurchase(services, input, ticket));
+  return traced("seckill.purchase", input.saleId, undefined, () => countedPurchase(services, input.saleId, () => attemptTicketPurchase(services, input, ticket)));
 }
 
 /** KEYS of reserve-unit-with-ticket-7.lua, in its order: the shopper's home bucket. */
