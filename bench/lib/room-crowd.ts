@@ -188,9 +188,11 @@ export async function runRoomCrowd(options: RoomCrowdOptions): Promise<RoomCrowd
     for (let attempt = 0; ; attempt++) {
       const wait = dueAt - performance.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      // The monotonic clock drifts from the wall clock (Redis TIME) over a run: never send before the moment by the shop's clock.
-      const early = (attempt === 0 ? ticket.admitAt : 0) - Date.now();
-      if (early > 0) await new Promise((resolve) => setTimeout(resolve, early));
+      // Never send before the moment by the shop's clock: the monotonic clock drifts from the wall
+      // clock over a run, and a timer counts from the event loop's cached time, so it can fire early.
+      for (let early = ticket.admitAt - Date.now(); attempt === 0 && early > 0; early = ticket.admitAt - Date.now()) {
+        await new Promise((resolve) => setTimeout(resolve, early));
+      }
       const body = JSON.stringify({ json: { saleId, ticket: text, ...(options.challenge ? { solution: await solution } : {}) } });
       const answer = await request(ticket.shopper, PURCHASE_PATH, body, dueAt, latency.purchase);
       if (!answer) return;
