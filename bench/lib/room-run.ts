@@ -74,7 +74,10 @@ export interface PeakRound {
   tickets: number;
   /** joins answered per second while the tickets were collected (closed loop) */
   joinsPerSecond: number;
-  joinCpuMsPerAnswer: number | null;
+  /** a shopper's first join of the sale: the ticket answer the opening's crowd gets */
+  firstJoinCpuMsPerAnswer: number | null;
+  /** a join with `again` (a new seat): it waits for the per-IP gate before its script */
+  againJoinCpuMsPerAnswer: number | null;
   joinResources?: ResourceUse;
   purchase: LoadResult;
   purchaseCpuMsPerAnswer: number | null;
@@ -226,12 +229,6 @@ export function roomChecks(crowd: RoomCrowdRun, admission: AdmissionCheck, place
  */
 async function measureTicketPeak(context: RoomContext): Promise<TicketPeak> {
   const { services, options, log } = context;
-  const sale = await openSale(services, {
-    name: "Bench room purchase-path probe",
-    stock: 10_000_000,
-    unitLimit: 1_000_000,
-    room: { admissionRate: ADMIT_AT_ONCE, arrivalOrder: "ARRIVAL", purchaseChallenge: false },
-  });
   await context.pauseWorkers();
   const ceiling = await context.startCeiling();
   let expected = FIRST_PEAK_GUESS_PER_SECOND;
@@ -240,6 +237,13 @@ async function measureTicketPeak(context: RoomContext): Promise<TicketPeak> {
     const rounds = await measurePairs(
       PAIRED_ROUNDS,
       async () => {
+        // A sale of its own per round, so that each shopper's first join of it is a first join.
+        const sale = await openSale(services, {
+          name: "Bench room purchase-path probe",
+          stock: 10_000_000,
+          unitLimit: 1_000_000,
+          room: { admissionRate: ADMIT_AT_ONCE, arrivalOrder: "ARRIVAL", purchaseChallenge: false },
+        });
         const round = await peakRound(context, sale.saleId, ticketsForRound(expected, options.probeSeconds + PROBE_WARMUP_SECONDS), replays);
         // The next round's tickets follow this one's rate (ticketsForRound leaves room above it).
         expected = round.purchase.requestsPerSecond;
@@ -284,45 +288,59 @@ async function peakRound(context: RoomContext, saleId: number, count: number, re
   return {
     tickets: collected.tickets.length,
     joinsPerSecond: round(collected.joinsPerSecond, 0)!,
-    joinCpuMsPerAnswer: cpuPer(collected.resources, collected.tickets.length),
-    joinResources: collected.resources,
+    firstJoinCpuMsPerAnswer: cpuPer(collected.first.resources, collected.first.answers),
+    againJoinCpuMsPerAnswer: cpuPer(collected.again.resources, collected.again.answers),
+    joinResources: collected.first.resources,
     purchase,
     purchaseCpuMsPerAnswer: cpuPer(purchase.resources, purchase.requests),
   };
 }
 
-/** `count` admitted tickets, room.join { again } over the crowd's connections, closed loop, shoppers in turn. */
+/**
+ * `count` admitted tickets over the crowd's connections, closed loop, shoppers in turn: first each
+ * shopper's first join of the sale (the gate's count and the join script sent together), then
+ * joins with `again` for the rest (a new seat each: the gate's verdict first, then the script).
+ */
 async function collectTickets(context: RoomContext, saleId: number, count: number) {
-  const { options } = context;
-  const pool = new Pool(context.urls[0]!, { connections: options.concurrency, pipelining: 1 });
-  const body = JSON.stringify({ json: { saleId, again: true } });
+  const firstJoins = Math.min(count, context.shoppers);
   const tickets: { shopper: number; ticket: string }[] = [];
   const refused: Record<string, number> = {};
-  let next = 0;
   collectLoadGeneratorGarbage();
   const bar = progressBar(`room: ${count.toLocaleString("en-US")} tickets`);
-  const sampler = new ResourceSampler(context.watch);
   const startedAt = performance.now();
+  const pass = async (from: number, to: number, again: boolean) => {
+    const pool = new Pool(context.urls[0]!, { connections: context.options.concurrency, pipelining: 1 });
+    const body = JSON.stringify({ json: { saleId, again } });
+    const sampler = new ResourceSampler(context.watch);
+    let next = from;
+    try {
+      await Promise.all(
+        Array.from({ length: context.options.concurrency }, async () => {
+          while (next < to) {
+            const shopper = next++ % context.shoppers;
+            const answer = await send(pool, JOIN_PATH, shopperHeaders(context.bearers, shopper), body);
+            const parsed = parseRoomAnswer(answer.status, answer.body);
+            if (parsed.status === "WAITING" && parsed.ticket) tickets.push({ shopper, ticket: parsed.ticket });
+            else refused[parsed.status] = (refused[parsed.status] ?? 0) + 1;
+            if (tickets.length % 5000 === 0) bar.update({ attempts: tickets.length, total: count, requests: next, seconds: (performance.now() - startedAt) / 1000, queued: 0 });
+          }
+        }),
+      );
+    } finally {
+      await pool.close();
+    }
+    return { answers: to - from, resources: sampler.stop() };
+  };
+  let first: Awaited<ReturnType<typeof pass>>;
+  let again: Awaited<ReturnType<typeof pass>>;
   try {
-    await Promise.all(
-      Array.from({ length: options.concurrency }, async () => {
-        while (next < count) {
-          const shopper = next++ % context.shoppers;
-          const answer = await send(pool, JOIN_PATH, shopperHeaders(context.bearers, shopper), body);
-          const parsed = parseRoomAnswer(answer.status, answer.body);
-          if (parsed.status === "WAITING" && parsed.ticket) tickets.push({ shopper, ticket: parsed.ticket });
-          else refused[parsed.status] = (refused[parsed.status] ?? 0) + 1;
-          if (tickets.length % 5000 === 0) bar.update({ attempts: tickets.length, total: count, requests: next, seconds: (performance.now() - startedAt) / 1000, queued: 0 });
-        }
-      }),
-    );
+    first = await pass(0, firstJoins, false);
+    again = await pass(firstJoins, count, true);
   } finally {
     bar.done();
-    await pool.close();
   }
-  const resources = sampler.stop();
   if (Object.keys(refused).length) throw new Error(`room.join refused tickets for the peak sale: ${JSON.stringify(refused)}`);
-  return { tickets, joinsPerSecond: count / ((performance.now() - startedAt) / 1000), resources };
+  return { tickets, joinsPerSecond: count / ((performance.now() - startedAt) / 1000), first, again };
 }
 
 /** Spent tickets of the peak sale (which cannot sell out) presented again: each must be TICKET_USED. */
