@@ -216,7 +216,7 @@ export async function purchaseWithTicket(services: PurchaseServices, input: Tick
     return answeredInProcess<{ status: "NOT_ADMITTED_YET"; admitAt: number }>(services, input.saleId, "NOT_ADMITTED_YET", "ticket", { admitAt: 0 });
   }
   if (room.challenge) {
-    const owner = { saleId: input.saleId, userId: input.userId, seat: ticket.seq };
+    const owner = { saleId: input.saleId, userId: input.userId, epoch: ticket.epoch, seat: ticket.seq };
     if (input.solution === undefined || !(await verifyRoomSolution(services.env, owner, input.solution, now))) {
       return answeredInProcess<{ status: "CHALLENGE_REQUIRED" }>(services, input.saleId, "CHALLENGE_REQUIRED", "challenge");
     }
