@@ -3,7 +3,7 @@ import { ArrivalRate, BASE_CHALLENGE_COST, MAX_COST_FACTOR, MAX_SOLUTION_CHARS, 
 import { solveRoomChallenge } from "./challenge-solver";
 
 const env = { SESSION_SECRET: "test-session-secret-for-room-challenges-0123456789" };
-const owner = { saleId: 7, userId: 42, seat: 3 };
+const owner = { saleId: 7, userId: 42, epoch: Date.UTC(2030, 0, 1, 9, 0, 0), seat: 3 };
 const now = Date.UTC(2030, 0, 1, 10, 0, 0);
 const expiresAt = now + 120_000;
 // Cheap attempts keep the solve in the test quick; the rule is the same at any cost.
@@ -53,6 +53,18 @@ describe("room challenge", () => {
     const stripped = structuredClone(payload);
     delete stripped.challenge.parameters.keySignature;
     expect(await verifyRoomSolution(env, owner, encode(stripped), now)).toBe(false);
+  });
+
+  it("a solution for the same seat of an earlier opening of the room is refused", async () => {
+    // Closed and opened again, the room gives seat 3 anew: the earlier opening's solution is no pass.
+    const solution = await solveRoomChallenge(await roomChallenge(env, owner, { cost, expiresAt }));
+    const reopened = { ...owner, epoch: owner.epoch + 60_000 };
+    expect(await verifyRoomSolution(env, reopened, solution, now)).toBe(false);
+    // Its epoch edited to the new opening's: the parameters no longer match their signature.
+    const moved = decode(solution);
+    moved.challenge.parameters.data.epoch = reopened.epoch;
+    expect(await verifyRoomSolution(env, reopened, encode(moved), now)).toBe(false);
+    expect(await verifyRoomSolution(env, owner, solution, now)).toBe(true);
   });
 
   it("a solution for one challenge does not solve another of the same owner", async () => {

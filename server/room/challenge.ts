@@ -13,10 +13,15 @@ import type { Env } from "../env";
  */
 export type RoomChallenge = Challenge;
 
-/** Who a challenge belongs to: one seat of one shopper in one sale's room. */
+/**
+ * Who a challenge belongs to: one seat of one shopper in one opening of one sale's room. Seats
+ * restart from 1 when a room is opened again, so the seat alone would carry a solution across.
+ */
 export interface ChallengeOwner {
   saleId: number;
   userId: number;
+  /** the room's opening (RoomMetaHash.epoch), as the seat's ticket names it */
+  epoch: number;
   seat: number;
 }
 
@@ -68,7 +73,7 @@ export async function roomChallenge(env: Pick<Env, "SESSION_SECRET">, owner: Cha
     cost: Math.max(1, Math.round(opts.cost)),
     counter: randomInt(COUNTER_SPAN, 1),
     deriveKey,
-    data: { saleId: owner.saleId, userId: owner.userId, seat: owner.seat },
+    data: { saleId: owner.saleId, userId: owner.userId, epoch: owner.epoch, seat: owner.seat },
     expiresAt: Math.ceil(opts.expiresAt / 1000),
     hmacSignatureSecret: keys.signature,
     hmacKeySignatureSecret: keys.keySignature,
@@ -89,7 +94,7 @@ const payloadSchema = z.object({
         keyPrefix: hex(32),
         keySignature: hex(64),
         expiresAt: z.number().int().min(1),
-        data: z.object({ saleId: z.number().int(), userId: z.number().int(), seat: z.number().int() }).strict(),
+        data: z.object({ saleId: z.number().int(), userId: z.number().int(), epoch: z.number().int(), seat: z.number().int() }).strict(),
       })
       .strict(),
     signature: hex(64),
@@ -113,7 +118,8 @@ export async function verifyRoomSolution(env: Pick<Env, "SESSION_SECRET">, owner
     return false;
   }
   const { parameters } = payload.challenge;
-  if (parameters.data.saleId !== owner.saleId || parameters.data.userId !== owner.userId || parameters.data.seat !== owner.seat) return false;
+  const { data } = parameters;
+  if (data.saleId !== owner.saleId || data.userId !== owner.userId || data.epoch !== owner.epoch || data.seat !== owner.seat) return false;
   if (now >= parameters.expiresAt * 1000) return false;
   const keys = challengeKeys(env.SESSION_SECRET);
   try {

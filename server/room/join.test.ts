@@ -74,6 +74,20 @@ describe("parseRoomMeta and the status stream's change", () => {
     expect(readingIsStale({ readAt: 1000, settled: null }, 1500)).toBe(false);
   });
 
+  it("a cached reading that predates a ticket's opening is read again at once; one that knows it, or is still in flight, is not", () => {
+    const drawn = fields("5", "10", OPENS + 10)!;
+    const reopened = EPOCH + 30_000;
+    expect(readingIsStale({ readAt: 1000, settled: drawn }, 1100, EPOCH)).toBe(false);
+    // An earlier opening's reading: the room was opened again since.
+    expect(readingIsStale({ readAt: 1000, settled: drawn }, 1100, reopened)).toBe(true);
+    // A later opening's: the ticket is the old one, and a read would say no more.
+    expect(readingIsStale({ readAt: 1000, settled: drawn }, 1100, EPOCH - 1)).toBe(false);
+    // A closed room read before the ticket's opening, and one read after (an old ticket): only the first.
+    expect(readingIsStale({ readAt: 1000, settled: null, readClock: reopened - 1 }, 1100, reopened)).toBe(true);
+    expect(readingIsStale({ readAt: 1000, settled: null, readClock: reopened }, 1100, reopened)).toBe(false);
+    expect(readingIsStale({ readAt: 1000 }, 1100, reopened)).toBe(false);
+  });
+
   it("is null without a room (no meta, rate 0)", () => {
     expect(parseRoomMeta([null, null, null, null, null, null, null, null, null, null], 0)).toBeNull();
     expect(fields(null, "0")).toBeNull();

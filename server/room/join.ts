@@ -135,7 +135,7 @@ export async function joinRoom(
   arrivals.observe(input.saleId, room.line.joined, room.now);
   if (room.challenge) {
     const cost = challengeCost(BASE_CHALLENGE_COST, arrivals.perSecond(input.saleId, room.now), room.line.rate);
-    waiting.challenge = await roomChallenge(env, { ...owner, seat: room.seat }, { cost, expiresAt: challengeExpiry(room, waiting.admitAt) });
+    waiting.challenge = await roomChallenge(env, { ...owner, epoch: room.epoch, seat: room.seat }, { cost, expiresAt: challengeExpiry(room, waiting.admitAt) });
   }
   return waiting;
 }

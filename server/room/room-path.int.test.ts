@@ -240,4 +240,24 @@ describe("room.join and a purchase with its ticket, over HTTP (seckill service)"
     expect((await withSolution()).data?.status).toBe("TICKET_USED");
     expect(await reservations(saleId)).toEqual({ stock: 9, pending: 1, counted: 1 });
   });
+
+  it("with the challenge on: a solution from a room closed and opened since is refused for the same seat number", async () => {
+    const { saleId } = await createLiveSale(t.services, { stock: 10, admissionRate: 100, arrivalOrder: "ARRIVAL", purchaseChallenge: true });
+    const setRate = async (admissionRate: number) => {
+      await t.services.db.sale.update({ where: { id: saleId }, data: { admissionRate } });
+      return (await warmUpSale(t.services, saleId)).room?.action;
+    };
+    expect(await setRate(100)).toBe("OPEN");
+    const earlier = (await mutate("room.join", { saleId }, shoppers[0]!)).data as unknown as Waiting & { challenge: unknown };
+    const earlierSolution = await solveRoomChallenge(earlier.challenge);
+    expect(await setRate(0)).toBe("CLOSE");
+    expect(await setRate(100)).toBe("OPEN");
+    const fresh = (await mutate("room.join", { saleId }, shoppers[0]!)).data as unknown as Waiting & { challenge: unknown };
+    expect(fresh.seat).toBe(earlier.seat);
+    await waitUntil(fresh.admitAt);
+    const withSolution = (solution: string) => mutate("seckill.purchase", { saleId, ticket: fresh.ticket, solution }, shoppers[0]!);
+    expect((await withSolution(earlierSolution)).data?.status).toBe("CHALLENGE_REQUIRED");
+    expect(await reservations(saleId)).toEqual({ stock: 10, pending: 0, counted: 0 });
+    expect((await withSolution(await solveRoomChallenge(fresh.challenge))).data?.status).toBe("QUEUED");
+  });
 });

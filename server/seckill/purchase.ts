@@ -203,8 +203,9 @@ export async function purchaseWithTicket(services: PurchaseServices, input: Tick
   if (!ticket) return answeredInProcess<{ status: "INVALID_TICKET" }>(services, input.saleId, "INVALID_TICKET", "signature");
   // A ticket of an earlier opening of the room (closed, opened again: seats restarted from 1), or
   // of a room now closed, is no pass: answered as a forged one. The reading is this process's,
-  // at most a second old (room-reading.ts), so the purchase stays one script call.
-  const room = await failClosed(readRoom(services, input.saleId, now));
+  // at most a second old (room-reading.ts), so the purchase stays one script call; one older than
+  // the ticket's opening is read again first, so a room opened again takes its tickets at once.
+  const room = await failClosed(readRoom(services, input.saleId, now, ticket.epoch));
   if (!room || room.epoch !== ticket.epoch) return answeredInProcess<{ status: "INVALID_TICKET" }>(services, input.saleId, "INVALID_TICKET", "ticket");
   const standing = passStanding(ticket, now);
   if (standing.status === "NOT_YET") {
@@ -216,7 +217,7 @@ export async function purchaseWithTicket(services: PurchaseServices, input: Tick
     return answeredInProcess<{ status: "NOT_ADMITTED_YET"; admitAt: number }>(services, input.saleId, "NOT_ADMITTED_YET", "ticket", { admitAt: 0 });
   }
   if (room.challenge) {
-    const owner = { saleId: input.saleId, userId: input.userId, seat: ticket.seq };
+    const owner = { saleId: input.saleId, userId: input.userId, epoch: ticket.epoch, seat: ticket.seq };
     if (input.solution === undefined || !(await verifyRoomSolution(services.env, owner, input.solution, now))) {
       return answeredInProcess<{ status: "CHALLENGE_REQUIRED" }>(services, input.saleId, "CHALLENGE_REQUIRED", "challenge");
     }
