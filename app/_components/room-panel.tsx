@@ -186,13 +186,15 @@ export function RoomPanel({
     );
   }
 
-  const expired = moment?.kind === "EXPIRED" || (answer !== undefined && JOIN_AGAIN.has(answer));
+  // A ticket the purchase refused for good is no turn, whatever its moment says: no "buy within" beside Join again.
+  const refusedTicket = answer !== undefined && JOIN_AGAIN.has(answer);
+  const expired = moment?.kind === "EXPIRED" || refusedTicket;
   const done = orderCreated || refusedBeforehand === "UNIT_LIMIT_REACHED";
   const inRoom = waiting !== null && mayJoin && !done && reservationId === null;
   const status = roomStatus({ t, purchase, result, reservationId, standing, refusedAtJoin, soldOut, join, retrying, moment });
   return (
     <div className="buy room" data-testid="waiting-room">
-      {inRoom ? <RoomLine waiting={waiting} moment={moment} t={t} /> : null}
+      {inRoom ? <RoomLine waiting={waiting} moment={refusedTicket ? null : moment} t={t} /> : null}
       {mayJoin && !waiting ? <p className="muted">{t.joiningRoom}</p> : null}
       <p className="visually-hidden" aria-live="polite" data-testid="room-announcer">
         {announcement}
