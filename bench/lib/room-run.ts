@@ -300,44 +300,45 @@ async function peakRound(context: RoomContext, saleId: number, count: number, re
  * `count` admitted tickets over the crowd's connections, closed loop, shoppers in turn: first each
  * shopper's first join of the sale (the gate's count and the join script sent together), then
  * joins with `again` for the rest (a new seat each: the gate's verdict first, then the script).
+ * The first fifth of the first joins warms the connections up and is not measured, as the probes'
+ * warm-up seconds are not.
  */
 async function collectTickets(context: RoomContext, saleId: number, count: number) {
   const firstJoins = Math.min(count, context.shoppers);
+  const warmUp = Math.floor(firstJoins / 5);
   const tickets: { shopper: number; ticket: string }[] = [];
   const refused: Record<string, number> = {};
+  const pool = new Pool(context.urls[0]!, { connections: context.options.concurrency, pipelining: 1 });
   collectLoadGeneratorGarbage();
   const bar = progressBar(`room: ${count.toLocaleString("en-US")} tickets`);
   const startedAt = performance.now();
   const pass = async (from: number, to: number, again: boolean) => {
-    const pool = new Pool(context.urls[0]!, { connections: context.options.concurrency, pipelining: 1 });
     const body = JSON.stringify({ json: { saleId, again } });
     const sampler = new ResourceSampler(context.watch);
     let next = from;
-    try {
-      await Promise.all(
-        Array.from({ length: context.options.concurrency }, async () => {
-          while (next < to) {
-            const shopper = next++ % context.shoppers;
-            const answer = await send(pool, JOIN_PATH, shopperHeaders(context.bearers, shopper), body);
-            const parsed = parseRoomAnswer(answer.status, answer.body);
-            if (parsed.status === "WAITING" && parsed.ticket) tickets.push({ shopper, ticket: parsed.ticket });
-            else refused[parsed.status] = (refused[parsed.status] ?? 0) + 1;
-            if (tickets.length % 5000 === 0) bar.update({ attempts: tickets.length, total: count, requests: next, seconds: (performance.now() - startedAt) / 1000, queued: 0 });
-          }
-        }),
-      );
-    } finally {
-      await pool.close();
-    }
+    await Promise.all(
+      Array.from({ length: context.options.concurrency }, async () => {
+        while (next < to) {
+          const shopper = next++ % context.shoppers;
+          const answer = await send(pool, JOIN_PATH, shopperHeaders(context.bearers, shopper), body);
+          const parsed = parseRoomAnswer(answer.status, answer.body);
+          if (parsed.status === "WAITING" && parsed.ticket) tickets.push({ shopper, ticket: parsed.ticket });
+          else refused[parsed.status] = (refused[parsed.status] ?? 0) + 1;
+          if (tickets.length % 5000 === 0) bar.update({ attempts: tickets.length, total: count, requests: next, seconds: (performance.now() - startedAt) / 1000, queued: 0 });
+        }
+      }),
+    );
     return { answers: to - from, resources: sampler.stop() };
   };
   let first: Awaited<ReturnType<typeof pass>>;
   let again: Awaited<ReturnType<typeof pass>>;
   try {
-    first = await pass(0, firstJoins, false);
+    await pass(0, warmUp, false);
+    first = await pass(warmUp, firstJoins, false);
     again = await pass(firstJoins, count, true);
   } finally {
     bar.done();
+    await pool.close();
   }
   if (Object.keys(refused).length) throw new Error(`room.join refused tickets for the peak sale: ${JSON.stringify(refused)}`);
   return { tickets, joinsPerSecond: count / ((performance.now() - startedAt) / 1000), first, again };
