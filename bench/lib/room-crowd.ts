@@ -2,6 +2,7 @@ import { performance } from "node:perf_hooks";
 import { Pool } from "undici";
 import { PURCHASE_PATH, shopperHeaders } from "./crowd";
 import { send } from "./open-loop";
+import { InFlightLimit } from "./in-flight";
 import { arrivalDueOffsetMs } from "./room-checks";
 import { latencySummary, type LatencySummary } from "./stats";
 import type { Bearers } from "./packed-strings";
@@ -22,6 +23,8 @@ export const JOIN_PATH = "/api/seckill/room.join";
 const TIMEOUT_MS = 30_000;
 /** How often due joins are started. */
 const TICK_MS = 1;
+/** Requests handed to the HTTP client per connection at once (the next one ready as one returns). */
+const IN_FLIGHT_PER_CONNECTION = 2;
 /** A purchase refused as early is presented again at the moment it was told, at most this often. */
 const EARLY_RETRIES = 2;
 
@@ -124,6 +127,8 @@ export async function runRoomCrowd(options: RoomCrowdOptions): Promise<RoomCrowd
   const first = options.firstShopper ?? 0;
   const perUrl = Math.max(1, Math.floor(options.connections / options.urls.length));
   const pools = options.urls.map((url) => new Pool(url, { connections: perUrl, pipelining: 1, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS }));
+  // Due arrivals past this backlog start as places free up, their latency still counted from when they were due.
+  const limit = new InFlightLimit(perUrl * pools.length * IN_FLIGHT_PER_CONNECTION);
   // performance.now() of an epoch ms: the shop's clock (Redis TIME) is this machine's clock.
   const epochToPerf = Date.now() - performance.now();
   const perfOf = (epochMs: number) => epochMs - epochToPerf;
@@ -158,7 +163,7 @@ export async function runRoomCrowd(options: RoomCrowdOptions): Promise<RoomCrowd
   const request = async (shopper: number, path: string, body: string, dueAt: number, latencies: number[]) => {
     const pool = pools[shopper % pools.length]!;
     try {
-      const answer = await send(pool, path, shopperHeaders(bearers, shopper), body);
+      const answer = await limit.run(() => send(pool, path, shopperHeaders(bearers, shopper), body));
       httpRequests++;
       lastAnswer = performance.now();
       latencies.push(lastAnswer - dueAt);
@@ -252,7 +257,7 @@ export async function runRoomCrowd(options: RoomCrowdOptions): Promise<RoomCrowd
       const now = performance.now();
       for (; next < arrivals; next++) {
         const dueAt = firstDue + arrivalDueOffsetMs(next, arrivals, options.arrivalSeconds);
-        if (dueAt > now) return;
+        if (dueAt > now || limit.queued > options.connections) return;
         track(join(first + next, dueAt, false));
       }
       clearInterval(tick);
