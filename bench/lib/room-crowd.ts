@@ -127,7 +127,9 @@ export async function runRoomCrowd(options: RoomCrowdOptions): Promise<RoomCrowd
   const first = options.firstShopper ?? 0;
   const perUrl = Math.max(1, Math.floor(options.connections / options.urls.length));
   const pools = options.urls.map((url) => new Pool(url, { connections: perUrl, pipelining: 1, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS }));
-  // Due arrivals past this backlog start as places free up, their latency still counted from when they were due.
+  // Due arrivals past a short line start as it shortens, their latency still counted from when they
+  // were due; a purchase joins the line at its admitAt. Queued behind the opening's whole backlog of
+  // joins instead, a purchase would outwait its pass window once the joins outrun the service.
   const limit = new InFlightLimit(perUrl * pools.length * IN_FLIGHT_PER_CONNECTION);
   // performance.now() of an epoch ms: the shop's clock (Redis TIME) is this machine's clock.
   const epochToPerf = Date.now() - performance.now();
