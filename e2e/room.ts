@@ -13,17 +13,20 @@ export async function roomShoppers(services: Services, count: number): Promise<S
   return createShoppers(services, count, { emailPrefix: `e2e-room-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}` });
 }
 
-/** Shoppers seated in the room through the API (room.join over HTTP, as any client would). */
-export async function seatThroughApi(saleId: number, ahead: readonly SeededShopper[]) {
+/** Shoppers seated in the room through the API (room.join over HTTP, as any client would); their seats. */
+export async function seatThroughApi(saleId: number, ahead: readonly SeededShopper[]): Promise<number[]> {
+  const seats: number[] = [];
   for (const shopper of ahead) {
     const response = await fetch(`${e2eBaseUrl()}${SECKILL_ENDPOINT}/room.join`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${shopper.token}` },
       body: JSON.stringify({ json: { saleId } }),
     });
-    const body = (await response.json()) as { result?: { data: { json: { status: string } } } };
+    const body = (await response.json()) as { result?: { data: { json: { status: string; seat?: number } } } };
     expect(body.result?.data.json.status, JSON.stringify(body)).toBe("WAITING");
+    seats.push(body.result!.data.json.seat!);
   }
+  return seats;
 }
 
 export async function signIn(context: BrowserContext, shopper: SeededShopper, lang: Lang) {

@@ -30,9 +30,10 @@ function readStored(saleId: number, userId: number): Waiting | null {
   }
 }
 
-function store(saleId: number, userId: number, waiting: Waiting) {
+function store(saleId: number, userId: number, waiting: Waiting | null) {
   try {
-    window.localStorage.setItem(storedTicketKey(saleId, userId), JSON.stringify(waiting));
+    if (waiting) window.localStorage.setItem(storedTicketKey(saleId, userId), JSON.stringify(waiting));
+    else window.localStorage.removeItem(storedTicketKey(saleId, userId));
   } catch {
     // as above
   }
@@ -45,6 +46,7 @@ function store(saleId: number, userId: number, waiting: Waiting) {
  * change, the sell-out). At the ticket's admitAt, Buy sends ONE seckill.purchase with the
  * ticket (and the challenge's solution, solved meanwhile in the background); then the same
  * result flow as BuyPanel. The ticket is kept in localStorage so a reload shows the place at once.
+ * A room closed and opened again (ROOM_REOPENED) drops the place and joins the new line by itself.
  */
 export function RoomPanel({
   saleId,
@@ -82,6 +84,11 @@ export function RoomPanel({
   const [progress, setProgress] = useState<ChallengeProgress | null>(null);
   const [retries, setRetries] = useState(0);
   const pressed = useRef(false);
+  // The opening a ROOM_REOPENED named, until the page has a seat in it.
+  const [reopenedTo, setReopenedTo] = useState<number | null>(null);
+  // The opening of the last seat this page showed, and the seat it got in a room opened again since.
+  const shownEpoch = useRef<number | null>(null);
+  const [newLineSeat, setNewLineSeat] = useState<string | null>(null);
 
   const refusedBeforehand = standing?.hint ?? refusedAtJoin;
   const mayJoin = signedIn && userId !== null && standing !== undefined && refusedBeforehand === null && phase !== "ENDED" && !soldOut && !ended;
@@ -90,12 +97,18 @@ export function RoomPanel({
   useEffect(() => {
     if (userId !== null) setWaiting((current) => current ?? readStored(saleId, userId));
   }, [saleId, userId]);
+  useEffect(() => {
+    if (waiting) shownEpoch.current = waiting.epoch;
+  }, [waiting]);
 
   const accept = useCallback(
     (answer: RoomAnswer, from: "join" | "status") => {
       if (answer.status === "SOLD_OUT") return onSoldOut();
       if (answer.status === "ENDED") return setEnded(true);
+      if (answer.status === "ROOM_REOPENED") return setReopenedTo(answer.epoch);
       if (answer.status !== "WAITING") return setRefusedAtJoin(answer.status);
+      // A seat of a later opening than the one shown (the stream's word, a stored ticket's reload).
+      if (from === "join" && shownEpoch.current !== null && answer.epoch > shownEpoch.current) setNewLineSeat(seatIdentity(answer));
       setWaiting((current) => {
         // room.onStatus does not repeat the challenge: the seat's own, from its join, still holds.
         const next = from === "status" && current && seatIdentity(current) === seatIdentity(answer) ? { ...answer, challenge: current.challenge } : answer;
@@ -120,6 +133,18 @@ export function RoomPanel({
   useEffect(() => {
     if (mayJoin && join.isIdle) enter(false);
   }, [mayJoin, join.isIdle, enter]);
+  // The room was opened again: the old seat is gone. A plain join, as on arrival (the server keeps
+  // no seat of the old opening); a join already under way answers first, so there is only one.
+  useEffect(() => {
+    if (reopenedTo === null || join.isPending) return;
+    setReopenedTo(null);
+    if (!mayJoin || (waiting && waiting.epoch >= reopenedTo)) return;
+    setWaiting(null);
+    if (userId !== null) store(saleId, userId, null);
+    setSolution(null);
+    setProgress(null);
+    enter(false);
+  }, [reopenedTo, join.isPending, mayJoin, waiting, saleId, userId, enter]);
   // A sale still warming up, or a busy shop: ask again, 300 ms doubling to 3 s, a bounded number of times.
   const retrying = mayJoin && join.isError && isMomentary(join.error) && retries < MAX_AUTO_RETRIES;
   useEffect(() => {
@@ -191,7 +216,8 @@ export function RoomPanel({
   const expired = moment?.kind === "EXPIRED" || refusedTicket;
   const done = orderCreated || refusedBeforehand === "UNIT_LIMIT_REACHED";
   const inRoom = waiting !== null && mayJoin && !done && reservationId === null;
-  const status = roomStatus({ t, purchase, result, reservationId, standing, refusedAtJoin, soldOut, join, retrying, moment });
+  const reopened = waiting !== null && seatIdentity(waiting) === newLineSeat;
+  const status = roomStatus({ t, purchase, result, reservationId, standing, refusedAtJoin, soldOut, join, retrying, moment, reopened });
   return (
     <div className="buy room" data-testid="waiting-room">
       {inRoom ? <RoomLine waiting={waiting} moment={refusedTicket ? null : moment} t={t} /> : null}
@@ -270,15 +296,15 @@ function RoomLine({ waiting, moment, t }: { waiting: Waiting; moment: RoomMoment
  */
 function useAnnouncement(waiting: Waiting | null, moment: RoomMoment | null, t: Messages): string {
   const [said, setSaid] = useState("");
-  const placeSaidFor = useRef<number | null>(null);
+  const placeSaidFor = useRef<string | null>(null);
   const lastKind = useRef<RoomMoment["kind"] | null>(null);
   useEffect(() => {
     if (!waiting || !moment) return;
     const before = lastKind.current;
     lastKind.current = moment.kind;
     if (moment.kind === "ADMITTED" && before !== null && before !== "ADMITTED") setSaid(t.announceTurn);
-    else if (moment.kind === "WAITING" && placeSaidFor.current !== waiting.seat) {
-      placeSaidFor.current = waiting.seat;
+    else if (moment.kind === "WAITING" && placeSaidFor.current !== seatIdentity(waiting)) {
+      placeSaidFor.current = seatIdentity(waiting);
       setSaid(t.announcePlace(new Intl.NumberFormat(t.intlLocale).format(moment.ahead)));
     }
   }, [waiting, moment, t]);
@@ -297,6 +323,7 @@ function roomStatus({
   join,
   retrying,
   moment,
+  reopened,
 }: {
   t: Messages;
   purchase: { isError: boolean; error: Parameters<typeof errorText>[0] | null; data?: { status: string } | undefined };
@@ -308,6 +335,8 @@ function roomStatus({
   join: { isError: boolean; error: Parameters<typeof errorText>[0] | null };
   retrying: boolean;
   moment: RoomMoment | null;
+  /** the seat is in a room opened again since the page's last one */
+  reopened: boolean;
 }): Status {
   const queued = resultStatus(t, result, reservationId);
   if (queued) return queued;
@@ -325,5 +354,6 @@ function roomStatus({
   if (retrying) return { tone: "wait", text: t.openingNote };
   if (join.isError && join.error) return { tone: "bad", text: isMomentary(join.error) ? t.notOpenYet : errorText(join.error, t) };
   if (moment?.kind === "EXPIRED") return { tone: "bad", text: t.passExpired };
+  if (reopened) return { tone: "note", text: t.roomReopened };
   return bought;
 }

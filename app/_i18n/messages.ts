@@ -99,6 +99,7 @@ const en = {
   waitForTurn: "Waiting for your turn",
   announcePlace: (count: string) => `You have your place in line: ${count} ahead of you.`,
   announceTurn: "It's your turn to buy.",
+  roomReopened: "The waiting room was restarted: you have a new place in line.",
   joinAgain: "Join again",
   passExpired: "Your turn has passed: the time to buy is over. Join again for a new place at the back of the line.",
   roomRefusal: {
@@ -280,6 +281,7 @@ const zh: Messages = {
   waitForTurn: "等待放行",
   announcePlace: (count) => `您已获得排位：前面还有 ${count} 人。`,
   announceTurn: "轮到您购买了。",
+  roomReopened: "排队室已重新开启：您已获得新的排位。",
   joinAgain: "重新排队",
   passExpired: "您的购买时段已过。重新排队可在队尾获得新的排位。",
   roomRefusal: {

@@ -120,8 +120,15 @@ describe("parseRoomMeta and the status stream's change", () => {
     expect(answer?.status === "WAITING" && readTicket(SECRET, owner, answer.ticket)?.epoch).toBe(EPOCH);
   });
 
-  it("says nothing of a seat of another opening: never re-signs it into the room opened since", () => {
-    expect(answerFromReading(SECRET, owner, { epoch: EPOCH - 1, seq: 2 }, fields(null, "10", OPENS + 1)!)).toBeNull();
-    expect(answerFromReading(SECRET, owner, { epoch: EPOCH - 1, seq: 2 }, fields(null, "10", OPENS + 60_000)!)).toBeNull();
+  it("answers ROOM_REOPENED to a seat of an earlier opening: never re-signs it into the room opened since", () => {
+    const reopened = { status: "ROOM_REOPENED", epoch: EPOCH };
+    expect(answerFromReading(SECRET, owner, { epoch: EPOCH - 1, seq: 2 }, fields(null, "10", OPENS + 1)!)).toEqual(reopened);
+    expect(answerFromReading(SECRET, owner, { epoch: EPOCH - 1, seq: 2 }, fields(null, "10", OPENS - 10)!)).toEqual(reopened);
+    expect(answerFromReading(SECRET, owner, { epoch: EPOCH - 1, seq: 2 }, fields(null, "10", OPENS + 60_000)!)).toEqual(reopened);
+  });
+
+  it("says nothing to a seat of a later opening than the reading's: a stale reading, wait for the next", () => {
+    expect(answerFromReading(SECRET, owner, { epoch: EPOCH + 1, seq: 2 }, fields(null, "10", OPENS + 1)!)).toBeNull();
+    expect(answerFromReading(SECRET, owner, { epoch: EPOCH + 1, seq: 2 }, fields(null, "10", OPENS + 60_000)!)).toBeNull();
   });
 });

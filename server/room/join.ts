@@ -42,7 +42,16 @@ export interface Waiting {
 /** Who the purchase would refuse for who they are: the join refuses them alike, with no seat. */
 export type JoinRefusal = Extract<Refusal, "BLACKLISTED" | "REAL_NAME_REQUIRED" | "MEMBER_LEVEL_TOO_LOW">;
 
-export type RoomAnswer = Waiting | { status: "SOLD_OUT" } | { status: "ENDED" } | { status: JoinRefusal };
+/**
+ * room.onStatus's word to a ticket of an earlier opening: the room was closed and opened again
+ * since, so that seat is gone. A plain join gives a place in the new line (`epoch` its opening).
+ */
+export interface RoomReopened {
+  status: "ROOM_REOPENED";
+  epoch: number;
+}
+
+export type RoomAnswer = Waiting | { status: "SOLD_OUT" } | { status: "ENDED" } | { status: JoinRefusal } | RoomReopened;
 
 /** What a room's state says of one seat: the seat's place, its moment and the ticket naming both. */
 export function seatStanding(

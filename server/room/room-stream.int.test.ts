@@ -68,6 +68,7 @@ const saleForm = (overrides: Record<string, unknown>) => ({
 interface Waiting {
   status: "WAITING";
   ticket: string;
+  epoch: number;
   seat: number;
   position: number;
   admitAt: number;
@@ -76,7 +77,7 @@ interface Waiting {
   opensAt: number;
   challenge?: unknown;
 }
-type Answer = Waiting | { status: "SOLD_OUT" } | { status: "ENDED" };
+type Answer = Waiting | { status: "SOLD_OUT" } | { status: "ENDED" } | { status: "ROOM_REOPENED"; epoch: number };
 
 /** One page's room.onStatus stream: the EventSource GET tRPC's httpSubscriptionLink sends, read as text. */
 class StatusStream {
@@ -248,6 +249,40 @@ describe("room.onStatus over SSE from the web process", () => {
       expect(Number(await t.services.redis.get(saleKeys(t.env.REDIS_NAMESPACE, saleId).stock))).toBe(0);
     } finally {
       for (const stream of streams) stream.close();
+    }
+  });
+
+  it("a stream on a ticket of the earlier opening hears ROOM_REOPENED soon after the room is opened again, and ends", async () => {
+    const form = saleForm({ admissionRate: 10, arrivalOrder: "ARRIVAL", startsAt: new Date(Date.now() + 60_000) });
+    const sale = await mutate<{ id: number }>("admin.createSale", form, adminToken);
+    const shopper = shoppers[LISTENERS + 3]!;
+    const before = await mutate<Waiting>("room.join", { saleId: sale.id }, shopper.token);
+    const stream = new StatusStream(shopper, sale.id, before.ticket);
+    try {
+      await untilEvery([stream], 1, "the standing at connect");
+      expect(stream.last()).toMatchObject({ status: "WAITING", seat: before.seat, epoch: before.epoch });
+
+      const { stock: _stock, ...terms } = form;
+      await mutate("admin.updateSale", { ...terms, saleId: sale.id, admissionRate: 0 }, adminToken);
+      // A closed room has nothing to say of any seat: no answer until it opens again.
+      await sleep(1500);
+      expect(stream.answers).toHaveLength(1);
+      expect(stream.ended).toBe(false);
+
+      await mutate("admin.updateSale", { ...terms, saleId: sale.id }, adminToken);
+      const reopenedAt = Date.now();
+      await untilEvery([stream], 2, "ROOM_REOPENED on the stream", 5000);
+      const { at, answer } = stream.answers[1]!;
+      expect(answer).toMatchObject({ status: "ROOM_REOPENED" });
+      expect(answer.status === "ROOM_REOPENED" && answer.epoch).toBeGreaterThan(before.epoch);
+      expect(at - reopenedAt, "heard within about a second of the reopen").toBeLessThan(2000);
+      await waitFor(async () => stream.ended, 5000, "the stream to end after ROOM_REOPENED");
+
+      // The plain join the page then sends: a seat in the new line, numbered afresh.
+      const after = await mutate<Waiting>("room.join", { saleId: sale.id }, shopper.token);
+      expect(after).toMatchObject({ status: "WAITING", seat: 1, epoch: (answer as { epoch: number }).epoch });
+    } finally {
+      stream.close();
     }
   });
 

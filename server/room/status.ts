@@ -85,20 +85,22 @@ export function readingChange(reading: RoomReading): string {
 }
 
 /**
- * A seat's answer from a reading (pure): ENDED past the window, otherwise its standing re-signed;
- * null when the ticket is of another opening of the room (closed and opened again since), whose
- * seat this reading says nothing of: re-signing it would carry the old seat into the new line.
+ * A seat's answer from a reading (pure): ENDED past the window, otherwise its standing re-signed.
+ * A reading of a later opening (the room closed and opened again since the ticket) answers
+ * ROOM_REOPENED: the seat is gone, and re-signing it would carry it into the new line. A reading of
+ * an earlier opening is a stale one (a moment old, from before the ticket's opening): null, wait.
  */
 export function answerFromReading(secret: string, owner: { saleId: number; userId: number }, ticket: Pick<Ticket, "epoch" | "seq">, reading: RoomReading): RoomAnswer | null {
-  if (reading.epoch !== ticket.epoch) return null;
+  if (reading.epoch > ticket.epoch) return { status: "ROOM_REOPENED", epoch: reading.epoch };
+  if (reading.epoch < ticket.epoch) return null;
   if (reading.now >= reading.endsAt) return { status: "ENDED" };
   return seatStanding(secret, owner, ticket.seq, reading);
 }
 
 /**
  * room.onStatus: the shopper's answer at connect, then again only when it changes (the draw
- * re-signs the ticket with its place, a rate change re-times it, SOLD_OUT, ENDED, which end it).
- * A ticket of another opening of the room gets no answer.
+ * re-signs the ticket with its place, a rate change re-times it, SOLD_OUT, ENDED and ROOM_REOPENED,
+ * which end it). A reading that predates the ticket's opening answers nothing: the next one will.
  * The sold-out flag is the process's own, kept in step by the broadcasts (seckill/sold-out.ts).
  */
 export async function* watchRoom(
@@ -115,8 +117,7 @@ export async function* watchRoom(
     const key = roomChangeKey(reading, soldOut);
     if (key !== null && key !== last) {
       const answer = soldOut || !reading ? { status: "SOLD_OUT" as const } : answerFromReading(services.env.SESSION_SECRET, owner, input.ticket, reading);
-      // Another opening's reading says nothing of this seat: wait for the next change (a reading a
-      // moment old may predate the seat's own opening). An old seat's Buy hears INVALID_TICKET.
+      // A reading a moment old may predate the seat's own opening: wait for the next change.
       if (answer !== null) {
         yield answer;
         if (answer.status !== "WAITING") return;
