@@ -1,4 +1,5 @@
-import type { Page } from "@playwright/test";
+import type { BrowserContext, Page } from "@playwright/test";
+import type { Lang } from "../server/i18n";
 import { readEnv } from "../server/env";
 import { createServices } from "../server/composition";
 import type { Services } from "../server/services";
@@ -36,6 +37,16 @@ function refusal(page: Page) {
   return { status: panel.getByTestId("purchase-status"), announced: panel.locator('[aria-live="polite"]', { has: page.getByTestId("purchase-status") }) };
 }
 
+/** A room sale of 5 units, two shoppers seated in it through the API, and ours signed in on its page. */
+async function waitingBehindTwo(page: Page, context: BrowserContext, lang: Lang, room: { admissionRate: number; arrivalOrder: "ARRIVAL" | "RANDOM"; startsInMs: number }) {
+  const { saleId } = await openSale({ priceCents: 2990, originalPriceCents: 5990, stock: 5, unitLimit: 1, purchaseChallenge: false, ...room });
+  const [me, ...others] = await roomShoppers(services, 3);
+  await seatThroughApi(saleId, others);
+  await signIn(context, me!, lang);
+  await page.goto(`/sales/${saleId}`);
+  return { saleId, me: me!, others, panel: salePanel(page) };
+}
+
 /** The seat the page keeps in localStorage (its opening and number). */
 function storedSeat(page: Page, saleId: number, userId: number): Promise<{ epoch?: number; seat?: number }> {
   return page.evaluate((key) => JSON.parse(localStorage.getItem(key) ?? "{}"), `room-ticket:${saleId}:${userId}`);
@@ -52,24 +63,9 @@ function joinsFrom(page: Page): () => number {
 
 test("the room is closed and opened again while a shopper waits: the page hears of it, takes a place in the new line and buys", async ({ page, context }) => {
   test.setTimeout(90_000);
-  const { saleId } = await openSale({
-    priceCents: 2990,
-    originalPriceCents: 5990,
-    stock: 5,
-    unitLimit: 1,
-    admissionRate: 1,
-    arrivalOrder: "ARRIVAL",
-    purchaseChallenge: false,
-    startsInMs: 8_000,
-  });
-  const [me, ...others] = await roomShoppers(services, 3);
-  await seatThroughApi(saleId, others);
-  await signIn(context, me!, "en");
-
-  await page.goto(`/sales/${saleId}`);
-  const panel = salePanel(page);
+  const { saleId, me, others, panel } = await waitingBehindTwo(page, context, "en", { admissionRate: 1, arrivalOrder: "ARRIVAL", startsInMs: 8_000 });
   await expect(panel.getByTestId("room-place")).toHaveText("2 ahead of you");
-  const before = await storedSeat(page, saleId, me!.id);
+  const before = await storedSeat(page, saleId, me.id);
   const joins = joinsFrom(page);
 
   // The operator closes the room (rate 0: its seats go) and opens it again: a new opening, seats
@@ -80,7 +76,7 @@ test("the room is closed and opened again while a shopper waits: the page hears 
   await expect(status).toHaveText(ROOM_REOPENED_EN);
   await expect(announced).toHaveText(ROOM_REOPENED_EN);
   // First back in the new line: seat 1, nobody ahead (or its turn already).
-  const after = await storedSeat(page, saleId, me!.id);
+  const after = await storedSeat(page, saleId, me.id);
   expect(after.epoch).toBeGreaterThan(before.epoch!);
   expect(after.seat).toBe(1);
   await expect(panel.getByTestId("room-place").filter({ hasText: /^0 ahead of you$/ }).or(panel.getByTestId("room-turn"))).toBeVisible();
@@ -91,30 +87,15 @@ test("the room is closed and opened again while a shopper waits: the page hears 
   await panel.getByRole("button", { name: "Buy now" }).click({ timeout: 20_000 });
   await expect(status).toHaveText(/^Order #\d+ created — pay for it in My orders\.$/, { timeout: 20_000 });
   expect(joins()).toBe(1);
-  expect(await storedSeat(page, saleId, me!.id)).toMatchObject({ epoch: after.epoch, seat: 1 });
+  expect(await storedSeat(page, saleId, me.id)).toMatchObject({ epoch: after.epoch, seat: 1 });
   await snap(page, "room-reopened-bought");
 });
 
 test("a RANDOM room closed long enough for the page to see it, then opened again later, in Chinese: back in the room, the draw, a place, Buy", async ({ page, context }) => {
   test.setTimeout(90_000);
-  const { saleId } = await openSale({
-    priceCents: 2990,
-    originalPriceCents: 5990,
-    stock: 5,
-    unitLimit: 1,
-    admissionRate: 5,
-    arrivalOrder: "RANDOM",
-    purchaseChallenge: false,
-    startsInMs: 30_000,
-  });
-  const [me, ...others] = await roomShoppers(services, 3);
-  await seatThroughApi(saleId, others);
-  await signIn(context, me!, "zh");
-
-  await page.goto(`/sales/${saleId}`);
-  const panel = salePanel(page);
+  const { saleId, me, others, panel } = await waitingBehindTwo(page, context, "zh", { admissionRate: 5, arrivalOrder: "RANDOM", startsInMs: 30_000 });
   await expect(panel.getByTestId("room-draw")).toBeVisible();
-  const before = await storedSeat(page, saleId, me!.id);
+  const before = await storedSeat(page, saleId, me.id);
   expect(before.seat).toBe(3);
   const joins = joinsFrom(page);
 
@@ -129,7 +110,7 @@ test("a RANDOM room closed long enough for the page to see it, then opened again
   await expect(status).toHaveText(ROOM_REOPENED_ZH);
   await expect(announced).toHaveText(ROOM_REOPENED_ZH);
   await expect(panel.getByTestId("room-draw")).toBeVisible();
-  const after = await storedSeat(page, saleId, me!.id);
+  const after = await storedSeat(page, saleId, me.id);
   expect(after.epoch).toBeGreaterThan(before.epoch!);
   expect(after.seat).toBe(1);
   await snap(page, "room-reopened-random-zh");
@@ -140,7 +121,7 @@ test("a RANDOM room closed long enough for the page to see it, then opened again
   await panel.getByRole("button", { name: "立即抢购" }).click({ timeout: 20_000 });
   await expect(status).toHaveText(/^订单 #\d+ 已创建/, { timeout: 20_000 });
   expect(joins()).toBe(1);
-  expect(await storedSeat(page, saleId, me!.id)).toMatchObject({ epoch: after.epoch, seat: 1 });
+  expect(await storedSeat(page, saleId, me.id)).toMatchObject({ epoch: after.epoch, seat: 1 });
   await snap(page, "room-reopened-random-zh-bought");
 });
 
