@@ -52,7 +52,7 @@ const cache = new WeakMap<object, Map<number, CachedReading>>();
  * an earlier opening's, or a closed room's read before that opening by Redis's clock. A reading
  * still in flight is not judged here.
  */
-export function readingPredates(entry: Pick<CachedReading, "settled" | "readClock">, epoch: number): boolean {
+function readingPredates(entry: Pick<CachedReading, "settled" | "readClock">, epoch: number): boolean {
   if (entry.settled === undefined) return false;
   return entry.settled ? entry.settled.epoch < epoch : (entry.readClock ?? 0) < epoch;
 }
