@@ -232,8 +232,18 @@ const deploymentFacts = {
   /** Prefix of every Redis key this deployment owns (seckill keys and BullMQ queues). */
   REDIS_NAMESPACE: z.string().regex(/^[A-Za-z0-9_-]+$/).default("fs"),
   PORT: intFrom(3000, 1),
-  /** The seckill service's own port when it runs alone (`npm run seckill`); `npm start` picks free ones. */
+  /**
+   * The seckill service's own port: `npm run seckill` listens there; `npm start` puts its first
+   * seckill service there (the next ones above it) when set, and picks free ports when not.
+   */
   SECKILL_PORT: intFrom(3200, 1),
+  /**
+   * The address every process's own port binds (web, seckill service, worker metrics): loopback,
+   * so only a front door on this machine reaches them. Containers set 0.0.0.0.
+   */
+  LISTEN_HOST: z.string().min(1).default("127.0.0.1"),
+  /** The address `npm start`'s front door binds on PORT (every interface: it is the shop's door). */
+  FRONT_DOOR_HOST: z.string().min(1).default("0.0.0.0"),
   /** Alipay's gateway: its sandbox's to try a sandbox account, a local fake's in tests. */
   ALIPAY_GATEWAY: z.url().default("https://openapi.alipay.com/gateway.do"),
   /** WeChat Pay's API address (tests point it at a local fake). */
@@ -281,6 +291,22 @@ const deploymentFacts = {
 
 /** TUNING: knobs an operator may tune; each says its default and when to change it. */
 const tuningKnobs = {
+  /**
+   * A client that has not sent a whole request head this long after connecting (slowloris) is
+   * cut, at `npm start`'s front door and the seckill service. Raise only for very slow networks.
+   */
+  HEADERS_TIMEOUT_MS: intFrom(10_000, 1000),
+  /** Likewise for a whole request, body included (a body trickled in to hold a connection). */
+  REQUEST_TIMEOUT_MS: intFrom(30_000, 1000),
+  /** An idle keep-alive connection to `npm start`'s front door is closed after this long. */
+  FRONT_DOOR_IDLE_TIMEOUT_MS: intFrom(15_000, 1000),
+  /**
+   * Connections one client address may hold open to `npm start`'s front door at once (0: no cap);
+   * beyond it a request is answered 429 and its connection closed. Counted only with
+   * TRUSTED_PROXY_HOPS=0: behind a proxy every connection comes from the proxy, which caps them.
+   * High enough for hundreds of shoppers behind one carrier-NAT address.
+   */
+  FRONT_DOOR_CONNECTIONS_PER_IP: intFrom(512, 0),
   /** How long a sign-in lasts (7 days). Change with the shop's session policy. */
   SESSION_TTL_SECONDS: intFrom(7 * 24 * 3600, 60),
   /** How long a shopper has to pay an order before it is cancelled (30 min). Change for the shop's payment window. */

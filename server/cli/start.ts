@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess, type StdioOptions } from "node:child_process";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { env } from "../env";
-import { startBalancer, type Balancer } from "./balancer";
+import { openStartingDoor, type StartingDoor } from "./starting-door";
 import { SECKILL_SERVICE_ARGS } from "../seckill-service/launch";
 import { webServerArgs } from "./web-launch";
 import { childEnvironment, prepareEnvironment, type Launch } from "./launch-env";
@@ -16,20 +16,20 @@ const WORKER_ENTRY = "worker/main.ts";
 
 /**
  * npm start                          migrate, build if the sources changed, ensure a demo sale,
- *                                    run web + seckill service + worker behind a balancer on PORT
+ *                                    run web + seckill service + worker, the front door on PORT
  * npm start -- --web N --seckill K --workers M
  *                                    N Next.js instances, K seckill services, M workers; the
- *                                    balancer on PORT sends /api/seckill/… to the seckill services
- *                                    (--seckill 0: to Next.js) and the rest to Next.js
+ *                                    seckill services are the front door on PORT: they answer
+ *                                    /api/seckill/… themselves and proxy the rest to Next.js
  * npm run web|seckill|worker         the same preparation, then only that kind of process (web
- *                                    on PORT, seckill on SECKILL_PORT, no balancer)
+ *                                    on PORT, seckill on SECKILL_PORT, no front door)
  *
  * Every process runs with NODE_ENV=production unless the environment (or .env) says otherwise.
  * The preparation (server/cli/prepare.ts) is safe with many processes starting at once, and each
  * process is spawned, so it reports healthy, only once the preparation is done.
  *
- * With the balancer, PORT answers from the first second: a "starting…" page (503) while the
- * build, migrations and processes come up, the shop once every instance behind it is healthy.
+ * PORT answers from the first second: a "starting…" page (503) while the build, migrations and
+ * processes come up (server/cli/starting-door.ts), the shop once every process is healthy.
  * The demo sale is made only then, so it opens 15 s after the shop can be seen.
  */
 
@@ -56,17 +56,18 @@ const count = (name: string, raw: string, min: number) => {
 };
 const wanted = (kind: "web" | "seckill" | "worker") => only === undefined || only === kind;
 const webCount = wanted("web") ? count("web", values.web, 1) : 0;
-const seckillCount = wanted("seckill") ? count("seckill", values.seckill, only === "seckill" ? 1 : 0) : 0;
+// The seckill services serve PORT (the front door), so `npm start` needs at least one.
+const seckillCount = wanted("seckill") ? count("seckill", values.seckill, 1) : 0;
 const workerCount = wanted("worker") ? count("workers", values.workers, 1) : 0;
 
 const log = (line: string) => console.log(`[start] ${line}`);
-const balanced = only === undefined && webCount > 0;
+const withFrontDoor = only === undefined && webCount > 0;
 let config: ReturnType<typeof env>;
-let balancer: Balancer | undefined;
+let startingDoor: StartingDoor | undefined;
 function failed(error: unknown): never {
   // One clear line (an environment refusal, a migration that failed, a wait that timed out).
   console.error(`[start] preparation failed: ${error instanceof Error ? error.message : String(error)}`);
-  void balancer?.close();
+  void startingDoor?.close();
   process.exit(1);
 }
 let launch: Launch;
@@ -74,7 +75,7 @@ try {
   launch = prepareEnvironment(".env", log);
   config = env();
   // Listening before the build: a visitor on PORT gets the starting page, never a refused connection.
-  if (balanced) balancer = await startBalancer(config.PORT, null, { trustedHops: config.TRUSTED_PROXY_HOPS });
+  if (withFrontDoor) startingDoor = await openStartingDoor(config.PORT, config.FRONT_DOOR_HOST);
 } catch (error) {
   failed(error);
 }
@@ -88,7 +89,7 @@ try {
   await prepareDatabase(config, log);
   const services = await createServices(config);
   try {
-    await prepareData(services, launch, log, (text) => console.log(text), { demoSale: !balanced });
+    await prepareData(services, launch, log, (text) => console.log(text), { demoSale: !withFrontDoor });
   } finally {
     await services.close();
   }
@@ -104,15 +105,17 @@ const forwardStopSignals = () => {
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.on(signal, () => {
       stopping = true;
-      void balancer?.close();
+      void startingDoor?.close();
       for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
     });
   }
 };
-const run = (name: string, command: string, args: string[], extraEnv: Record<string, string> = {}) => {
+const run = (name: string, command: string, args: string[], extraEnv: Record<string, string> = {}, { ipc = false } = {}) => {
   if (stopping) return;
   if (children.length === 0) forwardStopSignals();
-  const child = spawn(command, args, { stdio: "inherit", env: { ...process.env, ...childEnvironment(config), ...extraEnv } });
+  // An IPC channel for the processes the front door's socket is handed to.
+  const stdio: StdioOptions = ipc ? ["inherit", "inherit", "inherit", "ipc"] : "inherit";
+  const child: ChildProcess = spawn(command, args, { stdio, env: { ...process.env, ...childEnvironment(config), ...extraEnv } });
   child.on("exit", (code, signal) => {
     log(`${name} exited (${signal ?? code})`);
     // Asked to stop, a child ending by the signal (next start exits 128 + 15) stopped cleanly;
@@ -121,43 +124,45 @@ const run = (name: string, command: string, args: string[], extraEnv: Record<str
     if (!stoppedCleanly) process.exitCode ??= code ?? 1;
     stopping = true;
     for (const other of children) if (other !== child && other.exitCode === null) other.kill("SIGTERM");
-    void balancer?.close();
+    void startingDoor?.close();
   });
   children.push(child);
+  return child;
 };
-if (only === "web") run("web", process.execPath, webServerArgs(config.PORT));
+if (only === "web") run("web", process.execPath, webServerArgs(config.PORT, config.LISTEN_HOST));
 else if (only === "seckill") run("seckill", process.execPath, SECKILL_SERVICE_ARGS);
 else if (webCount > 0) {
-  // The instances listen on free loopback ports and trust the balancer's one hop; the balancer,
-  // on PORT, stands in for a production load balancer (nginx, a cloud LB) and trusts the
-  // configured TRUSTED_PROXY_HOPS in front of it.
-  const hops = { TRUSTED_PROXY_HOPS: "1" };
+  // The web instances listen on free loopback ports and trust the front door's one hop. The
+  // seckill services, the front door, trust the configured TRUSTED_PROXY_HOPS in front of it;
+  // their own ports are at SECKILL_PORT and up when it is set (a bench reaching them straight),
+  // free ones otherwise.
   const webPorts: number[] = [];
   for (let i = 0; i < webCount; i++) {
     const port = await freePort();
     webPorts.push(port);
-    run(`web:${port}`, process.execPath, webServerArgs(port, "127.0.0.1"), hops);
+    run(`web:${port}`, process.execPath, webServerArgs(port, "127.0.0.1"), { TRUSTED_PROXY_HOPS: "1" });
   }
   const seckillPorts: number[] = [];
+  const seckills: ChildProcess[] = [];
   for (let i = 0; i < seckillCount; i++) {
-    const port = await freePort();
+    const port = process.env.SECKILL_PORT ? config.SECKILL_PORT + i : await freePort();
     seckillPorts.push(port);
-    run(`seckill:${port}`, process.execPath, SECKILL_SERVICE_ARGS, { ...hops, SECKILL_PORT: String(port) });
+    const child = run(`seckill:${port}`, process.execPath, SECKILL_SERVICE_ARGS, { SECKILL_PORT: String(port), LISTEN_HOST: "127.0.0.1" }, { ipc: true });
+    if (child) seckills.push(child);
   }
   log(`starting ${webCount} web instance(s) and ${seckillCount} seckill service(s); ${config.PUBLIC_BASE_URL} shows a starting page until they are ready`);
-  const pools = { web: webPorts, seckill: seckillPorts };
   void untilAllHealthy([...webPorts, ...seckillPorts], () => stopping).then(
     async (ready) => {
       if (!ready || stopping) return;
-      balancer!.serve(pools);
-      log(`balancer ready: web on internal ports ${webPorts.join(", ")}; ${SECKILL_ENDPOINT}/ to ${seckillPorts.length ? `seckill services on internal ports ${seckillPorts.join(", ")}` : "the web instances"}`);
+      await startingDoor!.handOver(seckills, webPorts);
+      log(`front door ready on port ${config.PORT}: ${SECKILL_ENDPOINT}/ answered by the seckill services (internal ports ${seckillPorts.join(", ")}), the rest proxied to web (internal ports ${webPorts.join(", ")})`);
       const services = await createServices(config);
       try {
         await prepareDemoSale(services, log);
       } finally {
         await services.close();
       }
-      // The one address to open: the balancer's (PUBLIC_BASE_URL), never an instance's port.
+      // The one address to open: the front door's (PUBLIC_BASE_URL), never an instance's port.
       log(`the shop is ready: ${config.PUBLIC_BASE_URL}  (health: /api/health)`);
     },
     (error: unknown) => log(`could not finish starting: ${error instanceof Error ? error.message : String(error)}`),
@@ -174,6 +179,6 @@ if (only === "worker" && workerCount === 1) {
     run(workerCount > 1 ? `worker ${i}` : "worker", process.execPath, ["--import", "tsx", WORKER_ENTRY], { WORKER_METRICS_PORT: String(metricsPort(i)) });
   }
 }
-if (only === "web") log(`web on http://127.0.0.1:${config.PORT}  (health: /api/health)`);
-if (only === "seckill") log(`seckill service on http://127.0.0.1:${config.SECKILL_PORT}${SECKILL_ENDPOINT}`);
+if (only === "web") log(`web on http://${config.LISTEN_HOST}:${config.PORT}  (health: /api/health)`);
+if (only === "seckill") log(`seckill service on http://${config.LISTEN_HOST}:${config.SECKILL_PORT}${SECKILL_ENDPOINT}`);
 

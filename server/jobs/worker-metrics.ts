@@ -100,6 +100,6 @@ export function serveWorkerMetrics(metrics: WorkerMetrics, env: CoreServices["en
     );
   });
   server.on("error", (error) => log.warn({ err: error, port: env.WORKER_METRICS_PORT }, "worker metrics not served"));
-  server.listen(env.WORKER_METRICS_PORT, () => log.info({ port: env.WORKER_METRICS_PORT }, "worker metrics on /metrics"));
+  server.listen(env.WORKER_METRICS_PORT, env.LISTEN_HOST, () => log.info({ port: env.WORKER_METRICS_PORT, host: env.LISTEN_HOST }, "worker metrics on /metrics"));
   return server;
 }

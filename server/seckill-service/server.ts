@@ -22,8 +22,13 @@ import { trpcErrorOf } from "./trpc-internals";
  * script (the purchase step proves itself with its token instead: gateFor); then the rest of the
  * procedure (answer-procedure.ts). Also answers /api/health and /api/metrics.
  */
-export function createSeckillServer(services: Services): http.Server {
-  return http.createServer((req, res) => {
+export function createSeckillServer(services: Services, options: http.ServerOptions = {}): http.Server {
+  return http.createServer(options, answerSeckillRequest(services));
+}
+
+/** The service's request listener, also run in process by `npm start`'s front door (server/front-door/). */
+export function answerSeckillRequest(services: Services): http.RequestListener {
+  return (req, res) => {
     const pathname = (req.url ?? "/").split("?", 1)[0]!;
     if (pathname === "/api/health") return answerHealth(services, res);
     const headers = nodeHeaders(req);
@@ -51,9 +56,11 @@ export function createSeckillServer(services: Services): http.Server {
       const gate = gateFor(services, pathname, null, () => clientAddress(req.headers["x-forwarded-for"] as string | undefined, req.socket.remoteAddress, services.env.TRUSTED_PROXY_HOPS));
       return answerProcedure(services, headers, res, path, parsed, gate, startedAt);
     })().catch((error: unknown) => {
+      // A client gone before its body was whole (a timeout, an attacker's trickle) is no fault of ours.
+      if (!req.complete && req.destroyed) return;
       logServerFaults({ error: trpcErrorOf(error), path, type: "mutation" });
       if (!res.headersSent) sendJson(res, 500, { error: { message: UNEXPECTED_ERROR_MESSAGE[langOf(headers)], code: "INTERNAL_SERVER_ERROR" } });
       res.end();
     });
-  });
+  };
 }

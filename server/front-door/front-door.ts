@@ -1,0 +1,122 @@
+import http from "node:http";
+import { createProxyServer } from "http-proxy-3";
+import { SECKILL_ENDPOINT } from "../endpoints";
+import { forwardedHeaders } from "../gateway/client-ip";
+import { langOf, type Localized } from "../i18n";
+import { refusalBody, type Refusal } from "../trpc/refusal-body";
+import { isOverConnectionCap, limitConnectionsPerAddress } from "./connection-limit";
+
+/**
+ * `npm start`'s front door on PORT, served by the seckill service process itself: the purchase
+ * path (/api/seckill/…) is answered in process, at no extra hop, and everything else is proxied
+ * to the Next.js instances by http-proxy-3, which drops the upstream request the moment its client
+ * goes away. In front of both: Node's own header and request timeouts (slowloris, trickled
+ * bodies), an idle keep-alive timeout, a cap on connections per client address, and no GET or
+ * HEAD carrying a body. X-Forwarded-For follows the one rule of server/gateway/client-ip.ts.
+ * Production puts nginx (deploy/nginx/) here, with the same protections.
+ */
+export interface FrontDoorLimits {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  idleTimeoutMs: number;
+  /** 0: no cap. Ignored behind trusted proxies, whose one address every connection has. */
+  connectionsPerAddress: number;
+}
+
+export interface FrontDoorOptions {
+  /** Answers the purchase path in this process (the seckill service's request listener). */
+  answerPurchasePath: http.RequestListener;
+  /** The web instances' ports on 127.0.0.1, taken in turn. */
+  webPorts: readonly number[];
+  trustedHops: number;
+  limits: FrontDoorLimits;
+}
+
+/** How often Node looks for connections past their header or request timeout. */
+const TIMEOUT_CHECK_INTERVAL_MS = 1000;
+
+/** Idle kept-alive connections to the web instances, per instance; more are opened when needed, never queued for. */
+const IDLE_UPSTREAM_SOCKETS = 64;
+
+export function serverTimeouts(limits: Pick<FrontDoorLimits, "headersTimeoutMs" | "requestTimeoutMs">): http.ServerOptions {
+  return {
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: Math.max(limits.requestTimeoutMs, limits.headersTimeoutMs),
+    connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+  };
+}
+
+const BODY_ON_GET: Localized = {
+  en: "A GET or HEAD request may not carry a body.",
+  zh: "GET 或 HEAD 请求不能携带请求体。",
+};
+const TOO_MANY_CONNECTIONS: Localized = {
+  en: "Too many open connections from your address. Close some and try again.",
+  zh: "您所在网络地址打开的连接过多。请关闭一些后重试。",
+};
+const WEB_UNAVAILABLE: Localized = {
+  en: "The shop is not answering right now. Try again in a moment.",
+  zh: "商城暂时没有响应，请稍后重试。",
+};
+
+export function createFrontDoor(options: FrontDoorOptions): http.Server {
+  if (options.webPorts.length === 0) throw new Error("the front door needs at least one web instance");
+  const { limits, trustedHops, answerPurchasePath } = options;
+  const agent = new http.Agent({ keepAlive: true, maxFreeSockets: IDLE_UPSTREAM_SOCKETS, timeout: limits.idleTimeoutMs });
+  const proxy = createProxyServer({ agent, xfwd: false, proxyTimeout: 0 });
+  const targets = options.webPorts.map((port) => ({ host: "127.0.0.1", port }));
+  let next = 0;
+
+  proxy.on("error", (_error, req, res) => {
+    if (res instanceof http.ServerResponse) refuse(req, res, { code: "BAD_GATEWAY", httpStatus: 502, text: WEB_UNAVAILABLE, retryAfterSeconds: 1 });
+    else res.destroy();
+  });
+
+  const server = http.createServer(serverTimeouts(limits), (req, res) => {
+    if (isOverConnectionCap(req)) {
+      return refuse(req, res, { code: "TOO_MANY_REQUESTS", httpStatus: 429, text: TOO_MANY_CONNECTIONS, retryAfterSeconds: 5, close: true });
+    }
+    if ((req.method === "GET" || req.method === "HEAD") && carriesBody(req)) {
+      // Refused and closed: the body's bytes must never be read as the next request.
+      return refuse(req, res, { code: "BAD_REQUEST", httpStatus: 400, text: BODY_ON_GET, close: true });
+    }
+    if (req.url?.startsWith(`${SECKILL_ENDPOINT}/`)) return answerPurchasePath(req, res);
+    Object.assign(req.headers, forwardedHeaders(req.headers, req.socket, trustedHops));
+    proxy.web(req, res, { target: targets[next++ % targets.length]! });
+  });
+  server.keepAliveTimeout = limits.idleTimeoutMs;
+  if (trustedHops === 0) limitConnectionsPerAddress(server, limits.connectionsPerAddress);
+  server.on("close", () => agent.destroy());
+  return server;
+}
+
+function carriesBody(req: http.IncomingMessage): boolean {
+  const length = req.headers["content-length"];
+  return req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+}
+
+interface FrontDoorRefusal {
+  code: Refusal["code"];
+  httpStatus: number;
+  text: Localized;
+  retryAfterSeconds?: number;
+  close?: boolean;
+}
+
+function refuse(req: http.IncomingMessage, res: http.ServerResponse, refusal: FrontDoorRefusal): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const url = new URL(req.url ?? "/", "http://front-door");
+  const lang = langOf({ get: (name) => (req.headers[name] as string | undefined) ?? null });
+  const payload = JSON.stringify(refusalBody(url.pathname, url.searchParams, { code: refusal.code, httpStatus: refusal.httpStatus, message: refusal.text[lang] }));
+  res.writeHead(refusal.httpStatus, {
+    "content-type": "application/json",
+    "cache-control": "no-store",
+    "content-length": Buffer.byteLength(payload),
+    ...(refusal.retryAfterSeconds ? { "retry-after": String(refusal.retryAfterSeconds) } : {}),
+    ...(refusal.close ? { connection: "close" } : {}),
+  });
+  res.end(payload);
+}
