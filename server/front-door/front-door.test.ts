@@ -145,6 +145,42 @@ describe("createFrontDoor (npm start's front door)", () => {
     await expect(Promise.race([closed.then(() => "closed"), new Promise((resolve) => setTimeout(() => resolve("still held"), 1000))])).resolves.toBe("closed");
   });
 
+  it("sends Next nothing for a request whose client left as it sent it", async () => {
+    let seen = 0;
+    const base = await frontDoor([await upstream("web", (_req, res) => (seen++, res.end("ok")))]);
+    const { port } = new URL(base);
+    await Promise.all(
+      Array.from({ length: 50 }, () => {
+        const socket = net.connect({ port: Number(port), host: "127.0.0.1" });
+        socket.on("error", () => undefined);
+        return new Promise<void>((resolve) => {
+          socket.end("GET /sales/1 HTTP/1.1\r\nHost: x\r\n\r\n");
+          socket.on("close", () => resolve());
+        });
+      }),
+    );
+    expect(await (await fetch(`${base}/`)).text()).toBe("ok");
+    expect(seen).toBe(1);
+  });
+
+  it("reads a body whole before Next sees the request: a trickled body never reaches it, a whole one does", async () => {
+    let seen = 0;
+    const base = await frontDoor([await upstream("web", (req, res) => (seen++, echo("web")(req, res)))]);
+    const trickled = raw(base, "POST /api/trpc/auth.signIn HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{");
+    const chunked = await request(base, "/api/trpc/auth.signIn", {
+      method: "POST",
+      body: new ReadableStream({ start: (c) => (c.enqueue(new TextEncoder().encode("{\"json\":")), c.enqueue(new TextEncoder().encode("1}")), c.close()) }),
+      duplex: "half",
+    } as RequestInit);
+    expect(chunked.body).toBe('{"json":1}');
+    expect(await trickled).toMatch(/^HTTP\/1\.1 408 /);
+    expect(seen).toBe(1);
+    const tooLarge = await fetch(`${base}/api/trpc/auth.signIn`, { method: "POST", body: "x".repeat(1024 * 1024 + 1) });
+    expect(tooLarge.status).toBe(413);
+    expect(trpcError(await tooLarge.json()).code).toBe("PAYLOAD_TOO_LARGE");
+    expect(seen).toBe(1);
+  });
+
   it("refuses a GET carrying a body and closes its connection, so the body is never read as a request", async () => {
     let seen = 0;
     const base = await frontDoor([await upstream("web", (_req, res) => (seen++, res.end("ok")))]);

@@ -1,4 +1,5 @@
 import http from "node:http";
+import { Readable } from "node:stream";
 import { createProxyServer } from "http-proxy-3";
 import { SECKILL_ENDPOINT } from "../endpoints";
 import { forwardedHeaders } from "../gateway/client-ip";
@@ -54,6 +55,13 @@ const TOO_MANY_CONNECTIONS: Localized = {
   en: "Too many open connections from your address. Close some and try again.",
   zh: "您所在网络地址打开的连接过多。请关闭一些后重试。",
 };
+/** tRPC calls, forms and notifications are small; nothing the shop takes is near this. */
+const MAX_PROXIED_BODY_BYTES = 1024 * 1024;
+
+const BODY_TOO_LARGE: Localized = {
+  en: `The request body is over ${MAX_PROXIED_BODY_BYTES} bytes.`,
+  zh: `请求正文超过了 ${MAX_PROXIED_BODY_BYTES} 字节。`,
+};
 const WEB_UNAVAILABLE: Localized = {
   en: "The shop is not answering right now. Try again in a moment.",
   zh: "商城暂时没有响应，请稍后重试。",
@@ -82,12 +90,53 @@ export function createFrontDoor(options: FrontDoorOptions): http.Server {
     }
     if (req.url?.startsWith(`${SECKILL_ENDPOINT}/`)) return answerPurchasePath(req, res);
     Object.assign(req.headers, forwardedHeaders(req.headers, req.socket, trustedHops));
-    proxy.web(req, res, { target: targets[next++ % targets.length]! });
+    const forward = (body?: Buffer) => {
+      // Past the event loop's next read of the socket first: a client that sent its request and
+      // left at once (its close read there) costs Next nothing, not a page rendered for no one.
+      setImmediate(() =>
+        setImmediate(() => {
+          if (res.destroyed || req.socket.destroyed || req.socket.readableEnded) return void res.destroy();
+          proxy.web(req, res, { target: targets[next++ % targets.length]!, ...(body ? { buffer: Readable.from([body]) } : {}) });
+        }),
+      );
+    };
+    if (!carriesBody(req)) return forward();
+    // The body whole before Next sees the request, as nginx's proxy_request_buffering: a body
+    // trickled in holds this connection until REQUEST_TIMEOUT_MS, never a request in Next.
+    readWhole(req, MAX_PROXIED_BODY_BYTES).then(
+      (body) => {
+        if (body === null) return refuse(req, res, { code: "PAYLOAD_TOO_LARGE", httpStatus: 413, text: BODY_TOO_LARGE, close: true });
+        req.headers["content-length"] = String(body.length);
+        delete req.headers["transfer-encoding"];
+        forward(body);
+      },
+      () => res.destroy(),
+    );
   });
   server.keepAliveTimeout = limits.idleTimeoutMs;
   if (trustedHops === 0) limitConnectionsPerAddress(server, limits.connectionsPerAddress);
   server.on("close", () => agent.destroy());
   return server;
+}
+
+/** A request body's bytes, or null past `maxBytes` (then not read further). */
+function readWhole(req: http.IncomingMessage, maxBytes: number): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    if (Number(req.headers["content-length"] ?? 0) > maxBytes) return resolve(null);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBytes) chunks.push(chunk);
+      else {
+        req.pause();
+        resolve(null);
+      }
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+    req.on("close", () => reject(new Error("client left")));
+  });
 }
 
 function carriesBody(req: http.IncomingMessage): boolean {
