@@ -33,7 +33,7 @@ async function askWorkerDependencies(): Promise<void> {
   // Loaded only here: the web and seckill checks, every few seconds, stay a fetch.
   const { default: mariadb } = await import("mariadb");
   const { connectRedis } = await import("../clients/redis");
-  const { parseDatabaseUrl } = await import("../clients/db");
+  const { explainConnectionError, parseDatabaseUrl } = await import("../clients/db");
   const config = env();
   const redis = connectRedis(config, { maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: TIMEOUT_MS, commandTimeout: TIMEOUT_MS, lazyConnect: true });
   // The connection's own error says why (refused, unknown host); the ping only that it failed.
@@ -46,11 +46,10 @@ async function askWorkerDependencies(): Promise<void> {
   } finally {
     redis.disconnect();
   }
-  const mysql = await mariadb
-    .createConnection({ ...parseDatabaseUrl(config.DATABASE_URL), connectTimeout: TIMEOUT_MS, queryTimeout: TIMEOUT_MS })
-    .catch((error: unknown) => {
-      throw new Error(`MySQL: ${(error as Error).message}`);
-    });
+  const target = parseDatabaseUrl(config.DATABASE_URL);
+  const mysql = await mariadb.createConnection({ ...target, connectTimeout: TIMEOUT_MS, queryTimeout: TIMEOUT_MS }).catch((error: unknown) => {
+    throw new Error(`MySQL: ${explainConnectionError(error, target).message}`);
+  });
   try {
     await mysql.query("SELECT 1");
   } finally {

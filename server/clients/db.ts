@@ -1,4 +1,5 @@
 import { PrismaMariaDb } from "@prisma/adapter-mariadb";
+import { readFileSync } from "node:fs";
 import mariadb, { type Pool } from "mariadb";
 import { Prisma, PrismaClient } from "../generated/prisma/client";
 import { redactedUrl } from "./redacted-url";
@@ -13,23 +14,62 @@ export interface MysqlTarget {
   database: string;
   /** MySQL 8's caching_sha2_password over plain TCP asks for the server's RSA key (`?allowPublicKeyRetrieval=true`). */
   allowPublicKeyRetrieval?: boolean;
-  /** TLS to the server, its certificate checked (`?ssl=true`, what managed MySQL wants). */
-  ssl?: { rejectUnauthorized: true };
+  /** TLS to the server (`?ssl=true`, `?sslca=`), its certificate checked unless `?sslaccept=accept_invalid_certs`. */
+  ssl?: { rejectUnauthorized: boolean; ca?: string };
 }
 
 /** The URL options this app reads; any other is refused rather than silently ignored. */
-const URL_OPTIONS = ["allowPublicKeyRetrieval", "ssl"] as const;
+const URL_OPTIONS = ["ssl", "sslca", "sslaccept", "allowPublicKeyRetrieval"] as const;
+type UrlOption = (typeof URL_OPTIONS)[number];
+const SSL_ACCEPT = ["strict", "accept_invalid_certs"] as const;
 
-function booleanOption(url: URL, name: (typeof URL_OPTIONS)[number]): boolean | undefined {
+function booleanOption(url: URL, name: UrlOption): boolean | undefined {
   const value = url.searchParams.get(name);
   if (value === null) return undefined;
   if (value !== "true" && value !== "false") throw new Error(`DATABASE_URL's ${name} must be true or false, not "${value}"`);
   return value === "true";
 }
 
+/** The PEM text of `?sslca=`'s file, or a refusal naming the option. */
+function readCaFile(file: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new Error(`DATABASE_URL's sslca cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (!text.includes("-----BEGIN CERTIFICATE-----")) throw new Error(`DATABASE_URL's sslca ${file} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  return text;
+}
+
+/** `?ssl`, `?sslca` and `?sslaccept` as the driver's `ssl` option; contradictions refused. */
+function tlsOption(url: URL): MysqlTarget["ssl"] {
+  const ssl = booleanOption(url, "ssl");
+  const caFile = url.searchParams.get("sslca");
+  const accept = url.searchParams.get("sslaccept");
+  if (caFile === "") throw new Error("DATABASE_URL's sslca names no file (sslca=/path/to/ca.pem)");
+  if (accept !== null && !(SSL_ACCEPT as readonly string[]).includes(accept)) {
+    throw new Error(`DATABASE_URL's sslaccept must be ${SSL_ACCEPT.join(" or ")}, not "${accept}"`);
+  }
+  // A CA file turns TLS on, as the mysql client's --ssl-ca does.
+  const wanted = ssl ?? (caFile !== null || accept !== null ? true : false);
+  if (!wanted) {
+    if (caFile !== null) throw new Error("DATABASE_URL's sslca contradicts ssl=false (a CA file is for TLS)");
+    if (accept !== null) throw new Error("DATABASE_URL's sslaccept contradicts ssl=false (it says which TLS certificates to accept)");
+    return undefined;
+  }
+  if (caFile !== null && accept === "accept_invalid_certs") {
+    throw new Error("DATABASE_URL's sslca contradicts sslaccept=accept_invalid_certs (a CA file is for checking the certificate)");
+  }
+  return { rejectUnauthorized: accept !== "accept_invalid_certs", ...(caFile !== null ? { ca: readCaFile(caFile) } : {}) };
+}
+
 /**
- * Splits Prisma's usual `mysql://user:pass@host:port/db` into the driver's pool options, with
- * `?ssl=true` and `?allowPublicKeyRetrieval=true` for MySQL 8 and managed servers.
+ * The one place DATABASE_URL becomes the MariaDB driver's connection options (Prisma's adapter,
+ * the pools, the migrator, seed and healthcheck all take them from here). Reads Prisma's usual
+ * `mysql://user:pass@host:port/db` with `?ssl=true` (TLS, certificate checked against the
+ * system's CAs), `?sslca=/path/ca.pem` (a private CA; implies TLS), `?sslaccept=strict|
+ * accept_invalid_certs` and `?allowPublicKeyRetrieval=true`; any other option is refused.
  */
 export function parseDatabaseUrl(url: string): MysqlTarget {
   const parsed = new URL(url);
@@ -37,9 +77,10 @@ export function parseDatabaseUrl(url: string): MysqlTarget {
   if (!database) throw new Error(`DATABASE_URL names no database: ${redactedUrl(url)}`);
   for (const name of parsed.searchParams.keys()) {
     if (!(URL_OPTIONS as readonly string[]).includes(name)) throw new Error(`DATABASE_URL's ?${name} is not an option this app reads (${URL_OPTIONS.join(", ")})`);
+    if (parsed.searchParams.getAll(name).length > 1) throw new Error(`DATABASE_URL gives ?${name} more than once`);
   }
   const allowPublicKeyRetrieval = booleanOption(parsed, "allowPublicKeyRetrieval");
-  const ssl = booleanOption(parsed, "ssl");
+  const ssl = tlsOption(parsed);
   return {
     host: parsed.hostname || "127.0.0.1",
     port: parsed.port ? Number(parsed.port) : 3306,
@@ -47,8 +88,33 @@ export function parseDatabaseUrl(url: string): MysqlTarget {
     password: decodeURIComponent(parsed.password),
     database,
     ...(allowPublicKeyRetrieval === undefined ? {} : { allowPublicKeyRetrieval }),
-    ...(ssl ? { ssl: { rejectUnauthorized: true as const } } : {}),
+    ...(ssl ? { ssl } : {}),
   };
+}
+
+const ER_ACCESS_DENIED_ERROR = 1045;
+const ER_SECURE_TRANSPORT_REQUIRED = 3159;
+
+/**
+ * A failed connection's error, with what it means for DATABASE_URL's TLS options when it is
+ * about TLS: the driver's and server's own words name neither the URL nor its options.
+ * MariaDB answers a plain-text login under require_secure_transport with "Access denied".
+ */
+export function explainConnectionError(error: unknown, target: MysqlTarget): Error {
+  const cause = error instanceof Error ? error : new Error(String(error));
+  const { code, errno } = cause as { code?: string; errno?: number };
+  const where = `the MySQL server at ${target.host}:${target.port}`;
+  let hint: string | undefined;
+  if (code === "ER_SERVER_SSL_DISABLED") {
+    hint = `DATABASE_URL asks for TLS (?ssl=true), but ${where} does not offer TLS; nothing was sent in plain text`;
+  } else if (errno === ER_SECURE_TRANSPORT_REQUIRED || /insecure transport/i.test(cause.message)) {
+    hint = `${where} requires TLS: add ?ssl=true to DATABASE_URL (and ?sslca=/path/ca.pem for a private CA)`;
+  } else if (errno === ER_ACCESS_DENIED_ERROR && !target.ssl) {
+    hint = `${where} refused the login over plain text; if it requires TLS (require_secure_transport, as managed MySQL does), add ?ssl=true to DATABASE_URL`;
+  } else if (target.ssl && /certificate|CERT_|self[- ]signed/i.test(`${code ?? ""} ${cause.message}`)) {
+    hint = `TLS to ${where}: its certificate was not accepted; for a private CA give its PEM file as ?sslca=/path/ca.pem in DATABASE_URL`;
+  }
+  return hint ? new Error(`${hint} (${cause.message})`, { cause }) : cause;
 }
 
 export function createDb(databaseUrl: string, poolSize: number): Db {

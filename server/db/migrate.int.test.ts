@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import mariadb from "mariadb";
+import { parseDatabaseUrl } from "../clients/db";
 import { listMigrations, migrate, planMigrations, waitForMigrations } from "./migrate";
 
 /** The migrator records migrations exactly as `prisma migrate deploy` would, and is idempotent. */
@@ -10,9 +11,11 @@ const base = new URL(process.env.TEST_DATABASE_URL ?? "mysql://root@127.0.0.1:33
 const database = `fs_t_migrate_${randomBytes(3).toString("hex")}`;
 base.pathname = `/${database}`;
 const url = base.toString();
+// Every connection of this file on the URL's own options (TLS, credentials), as the app's.
+const server = parseDatabaseUrl(url);
 
 async function query<T>(sql: string): Promise<T> {
-  const conn = await mariadb.createConnection({ host: base.hostname, port: Number(base.port || 3306), user: "root", database });
+  const conn = await mariadb.createConnection({ ...server, database });
   try {
     return (await conn.query(sql)) as T;
   } finally {
@@ -22,7 +25,7 @@ async function query<T>(sql: string): Promise<T> {
 
 const others: string[] = [];
 afterAll(async () => {
-  const admin = await mariadb.createConnection({ host: base.hostname, port: Number(base.port || 3306), user: "root" });
+  const admin = await mariadb.createConnection({ ...server, database: undefined });
   try {
     for (const name of [database, ...others]) await admin.query(`DROP DATABASE IF EXISTS \`${name}\``);
   } finally {
@@ -40,7 +43,7 @@ function otherDatabase(tag: string): string {
 }
 
 async function recorded(url: string) {
-  const conn = await mariadb.createConnection({ host: base.hostname, port: Number(base.port || 3306), user: "root", database: new URL(url).pathname.slice(1) });
+  const conn = await mariadb.createConnection(parseDatabaseUrl(url));
   try {
     return (await conn.query("SELECT migration_name, finished_at FROM _prisma_migrations ORDER BY migration_name")) as { migration_name: string; finished_at: Date | null }[];
   } finally {
@@ -50,7 +53,7 @@ async function recorded(url: string) {
 
 describe("migrate", () => {
   it("creates the database, applies every migration once and records it like Prisma", async () => {
-    const admin = await mariadb.createConnection({ host: base.hostname, port: Number(base.port || 3306), user: "root" });
+    const admin = await mariadb.createConnection({ ...server, database: undefined });
     await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
     await admin.end();
 
@@ -85,7 +88,7 @@ describe("migrate", () => {
 
   it("says it is waiting while another migrator holds the lock, and goes on once it is free", async () => {
     const url = otherDatabase("lock");
-    const holder = await mariadb.createConnection({ host: base.hostname, port: Number(base.port || 3306), user: "root" });
+    const holder = await mariadb.createConnection({ ...server, database: undefined });
     try {
       expect(Number((await holder.query("SELECT GET_LOCK('prisma_migrate', 10) AS held"))[0].held)).toBe(1);
       const lines: string[] = [];
@@ -101,7 +104,7 @@ describe("migrate", () => {
 
   it("gives up with a clear message when the lock stays held, having migrated nothing", async () => {
     const url = otherDatabase("held");
-    const holder = await mariadb.createConnection({ host: base.hostname, port: Number(base.port || 3306), user: "root" });
+    const holder = await mariadb.createConnection({ ...server, database: undefined });
     try {
       await holder.query("SELECT GET_LOCK('prisma_migrate', 10)");
       await expect(migrate(url, () => {}, { lockWaitSeconds: 1 })).rejects.toThrow(/held the migration lock \(prisma_migrate\) for over 1 s; nothing was migrated/);

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { readdirSync, readFileSync, existsSync } from "node:fs";
 import path from "node:path";
 import mariadb from "mariadb";
-import { parseDatabaseUrl } from "../clients/db";
+import { explainConnectionError, parseDatabaseUrl } from "../clients/db";
 
 /**
  * Applies prisma/migrations/<ts>_<name>/migration.sql in order and records each in
@@ -80,16 +80,14 @@ export function planMigrations(migrations: readonly Migration[], rows: readonly 
 
 const quoteName = (name: string) => `\`${name.replaceAll("`", "``")}\``;
 
-function connectServer(databaseUrl: string, database?: string) {
+/** A connection on DATABASE_URL's options, TLS included; `database` unset reaches the server before the database exists. */
+async function connectServer(databaseUrl: string, database?: string) {
   const target = parseDatabaseUrl(databaseUrl);
-  return mariadb.createConnection({
-    host: target.host,
-    port: target.port,
-    user: target.user,
-    password: target.password,
-    database,
-    multipleStatements: true,
-  });
+  try {
+    return await mariadb.createConnection({ ...target, database, multipleStatements: true });
+  } catch (error) {
+    throw explainConnectionError(error, target);
+  }
 }
 
 export interface MigrateOptions {

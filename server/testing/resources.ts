@@ -7,7 +7,7 @@ import { clusterReady, connectRedis, type RedisTarget } from "../clients/redis";
 
 export async function dropDatabase(databaseUrl: string): Promise<void> {
   const target = parseDatabaseUrl(databaseUrl);
-  const admin = await mariadb.createConnection({ host: target.host, port: target.port, user: target.user, password: target.password });
+  const admin = await mariadb.createConnection({ ...target, database: undefined });
   try {
     await admin.query(`DROP DATABASE IF EXISTS \`${target.database.replaceAll("`", "``")}\``);
   } finally {
