@@ -14,6 +14,9 @@ import { listMigrations, migrate, waitForMigrations } from "./migrate";
  * ones every one of them refuses, saying it is about TLS, and nothing goes over plain text.
  */
 
+// These tests start several processes each; a loaded machine needs more than the project's default.
+const PROCESSES_TIMEOUT_MS = 300_000;
+
 let tls: TlsMariaDb;
 let t: TestEnvironment;
 
@@ -24,9 +27,9 @@ afterAll(async () => {
   await Promise.allSettled([tls?.stop(), t?.cleanup()]);
 });
 
-/** `npm run db:migrate`'s process on this DATABASE_URL: its exit code and output. */
-function runDbMigrate(databaseUrl: string): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "server/db/migrate.ts"], {
+/** A command's process on this DATABASE_URL: its exit code and output. */
+function runCli(script: string[], databaseUrl: string): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", ...script], {
     env: { ...process.env, ...t.childEnv, DATABASE_URL: databaseUrl },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -35,6 +38,11 @@ function runDbMigrate(databaseUrl: string): Promise<{ code: number | null; outpu
   child.stderr.on("data", (chunk) => (output += String(chunk)));
   return new Promise((resolve) => child.on("close", (code) => resolve({ code, output })));
 }
+
+/** `npm run db:migrate`, what the migration job runs. */
+const DB_MIGRATE = ["server/db/migrate.ts"];
+/** The image's health command for a worker, which connects to MySQL itself. */
+const HEALTHCHECK = ["server/cli/healthcheck.ts", "worker"];
 
 /** `npm run seckill|worker` on this DATABASE_URL: the reason it gave for not starting. */
 async function startupRefusal(kind: "seckill" | "worker", databaseUrl: string): Promise<string> {
@@ -74,21 +82,27 @@ describe("a MySQL that requires TLS", () => {
       await services.close();
     }
 
-    const job = await runDbMigrate(url);
+    const job = await runCli(DB_MIGRATE, url);
     expect(job, job.output).toMatchObject({ code: 0 });
     expect(job.output).toContain("database is up to date");
 
+    const health = await runCli(HEALTHCHECK, url);
+    expect(health, health.output).toMatchObject({ code: 0 });
+
     const worker = await startPrepared("worker", t.childEnv, { DATABASE_URL: url, MIGRATE_ON_START: "0" });
     await worker.stop();
-  });
+  }, PROCESSES_TIMEOUT_MS);
 
   it("without TLS options: the migrator, a migration wait, db:migrate, the pool and a process refuse, naming TLS", async () => {
     const plain = tls.url("flashsale");
     await expect(migrate(plain)).rejects.toThrow(/requires TLS.*add \?ssl=true to DATABASE_URL/);
     await expect(waitForMigrations(plain, { timeoutSeconds: 1 })).rejects.toThrow(/requires TLS.*add \?ssl=true/);
-    const job = await runDbMigrate(plain);
+    const job = await runCli(DB_MIGRATE, plain);
     expect(job.code).not.toBe(0);
     expect(job.output).toMatch(/requires TLS.*add \?ssl=true to DATABASE_URL/);
+    const health = await runCli(HEALTHCHECK, plain);
+    expect(health.code).toBe(1);
+    expect(health.output).toMatch(/worker unhealthy: MySQL: .*requires TLS/);
     expect(await startupRefusal("worker", plain)).toMatch(/requires TLS.*add \?ssl=true to DATABASE_URL/);
 
     // The pool every process queries through refuses too, with the server's own words.
@@ -98,7 +112,7 @@ describe("a MySQL that requires TLS", () => {
     } finally {
       await pool.end();
     }
-  });
+  }, PROCESSES_TIMEOUT_MS);
 
   it("with ?ssl=true but not its private CA: the certificate is refused, pointing at ?sslca=", async () => {
     await expect(migrate(tls.url("flashsale", "?ssl=true"))).rejects.toThrow(/TLS .* certificate was not accepted.*\?sslca=/);
@@ -110,9 +124,12 @@ describe("a MySQL without TLS", () => {
 
   it("with ?ssl=true: the migrator, db:migrate, the pool, Prisma and the processes refuse rather than go plain text", async () => {
     await expect(migrate(tlsUrl())).rejects.toThrow(/asks for TLS \(\?ssl=true\), but the MySQL server at 127\.0\.0\.1:\d+ does not offer TLS/);
-    const job = await runDbMigrate(tlsUrl());
+    const job = await runCli(DB_MIGRATE, tlsUrl());
     expect(job.code).not.toBe(0);
     expect(job.output).toMatch(/does not offer TLS/);
+    const health = await runCli(HEALTHCHECK, tlsUrl());
+    expect(health.code).toBe(1);
+    expect(health.output).toMatch(/worker unhealthy: MySQL: .*does not offer TLS/);
 
     const services = await createServices(readEnv({ ...t.childEnv, DATABASE_URL: tlsUrl() }));
     try {
@@ -123,5 +140,5 @@ describe("a MySQL without TLS", () => {
     }
 
     for (const kind of ["seckill", "worker"] as const) expect(await startupRefusal(kind, tlsUrl())).toMatch(/does not offer TLS/);
-  });
+  }, PROCESSES_TIMEOUT_MS);
 });
