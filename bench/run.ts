@@ -5,6 +5,7 @@ import { readEnv } from "../server/env";
 import { createServices } from "../server/composition";
 import type { Services } from "../server/services";
 import { createShoppers } from "../server/seed";
+import { parseDatabaseUrl } from "../server/clients/db";
 import { migrate } from "../server/db/migrate";
 import { dropDatabase, deleteRedisNamespace } from "../server/testing/resources";
 import { startSeckillService, startWorker, type ChildHandle } from "../server/testing/harness";
@@ -175,7 +176,7 @@ async function main(): Promise<number> {
   if (targeted) {
     await checkTargets(options.targets);
   } else {
-    log(`reset: database ${new URL(DATABASE_URL).pathname.slice(1)}, Redis namespace ${NAMESPACE}:*`);
+    log(`reset: database ${parseDatabaseUrl(DATABASE_URL).database}, Redis namespace ${NAMESPACE}:*`);
     await dropDatabase(DATABASE_URL);
     await migrate(DATABASE_URL);
     await deleteRedisNamespace(REDIS_URL, NAMESPACE);
@@ -183,7 +184,7 @@ async function main(): Promise<number> {
   // A --target's own configuration (the environment, or .env, as `npm run seed` reads it): its
   // database, Redis namespace and session secret, so its shoppers and sales are the system's.
   const services = await createServices(targeted ? readEnv() : readEnv({ ...childEnv }));
-  if (targeted) log(`target: ${options.targets.join(", ")}; database ${new URL(services.env.DATABASE_URL).pathname.slice(1)}, Redis namespace ${services.env.REDIS_NAMESPACE}:* (added to, not reset)`);
+  if (targeted) log(`target: ${options.targets.join(", ")}; database ${parseDatabaseUrl(services.env.DATABASE_URL).database}, Redis namespace ${services.env.REDIS_NAMESPACE}:* (added to, not reset)`);
   let system: System | undefined;
   try {
     const seedStarted = Date.now();
