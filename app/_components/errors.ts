@@ -59,3 +59,12 @@ export function payErrorText(error: CallError, t: Messages): string {
   if (code && (PAY_ERROR_CODES as readonly string[]).includes(code)) return t.payFailed[code as PayErrorCode](error.message);
   return errorText(error, t);
 }
+
+/**
+ * Whether a stream (room.onStatus, seckill.onResult) was refused over the caps of open streams:
+ * its EventSource (the `eventsource` package, providers.tsx) failed with HTTP 429, which reaches
+ * the subscription as the error's cause.
+ */
+export function streamRefused(error: object | null | undefined): boolean {
+  return ((error as { cause?: { code?: unknown } } | null | undefined)?.cause)?.code === 429;
+}
