@@ -62,9 +62,11 @@ export function payErrorText(error: CallError, t: Messages): string {
 
 /**
  * Whether a stream (room.onStatus, seckill.onResult) was refused over the caps of open streams:
- * its EventSource (the `eventsource` package, providers.tsx) failed with HTTP 429, which reaches
- * the subscription as the error's cause.
+ * its EventSource (the `eventsource` package, providers.tsx) failed with HTTP 429. The error event
+ * carries the status as `code`; tRPC's link hands it on as the error's cause, or, when its stream
+ * clean-up wraps it, as the error's shape (a tRPC shape's codes are negative JSON-RPC numbers).
  */
 export function streamRefused(error: object | null | undefined): boolean {
-  return ((error as { cause?: { code?: unknown } } | null | undefined)?.cause)?.code === 429;
+  const refused = error as { cause?: { code?: unknown }; shape?: { code?: unknown } } | null | undefined;
+  return refused?.cause?.code === 429 || refused?.shape?.code === 429;
 }
