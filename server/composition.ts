@@ -21,6 +21,7 @@ import { paymentProvidersFor } from "./payments/providers";
 import { PurchaseStats } from "./seckill/sale-stats";
 import { createOrderEnqueuer } from "./seckill/enqueue";
 import { followRevocations, revocationLifetimeMs, SessionRevocations } from "./gateway/revocation";
+import { StreamCaps } from "./gateway/stream-caps";
 
 export interface ServiceOptions {
   /** Follow sold-out broadcasts from other instances (web processes do). */
@@ -122,6 +123,7 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
     metrics,
     purchaseStats,
     rateLimits,
+    streams: new StreamCaps({ perShopper: env.STREAMS_PER_SHOPPER, perAddress: env.STREAMS_PER_IP }),
     async close() {
       clearInterval(statsTimer);
       stopFollowingRevocations();

@@ -382,6 +382,21 @@ const tuningKnobs = {
    */
   REQUEST_RATE_PER_IP: intFrom(100, 0),
   /**
+   * Open live-update streams (room.onStatus, seckill.onResult) per shopper in one web process; more are refused (429).
+   * A shopper needs one or two tabs; 0 turns the cap off.
+   */
+  STREAMS_PER_SHOPPER: intFrom(4, 0),
+  /**
+   * Open live-update streams per client address (an IPv6 /64) in one web process, whichever shoppers; 0 turns the cap off.
+   * Hundreds of shoppers may share a carrier-NAT address: raise rather than lower.
+   */
+  STREAMS_PER_IP: intFrom(1000, 0),
+  /**
+   * The longest one stream lives (in its last quarter, at random); then it is ended and the page's EventSource reconnects.
+   * Bounds what an abandoned but still connected page holds.
+   */
+  STREAM_MAX_LIFETIME_SECONDS: intFrom(600, 1),
+  /**
    * Purchase calls per second per shopper (token calls hand out the same token again); 0 turns the limit off.
    * 0 for a load test replaying tokens.
    */

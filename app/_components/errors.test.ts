@@ -1,6 +1,13 @@
+import { createServer } from "node:http";
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
+import { createTRPCClient, httpSubscriptionLink } from "@trpc/client";
+import { EventSource } from "eventsource";
+import superjson from "superjson";
+import type { AppRouter } from "@/server/trpc/root";
 import { MESSAGES } from "../_i18n/messages";
-import { authErrorText, errorText, payErrorText } from "./errors";
+import { authErrorText, errorText, payErrorText, streamRefused } from "./errors";
 
 const t = MESSAGES.en;
 
@@ -81,5 +88,29 @@ describe("payErrorText", () => {
   it("leaves sessions and rate limits to errorText", () => {
     expect(payErrorText({ message: "请先登录。", data: { httpStatus: 401, code: "UNAUTHORIZED" } }, MESSAGES.zh)).toBe("请先登录。");
     expect(payErrorText({ message: "Slow down", data: { httpStatus: 429, code: "TOO_MANY_REQUESTS" } }, t)).toBe(t.tooManyRequests);
+  });
+});
+
+describe("streamRefused", () => {
+  /** The error a page's subscription gets from a server answering every stream with `status`, through the page's own link. */
+  async function subscriptionErrorFor(status: number): Promise<unknown> {
+    const server = createServer((_req, res) => res.writeHead(status, { "content-type": "application/json", "retry-after": "30" }).end("{}"));
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/trpc`;
+    const client = createTRPCClient<AppRouter>({ links: [httpSubscriptionLink({ url, transformer: superjson, EventSource })] });
+    try {
+      return await new Promise((resolve) => {
+        const subscription = client.room.onStatus.subscribe({ saleId: 1, ticket: "t" }, { onError: (error) => (subscription.unsubscribe(), resolve(error)) });
+      });
+    } finally {
+      server.close();
+    }
+  }
+
+  it("knows a stream refused over the caps (429) from one that failed otherwise", async () => {
+    expect(streamRefused((await subscriptionErrorFor(429)) as object)).toBe(true);
+    expect(streamRefused((await subscriptionErrorFor(502)) as object)).toBe(false);
+    expect(streamRefused(null)).toBe(false);
   });
 });

@@ -59,3 +59,14 @@ export function payErrorText(error: CallError, t: Messages): string {
   if (code && (PAY_ERROR_CODES as readonly string[]).includes(code)) return t.payFailed[code as PayErrorCode](error.message);
   return errorText(error, t);
 }
+
+/**
+ * Whether a stream (room.onStatus, seckill.onResult) was refused over the caps of open streams:
+ * its EventSource (the `eventsource` package, providers.tsx) failed with HTTP 429. The error event
+ * carries the status as `code`; tRPC's link hands it on as the error's cause, or, when its stream
+ * clean-up wraps it, as the error's shape (a tRPC shape's codes are negative JSON-RPC numbers).
+ */
+export function streamRefused(error: object | null | undefined): boolean {
+  const refused = error as { cause?: { code?: unknown }; shape?: { code?: unknown } } | null | undefined;
+  return refused?.cause?.code === 429 || refused?.shape?.code === 429;
+}

@@ -3,6 +3,7 @@ import { MutationCache, QueryClient, QueryClientProvider } from "@tanstack/react
 import { createTRPCClient, httpBatchLink, httpLink, httpSubscriptionLink, splitLink } from "@trpc/client";
 import { useState, type ReactNode } from "react";
 import superjson from "superjson";
+import { EventSource } from "eventsource";
 import type { AppRouter } from "@/server/trpc/root";
 import { isUnbatchable, SECKILL_ENDPOINT, SECKILL_PROCEDURES, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS } from "@/server/endpoints";
 import type { Lang } from "../_i18n/messages";
@@ -32,10 +33,11 @@ export function Providers({ lang, children }: { lang: Lang; children: ReactNode 
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
       links: [
-        // Subscriptions (purchase results) arrive as server-sent events.
+        // Subscriptions (the room's status, purchase results) arrive as server-sent events, through an
+        // EventSource that tells a refused stream's HTTP status (429: too many open), which the browser's does not.
         splitLink({
           condition: (op) => op.type === "subscription",
-          true: httpSubscriptionLink({ url: TRPC_ENDPOINT, transformer: superjson }),
+          true: httpSubscriptionLink({ url: TRPC_ENDPOINT, transformer: superjson, EventSource }),
           false: splitLink({
             // The purchase path goes alone to the seckill service (the same router, served lean),
             // and the clock goes alone too: in a batch its answer would wait for the slowest query,

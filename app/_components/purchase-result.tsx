@@ -24,8 +24,9 @@ export interface ResultReading {
 }
 
 /**
- * A reservation's fate, pushed by the server (SSE) until final; if the stream fails, polled with
- * backoff instead. Kept in state because the subscription forgets its data when the stream ends.
+ * A reservation's fate, pushed by the server (SSE) until final; if the stream fails (refused as
+ * one too many open, 429, among others), polled with backoff instead, the line saying "in the
+ * queue" meanwhile. Kept in state because the subscription forgets its data when the stream ends.
  */
 export function usePurchaseResult(reservationId: string | null): ResultReading {
   const trpc = useTRPC();

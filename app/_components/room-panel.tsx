@@ -7,11 +7,12 @@ import type { SaleStanding } from "@/server/gateway/sale-standing";
 import type { JoinRefusal, RoomAnswer, Waiting } from "@/server/room/join";
 import type { RoomChallenge } from "@/server/room/challenge";
 import type { SalePhase } from "@/server/seckill/phase";
+import { STREAM_RETRY_AFTER_SECONDS } from "@/server/gateway/stream-caps";
 import { useMessages } from "../_i18n/client";
 import type { Messages, RoomRefusal } from "../_i18n/messages";
 import { isMomentary, MAX_AUTO_RETRIES, retryDelayMs } from "./buy-retry";
 import { countdownText, openingParts } from "./clock-offset";
-import { errorText } from "./errors";
+import { errorText, streamRefused } from "./errors";
 import { boughtNote, resultStatus, RetryButton, StatusLine, usePurchaseResult, type Status } from "./purchase-result";
 import { RoomChallengeSolver, type ChallengeProgress } from "./room-challenge";
 import { parseStoredTicket, roomMoment, seatIdentity, storedTicketKey, waitParts, type RoomMoment } from "./room-wait";
@@ -163,12 +164,20 @@ export function RoomPanel({
     if (waiting && seatIdentity(waiting) !== watched?.seat) setWatched({ seat: seatIdentity(waiting), ticket: waiting.ticket });
   }, [waiting, watched?.seat]);
   const reservationId = purchase.data?.status === "QUEUED" ? purchase.data.reservationId : null;
-  useSubscription(
+  const roomStream = useSubscription(
     trpc.room.onStatus.subscriptionOptions(
       { saleId, ticket: watched?.ticket ?? "" },
       { enabled: mayJoin && watched !== null && reservationId === null, onData: (answer) => accept(answer, "status") },
     ),
   );
+  // Refused over the caps of open streams: the countdown runs on from the ticket meanwhile; ask again later.
+  const updatesPaused = roomStream.status === "error" && streamRefused(roomStream.error);
+  const resubscribe = roomStream.reset;
+  useEffect(() => {
+    if (!updatesPaused) return;
+    const timer = setTimeout(resubscribe, STREAM_RETRY_AFTER_SECONDS * 1000);
+    return () => clearTimeout(timer);
+  }, [updatesPaused, resubscribe]);
 
   const result = usePurchaseResult(reservationId);
   const orderCreated = result.data?.status === "ORDER_CREATED";
@@ -217,7 +226,7 @@ export function RoomPanel({
   const done = orderCreated || refusedBeforehand === "UNIT_LIMIT_REACHED";
   const inRoom = waiting !== null && mayJoin && !done && reservationId === null;
   const reopened = waiting !== null && seatIdentity(waiting) === newLineSeat;
-  const status = roomStatus({ t, purchase, result, reservationId, standing, refusedAtJoin, soldOut, join, retrying, moment, reopened });
+  const status = roomStatus({ t, purchase, result, reservationId, standing, refusedAtJoin, soldOut, join, retrying, moment, reopened, updatesPaused });
   return (
     <div className="buy room" data-testid="waiting-room">
       {inRoom ? <RoomLine waiting={waiting} moment={refusedTicket ? null : moment} t={t} /> : null}
@@ -324,6 +333,7 @@ function roomStatus({
   retrying,
   moment,
   reopened,
+  updatesPaused,
 }: {
   t: Messages;
   purchase: { isError: boolean; error: Parameters<typeof errorText>[0] | null; data?: { status: string } | undefined };
@@ -335,6 +345,8 @@ function roomStatus({
   join: { isError: boolean; error: Parameters<typeof errorText>[0] | null };
   retrying: boolean;
   moment: RoomMoment | null;
+  /** the page's room.onStatus stream was refused (too many open): changes are not heard until it is back */
+  updatesPaused: boolean;
   /** the seat is in a room opened again since the page's last one */
   reopened: boolean;
 }): Status {
@@ -355,5 +367,6 @@ function roomStatus({
   if (join.isError && join.error) return { tone: "bad", text: isMomentary(join.error) ? t.notOpenYet : errorText(join.error, t) };
   if (moment?.kind === "EXPIRED") return { tone: "bad", text: t.passExpired };
   if (reopened) return { tone: "note", text: t.roomReopened };
+  if (updatesPaused) return { tone: "note", text: t.roomUpdatesPaused(STREAM_RETRY_AFTER_SECONDS) };
   return bought;
 }

@@ -100,6 +100,8 @@ const en = {
   announcePlace: (count: string) => `You have your place in line: ${count} ahead of you.`,
   announceTurn: "It's your turn to buy.",
   roomReopened: "The waiting room was restarted: you have a new place in line.",
+  roomUpdatesPaused: (seconds: number) =>
+    `Too many pages are following live updates from your account or network, so this one is paused. Your place is kept; it tries again in ${seconds} seconds.`,
   joinAgain: "Join again",
   passExpired: "Your turn has passed: the time to buy is over. Join again for a new place at the back of the line.",
   roomRefusal: {
@@ -282,6 +284,7 @@ const zh: Messages = {
   announcePlace: (count) => `您已获得排位：前面还有 ${count} 人。`,
   announceTurn: "轮到您购买了。",
   roomReopened: "排队室已重新开启：您已获得新的排位。",
+  roomUpdatesPaused: (seconds) => `您的账号或网络打开了过多接收实时更新的页面，本页的实时更新已暂停。您的排位保持不变，${seconds} 秒后会再试。`,
   joinAgain: "重新排队",
   passExpired: "您的购买时段已过。重新排队可在队尾获得新的排位。",
   roomRefusal: {

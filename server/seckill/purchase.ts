@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { failClosed } from "./fail-closed";
 import type { Services } from "../services";
 import { AppError } from "../errors";
@@ -20,6 +19,7 @@ import { TwoGenerationMap } from "../generations";
 import { passStanding, PASS_WINDOW_MS, readTicket, type Ticket } from "../room/ticket";
 import { readRoom } from "../room/room-reading";
 import { verifyRoomSolution } from "../room/challenge";
+import { resultWatchOf, type PurchaseResult } from "./result-watch";
 
 const NOT_OPEN_YET: Localized = {
   en: "This sale is getting ready to open; try again in a moment.",
@@ -386,10 +386,7 @@ async function reserveElsewhere(
 
 const TAKE_NOT_WARMED = 0;
 
-export type PurchaseResult =
-  | { status: "QUEUED" }
-  | { status: "ORDER_CREATED"; orderId: number }
-  | { status: "FAILED" };
+export type { PurchaseResult };
 
 /** Where a QUEUED purchase stands. Only the shopper who made the reservation may ask. */
 export async function purchaseResult(
@@ -416,33 +413,21 @@ export async function purchaseResult(
   return order ? { status: "ORDER_CREATED", orderId: order.id } : { status: "FAILED" };
 }
 
-/** How often a watcher looks again while an order is queued: soon at first, then every second. */
-const WATCH_FIRST_DELAY_MS = 100;
-const WATCH_MAX_DELAY_MS = 1000;
-
 /**
  * A QUEUED purchase's result as a stream, for the browser's server-sent events: the current
- * state at once, then the final one (ORDER_CREATED or FAILED) when it comes. The looking happens
- * here, next to Redis, with backoff; the browser holds one connection instead of polling. Ends
- * with the final state, or quietly when the browser goes away (`signal`).
+ * state at once, then the final one (ORDER_CREATED or FAILED) when it comes. The looking is the
+ * process's one watch over every waiting stream (result-watch.ts), next to Redis; the browser
+ * holds one connection instead of polling. Ends with the final state, or quietly when the browser
+ * goes away (`signal`).
  */
 export async function* watchPurchaseResult(
   services: Pick<Services, "db" | "env" | "redis">,
   input: { userId: number; reservationId: string },
   signal?: AbortSignal,
 ): AsyncGenerator<PurchaseResult> {
-  let delay = WATCH_FIRST_DELAY_MS;
-  let last: PurchaseResult["status"] | null = null;
-  while (!signal?.aborted) {
-    const result = await purchaseResult(services, input);
-    if (result.status !== last) yield result;
-    if (result.status !== "QUEUED") return;
-    last = result.status;
-    try {
-      await sleep(delay, undefined, { signal });
-    } catch {
-      return; // aborted: nobody is listening any more
-    }
-    delay = Math.min(WATCH_MAX_DELAY_MS, delay * 2);
-  }
+  const now = await purchaseResult(services, input);
+  yield now;
+  if (now.status !== "QUEUED") return;
+  const final = await resultWatchOf(services).settled(input.reservationId, signal);
+  if (final) yield final;
 }

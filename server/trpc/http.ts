@@ -10,6 +10,29 @@ import { browserRefusalBody, logServerFaults } from "./answers";
 import { SECKILL_PROCEDURES, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS } from "../endpoints";
 import { observePurchasePath, purchasePathOutcome } from "../metrics";
 import { langOf } from "../i18n";
+import { releasedAtEnd, streamLifetimeMs, takeStreamSlot } from "./stream-slots";
+
+/**
+ * The router's subscriptions by path: the calls answered as streams, each under the caps of open
+ * streams. tRPC keeps its procedures by their dotted path at run time; its type shows them nested.
+ */
+const SUBSCRIPTIONS: ReadonlySet<string> = new Set(
+  Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { type: string } }>)
+    .filter(([, procedure]) => procedure._def.type === "subscription")
+    .map(([path]) => path),
+);
+
+/** Whether `req` asks for a stream: a GET of one subscription (tRPC refuses a batch of them itself). */
+function asksForStream(req: Request, endpoint: string): boolean {
+  if (req.method !== "GET") return false;
+  const pathname = new URL(req.url).pathname;
+  if (!pathname.startsWith(`${endpoint}/`)) return false;
+  try {
+    return SUBSCRIPTIONS.has(decodeURIComponent(pathname.slice(endpoint.length + 1)));
+  } catch {
+    return false; // a malformed path is no procedure: tRPC answers it
+  }
+}
 
 /**
  * tRPC over HTTP (a Next.js route handler's whole job), with the services passed in. Batches are
@@ -20,6 +43,20 @@ export async function handleTrpcRequest(req: Request, services: Services, endpoi
   // Cross-site cookie mutations and form or text bodies never reach tRPC (server/gateway/browser-guard.ts).
   const refusal = browserRequestRefusal(req, services.env.PUBLIC_BASE_URL);
   if (refusal) return Response.json(browserRefusalBody(refusal, langOf(req.headers)), { status: refusal.status, headers: { "cache-control": "no-store" } });
+  if (!asksForStream(req, endpoint)) return answerTrpc(req, services, endpoint);
+  // A stream over a cap is refused here, before its procedure runs; its slot goes back when it ends.
+  const slot = await takeStreamSlot(services, req);
+  if ("refusal" in slot) return slot.refusal;
+  try {
+    const response = await answerTrpc(req, services, endpoint);
+    return releasedAtEnd(response, slot.release, streamLifetimeMs(services.env.STREAM_MAX_LIFETIME_SECONDS), req.signal);
+  } catch (error) {
+    slot.release();
+    throw error;
+  }
+}
+
+function answerTrpc(req: Request, services: Services, endpoint: string): Promise<Response> {
   const startedAt = performance.now();
   return fetchRequestHandler({
     endpoint,
