@@ -128,7 +128,7 @@ function accepts(port: number): Promise<boolean> {
 export interface FrontDoorSettings {
   connectionsPerAddress: number;
   streamsPerAddress: number;
-  /** Requests per second per address for pages and calls, and the burst taken at once. */
+  /** Requests per second per address for pages and calls, and the burst taken beyond it before 429. */
   requestRate: number;
   requestBurst: number;
   clientHeaderTimeoutSeconds: number;
@@ -164,7 +164,7 @@ export function readFrontDoorSettings(): FrontDoorSettings {
     connectionsPerAddress: Number(value(serverLevel, /^limit_conn front_door_connections (\d+);/m, "limit_conn front_door_connections")),
     streamsPerAddress: Number(value(streams, /limit_conn front_door_streams (\d+);/, "limit_conn front_door_streams")),
     requestRate: Number(value(http, /zone=front_door_requests:\S+ rate=(\d+)r\/s;/, "the request rate")),
-    requestBurst: Number(value(block("location / {"), /limit_req zone=front_door_requests burst=(\d+) nodelay;/, "the request burst")),
+    requestBurst: Number(value(block("location / {"), /limit_req zone=front_door_requests burst=(\d+)\b/, "the request burst")),
     clientHeaderTimeoutSeconds: seconds(serverLevel, "client_header_timeout"),
     clientBodyTimeoutSeconds: seconds(serverLevel, "client_body_timeout"),
     keepaliveTimeoutSeconds: seconds(serverLevel, "keepalive_timeout"),
