@@ -146,6 +146,10 @@ describe("Dockerfile", () => {
     expect(runtime.some((i) => i.keyword === "ENV" && /(^|\s)NODE_ENV=production(\s|$)/.test(i.args))).toBe(true);
   });
 
+  it("has its processes listen on every interface (LISTEN_HOST=0.0.0.0): other containers call them", () => {
+    expect(runtime.some((i) => i.keyword === "ENV" && /(^|\s)LISTEN_HOST=0\.0\.0\.0(\s|$)/.test(i.args))).toBe(true);
+  });
+
   it("leaves history, local builds, secrets and test output out of the build context", () => {
     const ignored = read(".dockerignore")
       .split("\n")
@@ -247,5 +251,9 @@ describe("the balancer (deploy/nginx/, as compose mounts it)", () => {
   it("appends to X-Forwarded-For, and web and seckill trust that one hop", () => {
     expect(frontDoor).toMatch(/proxy_set_header\s+X-Forwarded-For\s+\$proxy_add_x_forwarded_for\s*;/);
     for (const name of ["web", "seckill"]) expect(services[name]!.environment?.TRUSTED_PROXY_HOPS, name).toBe("1");
+  });
+
+  it("web, seckill and worker listen on every interface of their container, so nginx and a scraper reach them", () => {
+    for (const name of ["web", "seckill", "worker"]) expect(services[name]!.environment?.LISTEN_HOST, name).toBe("0.0.0.0");
   });
 });

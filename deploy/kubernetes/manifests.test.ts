@@ -428,4 +428,10 @@ describe("the front door on Kubernetes: ingress-nginx with deploy/nginx's limits
       "limit-req-status-code": "429",
     });
   });
+
+  it("web, seckill and worker listen on every interface of their pod (LISTEN_HOST=0.0.0.0)", () => {
+    for (const script of ["web", "seckill", "worker"]) {
+      for (const container of containersOf(deploymentRunning(script))) expect(environmentOf(container).LISTEN_HOST, container.name).toBe("0.0.0.0");
+    }
+  });
 });
