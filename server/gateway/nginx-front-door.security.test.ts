@@ -70,8 +70,12 @@ beforeAll(async () => {
   ({ saleId: roomSaleId } = await createLiveSale(t.services, { stock: 10 }));
   await warmUpSale(t.services, roomSaleId);
   await openRoom(t.services, roomSaleId, { rate: 1, order: "ARRIVAL" });
-  // The first page render compiles and caches; the shopper's timings start after it.
-  expect((await shopperCall("GET", "/", undefined, 30_000)).status).toBe(200);
+  // The first page renders and token calls warm Next's and the service's caches; the shopper's
+  // timings start after them.
+  for (let i = 0; i < 3; i++) {
+    expect((await shopperCall("GET", "/", undefined, 30_000)).status).toBe(200);
+    expect((await shopperCall("POST", "/api/seckill/seckill.token", { json: { saleId } }, 30_000)).status).toBe(200);
+  }
 });
 afterAll(async () => {
   await nginx?.stop();

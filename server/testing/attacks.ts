@@ -28,6 +28,8 @@ export interface AttackConnection {
   status(): number | null;
   /** True once the server ended or reset the connection (not counting the attacker's own release). */
   closedByServer(): boolean;
+  /** The attacker closes this connection. */
+  leave(): void;
 }
 
 /** Connections the attacker holds open until it leaves. */
@@ -65,11 +67,10 @@ function connect(baseUrl: string, from: string): Promise<AttackConnection> {
       received: () => text,
       status: () => statusOf(text),
       closedByServer: () => closedByServer,
-    };
-    const destroy = socket.destroy.bind(socket);
-    socket.destroy = (error?: Error) => {
-      leaving = true;
-      return destroy(error);
+      leave() {
+        leaving = true;
+        socket.destroy();
+      },
     };
     socket.once("connect", () => resolve(connection));
     socket.once("error", reject);
@@ -92,7 +93,7 @@ async function openAll(baseUrl: string, count: number, from: string, start: (con
   return {
     connections,
     statuses: () => connections.map((c) => c.status()),
-    leave: () => connections.forEach((c) => c.socket.destroy()),
+    leave: () => connections.forEach((c) => c.leave()),
   };
 }
 
@@ -102,8 +103,8 @@ async function openAll(baseUrl: string, count: number, from: string, start: (con
  */
 export async function abandonedGets(baseUrl: string, options: AttackOptions = {}): Promise<void> {
   const { authority } = targetOf(baseUrl);
-  const attack = await openAll(baseUrl, options.count ?? 260, options.from ?? ATTACKER_ADDRESS, ({ socket }) => {
-    socket.end(`GET ${options.path ?? "/"} HTTP/1.1\r\nHost: ${authority}\r\nAccept: text/html\r\n${headerLines(options.headers)}\r\n`, () => socket.destroy());
+  const attack = await openAll(baseUrl, options.count ?? 260, options.from ?? ATTACKER_ADDRESS, (connection) => {
+    connection.socket.end(`GET ${options.path ?? "/"} HTTP/1.1\r\nHost: ${authority}\r\nAccept: text/html\r\n${headerLines(options.headers)}\r\n`, () => connection.leave());
   });
   attack.leave();
 }
@@ -200,7 +201,7 @@ export async function rawExchange(baseUrl: string, bytes: string, options: { fro
     await pause(options.quietMs ?? 2000);
   }
   const closedByServer = connection.closedByServer();
-  connection.socket.destroy();
+  connection.leave();
   const text = connection.received();
   return { text, statuses: [...text.matchAll(/HTTP\/1\.[01] (\d{3})/g)].map((m) => Number(m[1])), closedByServer };
 }
