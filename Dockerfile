@@ -28,7 +28,8 @@ RUN npm run build && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 # COPY keeps the modification times, so the build stays fresh for server/cli/build.ts.
 FROM node:24-bookworm-slim AS runtime
 WORKDIR /app
-ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1
+# The processes bind loopback by default; in a container they must take other containers' calls.
+ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 LISTEN_HOST=0.0.0.0
 COPY --from=build /app /app
 RUN chown -R node:node /app/.next
 USER node

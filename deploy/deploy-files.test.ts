@@ -146,6 +146,10 @@ describe("Dockerfile", () => {
     expect(runtime.some((i) => i.keyword === "ENV" && /(^|\s)NODE_ENV=production(\s|$)/.test(i.args))).toBe(true);
   });
 
+  it("has its processes listen on every interface (LISTEN_HOST=0.0.0.0): other containers call them", () => {
+    expect(runtime.some((i) => i.keyword === "ENV" && /(^|\s)LISTEN_HOST=0\.0\.0\.0(\s|$)/.test(i.args))).toBe(true);
+  });
+
   it("leaves history, local builds, secrets and test output out of the build context", () => {
     const ignored = read(".dockerignore")
       .split("\n")
@@ -218,15 +222,20 @@ describe("docker-compose.yml", () => {
   });
 });
 
-describe("the balancer (deploy/nginx/nginx.conf, as compose mounts it)", () => {
+describe("the balancer (deploy/nginx/, as compose mounts it)", () => {
   const services = composeServices("docker-compose.yml");
   const nginx = services.nginx!;
   const conf = read("deploy/nginx/nginx.conf");
+  const frontDoor = read("deploy/nginx/front-door.server.conf");
   const upstream = (name: string) => new RegExp(`upstream\\s+${name}\\s*\\{([^}]*)\\}`).exec(conf)?.[1] ?? "";
-  const location = (prefix: string) => new RegExp(`location\\s+${prefix.replace(/\//g, "\\/")}\\s*\\{([^}]*)\\}`).exec(conf)?.[1] ?? "";
+  const location = (prefix: string) => new RegExp(`location\\s+${prefix.replace(/\//g, "\\/")}\\s*\\{([^}]*)\\}`).exec(frontDoor)?.[1] ?? "";
 
-  it("is the committed config, in front of healthy web and seckill services", () => {
+  it("is the committed config, its includes mounted beside it, in front of healthy web and seckill services", () => {
     expect(nginx.volumes).toContain("./deploy/nginx/nginx.conf:/etc/nginx/nginx.conf:ro");
+    // Relative includes are read from nginx.conf's own folder, /etc/nginx.
+    const includes = [...conf.matchAll(/^\s*include\s+(\S+);/gm)].map((m) => m[1]!);
+    expect(includes.sort()).toEqual(["front-door.http.conf", "front-door.server.conf"]);
+    for (const file of includes) expect(nginx.volumes).toContain(`./deploy/nginx/${file}:/etc/nginx/${file}:ro`);
     expect(nginx.depends_on).toMatchObject({ web: { condition: "service_healthy" }, seckill: { condition: "service_healthy" } });
   });
 
@@ -240,7 +249,11 @@ describe("the balancer (deploy/nginx/nginx.conf, as compose mounts it)", () => {
   });
 
   it("appends to X-Forwarded-For, and web and seckill trust that one hop", () => {
-    expect(conf).toMatch(/proxy_set_header\s+X-Forwarded-For\s+\$proxy_add_x_forwarded_for\s*;/);
+    expect(frontDoor).toMatch(/proxy_set_header\s+X-Forwarded-For\s+\$proxy_add_x_forwarded_for\s*;/);
     for (const name of ["web", "seckill"]) expect(services[name]!.environment?.TRUSTED_PROXY_HOPS, name).toBe("1");
+  });
+
+  it("web, seckill and worker listen on every interface of their container, so nginx and a scraper reach them", () => {
+    for (const name of ["web", "seckill", "worker"]) expect(services[name]!.environment?.LISTEN_HOST, name).toBe("0.0.0.0");
   });
 });

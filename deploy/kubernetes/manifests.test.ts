@@ -12,7 +12,8 @@ import { Namespace } from "kubernetes-models/v1/Namespace";
 import { Secret } from "kubernetes-models/v1/Secret";
 import { Service } from "kubernetes-models/v1/Service";
 import { ENV_SECTIONS, readEnv } from "../../server/env";
-import { SECKILL_ENDPOINT } from "../../server/endpoints";
+import { SECKILL_ENDPOINT, TRPC_ENDPOINT } from "../../server/endpoints";
+import { readFrontDoorSettings } from "../../server/testing/nginx";
 
 // The Kubernetes manifests, checked offline: each object against the Kubernetes schemas (and no
 // field they do not define), and against the app: its variables, its ports, its health path, the
@@ -23,6 +24,8 @@ const root = path.resolve(folder, "../..");
 const KUSTOMIZATION = "kustomization.yaml";
 /** Left out of the kustomization, so an apply never overwrites the real Secret. */
 const SECRET_TEMPLATE = "secret.example.yaml";
+/** The ingress controller's own ConfigMap: in the controller's namespace, so not in the kustomization. */
+const CONTROLLER_CONFIG = "ingress-nginx-controller.yaml";
 const IMAGE = "flashsale-app";
 
 /** What a production deploy must set (docs/deploy.md, "Required in production"). */
@@ -68,7 +71,7 @@ interface Container {
 interface Manifest {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; labels?: Labels };
+  metadata: { name: string; namespace?: string; labels?: Labels; annotations?: Record<string, string> };
   data?: Record<string, string>;
   stringData?: Record<string, string>;
   spec?: {
@@ -76,7 +79,9 @@ interface Manifest {
     selector?: { matchLabels?: Labels } & Labels;
     template?: { metadata: { labels: Labels }; spec: { containers: Container[] } };
     ports?: { name?: string; port: number; targetPort?: PortRef }[];
-    rules?: { http: { paths: { path: string; pathType: string; backend: { service: { name: string; port: { name?: string; number?: number } } } }[] } }[];
+    ingressClassName?: string;
+    tls?: { hosts: string[]; secretName: string }[];
+    rules?: { host?: string; http: { paths: { path: string; pathType: string; backend: { service: { name: string; port: { name?: string; number?: number } } } }[] } }[];
     scaleTargetRef?: { apiVersion: string; kind: string; name: string };
     metrics?: { type: string; resource?: { name: string } }[];
   };
@@ -99,7 +104,9 @@ const yamlFiles = readdirSync(folder)
 const objects: Located[] = yamlFiles.filter((file) => file !== KUSTOMIZATION).flatMap((file) => parseYamlFile(file).map((manifest) => ({ file, manifest: manifest as Manifest })));
 const kustomization = parseYamlFile(KUSTOMIZATION)[0] as { namespace: string; resources: string[]; images: { name: string }[] };
 
-const named = (kind: string) => objects.filter((o) => o.manifest.kind === kind).map((o) => o.manifest);
+// The app's objects: what the kustomization applies, and the Secret.
+const appObjects = objects.filter((o) => o.file !== CONTROLLER_CONFIG);
+const named = (kind: string) => appObjects.filter((o) => o.manifest.kind === kind).map((o) => o.manifest);
 const deployments = named("Deployment");
 const workloads = [...deployments, ...named("Job")];
 const configMaps = new Map(named("ConfigMap").map((m) => [m.metadata.name, m.data ?? {}]));
@@ -205,7 +212,7 @@ describe("Kubernetes manifests (deploy/kubernetes)", () => {
 
   it("the kustomization lists every manifest but the Secret template, in one namespace, with one image", () => {
     expect(Object.keys(kustomization).sort()).toEqual(["apiVersion", "images", "kind", "namespace", "resources"]);
-    expect([...kustomization.resources].sort()).toEqual(yamlFiles.filter((file) => file !== KUSTOMIZATION && file !== SECRET_TEMPLATE));
+    expect([...kustomization.resources].sort()).toEqual(yamlFiles.filter((file) => file !== KUSTOMIZATION && file !== SECRET_TEMPLATE && file !== CONTROLLER_CONFIG));
     expect(named("Namespace").map((n) => n.metadata.name)).toEqual([kustomization.namespace]);
     expect(named("Secret").map((s) => s.metadata.namespace)).toEqual([kustomization.namespace]);
     expect(kustomization.images.map((image) => image.name)).toEqual([IMAGE]);
@@ -283,8 +290,7 @@ describe("Kubernetes manifests (deploy/kubernetes)", () => {
       expect(services, `one Service in front of ${script}`).toHaveLength(1);
       return services[0]!;
     };
-    const [ingress] = named("Ingress");
-    const paths = ingress!.spec!.rules!.flatMap((rule) => rule.http.paths);
+    const paths = named("Ingress").flatMap((ingress) => ingress.spec!.rules!.flatMap((rule) => rule.http.paths));
     for (const [prefix, script] of [
       [`${SECKILL_ENDPOINT}/`, "seckill"],
       ["/", "web"],
@@ -309,5 +315,123 @@ describe("Kubernetes manifests (deploy/kubernetes)", () => {
     expect(seckill.spec!.replicas).toBeUndefined();
     const budgeted = named("PodDisruptionBudget").flatMap((budget) => selectedDeployments(budget.spec!.selector!.matchLabels!).map((d) => d.metadata.name));
     expect(budgeted.sort()).toEqual([deploymentRunning("seckill").metadata.name, deploymentRunning("web").metadata.name].sort());
+  });
+});
+
+/**
+ * The ingress-nginx annotations and controller ConfigMap keys these manifests may use: the ones
+ * ingress-nginx documents (docs/user-guide/nginx-configuration/annotations.md and configmap.md),
+ * so a misspelt key, which the controller would silently ignore, fails here.
+ */
+const DOCUMENTED_ANNOTATIONS = new Set(
+  [
+    "limit-connections",
+    "limit-rps",
+    "limit-burst-multiplier",
+    "proxy-body-size",
+    "proxy-request-buffering",
+    "proxy-buffering",
+    "proxy-http-version",
+    "proxy-connect-timeout",
+    "proxy-send-timeout",
+    "proxy-read-timeout",
+  ].map((key) => `nginx.ingress.kubernetes.io/${key}`),
+);
+const DOCUMENTED_CONTROLLER_KEYS = new Set([
+  "client-header-timeout",
+  "client-body-timeout",
+  "client-body-buffer-size",
+  "keep-alive",
+  "limit-conn-status-code",
+  "limit-req-status-code",
+  "upstream-keepalive-timeout",
+]);
+/** tRPC's keep-alive ping on the event streams (server/trpc/init.ts, sse.ping). */
+const TRPC_PING_SECONDS = 15;
+
+describe("the front door on Kubernetes: ingress-nginx with deploy/nginx's limits", () => {
+  const frontDoor = readFrontDoorSettings();
+  const ingresses = named("Ingress");
+  const pathsOf = (ingress: Manifest) => ingress.spec!.rules!.flatMap((rule) => rule.http.paths);
+  const annotation = (ingress: Manifest, key: string) => ingress.metadata.annotations?.[`nginx.ingress.kubernetes.io/${key}`];
+  const ingressFor = (path: string) => {
+    const found = ingresses.filter((ingress) => pathsOf(ingress).some((p) => p.path === path));
+    expect(found.map((i) => i.metadata.name), `one Ingress routes ${path}`).toHaveLength(1);
+    return found[0]!;
+  };
+  const controller = objects.filter((o) => o.file === CONTROLLER_CONFIG).map((o) => o.manifest);
+
+  it("uses only annotations and controller keys ingress-nginx documents", () => {
+    for (const ingress of ingresses) expect(Object.keys(ingress.metadata.annotations ?? {}).filter((key) => !DOCUMENTED_ANNOTATIONS.has(key)), ingress.metadata.name).toEqual([]);
+    expect(controller.map((c) => c.kind)).toEqual(["ConfigMap"]);
+    expect(Object.keys(controller[0]!.data ?? {}).filter((key) => !DOCUMENTED_CONTROLLER_KEYS.has(key))).toEqual([]);
+  });
+
+  it("every Ingress: one host with TLS, the nginx class, connections per address limited, upstream timeouts bounded", () => {
+    for (const ingress of ingresses) {
+      const name = ingress.metadata.name;
+      expect(ingress.spec!.ingressClassName, name).toBe("nginx");
+      expect(ingress.spec!.tls?.flatMap((t) => t.hosts), name).toEqual(ingress.spec!.rules!.map((r) => r.host));
+      expect(Number(annotation(ingress, "limit-connections")), name).toBeGreaterThan(0);
+      expect(Number(annotation(ingress, "limit-connections")), name).toBeLessThanOrEqual(frontDoor.connectionsPerAddress);
+      expect([frontDoor.maxBody, frontDoor.purchaseMaxBody], name).toContain(annotation(ingress, "proxy-body-size"));
+      expect(annotation(ingress, "proxy-http-version"), name).toBe("1.1");
+      expect(Number(annotation(ingress, "proxy-connect-timeout")), name).toBe(frontDoor.proxyConnectTimeoutSeconds);
+    }
+  });
+
+  it("pages and calls (/): front-door.server.conf's connection and request limits, whole bodies, its timeouts", () => {
+    const pages = ingressFor("/");
+    expect(Number(annotation(pages, "limit-connections"))).toBe(frontDoor.connectionsPerAddress);
+    expect(Number(annotation(pages, "limit-rps"))).toBe(frontDoor.requestRate);
+    expect(Number(annotation(pages, "limit-rps")) * Number(annotation(pages, "limit-burst-multiplier"))).toBe(frontDoor.requestBurst);
+    expect(annotation(pages, "proxy-body-size")).toBe(frontDoor.maxBody);
+    expect(annotation(pages, "proxy-request-buffering")).toBe("on");
+    expect(Number(annotation(pages, "proxy-send-timeout"))).toBe(frontDoor.proxySendTimeoutSeconds);
+    expect(Number(annotation(pages, "proxy-read-timeout"))).toBe(frontDoor.proxyReadTimeoutSeconds);
+  });
+
+  it(`the purchase path (${SECKILL_ENDPOINT}/): the seckill service's body limit, whole bodies, no request rate`, () => {
+    const purchase = ingressFor(`${SECKILL_ENDPOINT}/`);
+    expect(annotation(purchase, "proxy-body-size")).toBe(frontDoor.purchaseMaxBody);
+    expect(annotation(purchase, "proxy-request-buffering")).toBe("on");
+    expect(annotation(purchase, "limit-rps")).toBeUndefined();
+    expect(Number(annotation(purchase, "limit-connections"))).toBe(frontDoor.connectionsPerAddress);
+    expect(Number(annotation(purchase, "proxy-read-timeout"))).toBe(frontDoor.proxyReadTimeoutSeconds);
+  });
+
+  it("the event streams: their exact paths to web, unbuffered, fewer per address, quiet longer than tRPC's ping", () => {
+    const web = deploymentRunning("web");
+    const streamPaths = ["room.onStatus", "seckill.onResult"].map((procedure) => `${TRPC_ENDPOINT}/${procedure}`);
+    const streams = ingressFor(streamPaths[0]!);
+    for (const path of streamPaths) {
+      expect(ingressFor(path), path).toBe(streams);
+      const route = pathsOf(streams).find((p) => p.path === path)!;
+      expect(route.pathType, path).toBe("Exact");
+      const service = named("Service").find((s) => s.metadata.name === route.backend.service.name)!;
+      expect(selectedDeployments(service.spec!.selector as Labels), path).toEqual([web]);
+    }
+    expect(annotation(streams, "proxy-buffering")).toBe("off");
+    expect(Number(annotation(streams, "limit-connections"))).toBe(frontDoor.streamsPerAddress);
+    expect(Number(annotation(streams, "proxy-read-timeout"))).toBe(frontDoor.streamReadTimeoutSeconds);
+    expect(frontDoor.streamReadTimeoutSeconds).toBeGreaterThan(TRPC_PING_SECONDS);
+  });
+
+  it("the controller's ConfigMap, in its own namespace: header and body timeouts, keep-alive and 429 refusals as front-door.server.conf", () => {
+    const [config] = controller;
+    expect(config!.metadata.namespace).toBe("ingress-nginx");
+    expect(config!.data).toMatchObject({
+      "client-header-timeout": String(frontDoor.clientHeaderTimeoutSeconds),
+      "client-body-timeout": String(frontDoor.clientBodyTimeoutSeconds),
+      "keep-alive": String(frontDoor.keepaliveTimeoutSeconds),
+      "limit-conn-status-code": "429",
+      "limit-req-status-code": "429",
+    });
+  });
+
+  it("web, seckill and worker listen on every interface of their pod (LISTEN_HOST=0.0.0.0)", () => {
+    for (const script of ["web", "seckill", "worker"]) {
+      for (const container of containersOf(deploymentRunning(script))) expect(environmentOf(container).LISTEN_HOST, container.name).toBe("0.0.0.0");
+    }
   });
 });

@@ -1,0 +1,72 @@
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { freePort } from "../net";
+import { checkNginxConfig, FRONT_DOOR_FILES, renderNginxConfig, startNginx } from "./nginx";
+
+const COMPOSE_CONFIG = path.resolve(import.meta.dirname, "../../deploy/nginx/nginx.conf");
+
+const folders: string[] = [];
+function tempFolder(): string {
+  const folder = mkdtempSync(path.join(tmpdir(), "fs-nginx-t-"));
+  folders.push(folder);
+  return folder;
+}
+afterEach(() => {
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
+
+describe("the test nginx and compose's nginx.conf, checked by Debian's nginx -t", () => {
+  it("accepts the rendered test config, which includes the committed front-door files", async () => {
+    const prefix = tempFolder();
+    const config = renderNginxConfig(prefix, await freePort(), { webPorts: [3000, 3001], seckillPorts: [3200] });
+    expect(config).toContain(`include ${FRONT_DOOR_FILES.http};`);
+    expect(config).toContain(`include ${FRONT_DOOR_FILES.server};`);
+    writeFileSync(path.join(prefix, "nginx.conf"), config);
+    await expect(checkNginxConfig(path.join(prefix, "nginx.conf"), prefix)).resolves.toMatch(/syntax is ok/);
+  });
+
+  it("accepts compose's nginx.conf, its upstream servers named by address", async () => {
+    // compose's servers carry `resolve` (nginx ≥ 1.27.3, the image's 1.28) and Docker's names, which
+    // Debian's 1.22 cannot load: they become loopback addresses; every other line is checked as is.
+    const compose = readFileSync(COMPOSE_CONFIG, "utf8");
+    const substituted = compose.replace(/server\s+(?:web|seckill):(\d+)\s+resolve\s*;/g, "server 127.0.0.1:$1;");
+    expect(substituted.match(/server 127\.0\.0\.1:\d+;/g)).toHaveLength(2);
+    const prefix = tempFolder();
+    // Its includes are relative to its own folder, as in the image's /etc/nginx.
+    for (const file of Object.values(FRONT_DOOR_FILES)) symlinkSync(file, path.join(prefix, path.basename(file)));
+    writeFileSync(path.join(prefix, "nginx.conf"), substituted);
+    await expect(checkNginxConfig(path.join(prefix, "nginx.conf"), prefix)).resolves.toMatch(/syntax is ok/);
+  });
+
+  it("refuses a config the front-door files would break, so the check is real", async () => {
+    const prefix = tempFolder();
+    const broken = renderNginxConfig(prefix, await freePort(), { webPorts: [3000], seckillPorts: [3200] }).replace(/upstream seckill \{[^}]*\}/, "");
+    writeFileSync(path.join(prefix, "nginx.conf"), broken);
+    await expect(checkNginxConfig(path.join(prefix, "nginx.conf"), prefix)).rejects.toThrow(/host not found in upstream "seckill"/);
+  });
+});
+
+describe("nginx's own refusals", () => {
+  it("an oversized purchase-path body is refused 413 as a tRPC error, in the caller's language, before any upstream", async () => {
+    // No process listens behind it: a refusal that reached an upstream would be a 502.
+    const nginx = await startNginx({ webPorts: [await freePort()], seckillPorts: [await freePort()] });
+    try {
+      const post = (headers: Record<string, string>) =>
+        fetch(`${nginx.url}/api/seckill/seckill.token`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: "x".repeat(17 * 1024) });
+      const english = await post({});
+      expect(english.status).toBe(413);
+      expect(english.headers.get("content-type")).toBe("application/json");
+      expect(await english.json()).toEqual({
+        error: { json: { message: "The request body is too large.", code: -32013, data: { code: "PAYLOAD_TOO_LARGE", httpStatus: 413 } } },
+      });
+      const chinese = (await (await post({ "accept-language": "zh-CN,zh;q=0.9" })).json()) as { error: { json: { message: string } } };
+      expect(chinese.error.json.message).toBe("请求正文过大。");
+      const switched = (await (await post({ "accept-language": "zh-CN", cookie: "lang=en" })).json()) as { error: { json: { message: string } } };
+      expect(switched.error.json.message).toBe("The request body is too large.");
+    } finally {
+      await nginx.stop();
+    }
+  });
+});
