@@ -21,6 +21,7 @@ import { paymentProvidersFor } from "./payments/providers";
 import { PurchaseStats } from "./seckill/sale-stats";
 import { createOrderEnqueuer } from "./seckill/enqueue";
 import { followRevocations, revocationLifetimeMs, SessionRevocations } from "./gateway/revocation";
+import { PasswordHasher } from "./gateway/password-hasher";
 
 export interface ServiceOptions {
   /** Follow sold-out broadcasts from other instances (web processes do). */
@@ -115,6 +116,7 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
   // The instance that serves /api/metrics also shows what the worker's reconciler found.
   if (options.processMetrics) registerReconcileGauges(metrics.registry, () => readPublishedReconciliations({ redis, env }));
   const orderEnqueuer = createOrderEnqueuer({ redis, queues, env });
+  const passwords = new PasswordHasher({ concurrency: env.PASSWORD_HASH_CONCURRENCY, queueLimit: env.PASSWORD_HASH_QUEUE_LIMIT, waitMs: env.PASSWORD_HASH_WAIT_MS });
   return {
     ...core.services,
     orderEnqueuer,
@@ -122,10 +124,11 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
     metrics,
     purchaseStats,
     rateLimits,
+    passwords,
     async close() {
       clearInterval(statsTimer);
       stopFollowingRevocations();
-      await Promise.all([flushStats(), orderEnqueuer.drain()]);
+      await Promise.all([flushStats(), orderEnqueuer.drain(), passwords.close()]);
       await core.closeQueues();
       await core.disconnect(subscriber);
     },

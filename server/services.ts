@@ -9,6 +9,7 @@ import type { PaymentProviders } from "./payments/providers";
 import type { PurchaseStats } from "./seckill/sale-stats";
 import type { GroupCommitter } from "./orders/group-commit";
 import type { SessionRevocations } from "./gateway/revocation";
+import type { PasswordHasher } from "./gateway/password-hasher";
 
 /**
  * What every process has from the outside world, built from one Env by the composition root
@@ -45,4 +46,6 @@ export interface Services extends CoreServices {
   orderEnqueuer: Pick<GroupCommitter<QueuedReservation, void>, "submit" | "drain">;
   /** Revoked sessions, kept in step with Redis in the background (server/gateway/revocation.ts). */
   sessions: SessionRevocations;
+  /** Password hashing and checking, off the event loop and a bounded number at once (server/gateway/password-hasher.ts). */
+  passwords: PasswordHasher;
 }
