@@ -139,7 +139,7 @@ describe("client address: the per-IP request rate counts the connection, never a
   });
 });
 
-describe("every call counts: batches are bounded and sign-in guesses are throttled before bcrypt", () => {
+describe("every call counts: batches are bounded and sign-in guesses are throttled before the password check", () => {
   const wrongPasswords = (n: number) => Array.from({ length: n }, (_, i) => `not-the-password-${i}`);
   const passwordChecks = () => readMetric(system.url, "auth_password_checks_total");
   const sessionIn = (answer: Answer) => answer.status === 200 || /"token"/.test(answer.body) || String(answer.headers["set-cookie"] ?? "").includes("fs_session=ey");
@@ -153,7 +153,7 @@ describe("every call counts: batches are bounded and sign-in guesses are throttl
     expect(oversized.body).toMatch(/at most 10 calls/);
   });
 
-  it("200 guesses batched in one request find nothing and run no bcrypt", async () => {
+  it("200 guesses batched in one request find nothing and check no password", async () => {
     const [victim] = await createShoppers(t.services, 1, { emailPrefix: "batched-victim" });
     const guesses = [...wrongPasswords(199), SEED_PASSWORD];
     const checksBefore = await passwordChecks();
@@ -166,7 +166,7 @@ describe("every call counts: batches are bounded and sign-in guesses are throttl
     expect((await passwordChecks()) - checksBefore).toBe(0);
   });
 
-  it("200 parallel guesses spread over addresses (real and forged) find nothing, and bcrypt runs at most the account's allowance", async () => {
+  it("200 parallel guesses spread over addresses (real and forged) find nothing, and passwords are checked at most the account's allowance", async () => {
     const [victim] = await createShoppers(t.services, 1, { emailPrefix: "parallel-victim" });
     const checksBefore = await passwordChecks();
     // 40 real addresses, 5 guesses each (no more than the per-IP request rate lets through), every one
