@@ -22,6 +22,7 @@ import { PurchaseStats } from "./seckill/sale-stats";
 import { createOrderEnqueuer } from "./seckill/enqueue";
 import { followRevocations, revocationLifetimeMs, SessionRevocations } from "./gateway/revocation";
 import { StreamCaps } from "./gateway/stream-caps";
+import { PasswordHasher } from "./gateway/password-hasher";
 
 export interface ServiceOptions {
   /** Follow sold-out broadcasts from other instances (web processes do). */
@@ -116,6 +117,7 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
   // The instance that serves /api/metrics also shows what the worker's reconciler found.
   if (options.processMetrics) registerReconcileGauges(metrics.registry, () => readPublishedReconciliations({ redis, env }));
   const orderEnqueuer = createOrderEnqueuer({ redis, queues, env });
+  const passwords = new PasswordHasher({ concurrency: env.PASSWORD_HASH_CONCURRENCY, queueLimit: env.PASSWORD_HASH_QUEUE_LIMIT, waitMs: env.PASSWORD_HASH_WAIT_MS });
   return {
     ...core.services,
     orderEnqueuer,
@@ -124,10 +126,11 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
     purchaseStats,
     rateLimits,
     streams: new StreamCaps({ perShopper: env.STREAMS_PER_SHOPPER, perAddress: env.STREAMS_PER_IP }),
+    passwords,
     async close() {
       clearInterval(statsTimer);
       stopFollowingRevocations();
-      await Promise.all([flushStats(), orderEnqueuer.drain()]);
+      await Promise.all([flushStats(), orderEnqueuer.drain(), passwords.close()]);
       await core.closeQueues();
       await core.disconnect(subscriber);
     },

@@ -1,4 +1,3 @@
-import bcrypt from "bcryptjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEnv } from "./env";
 import { createServices } from "./composition";
@@ -52,7 +51,7 @@ describe("admins ensured by many processes at once", () => {
     const creator = results.findIndex((r) => r.created);
     const stored = await t.services.db.user.findMany({ where: { email: "demo@start.test" }, select: { role: true, passwordHash: true } });
     expect(stored).toHaveLength(1);
-    expect(await bcrypt.compare(passwords[creator]!, stored[0]!.passwordHash)).toBe(true);
+    expect(await t.services.passwords.verify(passwords[creator]!, stored[0]!.passwordHash)).toBe(true);
 
     const later = await createAdminOnce(processes[0]!, { email: "demo@start.test", password: "a-later-start" });
     expect(later).toEqual({ created: false, role: "ADMIN" });
@@ -71,7 +70,7 @@ describe("admins ensured by many processes at once", () => {
     expect(new Set(results.map((r) => r.id)).size).toBe(1);
     const stored = await t.services.db.user.findMany({ where: { email: "ops@start.test" }, select: { role: true, passwordHash: true } });
     expect(stored.map((u) => u.role)).toEqual(["ADMIN"]);
-    expect(await bcrypt.compare("ops-password", stored[0]!.passwordHash)).toBe(true);
+    expect(await t.services.passwords.verify("ops-password", stored[0]!.passwordHash)).toBe(true);
   });
 });
 

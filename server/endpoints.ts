@@ -26,7 +26,7 @@ export const PURCHASE_PATH = `${SECKILL_ENDPOINT}/seckill.purchase`;
 export const TRPC_MAX_BATCH_CALLS = 10;
 
 /**
- * Calls never sent in a batch: `auth.*` (sign-in, sign-up) each cost a bcrypt run and are
+ * Calls never sent in a batch: `auth.*` (sign-in, sign-up) each cost a password hash and are
  * throttled call by call, so a batch carrying one is refused whole.
  */
 export function isUnbatchable(path: string): boolean {

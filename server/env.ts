@@ -1,5 +1,6 @@
 import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { z } from "zod";
 
 /**
@@ -416,6 +417,15 @@ const tuningKnobs = {
    * Change with the shop's sign-in policy.
    */
   SIGN_IN_LOCKOUT_SECONDS: intFrom(900, 1),
+  /**
+   * Password hashes (sign-up, sign-in, admin:create) a process runs at once, off the event loop; the rest wait their turn.
+   * Default: the cores less one for the loop, at most 3 (libuv's pool of 4 also serves files and DNS).
+   */
+  PASSWORD_HASH_CONCURRENCY: intFrom(Math.min(3, Math.max(1, availableParallelism() - 1)), 1),
+  /** Password hashes that may wait for a turn; one more is refused at once with 503 and Retry-After. */
+  PASSWORD_HASH_QUEUE_LIMIT: intFrom(100, 0),
+  /** How long a password hash waits for its turn before it is refused with 503 and Retry-After. */
+  PASSWORD_HASH_WAIT_MS: intFrom(10_000, 1),
   /** How long a purchase token stays good (30 s). Raise only if purchases arrive later than that. */
   PURCHASE_TOKEN_TTL_SECONDS: intFrom(30, 1),
   /**

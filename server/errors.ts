@@ -16,7 +16,7 @@ export type AppErrorCode =
   | "SERVICE_UNAVAILABLE";
 
 export class AppError extends Error {
-  /** For TOO_MANY_REQUESTS: sent as the Retry-After header. */
+  /** For TOO_MANY_REQUESTS and SERVICE_UNAVAILABLE: sent as the Retry-After header. */
   readonly retryAfterSeconds: number | undefined;
   /** What the person reads, in each language; `message` is the English one, for logs. */
   readonly text: Localized;

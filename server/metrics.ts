@@ -11,7 +11,7 @@ export interface Metrics {
   /** Time to answer seckill.token and seckill.purchase, by the answer (status or error code). */
   purchasePathSeconds: TwoLabelHistogram<"procedure", "outcome">;
   rateLimited: Counter<"scope">;
-  /** Passwords compared with bcrypt at sign-in: the CPU a brute force costs, which the sign-in throttle bounds. */
+  /** Passwords checked at sign-in: the CPU a brute force costs, which the sign-in throttle bounds. */
   passwordChecks: Counter;
   /** 1 when MySQL, Redis or the order queue answered this scrape's health question, 0 when not. */
   dependencyUp: Gauge<"dependency">;
@@ -56,7 +56,7 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
     }),
     passwordChecks: new Counter({
       name: "auth_password_checks_total",
-      help: "Passwords compared with bcrypt at sign-in",
+      help: "Passwords checked at sign-in",
       registers: [registry],
     }),
     dependencyUp: new Gauge({

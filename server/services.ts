@@ -10,6 +10,7 @@ import type { PurchaseStats } from "./seckill/sale-stats";
 import type { GroupCommitter } from "./orders/group-commit";
 import type { SessionRevocations } from "./gateway/revocation";
 import type { StreamCaps } from "./gateway/stream-caps";
+import type { PasswordHasher } from "./gateway/password-hasher";
 
 /**
  * What every process has from the outside world, built from one Env by the composition root
@@ -48,4 +49,6 @@ export interface Services extends CoreServices {
   sessions: SessionRevocations;
   /** Live-update streams open in this process, per shopper and per client address (STREAMS_PER_SHOPPER, STREAMS_PER_IP). */
   streams: StreamCaps;
+  /** Password hashing and checking, off the event loop and a bounded number at once (server/gateway/password-hasher.ts). */
+  passwords: PasswordHasher;
 }

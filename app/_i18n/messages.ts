@@ -114,7 +114,7 @@ const en = {
   // Accounts
   email: "Email",
   password: "Password",
-  passwordHint: "At least 8 characters, at most 72 bytes (an accented letter counts 2, a Chinese character 3).",
+  passwordHint: "At least 8 characters, at most 256.",
   wrongCredentials: "Email or password is wrong.",
   signInThrottled: (minutes: number | null) =>
     `Too many failed sign-ins. ${minutes === null ? "Try again later" : `Try again in ${minutes} ${minutes === 1 ? "minute" : "minutes"}`}.`,
@@ -296,7 +296,7 @@ const zh: Messages = {
   },
   email: "邮箱",
   password: "密码",
-  passwordHint: "至少 8 个字符,最多 72 字节(一个带重音的字母算 2 字节,一个汉字算 3 字节)。",
+  passwordHint: "至少 8 个字符,最多 256 个字符。",
   wrongCredentials: "邮箱或密码错误。",
   signInThrottled: (minutes) => `登录失败次数过多,请${minutes === null ? "稍后" : ` ${minutes} 分钟后`}再试。`,
   signInTitle: "登录",

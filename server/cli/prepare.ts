@@ -62,7 +62,7 @@ export function adminNotice(email: string, password: string, signInUrl: string):
  * password); otherwise, for a demo only, DEMO_ADMIN_EMAIL with a generated password, created once
  * and printed once. A production start never creates an admin by itself.
  */
-export async function prepareAdmin(services: Pick<Services, "db" | "env" | "redis" | "sessions">, launch: Launch, log: (line: string) => void, print: (text: string) => void): Promise<void> {
+export async function prepareAdmin(services: Pick<Services, "db" | "env" | "redis" | "sessions" | "passwords">, launch: Launch, log: (line: string) => void, print: (text: string) => void): Promise<void> {
   const { ADMIN_EMAIL, ADMIN_PASSWORD, PUBLIC_BASE_URL } = services.env;
   if (ADMIN_EMAIL && ADMIN_PASSWORD) {
     await ensureAdmin(services, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
@@ -87,7 +87,7 @@ export async function prepareAdmin(services: Pick<Services, "db" | "env" | "redi
  * to prepareDemoSale, for `npm start`, which calls it once the shop can be seen.
  */
 export async function prepareData(
-  services: Pick<Services, "db" | "env" | "redis" | "sessions" | "soldOut" | "sql">,
+  services: Pick<Services, "db" | "env" | "redis" | "sessions" | "soldOut" | "sql" | "passwords">,
   launch: Launch,
   log: (line: string) => void,
   print: (text: string) => void,

@@ -1,19 +1,22 @@
-import bcrypt from "bcryptjs";
 import type { Services } from "../services";
 import { AppError } from "../errors";
 import type { Localized } from "../i18n";
 import { isUniqueViolation } from "../clients/db";
 import { signSession, type Role } from "./session";
-import { fitsBcrypt, PASSWORD_TOO_LONG } from "./password";
+import { withinPasswordLimit, PASSWORD_TOO_LONG } from "./password";
+import { DECOY_HASH, needsRehash } from "./password-hash";
+import { createLogger } from "../logger";
 import { takeSignInAttempt } from "./sign-in-throttle";
 import { revokeSessions, sessionGeneration } from "./revocation";
 
 /** The same words as the sign-in form's own (app/_i18n/messages.ts, wrongCredentials). */
 export const WRONG_CREDENTIALS: Localized = { en: "Email or password is wrong.", zh: "邮箱或密码错误。" };
 
-/** Accounts: sign-up and sign-in with bcrypt-hashed passwords; both answer a session credential. */
-
-const BCRYPT_COST = 10;
+/**
+ * Accounts: sign-up and sign-in with scrypt-hashed passwords (an old bcrypt hash still signs in,
+ * and is replaced then); both answer a session credential. Hashing runs off the event loop, a
+ * bounded number at once (password-hasher.ts).
+ */
 
 export interface SignedIn {
   token: string;
@@ -21,9 +24,9 @@ export interface SignedIn {
 }
 
 /** Every password that is set comes through here, so none is ever stored cut short (password.ts). */
-export async function hashPassword(password: string): Promise<string> {
-  if (!fitsBcrypt(password)) throw new AppError("BAD_REQUEST", { en: `The password is too long. ${PASSWORD_TOO_LONG.en}.`, zh: `密码太长。${PASSWORD_TOO_LONG.zh}。` });
-  return bcrypt.hash(password, BCRYPT_COST);
+export async function hashPassword(services: Pick<Services, "passwords">, password: string): Promise<string> {
+  if (!withinPasswordLimit(password)) throw new AppError("BAD_REQUEST", { en: `The password is too long. ${PASSWORD_TOO_LONG.en}.`, zh: `密码太长。${PASSWORD_TOO_LONG.zh}。` });
+  return services.passwords.hash(password);
 }
 
 /** `generation`: read before the account was (server/gateway/revocation.ts, sessionGeneration). */
@@ -32,9 +35,9 @@ async function issue(services: Pick<Services, "env">, user: { id: number; email:
   return { token, user };
 }
 
-export async function signUp(services: Pick<Services, "db" | "env" | "redis">, input: { email: string; password: string }): Promise<SignedIn> {
+export async function signUp(services: Pick<Services, "db" | "env" | "redis" | "passwords">, input: { email: string; password: string }): Promise<SignedIn> {
   const generation = await sessionGeneration(services);
-  const passwordHash = await hashPassword(input.password);
+  const passwordHash = await hashPassword(services, input.password);
   try {
     const user = await services.db.user.create({
       data: { email: input.email.toLowerCase(), passwordHash },
@@ -53,7 +56,7 @@ export async function signUp(services: Pick<Services, "db" | "env" | "redis">, i
  * Signs in, behind the sign-in throttle (sign-in-throttle.ts): the attempt is counted against the
  * account and `clientAddress` before the password is checked, and a right password gives it back.
  */
-export async function signIn(services: Pick<Services, "db" | "env" | "metrics" | "redis">, input: { email: string; password: string }, clientAddress: string): Promise<SignedIn> {
+export async function signIn(services: Pick<Services, "db" | "env" | "metrics" | "redis" | "passwords">, input: { email: string; password: string }, clientAddress: string): Promise<SignedIn> {
   // Read before the account, so a sign-in racing a revocation is ended by it too.
   const generation = await sessionGeneration(services);
   const attempt = await takeSignInAttempt(services, input.email, clientAddress);
@@ -65,7 +68,7 @@ export async function signIn(services: Pick<Services, "db" | "env" | "metrics" |
       select: { id: true, email: true, role: true, passwordHash: true },
     });
     // Compare even when the account is missing, so timing does not reveal which emails exist.
-    ok = await bcrypt.compare(input.password, user?.passwordHash ?? "$2b$10$invalidinvalidinvalidinvalidinvalidinvalidinvalidinva");
+    ok = await services.passwords.verify(input.password, user?.passwordHash ?? DECOY_HASH);
     services.metrics.passwordChecks.inc();
   } catch (error) {
     await attempt.giveBack(); // our fault, not a guess
@@ -73,7 +76,22 @@ export async function signIn(services: Pick<Services, "db" | "env" | "metrics" |
   }
   if (!user || !ok) throw new AppError("UNAUTHORIZED", WRONG_CREDENTIALS);
   await attempt.giveBack();
+  if (needsRehash(user.passwordHash)) await rehash(services, user.id, user.passwordHash, input.password);
   return issue(services, { id: user.id, email: user.email, role: user.role }, generation);
+}
+
+/**
+ * Replaces a verified hash of an older format or cost with today's. Only if the row still holds
+ * the hash that was checked, so a password changed meanwhile is never overwritten. Best effort:
+ * the sign-in has succeeded, and a failed rehash is tried again at the next one.
+ */
+async function rehash(services: Pick<Services, "db" | "passwords">, userId: number, checked: string, password: string): Promise<void> {
+  try {
+    const passwordHash = await services.passwords.hash(password);
+    await services.db.user.updateMany({ where: { id: userId, passwordHash: checked }, data: { passwordHash } });
+  } catch (error) {
+    createLogger("services").warn({ err: error, userId }, "could not rehash a password; the next sign-in tries again");
+  }
 }
 
 /**
@@ -82,15 +100,15 @@ export async function signIn(services: Pick<Services, "db" | "env" | "metrics" |
  * number of processes at once: the insert skips an existing email (INSERT IGNORE on the unique
  * key) and the update is unconditional, so none of them meets a duplicate key.
  */
-export async function ensureAdmin(services: Pick<Services, "db" | "env" | "redis" | "sessions">, input: { email: string; password: string }): Promise<{ id: number; created: boolean }> {
+export async function ensureAdmin(services: Pick<Services, "db" | "env" | "redis" | "sessions" | "passwords">, input: { email: string; password: string }): Promise<{ id: number; created: boolean }> {
   const email = input.email.toLowerCase();
-  const passwordHash = await hashPassword(input.password);
+  const passwordHash = await hashPassword(services, input.password);
   const { count } = await services.db.user.createMany({ data: [{ email, passwordHash, role: "ADMIN" }], skipDuplicates: true });
   if (count === 0) {
     const existing = await services.db.user.findUniqueOrThrow({ where: { email }, select: { id: true, role: true, passwordHash: true } });
     await services.db.user.updateMany({ where: { email }, data: { passwordHash, role: "ADMIN" } });
     // A changed password or role ends the account's sessions (the same password again changes nothing).
-    if (existing.role !== "ADMIN" || !(await bcrypt.compare(input.password, existing.passwordHash))) await revokeSessions(services, existing.id);
+    if (existing.role !== "ADMIN" || !(await services.passwords.verify(input.password, existing.passwordHash))) await revokeSessions(services, existing.id);
   }
   const user = await services.db.user.findUniqueOrThrow({ where: { email }, select: { id: true } });
   return { id: user.id, created: count === 1 };
@@ -102,11 +120,11 @@ export async function ensureAdmin(services: Pick<Services, "db" | "env" | "redis
  * `created` tells the one caller of many starting at once whose insert made it.
  */
 export async function createAdminOnce(
-  services: Pick<Services, "db">,
+  services: Pick<Services, "db" | "passwords">,
   input: { email: string; password: string },
 ): Promise<{ created: boolean; role: Role }> {
   const email = input.email.toLowerCase();
-  const passwordHash = await hashPassword(input.password);
+  const passwordHash = await hashPassword(services, input.password);
   const { count } = await services.db.user.createMany({ data: [{ email, passwordHash, role: "ADMIN" }], skipDuplicates: true });
   const user = await services.db.user.findUniqueOrThrow({ where: { email }, select: { role: true } });
   return { created: count === 1, role: user.role };

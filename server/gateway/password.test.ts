@@ -1,23 +1,30 @@
 import { describe, expect, it } from "vitest";
-import { fitsBcrypt, PASSWORD_MAX_BYTES } from "./password";
+import { withinPasswordLimit, PASSWORD_MAX_CHARACTERS } from "./password";
 import { hashPassword } from "./accounts";
 import { credentialsInput } from "../trpc/schemas";
+import { PasswordHasher } from "./password-hasher";
 
-describe("passwords bcrypt can hold whole", () => {
-  it("counts bytes, not characters: 72 fit, 73 do not", () => {
-    expect(PASSWORD_MAX_BYTES).toBe(72);
-    expect(fitsBcrypt("a".repeat(72))).toBe(true);
-    expect(fitsBcrypt("a".repeat(73))).toBe(false);
-    expect(fitsBcrypt("é".repeat(36))).toBe(true);
-    expect(fitsBcrypt(`${"é".repeat(36)}x`)).toBe(false);
-    expect(fitsBcrypt("秒".repeat(25))).toBe(false); // 25 characters, 75 bytes
+describe("the password length cap", () => {
+  it("counts characters, not bytes: 256 of any script fit, 257 do not", () => {
+    expect(PASSWORD_MAX_CHARACTERS).toBe(256);
+    expect(withinPasswordLimit("a".repeat(256))).toBe(true);
+    expect(withinPasswordLimit("a".repeat(257))).toBe(false);
+    expect(withinPasswordLimit("秒".repeat(256))).toBe(true); // 768 bytes: bcrypt's 72 no longer binds
+    expect(withinPasswordLimit("😀".repeat(256))).toBe(true); // 512 UTF-16 units, 256 characters
+    expect(withinPasswordLimit("😀".repeat(257))).toBe(false);
   });
 
   it("refuses a longer one as the password field's error, and wherever one is set", async () => {
-    const parsed = credentialsInput.safeParse({ email: "a@example.com", password: "a".repeat(73) });
+    const parsed = credentialsInput.safeParse({ email: "a@example.com", password: "a".repeat(257) });
     expect(parsed.success).toBe(false);
-    expect(parsed.error?.flatten().fieldErrors.password).toEqual([expect.stringMatching(/^Use at most 72 bytes/)]);
-    expect(credentialsInput.safeParse({ email: "a@example.com", password: "a".repeat(72) }).success).toBe(true);
-    await expect(hashPassword("a".repeat(73))).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringMatching(/too long/) });
+    expect(parsed.error?.flatten().fieldErrors.password).toEqual(["Use at most 256 characters"]);
+    expect(credentialsInput.safeParse({ email: "a@example.com", password: `${"é".repeat(36)}x` }).success).toBe(true);
+    const passwords = new PasswordHasher({ concurrency: 1, queueLimit: 1, waitMs: 1000 });
+    try {
+      await expect(hashPassword({ passwords }, "a".repeat(257))).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringMatching(/too long/) });
+      expect(passwords.load).toEqual({ running: 0, waiting: 0 });
+    } finally {
+      await passwords.close();
+    }
   });
 });

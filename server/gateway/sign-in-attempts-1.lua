@@ -1,7 +1,7 @@
 --[[
   One sign-in attempt counter (an account's or a client address's failed sign-ins in a lockout
   window), taken from BEFORE the password is checked, so parallel guesses each need a unit and
-  at most the limit of them ever reach bcrypt; a correct password gives its unit back.
+  at most the limit of them ever reach the password check; a correct password gives its unit back.
 
   Input:
     KEYS[1] counter    string: attempts counted in the current window (expires with the window)

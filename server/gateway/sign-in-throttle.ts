@@ -10,8 +10,8 @@ import { rateLimitKey } from "./client-ip";
  * (sign-in-attempts-1.lua), each in a lockout window that starts at its first failure; once
  * either count reaches its limit, sign-ins for that account, or from that address, are refused
  * until the window ends. The unit is taken BEFORE the password is checked (and given back when
- * it was right), so guesses in parallel, in a batch or from many addresses reach bcrypt at most
- * the limit's number of times per window, and cost no more CPU than that.
+ * it was right), so guesses in parallel, in a batch or from many addresses reach the password check
+ * at most the limit's number of times per window, and cost no more CPU than that.
  */
 
 export type ThrottleScope = "account" | "address";

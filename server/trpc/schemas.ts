@@ -2,7 +2,7 @@ import { z } from "zod";
 import { RESERVATION_ID_PATTERN } from "../seckill/reservation";
 import { PURCHASE_TOKEN_PATTERN } from "../seckill/purchase-token";
 import { TICKET_PATTERN } from "../room/ticket";
-import { fitsBcrypt } from "../gateway/password";
+import { withinPasswordLimit } from "../gateway/password";
 import { INPUT_SENTENCES } from "./input-errors";
 import { PAYMENT_PROVIDER_NAMES } from "../env";
 
@@ -48,5 +48,5 @@ export const payInput = orderIdInput.extend({
 
 export const credentialsInput = z.object({
   email: z.email(INPUT_SENTENCES.email.en).max(191),
-  password: z.string().min(8, INPUT_SENTENCES.passwordTooShort.en).refine(fitsBcrypt, INPUT_SENTENCES.passwordTooLong.en),
+  password: z.string().min(8, INPUT_SENTENCES.passwordTooShort.en).refine(withinPasswordLimit, INPUT_SENTENCES.passwordTooLong.en),
 });
