@@ -37,7 +37,7 @@ export interface FrontDoorOptions {
 const TIMEOUT_CHECK_INTERVAL_MS = 1000;
 
 /** Idle kept-alive connections to the web instances, per instance; more are opened when needed, never queued for. */
-const IDLE_UPSTREAM_SOCKETS = 64;
+export const IDLE_UPSTREAM_SOCKETS = 64;
 
 export function serverTimeouts(limits: Pick<FrontDoorLimits, "headersTimeoutMs" | "requestTimeoutMs">): http.ServerOptions {
   return {

@@ -1,5 +1,4 @@
 import { readFileSync } from "node:fs";
-import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLiveSale, createTestEnvironment, readMetric, startSeckillService, startWeb, startWorker, waitFor, type ChildHandle, type TestEnvironment } from "../testing/harness";
 import { readFrontDoorSettings, startNginx, UPSTREAM_KEEPALIVE, type RunningNginx } from "../testing/nginx";
@@ -13,9 +12,9 @@ import {
   slowlorisHeaders,
   subscriptionPath,
   unfinishedPostBodies,
-  type HeldAttack,
 } from "../testing/attacks";
 import { createShoppers, type SeededShopper } from "../seed";
+import { ANSWER_WITHIN_MS, countOf as count, expectShopperServed as served, settled, SHOPPER_ADDRESS as SHOPPER, shopperCall as call, type Shopper } from "../testing/shopper-checks";
 import { warmUpSale } from "../recovery/warmup";
 import { joinRoom } from "../room/join";
 import { openRoom } from "../testing/room";
@@ -29,8 +28,6 @@ import { openRoom } from "../testing/room";
  * its idle keep-alive pool.
  */
 
-const SHOPPER = "127.0.0.1";
-const ANSWER_WITHIN_MS = 1000;
 
 // The limits as the committed files set them, so the test follows the files.
 const settings = readFrontDoorSettings();
@@ -84,66 +81,15 @@ afterAll(async () => {
   await t?.cleanup();
 });
 
-interface Answer {
-  status: number;
-  body: string;
-  ms: number;
-}
-
-/** One call from the shopper's address on a fresh connection; status 0 if nothing came within `withinMs`. */
-function shopperCall(method: "GET" | "POST", path: string, body?: unknown, withinMs = ANSWER_WITHIN_MS): Promise<Answer> {
-  const payload = body === undefined ? undefined : JSON.stringify(body);
-  const started = performance.now();
-  return new Promise((resolve) => {
-    const done = (status: number, text: string) => resolve({ status, body: text, ms: performance.now() - started });
-    const request = http.request(
-      {
-        host: "127.0.0.1",
-        port: nginx.port,
-        localAddress: SHOPPER,
-        agent: false,
-        method,
-        path,
-        timeout: withinMs,
-        headers: {
-          authorization: `Bearer ${shopper.token}`,
-          ...(payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {}),
-        },
-      },
-      (response) => {
-        let text = "";
-        response.setEncoding("utf8");
-        response.on("data", (chunk: string) => (text += chunk));
-        response.on("end", () => done(response.statusCode ?? 0, text));
-        response.on("error", () => done(0, text));
-      },
-    );
-    request.on("timeout", () => {
-      request.destroy();
-      done(0, `(no answer within ${withinMs} ms)`);
-    });
-    request.on("error", (error) => done(0, String(error)));
-    request.end(payload);
-  });
-}
-
-/** The shopper loads the storefront and asks for a purchase token: both answered, not 5xx, within a second. */
-async function expectShopperServed(when: string) {
-  const [page, token] = await Promise.all([shopperCall("GET", "/"), shopperCall("POST", "/api/seckill/seckill.token", { json: { saleId } })]);
-  expect(page.status, `${when}: GET / answered ${page.status} ${page.body.slice(0, 200)}`).toBe(200);
-  expect(page.ms, `${when}: GET / took`).toBeLessThan(ANSWER_WITHIN_MS);
-  expect(token.status, `${when}: seckill.token answered ${token.status} ${token.body.slice(0, 200)}`).toBe(200);
-  expect(token.body, when).toContain('"status":"ISSUED"');
-  expect(token.ms, `${when}: seckill.token took`).toBeLessThan(ANSWER_WITHIN_MS);
-}
+const asShopper = (): Shopper => ({ port: nginx.port, token: shopper.token, saleId });
+const shopperCall = (method: "GET" | "POST", path: string, body?: unknown, withinMs?: number) => call(asShopper(), method, path, body, withinMs);
+const expectShopperServed = (when: string) => served(asShopper(), when);
 
 /** Once the attacker has left, the connections to web and seckill shrink to nginx's idle pool within `withinMs`. */
 async function expectUpstreamsReleased(withinMs: number) {
   await waitFor(async () => establishedConnectionsTo(upstreamPorts) <= IDLE_POOL, withinMs, `at most ${IDLE_POOL} upstream connections (now ${establishedConnectionsTo(upstreamPorts)})`);
 }
 
-const count = (statuses: (number | null)[], status: number | null) => statuses.filter((s) => s === status).length;
-const settled = (attack: HeldAttack) => attack.statuses().every((s) => s !== null);
 const accessLog = () => readFileSync(nginx.accessLog, "utf8").trim().split("\n");
 
 describe("nginx's front door (deploy/nginx/front-door.*.conf) in front of the real processes", () => {
