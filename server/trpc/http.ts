@@ -19,7 +19,10 @@ import { langOf } from "../i18n";
 export async function handleTrpcRequest(req: Request, services: Services, endpoint = TRPC_ENDPOINT): Promise<Response> {
   // Cross-site cookie mutations and form or text bodies never reach tRPC (server/gateway/browser-guard.ts).
   const refusal = browserRequestRefusal(req, services.env.PUBLIC_BASE_URL);
-  if (refusal) return Response.json(browserRefusalBody(refusal, langOf(req.headers)), { status: refusal.status, headers: { "cache-control": "no-store" } });
+  if (refusal) {
+    const { pathname, searchParams } = new URL(req.url);
+    return Response.json(browserRefusalBody(refusal, langOf(req.headers), pathname, searchParams), { status: refusal.status, headers: { "cache-control": "no-store" } });
+  }
   const startedAt = performance.now();
   return fetchRequestHandler({
     endpoint,
