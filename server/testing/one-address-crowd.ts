@@ -89,7 +89,9 @@ export function floodUntilStopped(base: string) {
   };
   const loops = Array.from({ length: 16 }, async (_, loop) => {
     while (flooding) {
-      answers.push(loop % 2 === 0 ? await clockBatch() : await postCall(base, `${SECKILL_ENDPOINT}/seckill.token`, null, { saleId: NO_SUCH_SALE }));
+      // A flood call the front door drops under the load (a reset connection) is not what is tested.
+      const answer = await (loop % 2 === 0 ? clockBatch() : postCall(base, `${SECKILL_ENDPOINT}/seckill.token`, null, { saleId: NO_SUCH_SALE })).catch(() => null);
+      if (answer) answers.push(answer);
     }
   });
   return {
