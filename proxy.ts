@@ -6,16 +6,16 @@ import { addressFromFrontDoor } from "@/server/gateway/client-ip";
 
 /**
  * The gateway (Next 16's proxy, on the Node.js runtime): a per-IP rate limit in front of every
- * API call and page but the purchase step (gateFor), each tRPC call in a batch counted, before
- * any application code runs. Health and metrics stay reachable. The client's address is the one
+ * API call and page but the purchase step and an admin's requests (gateFor), each tRPC call in a
+ * batch counted, before any application code runs. Health and metrics stay reachable. The client's address is the one
  * the web server in front of Next resolved from its socket (server/cli/web.ts): this code cannot
  * see the socket.
  */
 export async function proxy(request: NextRequest) {
   const { pathname, searchParams } = request.nextUrl;
-  const refusal = await gateFor(await getServices(), pathname, searchParams, () => addressFromFrontDoor(request.headers));
+  const refusal = await gateFor(await getServices(), pathname, searchParams, request.headers, () => addressFromFrontDoor(request.headers));
   if (!refusal) return NextResponse.next();
-  return NextResponse.json(gateRefusalBody(refusal, langOf(request.headers)), { status: refusal.status, headers: gateRefusalHeaders(refusal) });
+  return NextResponse.json(gateRefusalBody(refusal, langOf(request.headers), pathname, searchParams), { status: refusal.status, headers: gateRefusalHeaders(refusal) });
 }
 
 // Payment notifications come from a provider's few servers in bursts (every sale's payments)

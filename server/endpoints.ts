@@ -16,8 +16,11 @@ export const SECKILL_ENDPOINT = "/api/seckill";
  */
 export const SECKILL_PROCEDURES: ReadonlySet<string> = new Set(["seckill.token", "seckill.purchase", "room.join"]);
 
-/** The purchase step's address, which the per-IP gate lets through (server/gateway/ip-gate.ts, gateFor). */
-export const PURCHASE_PATH = `${SECKILL_ENDPOINT}/seckill.purchase`;
+/** The purchase step, which the per-IP gate never charges, on either endpoint (server/gateway/ip-gate.ts, gateCharge). */
+export const PURCHASE_PROCEDURE = "seckill.purchase";
+
+/** The purchase step's address at the seckill service. */
+export const PURCHASE_PATH = `${SECKILL_ENDPOINT}/${PURCHASE_PROCEDURE}`;
 
 /**
  * The most calls one batched request may carry (the browser's batch link splits at the same

@@ -2,9 +2,12 @@ import type { Services } from "../services";
 import { AppError } from "../errors";
 import { BUSY, tryAgainInSeconds } from "../common-sentences";
 import type { Lang, Localized } from "../i18n";
+import { refusalBody } from "../trpc/refusal-body";
 import { rateLimitKey } from "./client-ip";
 import { trpcCallsOf } from "./trpc-calls";
-import { PURCHASE_PATH } from "../endpoints";
+import { callerOf } from "./revocation";
+import type { HeaderReader } from "./session";
+import { PURCHASE_PROCEDURE } from "../endpoints";
 
 /** A refusal at the gate: the HTTP answer to send instead of running the request. */
 export interface GateRefusal {
@@ -16,9 +19,12 @@ export interface GateRefusal {
   text: Localized;
 }
 
-/** The JSON body a front door answers a refusal with, in the caller's language. */
-export function gateRefusalBody(refusal: GateRefusal, lang: Lang): { error: { message: string; code: GateRefusal["code"] } } {
-  return { error: { message: refusal.text[lang], code: refusal.code } };
+/**
+ * The JSON body a front door answers a refusal with, in the caller's language and in the shape
+ * the caller reads: tRPC's error envelope for a tRPC call (server/trpc/refusal-body.ts).
+ */
+export function gateRefusalBody(refusal: GateRefusal, lang: Lang, pathname: string, searchParams: URLSearchParams | null): unknown {
+  return refusalBody(pathname, searchParams, { code: refusal.code, httpStatus: refusal.status, message: refusal.text[lang] });
 }
 
 /**
@@ -41,22 +47,48 @@ export function gateRefusalHeaders(refusal: GateRefusal): Record<string, string>
   return refusal.status === 400 ? {} : { "retry-after": String(refusal.retryAfterSeconds) };
 }
 
-export type IpGateServices = Pick<Services, "metrics" | "rateLimits">;
+export type IpGateServices = Pick<Services, "env" | "metrics" | "rateLimits" | "sessions">;
+
+/** What the gate charges a request with: its calls but purchases, or a refusal of the whole batch. */
+export type GateCharge = { calls: number } | { refusal: Localized };
+
+/**
+ * The calls of a request the per-IP rate counts: one per procedure call it carries (a page: one),
+ * except `seckill.purchase` on either endpoint, in a batch too. A purchase proves itself in
+ * process with its token or room ticket (server/seckill/purchase-token.ts), and one presented
+ * again meets the per-shopper purchase rate, so charging it here would only let a crowd behind one
+ * address (a campus, a mobile carrier's NAT) lose purchases it earned. A batch the server would
+ * refuse (too many calls, an `auth.*` call) is refused here, uncharged. Pure: the address in, the
+ * charge out. `searchParams` null: a front door that runs no batches (the seckill service).
+ */
+export function gateCharge(pathname: string, searchParams: URLSearchParams | null): GateCharge {
+  const calls = trpcCallsOf(pathname, searchParams ?? new URLSearchParams());
+  if (!calls) return { calls: 1 };
+  if ("refusal" in calls) return calls;
+  return { calls: calls.procedures.filter((procedure) => procedure !== PURCHASE_PROCEDURE).length };
+}
 
 /**
  * The gate for a request, as every front door (Next's proxy.ts, the seckill service) asks it,
- * `clientAddress` read only when it counts (server/gateway/client-ip.ts). The purchase step
- * passes: its token was issued by seckill.token behind this gate and proves itself in process
- * (server/seckill/purchase-token.ts), and a token presented again meets the purchase rate,
- * so a per-IP check there would cost every purchase one more Redis script and guard nothing new.
- * Every other request is charged one unit per procedure call it carries (a page: one), and a
- * batch the server would refuse (too many calls, an `auth.*` call) is refused here, uncharged.
+ * `clientAddress` read only when it counts (server/gateway/client-ip.ts). Charged per address as
+ * gateCharge says, except a request with a live admin session (signature, expiry, role and
+ * revocation, all checked in process): admins are few, signed in by password, trusted with stock
+ * and refunds already, and every `admin.*` procedure checks the role again, so a rate on them
+ * would guard nothing; charged per address, the operator's own dashboard would go blank whenever
+ * shoppers on the same address (the office, a load test) fill the bucket.
  */
-export function gateFor(services: IpGateServices, pathname: string, searchParams: URLSearchParams | null, clientAddress: () => string): PendingGate {
-  if (pathname === PURCHASE_PATH) return PASSED_GATE;
-  const calls = searchParams ? trpcCallsOf(pathname, searchParams) : null;
-  if (calls && "refusal" in calls) return Promise.resolve({ status: 400, retryAfterSeconds: 0, code: "BAD_REQUEST", text: calls.refusal });
-  return gateByIp(services, clientAddress(), calls ? calls.procedures.length : 1);
+export async function gateFor(services: IpGateServices, pathname: string, searchParams: URLSearchParams | null, headers: HeaderReader, clientAddress: () => string): PendingGate {
+  const charge = gateCharge(pathname, searchParams);
+  if ("refusal" in charge) return { status: 400, retryAfterSeconds: 0, code: "BAD_REQUEST", text: charge.refusal };
+  if (charge.calls === 0 || !services.rateLimits.requestRate.enabled) return null;
+  if (await carriesAdminSession(services, headers)) return null;
+  return gateByIp(services, clientAddress(), charge.calls);
+}
+
+/** A live admin session (not forged, expired or revoked), checked in process: no Redis round trip. */
+export async function carriesAdminSession(services: Pick<Services, "env" | "sessions">, headers: HeaderReader): Promise<boolean> {
+  const caller = await callerOf(services, headers);
+  return caller.session?.role === "ADMIN";
 }
 
 /**

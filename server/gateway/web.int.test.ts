@@ -80,13 +80,20 @@ describe("per-IP request rate at the gateway", () => {
       // Every answer is one of the two; any other status is listed in the failure.
       expect(responses.map((r) => r.status).filter((status) => status !== 200 && status !== 429)).toEqual([]);
       expect(Number(limited[0]!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-      expect(await limited[0]!.json()).toMatchObject({ error: { code: "TOO_MANY_REQUESTS", message: expect.stringMatching(/Try again in \d+ s/) } });
+      expect(await limited[0]!.json()).toMatchObject({ error: { json: { data: { code: "TOO_MANY_REQUESTS", httpStatus: 429 }, message: expect.stringMatching(/Try again in \d+ s/) } } });
       expect((await fetch(`${web.url}/api/health`)).status).toBe(200);
       // The purchase step is let through, more of it than one window allows (its signed token
       // admits it): every one reaches tRPC, which wants a session.
       const body = JSON.stringify({ json: { saleId: 1, token: FORGED_PURCHASE_TOKEN } });
       const purchases = await Promise.all(Array.from({ length: 30 }, () => fetch(`${web.url}${PURCHASE_PATH}`, { method: "POST", headers: { "content-type": "application/json" }, body })));
       expect(purchases.map((r) => r.status)).toEqual(purchases.map(() => 401));
+      // The same through Next's tRPC endpoint, alone and as a batch of purchases (the README's curl flow).
+      const batchBody = JSON.stringify({ 0: { json: { saleId: 1, token: FORGED_PURCHASE_TOKEN } }, 1: { json: { saleId: 1, token: FORGED_PURCHASE_TOKEN } } });
+      const viaNext = await Promise.all([
+        ...Array.from({ length: 15 }, () => fetch(`${web.url}/api/trpc/seckill.purchase`, { method: "POST", headers: { "content-type": "application/json" }, body })),
+        ...Array.from({ length: 15 }, () => fetch(`${web.url}/api/trpc/seckill.purchase,seckill.purchase?batch=1`, { method: "POST", headers: { "content-type": "application/json" }, body: batchBody })),
+      ]);
+      expect(viaNext.map((r) => r.status)).toEqual(viaNext.map(() => 401));
       expect(await readMetric(web.url, "gateway_rate_limited_total", '{scope="ip"}')).toBe(limited.length);
     } finally {
       await web.stop();

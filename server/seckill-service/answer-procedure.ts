@@ -7,6 +7,7 @@ import { createContext } from "../trpc/init";
 import { logServerFaults } from "../trpc/answers";
 import { langOf, type Localized } from "../i18n";
 import { observePurchasePath, purchasePathOutcome } from "../metrics";
+import { SECKILL_ENDPOINT } from "../endpoints";
 import { MAX_BODY_BYTES, sendJson } from "./node-http";
 import { callMutation, deserializeInput, errorShape, httpStatusOf, trpcBody, trpcErrorOf, type TrpcEnvelope } from "./trpc-internals";
 
@@ -83,7 +84,7 @@ async function answeredGateRefusal(
 ): Promise<boolean> {
   const refusal = await ipGate;
   if (!refusal) return false;
-  sendJson(res, refusal.status, gateRefusalBody(refusal, langOf(headers)), gateRefusalHeaders(refusal));
+  sendJson(res, refusal.status, gateRefusalBody(refusal, langOf(headers), `${SECKILL_ENDPOINT}/${path}`, null), gateRefusalHeaders(refusal));
   observePurchasePath(services.metrics, path, "TOO_MANY_REQUESTS", startedAt);
   return true;
 }

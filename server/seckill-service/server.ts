@@ -4,6 +4,7 @@ import { gateFor } from "../gateway/ip-gate";
 import { clientAddress } from "../gateway/client-ip";
 import { browserRequestRefusal } from "../gateway/browser-guard";
 import { browserRefusalBody, logServerFaults } from "../trpc/answers";
+import { refusalBody } from "../trpc/refusal-body";
 import { UNEXPECTED_ERROR_MESSAGE } from "../trpc/init";
 import { SECKILL_ENDPOINT, SECKILL_PROCEDURES } from "../endpoints";
 import { langOf, type Localized } from "../i18n";
@@ -17,10 +18,11 @@ import { trpcErrorOf } from "./trpc-internals";
  * The lean seckill service: the purchase path's procedures of the same tRPC router on a bare Node
  * `http` server, without Next.js's per-request machinery (routing, rendering, middleware), for
  * the calls a crowd makes all at once. In order: a sold-out sale is answered from the in-process
- * flag before anything else (sold-out-shortcut.ts); then, for the token step, the gateway's
- * per-IP request rate, as Next's proxy.ts does for the storefront, sent to Redis together with the token
- * script (the purchase step proves itself with its token instead: gateFor); then the rest of the
- * procedure (answer-procedure.ts). Also answers /api/health and /api/metrics.
+ * flag before anything else (sold-out-shortcut.ts); then, for the token step and room.join, the
+ * gateway's per-IP request rate, as Next's proxy.ts does for the storefront, sent to Redis together
+ * with the token script (the purchase step proves itself with its token or ticket instead:
+ * gateCharge); then the rest of the procedure (answer-procedure.ts). Every refusal is tRPC's error
+ * envelope (refusalBody). Also answers /api/health and /api/metrics.
  */
 export function createSeckillServer(services: Services, options: http.ServerOptions = {}): http.Server {
   return http.createServer(options, answerSeckillRequest(services));
@@ -29,7 +31,7 @@ export function createSeckillServer(services: Services, options: http.ServerOpti
 /** The service's request listener, also run in process by `npm start`'s front door (server/front-door/). */
 export function answerSeckillRequest(services: Services): http.RequestListener {
   return (req, res) => {
-    const pathname = (req.url ?? "/").split("?", 1)[0]!;
+    const [pathname, query] = (req.url ?? "/").split("?", 2) as [string, string | undefined];
     if (pathname === "/api/health") return answerHealth(services, res);
     const headers = nodeHeaders(req);
     if (pathname === "/api/metrics") return answerMetrics(services, req, res, headers);
@@ -37,12 +39,12 @@ export function answerSeckillRequest(services: Services): http.RequestListener {
     if (!SECKILL_PROCEDURES.has(path)) {
       const answered = [...SECKILL_PROCEDURES].map((p) => `${SECKILL_ENDPOINT}/${p}`);
       const text: Localized = { en: `Not found: this service answers ${answered.join(" and ")} only.`, zh: `未找到：本服务只响应 ${answered.join(" 和 ")}。` };
-      sendJson(res, 404, { error: { message: text[langOf(headers)], code: "NOT_FOUND" } });
+      sendJson(res, 404, refusalBody(pathname, new URLSearchParams(query), { code: "NOT_FOUND", httpStatus: 404, message: text[langOf(headers)] }));
       return;
     }
     const refusal = browserRequestRefusal({ method: req.method, headers }, services.env.PUBLIC_BASE_URL);
     if (refusal) {
-      sendJson(res, refusal.status, browserRefusalBody(refusal, langOf(headers)));
+      sendJson(res, refusal.status, browserRefusalBody(refusal, langOf(headers), pathname, null));
       req.resume(); // the body is not read: let it drain
       return;
     }
@@ -53,13 +55,13 @@ export function answerSeckillRequest(services: Services): http.RequestListener {
       // The client's address by the front doors' one rule (client-ip.ts), read only if the gate
       // counts the call (Node joins a repeated X-Forwarded-For into one string). Not awaited: the
       // procedure runs meanwhile, and its token script goes to Redis with the gate's.
-      const gate = gateFor(services, pathname, null, () => clientAddress(req.headers["x-forwarded-for"] as string | undefined, req.socket.remoteAddress, services.env.TRUSTED_PROXY_HOPS));
+      const gate = gateFor(services, pathname, null, headers, () => clientAddress(req.headers["x-forwarded-for"] as string | undefined, req.socket.remoteAddress, services.env.TRUSTED_PROXY_HOPS));
       return answerProcedure(services, headers, res, path, parsed, gate, startedAt);
     })().catch((error: unknown) => {
       // A client gone before its body was whole (a timeout, an attacker's trickle) is no fault of ours.
       if (!req.complete && req.destroyed) return;
       logServerFaults({ error: trpcErrorOf(error), path, type: "mutation" });
-      if (!res.headersSent) sendJson(res, 500, { error: { message: UNEXPECTED_ERROR_MESSAGE[langOf(headers)], code: "INTERNAL_SERVER_ERROR" } });
+      if (!res.headersSent) sendJson(res, 500, refusalBody(pathname, null, { code: "INTERNAL_SERVER_ERROR", httpStatus: 500, message: UNEXPECTED_ERROR_MESSAGE[langOf(headers)] }));
       res.end();
     });
   };

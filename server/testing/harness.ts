@@ -187,9 +187,14 @@ export async function startSeckillService(
  * service and worker behind the bundled balancer on a free PORT), on the test's database and
  * namespace; resolves once the balancer answers /api/health and the seckill service and worker
  * are up. What the security suite attacks: every request goes through the balancer, as a
- * browser's would. Needs `npm run build` first (npm test does).
+ * browser's would. Needs `npm run build` first (npm test does). `readyWithinMs`: for a caller
+ * that starts it beside another running system (an e2e spec beside Playwright's own).
  */
-export async function startSystem(childEnv: Record<string, string>, extra: Record<string, string> = {}): Promise<ChildHandle & { url: string }> {
+export async function startSystem(
+  childEnv: Record<string, string>,
+  extra: Record<string, string> = {},
+  options: { readyWithinMs?: number } = {},
+): Promise<ChildHandle & { url: string }> {
   if (!buildIsFresh()) throw new Error("The web app is not built or is out of date: run `npm run build` first (npm test does).");
   const port = await freePort();
   const system = spawnChild(process.execPath, ["--import", "tsx", "server/cli/start.ts"], {
@@ -208,7 +213,7 @@ export async function startSystem(childEnv: Record<string, string>, extra: Recor
       if (!output.includes('"worker ready"') || !output.includes('"seckill service listening"')) return false;
       return fetch(`${url}/api/health`).then((r) => r.ok, () => false);
     },
-    90_000,
+    options.readyWithinMs ?? 90_000,
     `npm start on ${url}`,
   );
   return { ...system, url };

@@ -3,6 +3,7 @@ import type { TRPCError } from "@trpc/server";
 import type { BrowserRefusal } from "../gateway/browser-guard";
 import { createLogger } from "../logger";
 import type { Lang } from "../i18n";
+import { refusalBody } from "./refusal-body";
 
 /** What both tRPC front doors, Next's handler (./http.ts) and the seckill service, answer alike. */
 
@@ -16,7 +17,7 @@ export function logServerFaults({ error, path, type }: { error: TRPCError; path:
   log.error({ err: error.cause ?? error, path, type }, "tRPC procedure failed");
 }
 
-/** A browser-guard refusal as the JSON body the client reads. */
-export function browserRefusalBody(refusal: BrowserRefusal, lang: Lang) {
-  return { error: { message: refusal.text[lang], code: refusal.code } };
+/** A browser-guard refusal as the JSON body the client reads (tRPC's envelope for a tRPC call). */
+export function browserRefusalBody(refusal: BrowserRefusal, lang: Lang, pathname: string, searchParams: URLSearchParams | null) {
+  return refusalBody(pathname, searchParams, { code: refusal.code, httpStatus: refusal.status, message: refusal.text[lang] });
 }

@@ -42,7 +42,10 @@ function asksForStream(req: Request, endpoint: string): boolean {
 export async function handleTrpcRequest(req: Request, services: Services, endpoint = TRPC_ENDPOINT): Promise<Response> {
   // Cross-site cookie mutations and form or text bodies never reach tRPC (server/gateway/browser-guard.ts).
   const refusal = browserRequestRefusal(req, services.env.PUBLIC_BASE_URL);
-  if (refusal) return Response.json(browserRefusalBody(refusal, langOf(req.headers)), { status: refusal.status, headers: { "cache-control": "no-store" } });
+  if (refusal) {
+    const { pathname, searchParams } = new URL(req.url);
+    return Response.json(browserRefusalBody(refusal, langOf(req.headers), pathname, searchParams), { status: refusal.status, headers: { "cache-control": "no-store" } });
+  }
   if (!asksForStream(req, endpoint)) return answerTrpc(req, services, endpoint);
   // A stream over a cap is refused here, before its procedure runs; its slot goes back when it ends.
   const slot = await takeStreamSlot(services, req);
