@@ -412,8 +412,9 @@ async function frontDoorRows(services: Services): Promise<DoorRow[]> {
     log,
     services,
     probeSeconds: options.probeSeconds,
-    crowd: async (url, saleId, seconds, label, watch) => {
-      const run = await crowd([url], saleId, cycling(PROBE_ATTEMPTS, options.users, attempts), label, { maxSeconds: seconds, watch });
+    crowd: async (url, saleId, length, label, watch) => {
+      const plan = cycling("attempts" in length ? length.attempts : PROBE_ATTEMPTS, options.users, attempts);
+      const run = await crowd([url], saleId, plan, label, { maxSeconds: "seconds" in length ? length.seconds : undefined, watch });
       attempts += run.attempts;
       return run;
     },

@@ -2,7 +2,6 @@ import { performance } from "node:perf_hooks";
 import type { Services } from "../../server/services";
 import { answeredAttempts, NO_ANSWER, worstP99, type CrowdRun } from "./crowd";
 import { brokenAnswers, doorLine, doorSample, measureDoor, type DoorRow, type DoorSample } from "./doors";
-import { PROBE_WARMUP_SECONDS } from "./load";
 import { startNpmStart, type NpmStartSystem } from "./npm-start";
 import { serverPids, type ResourceUse } from "./procs";
 import { ticketPeakRound, type TicketRoundContext } from "./room-run";
@@ -61,18 +60,30 @@ async function withNpmStart<T>(context: Context, measure: (system: NpmStartSyste
   }
 }
 
-/** A run of the crowd through `url` for `seconds` (the caller's shoppers, continuing where its last run stopped). */
-export type DoorCrowd = (url: string, saleId: number, seconds: number, label: string, watch?: Record<string, number[]>) => Promise<CrowdRun & { resources?: ResourceUse }>;
+/**
+ * A run of the crowd through `url` for `seconds`, or `attempts` attempts (the caller's shoppers,
+ * continuing where its last run stopped).
+ */
+export type DoorCrowd = (
+  url: string,
+  saleId: number,
+  length: { seconds: number } | { attempts: number },
+  label: string,
+  watch?: Record<string, number[]>,
+) => Promise<CrowdRun & { resources?: ResourceUse }>;
+
+/** As many attempts as the run's own JIT warm-up: a cold process answers several times slower for its first few thousand requests. */
+const JIT_WARMUP_ATTEMPTS = 2000;
 
 /** The crowd's two steps by distinct shoppers on a sale that cannot sell out, through each door and straight. */
 export async function twoStepDoorRows(context: Context & { services: Services; probeSeconds: number; crowd: DoorCrowd }): Promise<DoorRow[]> {
   return withNpmStart(context, async (system) => {
     const { saleId } = await openSale(context.services, { name: "Bench front-door probe", stock: 10_000_000, unitLimit: 1_000_000 });
     const { watch, system: processes } = watching(system);
-    // Fresh processes: a warm-up through the front door runs every one of them, the seckill service included.
-    for (const door of doors(system)) await context.crowd(door.url, saleId, PROBE_WARMUP_SECONDS, `${door.name}: warm-up`);
+    // Fresh processes: a warm-up through each door runs every one of them, the seckill service included.
+    for (const door of doors(system)) await context.crowd(door.url, saleId, { attempts: JIT_WARMUP_ATTEMPTS }, `${door.name}: warm-up`);
     const measure = (url: string, label: string) => async () => {
-      const run = await context.crowd(url, saleId, context.probeSeconds, label, watch);
+      const run = await context.crowd(url, saleId, { seconds: context.probeSeconds }, label, watch);
       return checked(label, doorSample({ answered: answeredAttempts(run), seconds: run.seconds, resources: run.resources, p99Ms: worstP99(run), outcomes: run.outcomes }, processes));
     };
     const rows: DoorRow[] = [];
