@@ -30,6 +30,8 @@ import { summarizeProfiles } from "./lib/profile";
 import { bucketRows, scaleRow, secondInstanceRow, type ScaleRow } from "./lib/scale";
 import { runRoom } from "./lib/room-run";
 import { writeRoomReports } from "./lib/room-report";
+import { ticketDoorRows, twoStepDoorRows } from "./lib/front-door";
+import type { DoorRow } from "./lib/doors";
 
 /**
  * npm run bench -- --users U --stock S [--baselines] [--sweep] …  (bench/README.md)
@@ -243,6 +245,7 @@ async function main(): Promise<number> {
       probes?.bareInsert && probes.soldOut.baseline && probes.purchasePath.baseline
         ? await runBaselines({ ...probes.baselineContext, databaseUrl: DATABASE_URL, bareInsert: probes.bareInsert, paired: { hello: probes.soldOut.baseline, ceiling: probes.purchasePath.baseline } })
         : null;
+    const frontDoor = probes ? await frontDoorRows(services) : null;
 
     const report: BenchReport = {
       startedAt: startedAt.toISOString(),
@@ -270,6 +273,7 @@ async function main(): Promise<number> {
       sweep: probes?.sweep ?? [],
       scale: probes?.scale ?? [],
       baselines,
+      frontDoor,
       profile,
     };
     const files = await writeReports(report, options);
@@ -298,9 +302,17 @@ async function roomRun(services: Services, system: System, shopperIds: number[],
       await Promise.all(PERIODIC_QUEUES.map((name) => services.queues[name].resume()));
     },
   });
-  // A profile is written when its process exits.
-  if (options.profile) await stopAll([...system.services, ...system.workers]);
+  // A profile is written when its process exits; npm start's system comes up with the run's own
+  // stopped, and the peak rounds' reservations drained, which its worker would drain meanwhile.
+  await waitForCreateOrderQueue(services);
+  await stopAll([...system.services, ...system.workers]);
   const profile = profiles();
+  const frontDoor = await ticketDoorRows({
+    childEnv,
+    log,
+    round: { services, options, bearers, shoppers: shopperIds.length },
+    expectedPerSecond: room.peak.ours.purchase.requestsPerSecond,
+  });
   const files = await writeRoomReports(
     {
       startedAt: run.startedAt.toISOString(),
@@ -311,6 +323,7 @@ async function roomRun(services: Services, system: System, shopperIds: number[],
       code: codeInfo(),
       seed: { shoppers: shopperIds.length, seconds: round(run.seedSeconds, 1)! },
       room,
+      frontDoor,
       profile,
     },
     options,
@@ -387,6 +400,37 @@ async function measureProbes(services: Services, system: System, saleId: number,
     scale.push(...(await bucketRows({ childEnv, stock: options.stock, users: Math.min(options.users, 10 * options.stock), crowd, log })));
   }
   return { soldOut, purchasePath, atEighty, drainProbe, bareInsert, sweep, scale, baselineContext };
+}
+
+/**
+ * The two-step purchase path through `npm start`'s front door and straight at its seckill service
+ * (bench/lib/front-door.ts), after everything else: the run's own processes are stopped by then.
+ */
+async function frontDoorRows(services: Services): Promise<DoorRow[]> {
+  let attempts = 0;
+  return twoStepDoorRows({
+    childEnv,
+    log,
+    services,
+    probeSeconds: options.probeSeconds,
+    crowd: async (url, saleId, length, label, watch) => {
+      const plan = cycling("attempts" in length ? length.attempts : PROBE_ATTEMPTS, options.users, attempts);
+      const run = await crowd([url], saleId, plan, label, { maxSeconds: "seconds" in length ? length.seconds : undefined, watch });
+      attempts += run.attempts;
+      return run;
+    },
+  });
+}
+
+/** Until the create-order queue holds no job waiting or running, within DRAIN_TIMEOUT_MS. */
+async function waitForCreateOrderQueue(services: Services) {
+  const deadline = Date.now() + DRAIN_TIMEOUT_MS;
+  for (;;) {
+    const counts = await services.queues.createOrder.getJobCounts("wait", "active", "prioritized");
+    if (Object.values(counts).every((n) => n === 0)) return;
+    if (Date.now() > deadline) throw new Error(`the create-order queue still held ${JSON.stringify(counts)} after ${DRAIN_TIMEOUT_MS / 1000} s`);
+    await sleep(200);
+  }
 }
 
 /**

@@ -9,6 +9,9 @@ const CLK_TCK = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).s
 
 interface ProcStat {
   comm: string;
+  /** R, S, D, …; Z for a process that exited and was not yet reaped */
+  state: string;
+  parent: number;
   cpuSeconds: number;
 }
 
@@ -18,7 +21,7 @@ function readStat(pid: number): ProcStat | null {
     // comm may contain spaces and parentheses: it runs from the first "(" to the last ")".
     const comm = raw.slice(raw.indexOf("(") + 1, raw.lastIndexOf(")"));
     const fields = raw.slice(raw.lastIndexOf(")") + 2).split(" "); // fields[0] is field 3 (state)
-    return { comm, cpuSeconds: (Number(fields[11]) + Number(fields[12])) / CLK_TCK };
+    return { comm, state: fields[0] ?? "", parent: Number(fields[1]), cpuSeconds: (Number(fields[11]) + Number(fields[12])) / CLK_TCK };
   } catch {
     return null;
   }
@@ -43,6 +46,47 @@ export function serverPids(): Record<string, number[]> {
     else if (comm.startsWith("redis-server")) found.Redis!.push(Number(name));
   }
   return found;
+}
+
+/** The script a process runs: its first .ts/.js argument that is not a preload (--import, --require); else its command name. */
+export function scriptOf(argv: readonly string[], comm: string): string {
+  const script = argv.find((arg, i) => i > 0 && /\.[cm]?[jt]s$/.test(arg) && !["--import", "--require", "-r"].includes(argv[i - 1]!));
+  return script ?? comm;
+}
+
+/**
+ * `root` and every process descended from it, by the script each runs (several processes of
+ * one script share an entry), read from /proc now: the processes of a system started as one
+ * command, whatever it spawned.
+ */
+export function processTree(root: number): Record<string, number[]> {
+  const children = new Map<number, number[]>();
+  const comms = new Map<number, string>();
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = readStat(Number(name));
+    // Exited, not yet reaped: no longer part of anything running.
+    if (!stat || stat.state === "Z") continue;
+    comms.set(Number(name), stat.comm);
+    const siblings = children.get(stat.parent) ?? [];
+    siblings.push(Number(name));
+    children.set(stat.parent, siblings);
+  }
+  if (!comms.has(root)) return {};
+  const tree: Record<string, number[]> = {};
+  const visit = (pid: number) => {
+    let argv: string[] = [];
+    try {
+      argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+    } catch {
+      // gone meanwhile: named by its command
+    }
+    const script = scriptOf(argv, comms.get(pid) ?? String(pid));
+    (tree[script] ??= []).push(pid);
+    for (const child of children.get(pid) ?? []) visit(child);
+  };
+  visit(root);
+  return tree;
 }
 
 function machineCpu(): { busy: number; total: number } {

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { markdown, ratios, reportDirectory, type BenchReport } from "./report";
+import { doorRow, type DoorSample } from "./doors";
 
 /** A committed million-shopper report (with --baselines), as its JSON was written. */
 const committed = JSON.parse(readFileSync(path.join(import.meta.dirname, "..", "reports", "bench-20261201-211019.json"), "utf8")) as BenchReport;
@@ -26,6 +27,41 @@ describe("the report", () => {
     expect(text).toContain("## Headline");
     expect(text).not.toContain("## Probes");
     expect(text).not.toContain("purchase path, 80 % of peak");
+  });
+});
+
+describe("the front door's row", () => {
+  const sample = (perSecond: number, micros: number): DoorSample => ({
+    perSecond,
+    answered: perSecond * 10,
+    seconds: 10,
+    systemCpuSeconds: (perSecond * 10 * micros) / 1e6,
+    systemCpuMicrosPerPurchase: micros,
+    cpuByProcess: [
+      { process: "server/cli/start.ts", cpuSeconds: 5.1, system: true },
+      { process: "Redis", cpuSeconds: 3, system: false },
+    ],
+    p99Ms: 35,
+    outcomes: { QUEUED: perSecond * 10 },
+  });
+  const row = doorRow({ door: "through the front door", path: "two-step (token + purchase)" }, sample(6878, 151), sample(8600, 78), [
+    { oursFirst: true, ours: 6878, baseline: 8600, ratio: 0.8, doorCpu: 151, straightCpu: 78 },
+  ]);
+  const withDoor: BenchReport = { ...ownSystem, frontDoor: [row] };
+
+  it("stands among the ratios with its target, and has a section with its CPU and rounds", () => {
+    const door = ratios(withDoor).find((r) => r.name.startsWith("through the front door"));
+    expect(door).toMatchObject({ ours: 6878, theirs: 8600, ratio: 0.8, target: "≥ 0.85", met: false });
+    const text = markdown(withDoor);
+    expect(text).toContain("## Through the front door");
+    expect(text).toContain("| through the front door | two-step (token + purchase) | 6,878 | 8,600 | 0.8 | ≥ 0.85 | **no** | 151 / 78 | 48 % | 35 / 35 |");
+    expect(text).toContain("| server/cli/start.ts | yes | 5.1 | 5.1 |");
+  });
+
+  it("is left out of a report from before it, the existing ratios unchanged", () => {
+    expect(ratios(ownSystem)).toHaveLength(5);
+    expect(ratios(withDoor).slice(0, 5)).toEqual(ratios(ownSystem));
+    expect(markdown(ownSystem)).not.toContain("Through the front door");
   });
 });
 

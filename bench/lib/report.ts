@@ -14,6 +14,7 @@ import type { ProfileSummary } from "./profile";
 import type { ScaleRow } from "./scale";
 import { LATE_START_MS, type OpenLoopRun } from "./open-loop";
 import type { PairFigures } from "./paired";
+import type { DoorRow } from "./doors";
 
 /** The bench's report: JSON with every number, and markdown for people (bench/reports/). */
 
@@ -42,6 +43,8 @@ export interface BenchReport {
   sweepChart?: string;
   scale: ScaleRow[];
   baselines: BaselineResults | null;
+  /** The purchase path through npm start's front door against straight (bench/lib/doors.ts); absent in reports before it */
+  frontDoor?: DoorRow[] | null;
   profile: ProfileSummary[];
 }
 
@@ -112,7 +115,57 @@ export function ratios(report: BenchReport): Ratio[] {
       met: eightyP99 === null ? null : meets(eightyP99, "< 50"),
       how: "the worse p99 of seckill.token and seckill.purchase with attempts started at a constant 80 % of the peak's attempt rate (open loop, evenly spaced), after a warm-up that is not counted (its rate ramping up to that one); each request's latency counts from when it was due (a token request: its attempt's scheduled start; a purchase: its token's arrival), so waiting for a free connection counts",
     },
+    ...(report.frontDoor ?? []).map(doorRatio),
   ];
+}
+
+/** A door's row among the ratios: its purchases per second against straight at the seckill service. */
+export function doorRatio(row: DoorRow): Ratio {
+  return {
+    name: `${row.door} / straight at the seckill service, ${row.path}`,
+    ours: round(row.through.perSecond, 0),
+    theirs: round(row.straight.perSecond, 0),
+    ratio: row.ratio,
+    target: `≥ ${row.target}`,
+    met: row.met,
+    how: `purchases answered per second through npm start's PORT (/api/seckill/…) vs at its seckill service's own port, the same running system (server/cli/start.ts, its worker running) and sale, the same load generator; ${PAIRED}; see "Through the front door"`,
+  };
+}
+
+/** The front-door rows: throughput through each door and straight, the system's CPU per purchase, every round. */
+export function doorSection(rows: readonly DoorRow[]): string[] {
+  if (!rows.length) return [];
+  const lines = [
+    "## Through the front door",
+    "",
+    "`npm start`'s system (server/cli/start.ts: its front door on PORT, web, seckill service, worker, all running), started once the run's own processes were stopped. The same crowd (distinct shoppers, each with its own X-Forwarded-For) sends the purchase path to PORT's `/api/seckill/…` (through the door) and to the seckill service's own port (straight), in paired rounds, the side that goes first alternating; the median round is reported. CPU per purchase: every process of that system (the front door, web, seckill service, worker), summed over the run, per purchase answered; the door's share is (through − straight) ÷ through.",
+    "",
+    "| door | path | through (purchases/s) | straight (purchases/s) | ratio | target | met | system CPU per purchase, through / straight (µs) | the door's share of it | p99 through / straight (ms) |",
+    "| --- | --- | ---: | ---: | ---: | ---: | :---: | ---: | ---: | ---: |",
+  ];
+  const pct = (share: number | null) => (share === null ? "–" : `${Math.round(share * 100)} %`);
+  for (const row of rows) {
+    lines.push(
+      `| ${row.door} | ${row.path} | ${fmt(round(row.through.perSecond, 0))} | ${fmt(round(row.straight.perSecond, 0))} | ${fmt(row.ratio)} | ≥ ${row.target} | ${row.met ? "yes" : "**no**"} | ${fmt(row.through.systemCpuMicrosPerPurchase)} / ${fmt(row.straight.systemCpuMicrosPerPurchase)} | ${pct(row.doorCpuShare)} | ${fmt(row.through.p99Ms)} / ${fmt(row.straight.p99Ms)} |`,
+    );
+  }
+  lines.push("", "| door | path | round | first | through (purchases/s) | straight (purchases/s) | ratio | CPU per purchase through / straight (µs) |", "| --- | --- | ---: | --- | ---: | ---: | ---: | ---: |");
+  for (const row of rows) {
+    row.rounds.forEach((r, i) => lines.push(`| ${row.door} | ${row.path} | ${i + 1} | ${r.doorFirst ? "through" : "straight"} | ${fmt(r.door)} | ${fmt(r.straight)} | ${fmt(r.ratio)} | ${fmt(r.doorCpuMicrosPerPurchase)} / ${fmt(r.straightCpuMicrosPerPurchase)} |`));
+  }
+  for (const row of rows) {
+    const straightCpu = new Map(row.straight.cpuByProcess.map((p) => [p.process, p.cpuSeconds]));
+    lines.push(
+      "",
+      `CPU seconds by process in the median round, ${row.door}, ${row.path} (${fmt(row.through.seconds)} s through, ${fmt(row.straight.seconds)} s straight; the system's processes by the script each runs):`,
+      "",
+      "| process | of the system | through (s) | straight (s) |",
+      "| --- | :---: | ---: | ---: |",
+      ...row.through.cpuByProcess.map((p) => `| ${p.process} | ${p.system ? "yes" : "–"} | ${fmt(p.cpuSeconds)} | ${fmt(straightCpu.get(p.process))} |`),
+    );
+  }
+  lines.push("");
+  return lines;
 }
 
 const fmt = (n: unknown, unit = "") =>
@@ -248,7 +301,7 @@ export function markdown(r: BenchReport): string {
   if (!r.probes) {
     lines.push("_Against a running system (`--target`) the bench runs the headline sale only: the probes and baselines behind the ratios need processes it starts itself (workers paused, the backlog bound lifted, bare servers beside them on the same machine)._", "");
   } else {
-    if (!r.baselines) lines.push("_Run with `--baselines` to measure the baselines; only the p99 target is checked without them._", "");
+    if (!r.baselines) lines.push("_Run with `--baselines` to measure the baselines; only the p99 target and the front door's are checked without them._", "");
     lines.push("| target | ours | baseline | ratio | target | met | how |", "| --- | ---: | ---: | ---: | ---: | :---: | --- |");
     for (const row of rs) lines.push(`| ${row.name} | ${fmt(row.ours)} | ${fmt(row.theirs)} | ${fmt(row.ratio)} | ${row.target} | ${row.met === null ? "–" : row.met ? "yes" : "**no**"} | ${row.how} |`);
     lines.push("");
@@ -308,6 +361,7 @@ export function markdown(r: BenchReport): string {
     lines.push("");
   }
 
+  lines.push(...doorSection(r.frontDoor ?? []));
   lines.push(...profileSection(r.profile));
 
   const mainResources = r.main.resources!;

@@ -2,7 +2,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { BenchOptions } from "./options";
 import { writeLineChartSvg, type LineChartSpec } from "./chart";
-import { profileSection, reportDirectory, stamp } from "./report";
+import { doorSection, profileSection, reportDirectory, stamp } from "./report";
+import type { DoorRow } from "./doors";
 import type { ProfileSummary } from "./profile";
 import { JOIN_P99_TARGET_MS, type RoomReport } from "./room-run";
 import { round, type LatencySummary } from "./stats";
@@ -18,6 +19,8 @@ export interface RoomBenchReport {
   code: Record<string, unknown>;
   seed: { shoppers: number; seconds: number };
   room: RoomReport;
+  /** The ticket purchase through npm start's front door against straight (bench/lib/doors.ts); absent in reports before it */
+  frontDoor?: DoorRow[];
   /** --profile: the seckill service's and the worker's CPU over the whole run */
   profile: ProfileSummary[];
   chart?: string;
@@ -119,6 +122,7 @@ export function roomMarkdown(r: RoomBenchReport): string {
   lines.push(`**Result: ${r.room.ok ? "PASS" : "FAIL"}** — ${r.room.ok ? "every check held" : "a check failed (see below)"}. The proof-of-work challenge is ${r.room.settings.challenge ? "on" : "off (a bench-only setting)"}.`, "");
   lines.push("```", r.command, "```", "");
   lines.push(...roomSection(r.room, r.chart));
+  lines.push(...doorSection(r.frontDoor ?? []));
   lines.push(...profileSection(r.profile ?? []));
   lines.push("## Where and on what", "");
   lines.push(`- Machine: ${fmt(r.machine.cpuModel)}, ${fmt(r.machine.cores)} cores, ${fmt(r.machine.memoryGiB)} GiB, Node ${fmt(r.machine.node)}; load generator, seckill service, worker, MariaDB and Redis all on it; load average at start ${JSON.stringify(r.machine.loadAverageAtStart)} (above 2, other work shared the cores).`);

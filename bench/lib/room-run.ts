@@ -228,7 +228,7 @@ export function roomChecks(crowd: RoomCrowdRun, admission: AdmissionCheck, place
  * loop: the CPU per join answer), then spends them (the CPU per purchase).
  */
 async function measureTicketPeak(context: RoomContext): Promise<TicketPeak> {
-  const { services, options, log } = context;
+  const { log } = context;
   await context.pauseWorkers();
   const ceiling = await context.startCeiling();
   let expected = FIRST_PEAK_GUESS_PER_SECOND;
@@ -237,14 +237,7 @@ async function measureTicketPeak(context: RoomContext): Promise<TicketPeak> {
     const rounds = await measurePairs(
       PAIRED_ROUNDS,
       async () => {
-        // A sale of its own per round, so that each shopper's first join of it is a first join.
-        const sale = await openSale(services, {
-          name: "Bench room purchase-path probe",
-          stock: 10_000_000,
-          unitLimit: 1_000_000,
-          room: { admissionRate: ADMIT_AT_ONCE, arrivalOrder: "ARRIVAL", purchaseChallenge: false },
-        });
-        const round = await peakRound(context, sale.saleId, ticketsForRound(expected, options.probeSeconds + PROBE_WARMUP_SECONDS), replays);
+        const round = await ticketPeakRound(context, expected, replays);
         // The next round's tickets follow this one's rate (ticketsForRound leaves room above it).
         expected = round.purchase.requestsPerSecond;
         return round;
@@ -261,7 +254,25 @@ async function measureTicketPeak(context: RoomContext): Promise<TicketPeak> {
   }
 }
 
-async function peakRound(context: RoomContext, saleId: number, count: number, replays: Record<string, number>): Promise<PeakRound> {
+/**
+ * One round of ticket purchases at peak against `context.urls[0]`, on a room sale of its own (so
+ * each shopper's first join of it is a first join), with tickets for `expectedPerSecond` over the
+ * probe's seconds; spent tickets replayed are tallied into `replays`.
+ */
+export async function ticketPeakRound(context: TicketRoundContext, expectedPerSecond: number, replays: Record<string, number>): Promise<PeakRound> {
+  const sale = await openSale(context.services, {
+    name: "Bench room purchase-path probe",
+    stock: 10_000_000,
+    unitLimit: 1_000_000,
+    room: { admissionRate: ADMIT_AT_ONCE, arrivalOrder: "ARRIVAL", purchaseChallenge: false },
+  });
+  return peakRound(context, sale.saleId, ticketsForRound(expectedPerSecond, context.options.probeSeconds + PROBE_WARMUP_SECONDS), replays);
+}
+
+/** What a round of ticket purchases needs of the room run's context. */
+export type TicketRoundContext = Pick<RoomContext, "services" | "urls" | "bearers" | "shoppers" | "watch"> & { options: BenchOptions };
+
+async function peakRound(context: TicketRoundContext, saleId: number, count: number, replays: Record<string, number>): Promise<PeakRound> {
   const { options } = context;
   const collected = await collectTickets(context, saleId, count);
   const purchase = await measureLoad({
@@ -303,7 +314,7 @@ async function peakRound(context: RoomContext, saleId: number, count: number, re
  * The first fifth of the first joins warms the connections up and is not measured, as the probes'
  * warm-up seconds are not.
  */
-async function collectTickets(context: RoomContext, saleId: number, count: number) {
+async function collectTickets(context: TicketRoundContext, saleId: number, count: number) {
   const firstJoins = Math.min(count, context.shoppers);
   const warmUp = Math.floor(firstJoins / 5);
   const tickets: { shopper: number; ticket: string }[] = [];
@@ -345,7 +356,7 @@ async function collectTickets(context: RoomContext, saleId: number, count: numbe
 }
 
 /** Spent tickets of the peak sale (which cannot sell out) presented again: each must be TICKET_USED. */
-async function replayTickets(context: RoomContext, saleId: number, spent: { shopper: number; ticket: string }[]) {
+async function replayTickets(context: Pick<RoomContext, "urls" | "bearers">, saleId: number, spent: { shopper: number; ticket: string }[]) {
   const pool = new Pool(context.urls[0]!, { connections: 10, pipelining: 1 });
   const answers: Record<string, number> = {};
   try {
