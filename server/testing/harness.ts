@@ -206,16 +206,23 @@ export async function startSystem(
     PORT: String(port),
   });
   const url = `http://127.0.0.1:${port}`;
-  await waitFor(
-    async () => {
-      if (system.process.exitCode !== null) throw await earlyExit(system, "npm start exited early");
-      const output = system.output();
-      if (!output.includes('"worker ready"') || !output.includes('"seckill service listening"')) return false;
-      return fetch(`${url}/api/health`).then((r) => r.ok, () => false);
-    },
-    options.readyWithinMs ?? 90_000,
-    `npm start on ${url}`,
-  );
+  try {
+    await waitFor(
+      async () => {
+        if (system.process.exitCode !== null) throw await earlyExit(system, "npm start exited early");
+        const output = system.output();
+        if (!output.includes('"worker ready"') || !output.includes('"seckill service listening"')) return false;
+        return fetch(`${url}/api/health`).then((r) => r.ok, () => false);
+      },
+      options.readyWithinMs ?? 180_000,
+      `npm start on ${url}`,
+    );
+  } catch (error) {
+    // Never left running: SIGTERM first, which start.ts passes on to the processes it spawned.
+    await Promise.race([system.stop("SIGTERM"), new Promise((r) => setTimeout(r, 15_000))]);
+    await system.stop("SIGKILL");
+    throw error;
+  }
   return { ...system, url };
 }
 
