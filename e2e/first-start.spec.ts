@@ -7,7 +7,7 @@ import { e2eAppEnv, e2eBaseUrl } from "./e2e-env";
 import { signInAsAdmin, snap } from "./shop";
 
 /**
- * The queue board (/admin/queues) as a newcomer meets it through `npm start`'s balancer: a
+ * The queue board (/admin/queues) as a newcomer meets it through `npm start`'s front door: a
  * signed-out visitor lands on the console's sign-in on the shop's own address (not an internal
  * port), a shopper gets a readable 403 page in their language, and an admin gets the board with
  * nothing loaded from another host, a way back to the console and no "Promote all" on the

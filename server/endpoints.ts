@@ -1,4 +1,4 @@
-/** Where tRPC is served; shared by the servers, the balancer and the browser's client. */
+/** Where tRPC is served; shared by the servers, the front door and the browser's client. */
 
 /** The storefront's calls; served by Next.js. */
 export const TRPC_ENDPOINT = "/api/trpc";

@@ -1,6 +1,6 @@
 import net from "node:net";
 
-/** A free TCP port on the loopback interface (for instances behind the local balancer, and tests). */
+/** A free TCP port on the loopback interface (for instances behind the local front door, and tests). */
 export async function freePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -1,7 +1,7 @@
 import type { Lang } from "./i18n";
 
 /**
- * A small self-contained HTML page for answers served outside React (the balancer's "starting…"
+ * A small self-contained HTML page for answers served outside React (the front door's "starting…"
  * page, the queue board's refusal): inline styles only, no font, script or file from anywhere,
  * so it renders the same offline and before Next.js is up.
  */

@@ -1,9 +1,9 @@
 import type { Lang } from "./i18n";
 
 /**
- * The words of pages served outside React: the balancer's "starting…" page (server/cli/balancer.ts)
+ * The words of pages served outside React: the front door's "starting…" page (server/cli/starting-door.ts)
  * and the queue board's refusal and way back (server/admin/queue-board.ts). Plain strings only, so
- * the balancer can use them before Next.js is up.
+ * the launcher can use them before Next.js is up.
  */
 const en = {
   startingTitle: "Starting…",

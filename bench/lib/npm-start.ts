@@ -23,15 +23,6 @@ export interface NpmStartSystem {
 
 const STOP_TIMEOUT_MS = 30_000;
 
-/**
- * The first seckill service's internal port as start.ts logs it ("…/api/seckill/ to seckill
- * services on internal ports 41234, …"); null if no such line.
- */
-export function seckillPortInLog(output: string): number | null {
-  const match = /seckill services? on internal ports? (\d+)/.exec(output);
-  return match ? Number(match[1]) : null;
-}
-
 const answersHealth = (url: string) => fetch(`${url}/api/health`).then((r) => r.ok, () => false);
 
 /** A loaded shared machine brings npm start up in minutes, not seconds. */
@@ -42,8 +33,8 @@ const KEPT_OUTPUT_CHARS = 256_000;
 /**
  * Starts `npm start --web 1 --seckill 1 --workers 1` with `childEnv`'s database, namespace and
  * settings, on free ports, and resolves once the front door and the seckill service answer and
- * the worker is ready. The seckill service is asked to listen on SECKILL_PORT; a start.ts that
- * picks a port of its own names it in its log instead. On failure nothing it started is left.
+ * the worker is ready. Its seckill service listens on the SECKILL_PORT given, so the bench can
+ * reach it straight too. On failure nothing it started is left.
  */
 export async function startNpmStart(childEnv: Record<string, string>, log: (line: string) => void): Promise<NpmStartSystem> {
   if (!buildIfNeeded(log)) throw new Error("npm start's web app did not build (npm run build)");
@@ -90,7 +81,7 @@ export async function startNpmStart(childEnv: Record<string, string>, log: (line
         if (child.exitCode !== null || child.signalCode !== null) throw new Error(`npm start exited early (${child.signalCode ?? child.exitCode})`);
         tree();
         if (!output.includes('"worker ready"') || !(await answersHealth(frontDoorUrl))) return false;
-        seckillUrl = await seckillServiceUrl(seckillPort, output);
+        seckillUrl = await seckillServiceUrl(seckillPort);
         return seckillUrl !== null;
       },
       START_TIMEOUT_MS,
@@ -103,11 +94,9 @@ export async function startNpmStart(childEnv: Record<string, string>, log: (line
   return { frontDoorUrl, seckillUrl: seckillUrl!, processes: tree, stop };
 }
 
-/** SECKILL_PORT when it answers, else the port start.ts's log names when that one does; null for neither yet. */
-async function seckillServiceUrl(asked: number, output: string): Promise<string | null> {
-  if (await answersHealth(`http://127.0.0.1:${asked}`)) return `http://127.0.0.1:${asked}`;
-  const logged = seckillPortInLog(output);
-  return logged !== null && (await answersHealth(`http://127.0.0.1:${logged}`)) ? `http://127.0.0.1:${logged}` : null;
+/** The seckill service at SECKILL_PORT (start.ts puts its first one there) once it answers; null before. */
+async function seckillServiceUrl(asked: number): Promise<string | null> {
+  return (await answersHealth(`http://127.0.0.1:${asked}`)) ? `http://127.0.0.1:${asked}` : null;
 }
 
 /**

@@ -24,7 +24,7 @@ export const USAGE = `usage: npm run bench -- --users U --stock S [options]
   --admission-rate R (--room) places admitted per second (default 10000)
   --arrival-order O  (--room) arrival (default) or random (a draw at the opening among the early arrivals)
   --challenge        (--room) turn the proof-of-work challenge on; the crowd solves each (altcha-lib)
-  --target URL       use the system running at URL (its balancer or a seckill service; repeat for several)
+  --target URL       use the system running at URL (its front door or a seckill service; repeat for several)
                      instead of starting one: the headline sale only, into that system's database and
                      Redis as its environment (or .env) names them, which are added to, never reset
   --json FILE        also write the JSON report to FILE

@@ -8,7 +8,7 @@ import { readPublishedReconciliations } from "../recovery/reconcile";
 
 /**
  * Issue #26: "a reconcile round inside an admin stock change oversold Redis". Over HTTP through
- * `npm start`'s balancer, with the worker reconciling every second: an admin lowers a sale's stock
+ * `npm start`'s front door, with the worker reconciling every second: an admin lowers a sale's stock
  * from 10 to 8 while another MySQL client holds a share lock on the sale's row (a long report, a
  * group commit under way), so the change's Redis half is made and its MySQL half waits. A
  * reconcile round in that gap took the lowered Redis stock for drift and put the 2 units back,

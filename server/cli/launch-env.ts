@@ -6,7 +6,7 @@ import { addMissingToEnvFile, type Generators } from "./dotenv";
 /**
  * The first step of `npm start`'s preparation (server/cli/prepare.ts): the environment, before
  * anything reads it. Kept apart from the heavier steps so that start.ts can run it and open the
- * balancer's port within a moment of starting.
+ * front door's port within a moment of starting.
  */
 
 export interface Launch {
@@ -51,7 +51,7 @@ export function prepareEnvironment(dotenvFile: string, log: (line: string) => vo
 
 /**
  * What every process `npm start` spawns is told besides its own environment: the shop's public
- * address, so a URL an instance builds (a payment's notify URL, a redirect) names the balancer,
+ * address, so a URL an instance builds (a payment's notify URL, a redirect) names the front door,
  * not the loopback port the instance itself listens on.
  */
 export function childEnvironment(config: Pick<Env, "PUBLIC_BASE_URL" | "PORT">): Record<string, string> {

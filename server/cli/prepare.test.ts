@@ -42,11 +42,11 @@ describe("adminNotice", () => {
 });
 
 describe("childEnvironment", () => {
-  it("hands every spawned process the balancer's public address, whatever port the process listens on", () => {
+  it("hands every spawned process the front door's public address, whatever port the process listens on", () => {
     const config = readEnv({ PORT: "4123" });
     expect(config.PUBLIC_BASE_URL).toBe("http://127.0.0.1:4123");
     // An instance on an internal port (Next's own start-up writes its port into process.env.PORT)
-    // still builds notify URLs and redirects on the balancer's address.
+    // still builds notify URLs and redirects on the front door's address.
     const instance = readEnv({ ...childEnvironment(config), PORT: "39017" });
     expect(instance.PUBLIC_BASE_URL).toBe("http://127.0.0.1:4123");
     expect(readEnv({ ...childEnvironment(readEnv({ PUBLIC_BASE_URL: "https://shop.example/" })) }).PUBLIC_BASE_URL).toBe("https://shop.example");

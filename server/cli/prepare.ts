@@ -8,7 +8,7 @@ import type { Launch } from "./launch-env";
 import type { WarmUpServices } from "../recovery/warmup";
 
 // The environment steps live in launch-env.ts (light to load: npm start runs them before the
-// balancer listens); re-exported so the preparation reads as one list.
+// front door listens); re-exported so the preparation reads as one list.
 export { childEnvironment, DEMO_GENERATED, prepareEnvironment, resolveLaunch, type Launch } from "./launch-env";
 
 /**

@@ -16,7 +16,7 @@ async function serving(status: () => number): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
-describe("readiness of the processes behind the balancer", () => {
+describe("readiness of the processes behind the front door", () => {
   it("is healthy only on a 200 from /api/health", async () => {
     expect(await isHealthy(await serving(() => 200))).toBe(true);
     expect(await isHealthy(await serving(() => 503))).toBe(false);

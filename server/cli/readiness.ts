@@ -1,5 +1,5 @@
 /**
- * When the processes `npm start` spawned are ready for the balancer to send them visitors: each
+ * When the processes `npm start` spawned are ready for the front door to send them visitors: each
  * answers /api/health with 200 (its database, Redis and queue reachable, its handler loaded).
  */
 

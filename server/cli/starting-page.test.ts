@@ -3,7 +3,7 @@ import { headerReader, startingAnswer } from "./starting-page";
 
 const headers = (values: Record<string, string>) => new Headers(values);
 
-describe("startingAnswer (the balancer's answer while the processes behind it start)", () => {
+describe("startingAnswer (PORT's answer while the processes behind it start)", () => {
   it("is a 503 HTML page in the visitor's language, reloading itself, with Retry-After", () => {
     const en = startingAnswer("/", headers({}));
     expect(en.status).toBe(503);

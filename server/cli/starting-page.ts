@@ -3,7 +3,7 @@ import { langOf } from "../i18n";
 import { plainPageHtml } from "../plain-page";
 
 /**
- * What the balancer answers while the processes behind it are still starting: 503 with
+ * What PORT answers while the processes behind it are still starting: 503 with
  * Retry-After, so neither a browser nor a health probe mistakes it for a broken upstream (502).
  * A page gets a small page in the visitor's language that reloads by itself; an API call (and
  * /api/health) a JSON body.

@@ -176,7 +176,7 @@ describe("a rolling restart: new processes start beside running ones", () => {
     let pool = seckillUrls(old);
 
     // Shoppers one after another in two lanes, each buying from both sales through whichever
-    // seckill services are in the pool at that moment, as a balancer spreads them.
+    // seckill services are in the pool at that moment, as a front door spreads them.
     const queued: string[] = [];
     const queuedBy = new Map<string, number>();
     const queuedThrough = (urls: readonly string[]) => urls.reduce((sum, url) => sum + (queuedBy.get(url) ?? 0), 0);
@@ -293,7 +293,7 @@ describe("npm start's first request", () => {
       else await new Promise((r) => setTimeout(r, 100));
     }
     console.log(`first request: answers until healthy ${JSON.stringify([...seen])}`);
-    // The balancer listened before the web instance was up: early visitors got the starting page.
+    // PORT listened before the web instance was up: early visitors got the starting page.
     expect(seen.get("/ 503") ?? 0, JSON.stringify([...seen])).toBeGreaterThan(0);
     expect((await fetch(`${base}/`)).status).toBe(200);
 
@@ -309,7 +309,7 @@ describe("npm start's first request", () => {
       await services.close();
     }
     await waitFor(async () => output.includes("the shop is ready"), 30_000, "the ready line");
-    // One address printed: the balancer's. No URL names an instance's internal port.
+    // One address printed: the front door's. No URL names an instance's internal port.
     const urls = [...output.matchAll(/https?:\/\/[^\s"'),]+/g)].map((m) => m[0]);
     expect(urls.length, output).toBeGreaterThan(0);
     for (const url of urls) expect(new URL(url).port, output).toBe(String(port));

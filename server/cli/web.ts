@@ -8,7 +8,7 @@ import { forwardedHeaders } from "../gateway/client-ip";
  * `next start` the address proxy.ts counts was whatever the client wrote. Here every request's
  * X-Forwarded-For and X-Forwarded-Proto are replaced, before Next sees them, by the client's
  * address and scheme as the socket and TRUSTED_PROXY_HOPS prove them (server/gateway/client-ip.ts),
- * the rule the balancer and the seckill service apply too; Next, proxy.ts and every route handler
+ * the rule the front door and the seckill service apply too; Next, proxy.ts and every route handler
  * read that one value.
  *
  *   node --import tsx server/cli/web.ts --port 3000 [--hostname 127.0.0.1]   (server/cli/web-launch.ts)

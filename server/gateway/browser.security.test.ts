@@ -7,7 +7,7 @@ import { QUEUE } from "../jobs/queues";
 
 /**
  * The browser-facing findings of issue #26, each attacked over real HTTP (and, where the attack is
- * the browser's, in Chromium) through npm start's balancer, web, seckill service and worker:
+ * the browser's, in Chromium) through npm start's front door, web, seckill service and worker:
  * sessions that outlive sign-out, cross-site and form-bodied mutations, missing security headers,
  * an open redirect after sign-in, public metrics, malformed session cookies, someone else's
  * purchase result, and queue-board actions that bypass the domain.

@@ -1,7 +1,7 @@
 import { isIP } from "node:net";
 
 /**
- * Who is calling, by the one rule every front door applies (the balancer, the web server in
+ * Who is calling, by the one rule every front door applies (npm start's front door, the web server in
  * front of Next, the seckill service): the connection's remote address, or, with
  * `trustedHops` proxies in front, the entry the farthest of them appended to X-Forwarded-For,
  * counted from the right. Anything further left was written by the client and never counts.

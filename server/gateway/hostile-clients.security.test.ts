@@ -5,7 +5,7 @@ import { createShoppers, SEED_PASSWORD } from "../seed";
 
 /**
  * Issue #26's gateway findings, attacked as the attack was made: over real HTTP through `npm
- * start`'s balancer, from several real loopback addresses (Linux routes all of 127/8 to the
+ * start`'s front door, from several real loopback addresses (Linux routes all of 127/8 to the
  * loopback interface, so a client can connect from 127.0.0.x as if it were another machine).
  */
 
@@ -129,7 +129,7 @@ describe("client address: the per-IP request rate counts the connection, never a
     expect(victimAnswers.map((a) => a.status)).toEqual(victimAnswers.map(() => 200));
   });
 
-  it("the seckill service behind the balancer follows the same rule", async () => {
+  it("the seckill service behind the front door follows the same rule", async () => {
     const token = (from: string, forwardedFor?: string) => send(from, "/api/seckill/seckill.token", { body: { json: { saleId: 1 } }, forwardedFor });
     const rotating = await burst("127.0.0.6", 300, (i) => token("127.0.0.6", spoofed(i)));
     // Not signed in: a call the gate lets through is answered 401 by the procedure.

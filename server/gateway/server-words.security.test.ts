@@ -5,7 +5,7 @@ import { createShoppers } from "../seed";
 
 /**
  * Issue #28: the server's sentences in the request's language, over real HTTP through `npm start`'s
- * balancer: tRPC refusals (a wrong password, a NOT_FOUND), the front doors' own JSON refusals
+ * front door: tRPC refusals (a wrong password, a NOT_FOUND), the front doors' own JSON refusals
  * (Next's per-IP gate, the seckill service's gate and body parsing, a refused batch). Chinese for
  * `Accept-Language: zh-CN`, English without it, and the language switch's cookie over both.
  * Each group connects from its own loopback address, so the per-IP windows do not mix.

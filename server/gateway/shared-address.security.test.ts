@@ -13,7 +13,7 @@ import { SECKILL_ENDPOINT, TRPC_ENDPOINT } from "../endpoints";
  * admin on it reads the dashboard. The per-address rate must cost no purchase (it charges
  * everything but seckill.purchase) and no admin call: the stock sells out exactly, every order in
  * MySQL. Through Next's /api/trpc (the curl flow) and the seckill service's /api/seckill, over
- * `npm start`'s balancer, no X-Forwarded-For.
+ * `npm start`'s front door, no X-Forwarded-For.
  */
 const SHOPPERS = 300;
 const STOCK = 50;

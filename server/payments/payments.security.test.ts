@@ -219,7 +219,7 @@ describe("production mode with the sandbox not enabled", () => {
     } finally {
       await db.$executeRawUnsafe("RENAME TABLE products_gone TO products");
     }
-    // Bad input through the balancer to the seckill service, and to one started as tests start
+    // Bad input through the front door to the seckill service, and to one started as tests start
     // it (NODE_ENV=test, not development): tRPC adds stacks to error bodies unless told not to.
     const seckill = await startSeckillService(off.childEnv);
     try {

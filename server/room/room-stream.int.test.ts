@@ -10,7 +10,7 @@ import { solveRoomChallenge } from "./challenge-solver";
 
 /**
  * The waiting room end to end over real HTTP, against the whole system as `npm start` runs it
- * (balancer, web, seckill service, worker): sales made and edited through the admin's tRPC
+ * (front door, web, seckill service, worker): sales made and edited through the admin's tRPC
  * procedures (which warm the room), shoppers joining through room.join, their pages' streams
  * (room.onStatus, server-sent events from the web process) and the one-request purchase. No
  * test-only room helper: the room is what warm-up made of the sale's settings.
@@ -34,7 +34,7 @@ afterAll(async () => {
   await t?.cleanup();
 });
 
-/** A tRPC mutation over HTTP through the balancer (superjson on the wire, as the page's client sends it). */
+/** A tRPC mutation over HTTP through the front door (superjson on the wire, as the page's client sends it). */
 async function mutate<T>(path: string, input: unknown, token: string): Promise<T> {
   const prefix = path.startsWith("room.") || path.startsWith("seckill.") ? "/api/seckill" : "/api/trpc";
   const response = await fetch(`${system.url}${prefix}/${path}`, {

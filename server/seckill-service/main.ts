@@ -43,7 +43,7 @@ process.on("message", (message: unknown, handle: unknown) => {
 
 for (const each of servers) closeWhenStopping(each);
 function closeWhenStopping(each: http.Server) {
-  // Stopping, every answer closes its connection: a balancer's pooled keep-alive connection would
+  // Stopping, every answer closes its connection: a proxy's pooled keep-alive connection would
   // otherwise carry requests here, and hold the process, until its idle timeout (a rolling restart).
   each.prependListener("request", (_req, res) => {
     if (stopping) res.setHeader("connection", "close");

@@ -5,7 +5,7 @@ import net from "node:net";
  * The attacks of issue #41 on a front door, over raw TCP so each can misbehave as a browser never
  * would. Every attack takes the front door's base URL and the loopback address to attack from
  * (Linux routes all of 127/8 to the loopback interface), so the same attacks run against nginx
- * (server/testing/nginx.ts) and against `npm start`'s own balancer.
+ * (server/testing/nginx.ts) and against `npm start`'s own front door.
  */
 
 export interface AttackOptions {

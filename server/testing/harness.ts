@@ -184,9 +184,9 @@ export async function startSeckillService(
 
 /**
  * The whole system as `npm start` runs it (server/cli/start.ts: its preparation, then web, seckill
- * service and worker behind the bundled balancer on a free PORT), on the test's database and
- * namespace; resolves once the balancer answers /api/health and the seckill service and worker
- * are up. What the security suite attacks: every request goes through the balancer, as a
+ * service and worker behind its front door on a free PORT), on the test's database and
+ * namespace; resolves once the front door answers /api/health and the seckill service and worker
+ * are up. What the security suite attacks: every request goes through the front door, as a
  * browser's would. Needs `npm run build` first (npm test does). `readyWithinMs`: for a caller
  * that starts it beside another running system (an e2e spec beside Playwright's own).
  */
