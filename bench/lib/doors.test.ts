@@ -45,8 +45,8 @@ describe("doorSample", () => {
 });
 
 describe("brokenAnswers", () => {
-  it("names no answer, error pages and errors, not refusals nor the request rate", () => {
-    expect(brokenAnswers({ QUEUED: 900, TICKET_USED: 3, "error TOO_MANY_REQUESTS": 2 })).toBeNull();
+  it("names no answer, error pages and errors, not refusals nor an overloaded system's 429 and 503", () => {
+    expect(brokenAnswers({ QUEUED: 900, TICKET_USED: 3, "error TOO_MANY_REQUESTS": 2, "error SERVICE_UNAVAILABLE": 5 })).toBeNull();
     expect(brokenAnswers({ QUEUED: 900, "error HTTP 502": 4, "no answer": 1, "error INTERNAL_SERVER_ERROR": 2 })).toBe("error HTTP 502 4, no answer 1, error INTERNAL_SERVER_ERROR 2");
   });
 });

@@ -76,12 +76,18 @@ export function doorSample(run: { answered: number; seconds: number; resources?:
 }
 
 /**
+ * Answers of a system at its limit, not of a broken step: the request rate, and the purchase path
+ * failing closed (a Redis command past its timeout while the worker drains beside the crowd).
+ */
+const OVERLOAD_ANSWERS: ReadonlySet<string> = new Set(["error TOO_MANY_REQUESTS", "error SERVICE_UNAVAILABLE"]);
+
+/**
  * A door's answers that say a step is broken, as "outcome count, …": no answer, an HTTP error
- * page, an error other than the request rate's 429; null when there are none. Speed is reported,
+ * page, an error other than OVERLOAD_ANSWERS; null when there are none. Speed is reported,
  * never checked; these stop the run.
  */
 export function brokenAnswers(outcomes: Record<string, number>): string | null {
-  const broken = Object.entries(outcomes).filter(([outcome, n]) => n > 0 && (outcome === NO_ANSWER || (outcome.startsWith("error ") && outcome !== "error TOO_MANY_REQUESTS")));
+  const broken = Object.entries(outcomes).filter(([outcome, n]) => n > 0 && (outcome === NO_ANSWER || (outcome.startsWith("error ") && !OVERLOAD_ANSWERS.has(outcome))));
   return broken.length ? broken.map(([outcome, n]) => `${outcome} ${n}`).join(", ") : null;
 }
 
