@@ -64,8 +64,11 @@ function send(from: string, path: string, options: { method?: string; headers?: 
 }
 
 /** A tRPC error answer's sentence (superjson's envelope) or a front door's ({ error: { message } }). */
+/** The message of an answer's error; a batch's answer is tRPC's array, one entry per call. */
 function messageOf(answer: Answer): string {
-  const error = (JSON.parse(answer.body) as { error: { json?: { message: string }; message?: string } }).error;
+  type Envelope = { error: { json?: { message: string }; message?: string } };
+  const body = JSON.parse(answer.body) as Envelope | Envelope[];
+  const error = (Array.isArray(body) ? body[0]! : body).error;
   return error.json?.message ?? error.message ?? "";
 }
 
