@@ -4,6 +4,7 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { createLiveSale, createTestEnvironment, startSystem, waitFor, type ChildHandle, type TestEnvironment } from "../testing/harness";
 import { warmUpSale } from "../recovery/warmup";
 import { QUEUE } from "../jobs/queues";
+import { freePort } from "../net";
 
 /**
  * The browser-facing findings of issue #26, each attacked over real HTTP (and, where the attack is
@@ -23,10 +24,10 @@ beforeAll(async () => {
   t = await createTestEnvironment("security_browser");
   // One trusted hop in front (a production load balancer): the suite plays it, so a request it
   // sends with X-Forwarded-For comes "from" that address (the /api/metrics test needs a public one).
-  system = await startSystem(t.childEnv, { DEMO_SALE: "0", TRUSTED_PROXY_HOPS: "1", METRICS_TOKEN });
-  const port = /seckill services on (?:internal ports )?(\d+)/.exec(system.output())?.[1];
-  if (!port) throw new Error(`no seckill service port in npm start's output:\n${system.output()}`);
-  seckillUrl = `http://127.0.0.1:${port}`;
+  // The seckill service's own port named, so the suite can also reach it past the front door.
+  const seckillPort = await freePort();
+  system = await startSystem(t.childEnv, { DEMO_SALE: "0", TRUSTED_PROXY_HOPS: "1", METRICS_TOKEN, SECKILL_PORT: String(seckillPort) });
+  seckillUrl = `http://127.0.0.1:${seckillPort}`;
 });
 afterAll(async () => {
   await browser?.close();
