@@ -98,8 +98,10 @@ test("the admin's dashboard keeps updating, without an error, through a crowd an
 
   expect(alerts, "alerts on the dashboard").toEqual([]);
   expect(refused, "requests of the admin's page refused").toEqual([]);
-  // It updated: more than the first and the last numbers were on screen.
-  expect(seen.size).toBeGreaterThan(2);
+  // It updated: the opening's numbers and the end's were both on screen (a quiet machine sells the
+  // 50 units and writes their orders between two reads, so nothing in between need show).
+  expect(seen).toContain(`${STOCK}/0`);
+  expect(seen).toContain(`0/${STOCK}`);
   const outcomes = purchases.map(purchaseOutcome);
   expect(outcomes.filter((outcome) => outcome !== "QUEUED" && outcome !== "SOLD_OUT")).toEqual([]);
   expect(outcomes.filter((outcome) => outcome === "QUEUED")).toHaveLength(STOCK);
