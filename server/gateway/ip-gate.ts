@@ -75,13 +75,14 @@ export function gateCharge(pathname: string, searchParams: URLSearchParams | nul
  * revocation, all checked in process): admins are few, signed in by password, trusted with stock
  * and refunds already, and every `admin.*` procedure checks the role again, so a rate on them
  * would guard nothing; charged per address, the operator's own dashboard would go blank whenever
- * shoppers on the same address (the office, a load test) fill the bucket.
+ * shoppers on the same address (the office, a load test) fill the bucket. `headers` null: a front
+ * door that serves shoppers' calls only (the seckill service), where no admin session is looked for.
  */
-export async function gateFor(services: IpGateServices, pathname: string, searchParams: URLSearchParams | null, headers: HeaderReader, clientAddress: () => string): PendingGate {
+export async function gateFor(services: IpGateServices, pathname: string, searchParams: URLSearchParams | null, headers: HeaderReader | null, clientAddress: () => string): PendingGate {
   const charge = gateCharge(pathname, searchParams);
   if ("refusal" in charge) return { status: 400, retryAfterSeconds: 0, code: "BAD_REQUEST", text: charge.refusal };
   if (charge.calls === 0 || !services.rateLimits.requestRate.enabled) return null;
-  if (await carriesAdminSession(services, headers)) return null;
+  if (headers && (await carriesAdminSession(services, headers))) return null;
   return gateByIp(services, clientAddress(), charge.calls);
 }
 

@@ -55,7 +55,8 @@ export function answerSeckillRequest(services: Services): http.RequestListener {
       // The client's address by the front doors' one rule (client-ip.ts), read only if the gate
       // counts the call (Node joins a repeated X-Forwarded-For into one string). Not awaited: the
       // procedure runs meanwhile, and its token script goes to Redis with the gate's.
-      const gate = gateFor(services, pathname, null, headers, () => clientAddress(req.headers["x-forwarded-for"] as string | undefined, req.socket.remoteAddress, services.env.TRUSTED_PROXY_HOPS));
+      // The purchase path's calls are shoppers': no admin session to look for (null).
+      const gate = gateFor(services, pathname, null, null, () => clientAddress(req.headers["x-forwarded-for"] as string | undefined, req.socket.remoteAddress, services.env.TRUSTED_PROXY_HOPS));
       return answerProcedure(services, headers, res, path, parsed, gate, startedAt);
     })().catch((error: unknown) => {
       // A client gone before its body was whole (a timeout, an attacker's trickle) is no fault of ours.
