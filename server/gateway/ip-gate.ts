@@ -7,7 +7,7 @@ import { rateLimitKey } from "./client-ip";
 import { trpcCallsOf } from "./trpc-calls";
 import { callerOf } from "./revocation";
 import type { HeaderReader } from "./session";
-import { PURCHASE_PROCEDURE } from "../endpoints";
+import { PURCHASE_PATH, PURCHASE_PROCEDURE } from "../endpoints";
 
 /** A refusal at the gate: the HTTP answer to send instead of running the request. */
 export interface GateRefusal {
@@ -52,6 +52,9 @@ export type IpGateServices = Pick<Services, "env" | "metrics" | "rateLimits" | "
 /** What the gate charges a request with: its calls but purchases, or a refusal of the whole batch. */
 export type GateCharge = { calls: number } | { refusal: Localized };
 
+const NOTHING: GateCharge = { calls: 0 };
+const ONE_CALL: GateCharge = { calls: 1 };
+
 /**
  * The calls of a request the per-IP rate counts: one per procedure call it carries (a page: one),
  * except `seckill.purchase` on either endpoint, in a batch too. A purchase proves itself in
@@ -62,7 +65,9 @@ export type GateCharge = { calls: number } | { refusal: Localized };
  * charge out. `searchParams` null: a front door that runs no batches (the seckill service).
  */
 export function gateCharge(pathname: string, searchParams: URLSearchParams | null): GateCharge {
-  const calls = trpcCallsOf(pathname, searchParams ?? new URLSearchParams());
+  // The seckill service's one call per request, charged without parsing anything per request.
+  if (searchParams === null) return pathname === PURCHASE_PATH ? NOTHING : ONE_CALL;
+  const calls = trpcCallsOf(pathname, searchParams);
   if (!calls) return { calls: 1 };
   if ("refusal" in calls) return calls;
   return { calls: calls.procedures.filter((procedure) => procedure !== PURCHASE_PROCEDURE).length };
