@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLiveSale, createTestEnvironment, readMetric, startSystem, waitFor, type ChildHandle, type TestEnvironment } from "../testing/harness";
+import { createTestEnvironment, readMetric, startSystem, waitFor, type ChildHandle, type TestEnvironment } from "../testing/harness";
 import {
   abandonedEventStreams,
   abandonedGets,
@@ -8,14 +8,10 @@ import {
   establishedConnectionsTo,
   getWithBody,
   slowlorisHeaders,
-  subscriptionPath,
   unfinishedPostBodies,
 } from "../testing/attacks";
-import { ANSWER_WITHIN_MS, bodyOf, countOf, expectShopperServed, settled, SHOPPER_ADDRESS, type Shopper } from "../testing/shopper-checks";
-import { createShoppers, type SeededShopper } from "../seed";
-import { warmUpSale } from "../recovery/warmup";
-import { joinRoom } from "../room/join";
-import { openRoom } from "../testing/room";
+import { bodyOf, countOf, expectShopperServed, settled, SHOPPER_ADDRESS, type Shopper, setUpAttackScene, roomStreamPath, expectShopperStreamOpens, type AttackScene } from "../testing/shopper-checks";
+import type { SeededShopper } from "../seed";
 import { freePort } from "../net";
 import { IDLE_UPSTREAM_SOCKETS } from "./front-door";
 
@@ -42,6 +38,7 @@ let shopper: SeededShopper;
 let attacker: SeededShopper;
 let saleId: number;
 let roomSaleId: number;
+let scene: AttackScene;
 
 beforeAll(async () => {
   t = await createTestEnvironment("security_front_door");
@@ -57,14 +54,8 @@ beforeAll(async () => {
   if (!named) throw new Error(`npm start did not name its web port:\n${system.output()}`);
   webPort = Number(named[1]);
   webUrl = `http://127.0.0.1:${webPort}`;
-  const shoppers = await createShoppers(t.services, 2, { emailPrefix: "front-door" });
-  shopper = shoppers[0]!;
-  attacker = shoppers[1]!;
-  ({ saleId } = await createLiveSale(t.services, { stock: 100 }));
-  await warmUpSale(t.services, saleId);
-  ({ saleId: roomSaleId } = await createLiveSale(t.services, { stock: 10 }));
-  await warmUpSale(t.services, roomSaleId);
-  await openRoom(t.services, roomSaleId, { rate: 1, order: "ARRIVAL" });
+  scene = await setUpAttackScene(t.services);
+  ({ shopper, attacker, saleId, roomSaleId } = scene);
   // The first page render loads and caches its code; the shopper's timings start after it.
   await fetch(`${system.url}/`, { signal: AbortSignal.timeout(60_000) });
 });
@@ -136,26 +127,15 @@ describe("npm start's front door under attack", () => {
   });
 
   it(`(a) 256 abandoned event streams on one ticket: ${STREAMS_PER_SHOPPER} open, the rest refused, the shopper served and streaming`, async () => {
-    const waiting = await joinRoom(t.services, { userId: attacker.id, saleId: roomSaleId });
-    if (waiting.status !== "WAITING") throw new Error(`the attacker could not join the room: ${waiting.status}`);
-    const path = subscriptionPath("room.onStatus", { saleId: roomSaleId, ticket: waiting.ticket });
+    const path = await roomStreamPath(t.services, attacker, roomSaleId);
     const attack = await abandonedEventStreams(system.url, { count: 256, path, headers: { authorization: `Bearer ${attacker.token}` } });
     try {
       await waitFor(async () => settled(attack), 20_000, "every stream's first answer");
       expect(countOf(attack.statuses(), 200)).toBe(STREAMS_PER_SHOPPER);
       expect(countOf(attack.statuses(), 429)).toBe(256 - STREAMS_PER_SHOPPER);
       await served("during");
-      const shopperWaiting = await joinRoom(t.services, { userId: shopper.id, saleId: roomSaleId });
-      if (shopperWaiting.status !== "WAITING") throw new Error(`the shopper could not join the room: ${shopperWaiting.status}`);
-      const own = await abandonedEventStreams(system.url, {
-        count: 1,
-        from: SHOPPER_ADDRESS,
-        path: subscriptionPath("room.onStatus", { saleId: roomSaleId, ticket: shopperWaiting.ticket }),
-        headers: { authorization: `Bearer ${shopper.token}` },
-      });
-      await waitFor(async () => settled(own), ANSWER_WITHIN_MS, "the shopper's stream");
-      expect(own.statuses()).toEqual([200]);
-      own.leave();
+      // The shopper's own stream opens: the limit is the attacker's address's.
+      await expectShopperStreamOpens(system.url, t.services, scene);
     } finally {
       attack.leave();
     }

@@ -1,6 +1,12 @@
 import http from "node:http";
 import { expect } from "vitest";
-import type { HeldAttack } from "./attacks";
+import { abandonedEventStreams, subscriptionPath, type HeldAttack } from "./attacks";
+import { createLiveSale, waitFor } from "./harness";
+import { openRoom } from "./room";
+import { createShoppers, type SeededShopper } from "../seed";
+import { warmUpSale } from "../recovery/warmup";
+import { joinRoom } from "../room/join";
+import type { Services } from "../services";
 
 /**
  * What the front-door attack suites (nginx's and `npm start`'s) check for the honest shopper
@@ -78,4 +84,45 @@ export const settled = (attack: HeldAttack) => attack.statuses().every((s) => s 
 /** The JSON body of a raw HTTP answer (attacks.ts keeps its bytes as latin1 text). */
 export function bodyOf(answer: string): unknown {
   return JSON.parse(Buffer.from(answer.slice(answer.indexOf("\r\n\r\n") + 4), "latin1").toString("utf8"));
+}
+
+/** The attack suites' scene: a shopper and an attacker, a live sale, and a live sale with a room open. */
+export interface AttackScene {
+  shopper: SeededShopper;
+  attacker: SeededShopper;
+  saleId: number;
+  roomSaleId: number;
+}
+
+export async function setUpAttackScene(services: Services): Promise<AttackScene> {
+  const [shopper, attacker] = await createShoppers(services, 2, { emailPrefix: "front-door" });
+  const { saleId } = await createLiveSale(services, { stock: 100 });
+  await warmUpSale(services, saleId);
+  const { saleId: roomSaleId } = await createLiveSale(services, { stock: 10 });
+  await warmUpSale(services, roomSaleId);
+  await openRoom(services, roomSaleId, { rate: 1, order: "ARRIVAL" });
+  return { shopper: shopper!, attacker: attacker!, saleId, roomSaleId };
+}
+
+/** The room.onStatus path of a fresh seat of `who` in the scene's room. */
+export async function roomStreamPath(services: Services, who: SeededShopper, roomSaleId: number): Promise<string> {
+  const waiting = await joinRoom(services, { userId: who.id, saleId: roomSaleId });
+  if (waiting.status !== "WAITING") throw new Error(`shopper ${who.id} could not join the room: ${waiting.status}`);
+  return subscriptionPath("room.onStatus", { saleId: roomSaleId, ticket: waiting.ticket });
+}
+
+/** The shopper's own stream opens within a second while the attacker holds its streams. */
+export async function expectShopperStreamOpens(baseUrl: string, services: Services, scene: AttackScene) {
+  const own = await abandonedEventStreams(baseUrl, {
+    count: 1,
+    from: SHOPPER_ADDRESS,
+    path: await roomStreamPath(services, scene.shopper, scene.roomSaleId),
+    headers: { authorization: `Bearer ${scene.shopper.token}` },
+  });
+  try {
+    await waitFor(async () => settled(own), ANSWER_WITHIN_MS, "the shopper's stream");
+    expect(own.statuses()).toEqual([200]);
+  } finally {
+    own.leave();
+  }
 }
