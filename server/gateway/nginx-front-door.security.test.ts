@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLiveSale, createTestEnvironment, readMetric, startSeckillService, startWeb, startWorker, waitFor, type ChildHandle, type TestEnvironment } from "../testing/harness";
+import { createTestEnvironment, readMetric, startSeckillService, startWeb, startWorker, waitFor, type ChildHandle, type TestEnvironment } from "../testing/harness";
 import { readFrontDoorSettings, startNginx, UPSTREAM_KEEPALIVE, type RunningNginx } from "../testing/nginx";
 import {
   abandonedEventStreams,
@@ -10,14 +10,10 @@ import {
   establishedConnectionsTo,
   getWithBody,
   slowlorisHeaders,
-  subscriptionPath,
   unfinishedPostBodies,
 } from "../testing/attacks";
-import { createShoppers, type SeededShopper } from "../seed";
-import { ANSWER_WITHIN_MS, countOf as count, expectShopperServed as served, settled, SHOPPER_ADDRESS as SHOPPER, shopperCall as call, type Shopper } from "../testing/shopper-checks";
-import { warmUpSale } from "../recovery/warmup";
-import { joinRoom } from "../room/join";
-import { openRoom } from "../testing/room";
+import type { SeededShopper } from "../seed";
+import { countOf as count, expectShopperServed as served, settled, SHOPPER_ADDRESS as SHOPPER, shopperCall as call, type Shopper, setUpAttackScene, roomStreamPath, expectShopperStreamOpens, type AttackScene } from "../testing/shopper-checks";
 
 /**
  * Issue #41's attacks on the production front door: Debian's real nginx running the committed
@@ -48,26 +44,22 @@ let shopper: SeededShopper;
 let attacker: SeededShopper;
 let saleId: number;
 let roomSaleId: number;
+let scene: AttackScene;
 
 beforeAll(async () => {
   t = await createTestEnvironment("security_nginx");
   // Behind nginx, which appends the address it saw to X-Forwarded-For.
-  // The app's own stream cap per shopper raised, so nginx's per-address one is what refuses.
-  const behindNginx = { TRUSTED_PROXY_HOPS: "1", DEMO_SALE: "0", REDIS_COMMAND_TIMEOUT_MS: "5000", STREAMS_PER_SHOPPER: "1000" };
+  // The apps' own per-shopper stream cap and per-address request rate raised, so nginx's
+  // per-address stream limit is what refuses a crowd of streams.
+  const behindNginx = { TRUSTED_PROXY_HOPS: "1", DEMO_SALE: "0", REDIS_COMMAND_TIMEOUT_MS: "5000", STREAMS_PER_SHOPPER: "1000", REQUEST_RATE_PER_IP: "1000" };
   // One at a time: on a busy machine, three starting at once each miss their start-up deadline.
   web = await startWeb(t.childEnv, behindNginx);
   seckill = await startSeckillService(t.childEnv, behindNginx);
   worker = await startWorker(t.childEnv, behindNginx);
   upstreamPorts = [web, seckill].map((p) => Number(new URL(p.url).port));
   nginx = await startNginx({ webPorts: [upstreamPorts[0]!], seckillPorts: [upstreamPorts[1]!] });
-  const shoppers = await createShoppers(t.services, 2, { emailPrefix: "front-door" });
-  shopper = shoppers[0]!;
-  attacker = shoppers[1]!;
-  ({ saleId } = await createLiveSale(t.services, { stock: 100 }));
-  await warmUpSale(t.services, saleId);
-  ({ saleId: roomSaleId } = await createLiveSale(t.services, { stock: 10 }));
-  await warmUpSale(t.services, roomSaleId);
-  await openRoom(t.services, roomSaleId, { rate: 1, order: "ARRIVAL" });
+  scene = await setUpAttackScene(t.services);
+  ({ shopper, attacker, saleId, roomSaleId } = scene);
   // The first page renders and token calls warm Next's and the service's caches; the shopper's
   // timings start after them.
   for (let i = 0; i < 3; i++) {
@@ -140,9 +132,7 @@ describe("nginx's front door (deploy/nginx/front-door.*.conf) in front of the re
   });
 
   it(`(a) ${STREAMS_PER_ADDRESS + 20} abandoned event streams: ${STREAMS_PER_ADDRESS} open per address, the rest refused, the shopper served and streaming`, async () => {
-    const waiting = await joinRoom(t.services, { userId: attacker.id, saleId: roomSaleId });
-    if (waiting.status !== "WAITING") throw new Error(`the attacker could not join the room: ${waiting.status}`);
-    const path = subscriptionPath("room.onStatus", { saleId: roomSaleId, ticket: waiting.ticket });
+    const path = await roomStreamPath(t.services, attacker, roomSaleId);
     const attack = await abandonedEventStreams(nginx.url, { count: STREAMS_PER_ADDRESS + 20, path, headers: { authorization: `Bearer ${attacker.token}` } });
     try {
       await waitFor(async () => settled(attack), 20_000, "every stream's first answer");
@@ -151,17 +141,7 @@ describe("nginx's front door (deploy/nginx/front-door.*.conf) in front of the re
       expect(attack.connections.find((c) => c.status() === 200)!.received()).toMatch(/content-type: text\/event-stream/i);
       await expectShopperServed("during");
       // The shopper's own stream opens: the limit is the attacker's address's.
-      const shopperWaiting = await joinRoom(t.services, { userId: shopper.id, saleId: roomSaleId });
-      if (shopperWaiting.status !== "WAITING") throw new Error(`the shopper could not join the room: ${shopperWaiting.status}`);
-      const own = await abandonedEventStreams(nginx.url, {
-        count: 1,
-        from: SHOPPER,
-        path: subscriptionPath("room.onStatus", { saleId: roomSaleId, ticket: shopperWaiting.ticket }),
-        headers: { authorization: `Bearer ${shopper.token}` },
-      });
-      await waitFor(async () => settled(own), ANSWER_WITHIN_MS, "the shopper's stream");
-      expect(own.statuses()).toEqual([200]);
-      own.leave();
+      await expectShopperStreamOpens(nginx.url, t.services, scene);
     } finally {
       attack.leave();
     }
