@@ -39,4 +39,5 @@ EXPOSE 3000 3200
 # (server/cli/healthcheck.ts seckill|worker) and turns it off for the migration job.
 HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "--import", "tsx", "server/cli/healthcheck.ts", "web"]
-CMD ["npm", "run", "web"]
+# node itself, not npm: as PID 1 npm exits on SIGTERM without passing it on, and the web's drain never runs.
+CMD ["node", "--import", "tsx", "server/cli/start.ts", "--only", "web"]

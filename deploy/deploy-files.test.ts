@@ -78,6 +78,22 @@ function commandProblem(command: string[]): string | null {
   return `not npm or node: ${command.join(" ")}`;
 }
 
+/**
+ * The npm script whose command line `command` is, run by node itself: as a container's PID 1,
+ * npm exits on SIGTERM without passing it on, and the process's own shutdown never runs.
+ */
+function scriptRunBy(command: string[]): string | undefined {
+  if (command[0] !== "node") return undefined;
+  return Object.keys(scripts).find((name) => scripts[name] === command.join(" "));
+}
+
+/** Compose's duration (`60s`, `1m30s`) in seconds. */
+function seconds(duration: string): number {
+  const parts = /^(?:(\d+)m)?(?:(\d+)s)?$/.exec(duration);
+  if (!parts || (!parts[1] && !parts[2])) throw new Error(`not a duration: ${duration}`);
+  return Number(parts[1] ?? 0) * 60 + Number(parts[2] ?? 0);
+}
+
 /** A health check's command, without the CMD marker. */
 function healthCommand(test: string[]): string[] {
   return test[0] === "CMD" ? test.slice(1) : test;
@@ -97,6 +113,7 @@ type Service = {
   command?: string[];
   environment?: Record<string, string>;
   healthcheck?: { test?: string[]; disable?: boolean };
+  stop_grace_period?: string;
   depends_on?: Record<string, { condition: string }>;
   volumes?: string[];
   ports?: string[];
@@ -136,6 +153,7 @@ describe("Dockerfile", () => {
     expect(commandProblem(execForm(cmd![1]!))).toBeNull();
     const start = runtime.filter((i) => i.keyword === "CMD").at(-1);
     expect(commandProblem(execForm(start!.args))).toBeNull();
+    expect(scriptRunBy(execForm(start!.args)), "CMD: npm run web's node command line").toBe("web");
   });
 
   it("sets only variables server/env.ts knows (or its tools' own switches), NODE_ENV=production", () => {
@@ -174,9 +192,17 @@ describe("docker-compose.yml", () => {
       expect(commandProblem(service.command!), `${name}: command`).toBeNull();
       if (service.healthcheck?.test) expect(commandProblem(healthCommand(service.healthcheck.test)), `${name}: healthcheck`).toBeNull();
     }
+    for (const [name, service] of app) expect(scriptRunBy(service.command!), `${name}: an npm script's node command line`).toBe(name === "migrate" ? "db:migrate" : name);
     // web keeps the image's HEALTHCHECK; seckill and worker need their own (other port, no HTTP).
     expect(services.web!.healthcheck?.disable).not.toBe(true);
     for (const name of ["seckill", "worker"]) expect(services[name]!.healthcheck?.test?.join(" "), name).toContain(name);
+  });
+
+  it("gives the worker a stop grace period longer than its drain, and web and seckill theirs (10 s)", () => {
+    const drainSeconds = readEnv({}).WORKER_DRAIN_TIMEOUT_MS / 1000;
+    expect(seconds(services.worker!.stop_grace_period ?? "10s")).toBeGreaterThanOrEqual(drainSeconds + 10);
+    // web.ts and the seckill service cut what is left of their drain at 10 s; compose's default is 10 s.
+    for (const name of ["web", "seckill"]) expect(seconds(services[name]!.stop_grace_period ?? "10s"), name).toBeGreaterThanOrEqual(15);
   });
 
   it("sets only variables server/env.ts knows", () => {

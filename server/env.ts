@@ -370,6 +370,12 @@ const tuningKnobs = {
   WORKER_LOCK_MS: intFrom(30_000, 1000),
   /** How often a worker looks for jobs whose lock lapsed (30 s); change with WORKER_LOCK_MS. */
   WORKER_STALLED_INTERVAL_MS: intFrom(30_000, 500),
+  /**
+   * On SIGTERM, how long a worker waits for the jobs in its hands (their batch committed) before
+   * it exits and leaves the rest to another worker once their lock lapses. The manifests'
+   * termination grace periods are this plus a margin (deploy/deploy-files.test.ts checks them).
+   */
+  WORKER_DRAIN_TIMEOUT_MS: intFrom(40_000, 1000),
   /** MySQL connections each process opens (10). Raise with MariaDB's max_connections in mind. */
   DB_POOL_SIZE: intFrom(10, 1),
   /**

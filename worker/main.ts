@@ -106,9 +106,18 @@ async function main() {
     stopping = true;
     clearInterval(redeclare);
     metricsServer?.close();
-    log.info({ signal }, "worker shutting down: finishing jobs in hand");
+    log.info({ signal, withinMs: config.WORKER_DRAIN_TIMEOUT_MS }, "worker shutting down: finishing jobs in hand");
     // close() stops taking jobs and waits for those in progress, whose batches drain() flushes.
-    await Promise.all([...workers.map((worker) => worker.close()), orderProcessor.drain()]);
+    // Past the drain timeout the rest stay locked until WORKER_LOCK_MS lapses, then another
+    // worker takes them: exiting first beats being killed mid-commit at the grace period's end.
+    const finished = Promise.all([...workers.map((worker) => worker.close()), orderProcessor.drain()]).then(() => true);
+    const inTime = await Promise.race([finished, new Promise<false>((resolve) => setTimeout(resolve, config.WORKER_DRAIN_TIMEOUT_MS, false).unref())]);
+    if (!inTime) {
+      log.warn({ withinMs: config.WORKER_DRAIN_TIMEOUT_MS }, "worker stopping with jobs still in hand: another worker takes them once their lock lapses");
+      // Closing the connections below cannot hang the exit either.
+      setTimeout(() => process.exit(0), 5000).unref();
+      await Promise.all(workers.map((worker) => worker.close(true)));
+    }
     await services.close();
     await connection.quit();
     await stopTracing();

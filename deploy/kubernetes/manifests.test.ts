@@ -67,6 +67,7 @@ interface Container {
   startupProbe?: Probe;
   readinessProbe?: Probe;
   livenessProbe?: Probe;
+  lifecycle?: { preStop?: { exec?: { command?: string[] } } };
 }
 interface Manifest {
   apiVersion: string;
@@ -77,7 +78,7 @@ interface Manifest {
   spec?: {
     replicas?: number;
     selector?: { matchLabels?: Labels } & Labels;
-    template?: { metadata: { labels: Labels }; spec: { containers: Container[] } };
+    template?: { metadata: { labels: Labels }; spec: { containers: Container[]; terminationGracePeriodSeconds?: number } };
     ports?: { name?: string; port: number; targetPort?: PortRef }[];
     ingressClassName?: string;
     tls?: { hosts: string[]; secretName: string }[];
@@ -112,11 +113,17 @@ const workloads = [...deployments, ...named("Job")];
 const configMaps = new Map(named("ConfigMap").map((m) => [m.metadata.name, m.data ?? {}]));
 const secrets = new Map(named("Secret").map((m) => [m.metadata.name, { ...m.data, ...m.stringData }]));
 const containersOf = (workload: Manifest) => workload.spec!.template!.spec.containers;
+const scripts = (JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
 
-/** The npm script a container runs (`npm run <script>`), which names its part of the system. */
+/**
+ * The npm script whose command line a container runs, which names its part of the system. Run
+ * by node itself, not through npm: as a container's PID 1, npm exits on SIGTERM without passing
+ * it on, and the process's own shutdown never runs.
+ */
 function scriptOf(container: Container): string {
-  const [npm, run, script, ...rest] = container.command ?? [];
-  if (npm !== "npm" || run !== "run" || !script || rest.length) throw new Error(`${container.name}: command must be npm run <script>, got ${JSON.stringify(container.command)}`);
+  const command = (container.command ?? []).join(" ");
+  const script = Object.keys(scripts).find((name) => scripts[name] === command);
+  if (!script || !command.startsWith("node ")) throw new Error(`${container.name}: command must be a package.json script's node command line, got ${JSON.stringify(container.command)}`);
   return script;
 }
 function deploymentRunning(script: string): Manifest {
@@ -219,11 +226,20 @@ describe("Kubernetes manifests (deploy/kubernetes)", () => {
     for (const workload of workloads) for (const container of containersOf(workload)) expect(container.image, container.name).toBe(IMAGE);
   });
 
-  it("each container runs an npm script of package.json; the Job migrates, one Deployment each runs web, seckill, worker", () => {
-    const scripts = (JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+  it("each container runs an npm script's node command line; the Job migrates, one Deployment each runs web, seckill, worker", () => {
     for (const workload of workloads) for (const container of containersOf(workload)) expect(Object.keys(scripts), container.name).toContain(scriptOf(container));
     expect(named("Job").flatMap((job) => containersOf(job).map(scriptOf))).toEqual(["db:migrate"]);
     for (const script of ["web", "seckill", "worker"]) deploymentRunning(script);
+  });
+
+  it("gives each pod a grace period longer than its drain: the worker's WORKER_DRAIN_TIMEOUT_MS, web's and seckill's 10 s after the preStop pause", () => {
+    const drainSeconds = (script: string) => (script === "worker" ? readEnv({}).WORKER_DRAIN_TIMEOUT_MS / 1000 : 10);
+    for (const script of ["web", "seckill", "worker"]) {
+      const pod = deploymentRunning(script).spec!.template!.spec;
+      const [program, pauseSeconds] = pod.containers[0]!.lifecycle?.preStop?.exec?.command ?? [];
+      const pause = program === "sleep" ? Number(pauseSeconds) : 0;
+      expect(pod.terminationGracePeriodSeconds ?? 30, script).toBeGreaterThanOrEqual(pause + drainSeconds(script) + 5);
+    }
   });
 
   it("sets only variables server/env.ts knows, the production-required ones on every container, and no rate limits", () => {

@@ -70,6 +70,17 @@ function failed(error: unknown): never {
   void startingDoor?.close();
   process.exit(1);
 }
+// A stop before any process is spawned has nothing to pass on: it ends the preparation. Without
+// a handler, node as a container's PID 1 would ignore SIGTERM until the grace period's SIGKILL.
+const stopWhilePreparing = () => {
+  void startingDoor?.close();
+  process.exit(0);
+};
+const STOP_SIGNALS = ["SIGINT", "SIGTERM"] as const;
+for (const signal of STOP_SIGNALS) process.on(signal, stopWhilePreparing);
+const preparationOver = () => {
+  for (const signal of STOP_SIGNALS) process.off(signal, stopWhilePreparing);
+};
 let launch: Launch;
 try {
   launch = prepareEnvironment(".env", log);
@@ -100,9 +111,11 @@ try {
 const children: ChildProcess[] = [];
 let stopping = false;
 // Registered with the first spawn (a stop between two spawns must reach those already running),
-// and only then: a process that becomes the worker itself keeps the default until it takes over.
+// and only then: before it a stop ends the preparation, and a process that becomes the worker
+// itself leaves SIGTERM to the worker's own handlers.
 const forwardStopSignals = () => {
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  preparationOver();
+  for (const signal of STOP_SIGNALS) {
     process.on(signal, () => {
       stopping = true;
       void startingDoor?.close();
@@ -171,6 +184,7 @@ else if (webCount > 0) {
 if (only === "worker" && workerCount === 1) {
   // `npm run worker`: this process becomes the worker, one Node per worker pod and no second
   // start-up; its own handlers take SIGTERM from here on.
+  preparationOver();
   await import(pathToFileURL(path.join(process.cwd(), WORKER_ENTRY)).href);
 } else {
   // Several workers on one machine: each its own metrics port, counting up from WORKER_METRICS_PORT.

@@ -47,11 +47,15 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     if (stopping) return;
     stopping = true;
     // Answer what is in flight; a result stream (server-sent events) that outstays 5 s is cut.
+    log.info({ signal }, "web shutting down: answering requests in flight");
     const exit = () =>
       void app
         .close()
         .then(stopTracing)
-        .finally(() => process.exit(0));
+        .finally(() => {
+          log.info("web stopped");
+          process.exit(0);
+        });
     server.close(exit);
     server.closeIdleConnections();
     setTimeout(() => server.closeAllConnections(), 5000).unref();

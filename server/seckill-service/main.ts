@@ -65,12 +65,16 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     if (stopping) return;
     stopping = true;
     // Answer what is in flight, then let go of MySQL and Redis.
+    log.info({ signal }, "seckill service shutting down: answering requests in flight");
     setTimeout(() => servers.forEach((each) => each.closeAllConnections()), 10_000).unref();
     void Promise.all(servers.map(closed)).then(() =>
       services
         .close()
         .then(stopTracing)
-        .then(() => process.exit(0)),
+        .then(() => {
+          log.info("seckill service stopped");
+          process.exit(0);
+        }),
     );
   });
 }

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { createInterface } from "node:readline";
 import { Worker } from "bullmq";
@@ -85,8 +86,11 @@ export interface ChildHandle {
   stop(signal?: NodeJS.Signals): Promise<number | string | null>;
 }
 
-/** A child process whose output is kept for error messages. */
-function spawnChild(command: string, args: string[], env: NodeJS.ProcessEnv): ChildHandle {
+/**
+ * A child process whose output is kept for error messages. `signalled`: the process stop()
+ * signals, when it is not the child itself (a PID namespace's first process).
+ */
+function spawnChild(command: string, args: string[], env: NodeJS.ProcessEnv, signalled?: (child: ChildProcess) => number | undefined): ChildHandle {
   const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   createInterface({ input: child.stdout! }).on("line", (line) => (output += `${line}\n`));
@@ -99,10 +103,29 @@ function spawnChild(command: string, args: string[], env: NodeJS.ProcessEnv): Ch
     outputClosed,
     output: () => output,
     async stop(signal = "SIGTERM") {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      if (child.exitCode === null && child.signalCode === null) {
+        const pid = signalled?.(child);
+        if (pid === undefined) child.kill(signal);
+        else process.kill(pid, signal);
+      }
       return exited;
     },
   };
+}
+
+/**
+ * `command` run as a container runs it: the first process of its own PID namespace, with /proc
+ * its own (`unshare -pf --mount-proc`, as root). unshare waits for it and exits with its status;
+ * stop() signals the namespace's PID 1, as a container runtime's stop does.
+ */
+function spawnAsContainer(command: string[], env: NodeJS.ProcessEnv): ChildHandle {
+  const [program, ...args] = command;
+  const resolved = program === "node" ? process.execPath : program!;
+  return spawnChild("unshare", ["--pid", "--fork", "--mount-proc", "--", resolved, ...args], env, (unshare) => {
+    // unshare forks once: its only child is the namespace's PID 1.
+    const children = readFileSync(`/proc/${unshare.pid}/task/${unshare.pid}/children`, "utf8").trim();
+    return children ? Number(children.split(/\s+/)[0]) : undefined;
+  });
 }
 
 /**
@@ -241,20 +264,22 @@ export type ProcessKind = "web" | "seckill" | "worker";
  * preparation (migrations, demo sale, admin, warm-up) and then that one process, web on a free
  * PORT, the seckill service on a free SECKILL_PORT. Resolves once it is healthy (/api/health, or
  * the worker's "worker ready"). Several at once start as an orchestrator starts pods. The web
- * needs `npm run build` first.
+ * needs `npm run build` first. `asContainer`: a manifest's container command to run instead, as
+ * its container would (spawnAsContainer).
  */
-export async function startPrepared(kind: ProcessKind, childEnv: Record<string, string>, extra: Record<string, string> = {}): Promise<ChildHandle & { kind: ProcessKind; url?: string }> {
+export async function startPrepared(
+  kind: ProcessKind,
+  childEnv: Record<string, string>,
+  extra: Record<string, string> = {},
+  options: { asContainer?: string[] } = {},
+): Promise<ChildHandle & { kind: ProcessKind; url?: string }> {
   if (kind === "web" && !buildIsFresh()) throw new Error("The web app is not built or is out of date: run `npm run build` first (npm test does).");
   const port = kind === "worker" ? undefined : await freePort();
   const ports: Record<string, string> = port === undefined ? {} : kind === "web" ? { PORT: String(port) } : { SECKILL_PORT: String(port) };
-  const child = spawnChild(process.execPath, ["--import", "tsx", "server/cli/start.ts", "--only", kind], {
-    ...process.env,
-    ...childEnv,
-    NEXT_TELEMETRY_DISABLED: "1",
-    LOG_LEVEL: "info",
-    ...extra,
-    ...ports,
-  });
+  const env = { ...process.env, ...childEnv, NEXT_TELEMETRY_DISABLED: "1", LOG_LEVEL: "info", ...extra, ...ports };
+  const child = options.asContainer
+    ? spawnAsContainer(options.asContainer, env)
+    : spawnChild(process.execPath, ["--import", "tsx", "server/cli/start.ts", "--only", kind], env);
   const url = port === undefined ? undefined : `http://127.0.0.1:${port}`;
   try {
     if (url) await untilHealthy(child, url, `npm run ${kind}`, 120_000);
