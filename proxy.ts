@@ -23,5 +23,5 @@ export async function proxy(request: NextRequest) {
 // `api/payments/notify` leaves out the sandbox's path and every provider's below it
 // (/api/payments/notify/alipay, /api/payments/notify/wechatpay); they have their own limit.
 export const config = {
-  matcher: ["/((?!api/health|api/metrics|api/payments/notify|_next/static|_next/image|favicon.ico).*)"],
+  matcher: ["/((?!api/health|api/live|api/ready|api/metrics|api/payments/notify|_next/static|_next/image|favicon.ico).*)"],
 };

@@ -259,7 +259,7 @@ const deploymentFacts = {
   UPSTASH_REDIS_REST_TOKEN: z.string().min(1).optional(),
   /** The worker's /metrics port (0: none); a port already taken is logged and the worker runs on. */
   WORKER_METRICS_PORT: intFrom(9464, 0),
-  /** Bearer token a scraper from a public address sends for /api/metrics (private addresses need none). */
+  /** Bearer token an operator or scraper from a public address sends for /api/metrics and /api/health (private addresses need none). */
   METRICS_TOKEN: z.string().min(16, "METRICS_TOKEN must be at least 16 characters").optional(),
   /**
    * Start-up applies pending migrations under the database lock (1), or only waits, bounded by

@@ -23,6 +23,40 @@ async function probe(check: () => Promise<unknown>, timeoutMs: number): Promise<
 }
 
 export type HealthServices = Pick<Services, "db" | "queues" | "redis">;
+export type ReadinessServices = Pick<Services, "queues" | "redis">;
+
+export interface Readiness {
+  ready: boolean;
+}
+
+/**
+ * What web and the seckill service need to serve the purchase path: Redis (stock, reservations,
+ * sessions' limits) and the order queue. Not MySQL: the queue carries orders through its absence,
+ * and a readiness probe that needed it would take the shop out of service with it.
+ */
+export async function checkReadiness(services: ReadinessServices, timeoutMs = 2000): Promise<Readiness> {
+  const [redis, queue] = await Promise.all([probe(() => services.redis.ping(), timeoutMs), probe(() => services.queues.createOrder.getJobCounts("waiting"), timeoutMs)]);
+  return { ready: redis.ok && queue.ok };
+}
+
+/**
+ * `check` asked once at a time, its answer reused for `freshMs`: however many probes and
+ * operators ask, the dependencies get one question per `freshMs`.
+ */
+export function sharedCheck<T>(check: () => Promise<T>, freshMs = 1000, now = () => Date.now()): () => Promise<T> {
+  let last: { at: number; answer: Promise<T> } | undefined;
+  return () => {
+    if (!last || now() - last.at >= freshMs) {
+      const answer = check();
+      last = { at: now(), answer };
+      // Asked again as soon as this answer is in, if it failed: never a cached rejection.
+      answer.catch(() => {
+        if (last?.answer === answer) last = undefined;
+      });
+    }
+    return last.answer;
+  };
+}
 
 /** MySQL, Redis and the order queue each asked one cheap question, in parallel. */
 export async function checkHealth(services: HealthServices, timeoutMs = 2000): Promise<HealthReport> {

@@ -7,9 +7,9 @@ import { env } from "../env";
  *
  *   node --import tsx server/cli/healthcheck.ts web|seckill|worker
  *
- * web and seckill ask their own GET /api/health (MySQL, Redis and the order queue). The worker
- * serves no HTTP, so it is asked what that endpoint asks for it: this container reaches Redis
- * (its queues) and MySQL (its group commit). A worker process that dies ends its container, so
+ * web and seckill ask their own GET /api/ready (Redis and the order queue: what the purchase
+ * path needs; a MySQL blip must not mark them unhealthy). The worker serves no HTTP, so it is
+ * asked what it needs: this container reaches Redis (its queues) and MySQL (its group commit). A worker process that dies ends its container, so
  * liveness needs no check of its own.
  */
 
@@ -24,9 +24,9 @@ if (!KINDS.includes(kind)) {
   process.exit(2);
 }
 
-async function askHealthEndpoint(port: number): Promise<void> {
-  const answer = await fetch(`http://127.0.0.1:${port}/api/health`, { signal: AbortSignal.timeout(TIMEOUT_MS) });
-  if (!answer.ok) throw new Error(`/api/health answered ${answer.status}: ${await answer.text()}`);
+async function askReadyEndpoint(port: number): Promise<void> {
+  const answer = await fetch(`http://127.0.0.1:${port}/api/ready`, { signal: AbortSignal.timeout(TIMEOUT_MS) });
+  if (!answer.ok) throw new Error(`/api/ready answered ${answer.status}: ${await answer.text()}`);
 }
 
 async function askWorkerDependencies(): Promise<void> {
@@ -58,8 +58,8 @@ async function askWorkerDependencies(): Promise<void> {
 }
 
 try {
-  if (kind === "web") await askHealthEndpoint(env().PORT);
-  else if (kind === "seckill") await askHealthEndpoint(env().SECKILL_PORT);
+  if (kind === "web") await askReadyEndpoint(env().PORT);
+  else if (kind === "seckill") await askReadyEndpoint(env().SECKILL_PORT);
   else await askWorkerDependencies();
   process.exit(0);
 } catch (error) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isPrivateAddress, metricsRefusal } from "./metrics-access";
+import { HEALTH_TOKEN_MESSAGE, healthRefusal, isPrivateAddress, metricsRefusal } from "./metrics-access";
 
 describe("isPrivateAddress", () => {
   it("knows loopback, private, unique-local and link-local addresses, mapped ones too", () => {
@@ -28,5 +28,19 @@ describe("metricsRefusal", () => {
   it("refuses every public scraper when no token is configured", () => {
     expect(metricsRefusal({ authorization: "Bearer ", clientAddress: "203.0.113.9" }, undefined)).toMatchObject({ status: 401 });
     expect(metricsRefusal({ authorization: "Bearer anything", clientAddress: "unknown" }, undefined)).toMatchObject({ status: 401 });
+  });
+});
+
+describe("healthRefusal", () => {
+  const TOKEN = "a-metrics-token-of-length";
+  it("shows the detailed view to the metrics' operators: a private address, or the token", () => {
+    expect(healthRefusal({ authorization: null, clientAddress: "10.0.0.7" }, undefined)).toBeNull();
+    expect(healthRefusal({ authorization: `Bearer ${TOKEN}`, clientAddress: "203.0.113.9" }, TOKEN)).toBeNull();
+  });
+  it("refuses anyone else with a sentence that points probes at /api/live and /api/ready", () => {
+    expect(healthRefusal({ authorization: null, clientAddress: "203.0.113.9" }, TOKEN)).toEqual({ status: 401, text: HEALTH_TOKEN_MESSAGE });
+    expect(healthRefusal({ authorization: "Bearer wrong", clientAddress: "203.0.113.9" }, TOKEN)).toMatchObject({ status: 401 });
+    expect(HEALTH_TOKEN_MESSAGE.en).toContain("/api/ready");
+    expect(HEALTH_TOKEN_MESSAGE.zh).toContain("/api/ready");
   });
 });

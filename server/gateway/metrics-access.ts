@@ -41,12 +41,35 @@ export const METRICS_TOKEN_MESSAGE: Localized = {
   zh: "监控指标仅供监控系统读取：请从内网地址抓取，或发送 Authorization: Bearer <METRICS_TOKEN>。",
 };
 
-/** Pure: the refusal for a metrics request, or null to answer it. */
-export function metricsRefusal(request: { authorization: string | null; clientAddress: string }, metricsToken: string | undefined): MetricsRefusal | null {
-  if (isPrivateAddress(request.clientAddress)) return null;
+export const HEALTH_TOKEN_MESSAGE: Localized = {
+  en: "The detailed health view is for operators: ask from a private address or send Authorization: Bearer <METRICS_TOKEN>. Probes ask /api/live and /api/ready.",
+  zh: "详细健康信息仅供运维人员查看：请从内网地址访问，或发送 Authorization: Bearer <METRICS_TOKEN>。探针请使用 /api/live 和 /api/ready。",
+};
+
+interface OperatorRequest {
+  authorization: string | null;
+  clientAddress: string;
+}
+
+/** Pure: a private client address, or the operators' token presented. */
+function isOperator(request: OperatorRequest, metricsToken: string | undefined): boolean {
+  if (isPrivateAddress(request.clientAddress)) return true;
   const presented = request.authorization?.startsWith("Bearer ") ? request.authorization.slice("Bearer ".length).trim() : "";
-  if (metricsToken && presented && sameSecret(presented, metricsToken)) return null;
-  return { status: 401, text: METRICS_TOKEN_MESSAGE };
+  return Boolean(metricsToken && presented && sameSecret(presented, metricsToken));
+}
+
+/** Pure: the refusal for a metrics request, or null to answer it. */
+export function metricsRefusal(request: OperatorRequest, metricsToken: string | undefined): MetricsRefusal | null {
+  return isOperator(request, metricsToken) ? null : { status: 401, text: METRICS_TOKEN_MESSAGE };
+}
+
+/**
+ * Pure: the refusal for the detailed health view (/api/health: MySQL, Redis and the queue each
+ * asked), or null to answer it. The same operators as the metrics': its answer names the
+ * dependencies and their errors, and each call costs them a question.
+ */
+export function healthRefusal(request: OperatorRequest, metricsToken: string | undefined): MetricsRefusal | null {
+  return isOperator(request, metricsToken) ? null : { status: 401, text: HEALTH_TOKEN_MESSAGE };
 }
 
 /** Constant-time comparison of two secrets of any length (their digests are compared). */
@@ -57,3 +80,4 @@ function sameSecret(a: string, b: string): boolean {
 
 /** The headers of a refusal: where to get in. */
 export const METRICS_REFUSAL_HEADERS = { "content-type": "text/plain; charset=utf-8", "www-authenticate": 'Bearer realm="metrics"', "cache-control": "no-store" } as const;
+export const HEALTH_REFUSAL_HEADERS = { "content-type": "text/plain; charset=utf-8", "www-authenticate": 'Bearer realm="health"', "cache-control": "no-store" } as const;

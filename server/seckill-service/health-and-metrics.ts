@@ -1,16 +1,41 @@
 import type http from "node:http";
 import type { HeaderReader } from "../gateway/session";
 import { clientAddress } from "../gateway/client-ip";
-import { METRICS_REFUSAL_HEADERS, metricsRefusal } from "../gateway/metrics-access";
-import { checkHealth, type HealthServices } from "../health";
+import { HEALTH_REFUSAL_HEADERS, METRICS_REFUSAL_HEADERS, healthRefusal, metricsRefusal } from "../gateway/metrics-access";
+import { checkHealth, checkReadiness, sharedCheck, type HealthReport, type HealthServices, type Readiness } from "../health";
 import { renderMetrics, type SaleGaugeServices } from "../admin/sale-gauges";
 import { langOf } from "../i18n";
 import { sendJson } from "./node-http";
 
-/** /api/health and /api/metrics, so the service is watched like a web instance. */
+/** /api/live, /api/ready, /api/health and /api/metrics, so the service is watched like a web instance. */
 
-export function answerHealth(services: HealthServices, res: http.ServerResponse): void {
-  void checkHealth(services).then((report) => sendJson(res, report.ok ? 200 : 503, report));
+/** Liveness: this process answers. It asks nothing of Redis or MySQL, whose trouble a restart would not mend. */
+export function answerLive(res: http.ServerResponse): void {
+  sendJson(res, 200, { live: true });
+}
+
+const readiness = new WeakMap<HealthServices, () => Promise<Readiness>>();
+const health = new WeakMap<HealthServices, () => Promise<HealthReport>>();
+const shared = <T>(cache: WeakMap<HealthServices, () => Promise<T>>, services: HealthServices, check: () => Promise<T>) => {
+  let ask = cache.get(services);
+  if (!ask) cache.set(services, (ask = sharedCheck(check)));
+  return ask();
+};
+
+/** Readiness: Redis and the queue, what the purchase path needs (server/health.ts); one question a second at most. */
+export function answerReady(services: HealthServices, res: http.ServerResponse): void {
+  void shared(readiness, services, () => checkReadiness(services)).then((answer) => sendJson(res, answer.ready ? 200 : 503, answer));
+}
+
+/** The detailed view, for operators only (healthRefusal). */
+export function answerHealth(services: HealthServices & SaleGaugeServices, req: http.IncomingMessage, res: http.ServerResponse, headers: HeaderReader): void {
+  const caller = clientAddress(req.headers["x-forwarded-for"] as string | undefined, req.socket.remoteAddress, services.env.TRUSTED_PROXY_HOPS);
+  const refusal = healthRefusal({ authorization: req.headers.authorization ?? null, clientAddress: caller }, services.env.METRICS_TOKEN);
+  if (refusal) {
+    res.writeHead(refusal.status, HEALTH_REFUSAL_HEADERS).end(refusal.text[langOf(headers)]);
+    return;
+  }
+  void shared(health, services, () => checkHealth(services)).then((report) => sendJson(res, report.ok ? 200 : 503, report));
 }
 
 export function answerMetrics(services: SaleGaugeServices, req: http.IncomingMessage, res: http.ServerResponse, headers: HeaderReader): void {

@@ -335,6 +335,25 @@ describe("Redis round trips on the purchase path (the command connection, counte
   });
 });
 
+describe("probes and the health view", () => {
+  it("/api/live and /api/ready answer anyone; /api/health only a private address or the metrics token", async () => {
+    const TOKEN = "an-operators-token-for-health";
+    const { url } = await serveInProcess({ TRUSTED_PROXY_HOPS: "1", METRICS_TOKEN: TOKEN });
+    const from = (address: string, headers: Record<string, string> = {}) => ({ headers: { "x-forwarded-for": address, ...headers } });
+    const live = await fetch(`${url}/api/live`, from("203.0.113.9"));
+    expect([live.status, await live.json()]).toEqual([200, { live: true }]);
+    const ready = await fetch(`${url}/api/ready`, from("203.0.113.9"));
+    expect([ready.status, await ready.json()]).toEqual([200, { ready: true }]);
+
+    const refused = await fetch(`${url}/api/health`, from("203.0.113.9", { "accept-language": "zh-CN" }));
+    expect(refused.status).toBe(401);
+    expect(await refused.text()).toContain("/api/ready");
+    expect((await fetch(`${url}/api/health`, from("203.0.113.9", { authorization: `Bearer ${TOKEN}` }))).status).toBe(200);
+    const operator = await fetch(`${url}/api/health`, from("10.1.2.3"));
+    expect([operator.status, await operator.json()]).toEqual([200, { ok: true, checks: { mysql: { ok: true }, redis: { ok: true }, queue: { ok: true } } }]);
+  });
+});
+
 describe("rate limits in front of the procedures", () => {
   it("per IP (the address left of the trusted hop): 429 with Retry-After; another address, a sold-out sale and the purchase step still answered", async () => {
     const PER_SECOND = 5;

@@ -9,7 +9,7 @@ import { UNEXPECTED_ERROR_MESSAGE } from "../trpc/init";
 import { SECKILL_ENDPOINT, SECKILL_PROCEDURES } from "../endpoints";
 import { langOf, type Localized } from "../i18n";
 import { nodeHeaders, readBody, sendJson } from "./node-http";
-import { answerHealth, answerMetrics } from "./health-and-metrics";
+import { answerHealth, answerLive, answerMetrics, answerReady } from "./health-and-metrics";
 import { answeredSoldOut } from "./sold-out-shortcut";
 import { answerProcedure, parseInput } from "./answer-procedure";
 import { trpcErrorOf } from "./trpc-internals";
@@ -22,7 +22,7 @@ import { trpcErrorOf } from "./trpc-internals";
  * gateway's per-IP request rate, as Next's proxy.ts does for the storefront, sent to Redis together
  * with the token script (the purchase step proves itself with its token or ticket instead:
  * gateCharge); then the rest of the procedure (answer-procedure.ts). Every refusal is tRPC's error
- * envelope (refusalBody). Also answers /api/health and /api/metrics.
+ * envelope (refusalBody). Also answers /api/live, /api/ready, /api/health and /api/metrics.
  */
 export function createSeckillServer(services: Services, options: http.ServerOptions = {}): http.Server {
   return http.createServer(options, answerSeckillRequest(services));
@@ -32,8 +32,10 @@ export function createSeckillServer(services: Services, options: http.ServerOpti
 export function answerSeckillRequest(services: Services): http.RequestListener {
   return (req, res) => {
     const [pathname, query] = (req.url ?? "/").split("?", 2) as [string, string | undefined];
-    if (pathname === "/api/health") return answerHealth(services, res);
+    if (pathname === "/api/live") return answerLive(res);
+    if (pathname === "/api/ready") return answerReady(services, res);
     const headers = nodeHeaders(req);
+    if (pathname === "/api/health") return answerHealth(services, req, res, headers);
     if (pathname === "/api/metrics") return answerMetrics(services, req, res, headers);
     const path = pathname.startsWith(`${SECKILL_ENDPOINT}/`) ? pathname.slice(SECKILL_ENDPOINT.length + 1) : "";
     if (!SECKILL_PROCEDURES.has(path)) {

@@ -8,6 +8,7 @@ import { createSale, createShoppers, type SeededShopper } from "../seed";
 import { warmUpSale } from "../recovery/warmup";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { freePort } from "../net";
+import { TRPC_ENDPOINT } from "../endpoints";
 import { waitFor } from "./harness";
 
 /**
@@ -69,7 +70,7 @@ export type Answer =
   | { kind: "error"; httpStatus: number | null; message: string };
 
 async function trpc(base: string, procedure: string, input: unknown, bearer: string) {
-  const response = await fetch(`${base}/api/trpc/${procedure}`, {
+  const response = await fetch(`${base}/${procedure}`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${bearer}` },
     body: JSON.stringify({ json: input }),
@@ -78,13 +79,16 @@ async function trpc(base: string, procedure: string, input: unknown, bearer: str
   return { status: response.status, data: body.result?.data.json, message: body.error?.json.message ?? "" };
 }
 
-/** One shopper presses Buy over HTTP: token, then purchase. Transport failures are answers too. */
-export async function buyOverHttp(base: () => string, saleId: number, shopper: SeededShopper): Promise<Answer> {
+/**
+ * One shopper presses Buy over HTTP: token, then purchase, at `base()` + `endpoint` (Next's tRPC,
+ * or SECKILL_ENDPOINT on a seckill service). Transport failures are answers too.
+ */
+export async function buyOverHttp(base: () => string, saleId: number, shopper: SeededShopper, endpoint = TRPC_ENDPOINT): Promise<Answer> {
   try {
-    const token = await trpc(base(), "seckill.token", { saleId }, shopper.token);
+    const token = await trpc(`${base()}${endpoint}`, "seckill.token", { saleId }, shopper.token);
     if (!token.data) return { kind: "error", httpStatus: token.status, message: token.message };
     if (token.data.status !== "ISSUED") return { kind: "refused", status: String(token.data.status) };
-    const bought = await trpc(base(), "seckill.purchase", { saleId, token: token.data.token }, shopper.token);
+    const bought = await trpc(`${base()}${endpoint}`, "seckill.purchase", { saleId, token: token.data.token }, shopper.token);
     if (!bought.data) return { kind: "error", httpStatus: bought.status, message: bought.message };
     if (bought.data.status === "QUEUED") return { kind: "queued", reservationId: String(bought.data.reservationId) };
     return { kind: "refused", status: String(bought.data.status) };
@@ -94,10 +98,10 @@ export async function buyOverHttp(base: () => string, saleId: number, shopper: S
 }
 
 /** Shoppers buy in waves of `wave` at once (a crowd, without exhausting sockets on 2 cores). */
-export async function crowdBuys(base: () => string, saleId: number, shoppers: readonly SeededShopper[], wave = 25): Promise<Answer[]> {
+export async function crowdBuys(base: () => string, saleId: number, shoppers: readonly SeededShopper[], wave = 25, endpoint = TRPC_ENDPOINT): Promise<Answer[]> {
   const answers: Answer[] = [];
   for (let i = 0; i < shoppers.length; i += wave) {
-    answers.push(...(await Promise.all(shoppers.slice(i, i + wave).map((s) => buyOverHttp(base, saleId, s)))));
+    answers.push(...(await Promise.all(shoppers.slice(i, i + wave).map((s) => buyOverHttp(base, saleId, s, endpoint)))));
   }
   return answers;
 }

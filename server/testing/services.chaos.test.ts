@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createTestEnvironment, startWeb, startWorker, waitFor, type ChildHandle, type TestEnvironment } from "./harness";
+import { createTestEnvironment, startSeckillService, startWeb, startWorker, waitFor, type ChildHandle, type TestEnvironment } from "./harness";
+import { SECKILL_ENDPOINT } from "../endpoints";
 import { CHAOS_SETTINGS, buyUntilAnswered, crowdBuys, newChaosSale, report, settleAndCheck, startPrivateRedis, type PrivateRedis } from "./chaos";
 import { startTcpProxy, type TcpProxy } from "./tcp-proxy";
 import { parseDatabaseUrl } from "../clients/db";
@@ -90,5 +91,44 @@ describe("chaos: services", () => {
     report(`MySQL down 10 s (${backlogRefusals} purchases refused at the backlog bound)`, outcome);
     expect(backlogRefusals).toBeGreaterThan(0);
     expect(outcome).toMatchObject({ lostQueued: 0, oversold: 0, duplicateOrders: 0, violations: [], orders: 200 });
+  });
+  it("MySQL cut for 30 s: the seckill service and web stay ready and sell from Redis; the orders follow once MySQL is back", async () => {
+    const db = parseDatabaseUrl(process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? "mysql://root@127.0.0.1:3306/test");
+    proxy = await startTcpProxy(db.host, db.port);
+    t = await createTestEnvironment("chaos_mysql_ready", CHAOS_SETTINGS);
+    const viaProxy = new URL(t.childEnv.DATABASE_URL!);
+    viaProxy.host = `127.0.0.1:${proxy.port}`;
+    const extra = { DATABASE_URL: viaProxy.toString() };
+    const seckill = await startSeckillService(t.childEnv, extra);
+    const { web } = await processes(extra);
+    children.push(seckill);
+    const { saleId, shoppers } = await newChaosSale(t.services, { stock: 60, shoppers: 80, name: "mysqlready" });
+
+    proxy.setMode("down");
+    const outageStarted = Date.now();
+    // Probed every 500 ms through the outage, as a kubelet would; the detailed view says MySQL is away.
+    const readiness: number[] = [];
+    const probing = (async () => {
+      while (Date.now() - outageStarted < 30_000) {
+        for (const url of [seckill.url, web.url]) readiness.push(await fetch(`${url}/api/ready`, { signal: AbortSignal.timeout(3000) }).then((r) => r.status, () => 0));
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    })();
+    const during = await crowdBuys(() => seckill.url, saleId, shoppers, 20, SECKILL_ENDPOINT);
+    const health = await fetch(`${seckill.url}/api/health`).then(async (r) => [r.status, await r.json()] as const);
+    await probing;
+    proxy.setMode("forward");
+    const faultEnded = Date.now();
+
+    expect(readiness.length).toBeGreaterThan(20);
+    expect(readiness.filter((status) => status !== 200), "readiness answers other than 200 during the outage").toEqual([]);
+    expect(health[0]).toBe(503);
+    expect(health[1]).toMatchObject({ ok: false, checks: { mysql: { ok: false }, redis: { ok: true }, queue: { ok: true } } });
+    expect(during.filter((a) => a.kind === "error"), "purchases that failed during the outage").toEqual([]);
+    expect(during.filter((a) => a.kind === "queued")).toHaveLength(60);
+    expect(during.filter((a) => a.kind === "refused").map((a) => (a as { status: string }).status)).toEqual(Array(20).fill("SOLD_OUT"));
+    const outcome = await settleAndCheck(t.services, saleId, during, faultEnded, 180_000);
+    report("MySQL cut 30 s, probes ready throughout", outcome);
+    expect(outcome).toMatchObject({ lostQueued: 0, oversold: 0, duplicateOrders: 0, violations: [], orders: 60 });
   });
 });
