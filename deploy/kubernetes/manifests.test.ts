@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -17,7 +18,9 @@ import { readFrontDoorSettings } from "../../server/testing/nginx";
 
 // The Kubernetes manifests, checked offline: each object against the Kubernetes schemas (and no
 // field they do not define), and against the app: its variables, its ports, its health path, the
-// routing rule of docs/deploy.md.
+// routing rule of docs/deploy.md. Then what `kubectl apply -k` applies, built by kubectl's own
+// kustomize: the same schemas, the "restricted" Pod Security level, the spread of the pods and
+// their start-up.
 
 const folder = import.meta.dirname;
 const root = path.resolve(folder, "../..");
@@ -56,17 +59,48 @@ interface Probe {
   tcpSocket?: { port: PortRef };
   exec?: unknown;
 }
+interface SecurityContext {
+  runAsNonRoot?: boolean;
+  runAsUser?: number;
+  runAsGroup?: number;
+  privileged?: boolean;
+  allowPrivilegeEscalation?: boolean;
+  capabilities?: { add?: string[]; drop?: string[] };
+  seccompProfile?: { type: string };
+  appArmorProfile?: { type: string };
+  seLinuxOptions?: Record<string, string>;
+  windowsOptions?: { hostProcess?: boolean };
+  procMount?: string;
+  sysctls?: { name: string }[];
+}
 interface Container {
   name: string;
   image: string;
   command?: string[];
-  ports?: { name?: string; containerPort: number }[];
+  ports?: { name?: string; containerPort: number; hostPort?: number }[];
   env?: { name: string; value?: string; valueFrom?: unknown }[];
   envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
   resources?: { requests?: Record<string, string> };
-  startupProbe?: Probe;
+  startupProbe?: Probe & ProbeTiming;
   readinessProbe?: Probe;
-  livenessProbe?: Probe;
+  livenessProbe?: Probe & ProbeTiming;
+  securityContext?: SecurityContext;
+}
+interface ProbeTiming {
+  initialDelaySeconds?: number;
+  periodSeconds?: number;
+  failureThreshold?: number;
+}
+interface PodSpec {
+  containers: Container[];
+  initContainers?: Container[];
+  ephemeralContainers?: Container[];
+  securityContext?: SecurityContext;
+  hostNetwork?: boolean;
+  hostPID?: boolean;
+  hostIPC?: boolean;
+  volumes?: Record<string, unknown>[];
+  topologySpreadConstraints?: { topologyKey: string; maxSkew: number; whenUnsatisfiable: string; labelSelector?: { matchLabels?: Labels } }[];
 }
 interface Manifest {
   apiVersion: string;
@@ -77,7 +111,9 @@ interface Manifest {
   spec?: {
     replicas?: number;
     selector?: { matchLabels?: Labels } & Labels;
-    template?: { metadata: { labels: Labels }; spec: { containers: Container[] } };
+    template?: { metadata: { labels: Labels; annotations?: Record<string, string> }; spec: PodSpec };
+    clusterIP?: string;
+    ttlSecondsAfterFinished?: number;
     ports?: { name?: string; port: number; targetPort?: PortRef }[];
     ingressClassName?: string;
     tls?: { hosts: string[]; secretName: string }[];
@@ -102,7 +138,12 @@ const yamlFiles = readdirSync(folder)
   .filter((name) => name.endsWith(".yaml"))
   .sort();
 const objects: Located[] = yamlFiles.filter((file) => file !== KUSTOMIZATION).flatMap((file) => parseYamlFile(file).map((manifest) => ({ file, manifest: manifest as Manifest })));
-const kustomization = parseYamlFile(KUSTOMIZATION)[0] as { namespace: string; resources: string[]; images: { name: string }[] };
+interface Kustomization {
+  namespace: string;
+  resources: string[];
+  images: { name: string; newName?: string; newTag?: string; digest?: string }[];
+}
+const kustomization = parseYamlFile(KUSTOMIZATION)[0] as Kustomization;
 
 // The app's objects: what the kustomization applies, and the Secret.
 const appObjects = objects.filter((o) => o.file !== CONTROLLER_CONFIG);
@@ -432,6 +473,130 @@ describe("the front door on Kubernetes: ingress-nginx with deploy/nginx's limits
   it("web, seckill and worker listen on every interface of their pod (LISTEN_HOST=0.0.0.0)", () => {
     for (const script of ["web", "seckill", "worker"]) {
       for (const container of containersOf(deploymentRunning(script))) expect(environmentOf(container).LISTEN_HOST, container.name).toBe("0.0.0.0");
+    }
+  });
+});
+
+/**
+ * What keeps a pod from the "restricted" Pod Security level (kubernetes.io/docs/concepts/security/
+ * pod-security-standards, the baseline's controls included), as messages; none when it passes.
+ */
+function restrictedViolations(pod: PodSpec): string[] {
+  const problems: string[] = [];
+  const podContext = pod.securityContext ?? {};
+  for (const field of ["hostNetwork", "hostPID", "hostIPC"] as const) if (pod[field]) problems.push(`${field} is set`);
+  const RESTRICTED_VOLUMES = new Set(["configMap", "csi", "downwardAPI", "emptyDir", "ephemeral", "persistentVolumeClaim", "projected", "secret"]);
+  for (const volume of pod.volumes ?? []) {
+    for (const type of Object.keys(volume).filter((key) => key !== "name")) if (!RESTRICTED_VOLUMES.has(type)) problems.push(`volume ${String(volume.name)}: ${type}`);
+  }
+  const unconfined = (context: SecurityContext) => context.seccompProfile?.type === "Unconfined" || context.appArmorProfile?.type === "Unconfined";
+  const customSeLinux = (context: SecurityContext) => context.seLinuxOptions?.user !== undefined || context.seLinuxOptions?.role !== undefined;
+  if (unconfined(podContext)) problems.push("pod: an Unconfined profile");
+  if (customSeLinux(podContext)) problems.push("pod: an SELinux user or role");
+  if (podContext.windowsOptions?.hostProcess) problems.push("pod: hostProcess");
+  if (podContext.runAsUser === 0) problems.push("pod: runAsUser 0");
+  if (podContext.sysctls?.length) problems.push("pod: sysctls (only the safe set is allowed; none are needed)");
+  const podSeccomp = ["RuntimeDefault", "Localhost"].includes(podContext.seccompProfile?.type ?? "");
+  for (const container of [...pod.containers, ...(pod.initContainers ?? []), ...(pod.ephemeralContainers ?? [])]) {
+    const context = container.securityContext ?? {};
+    const at = `container ${container.name}`;
+    if (context.privileged) problems.push(`${at}: privileged`);
+    if (context.allowPrivilegeEscalation !== false) problems.push(`${at}: allowPrivilegeEscalation is not false`);
+    if (!(context.capabilities?.drop ?? []).includes("ALL")) problems.push(`${at}: capabilities do not drop ALL`);
+    for (const added of context.capabilities?.add ?? []) if (added !== "NET_BIND_SERVICE") problems.push(`${at}: adds capability ${added}`);
+    if (!(context.runAsNonRoot ?? podContext.runAsNonRoot)) problems.push(`${at}: runAsNonRoot is not true`);
+    if (context.runAsUser === 0) problems.push(`${at}: runAsUser 0`);
+    if (!(podSeccomp || ["RuntimeDefault", "Localhost"].includes(context.seccompProfile?.type ?? ""))) problems.push(`${at}: no RuntimeDefault or Localhost seccomp profile`);
+    if (unconfined(context)) problems.push(`${at}: an Unconfined profile`);
+    if (customSeLinux(context)) problems.push(`${at}: an SELinux user or role`);
+    if (context.windowsOptions?.hostProcess) problems.push(`${at}: hostProcess`);
+    if (context.procMount !== undefined && context.procMount !== "Default") problems.push(`${at}: procMount ${context.procMount}`);
+    for (const port of container.ports ?? []) if (port.hostPort) problems.push(`${at}: hostPort ${port.hostPort}`);
+  }
+  return problems;
+}
+
+/** `kubectl kustomize <dir>`: the objects `kubectl apply -k <dir>` applies. */
+function kustomizeBuild(dir: string): Manifest[] {
+  const result = spawnSync("kubectl", ["kustomize", dir], { encoding: "utf8" });
+  if (result.error || result.status !== 0) {
+    throw new Error(`kubectl kustomize ${dir} failed (these tests need kubectl, for its built-in kustomize): ${result.error?.message ?? result.stderr}`);
+  }
+  return parseAllDocuments(result.stdout).map((document) => document.toJS() as Manifest);
+}
+
+describe("the kustomize build: what kubectl apply -k deploy/kubernetes applies", () => {
+  const built = kustomizeBuild(folder);
+  const builtNamed = (kind: string) => built.filter((m) => m.kind === kind);
+  const builtDeployments = builtNamed("Deployment");
+  const podsOf = builtNamed("Deployment").concat(builtNamed("Job"));
+
+  it("holds the manifests' objects, each valid against its schema with no field it does not define, and none of the build's helpers", () => {
+    expect(built.map((m) => m.kind).sort()).toEqual(objects.filter((o) => kustomization.resources.includes(o.file)).map((o) => o.manifest.kind).sort());
+    for (const manifest of built) {
+      const model = MODELS[`${manifest.apiVersion} ${manifest.kind}`];
+      expect(model, `a schema for ${manifest.apiVersion} ${manifest.kind}`).toBeDefined();
+      expect(() => new model!(manifest as never).validate(), `${manifest.kind} ${manifest.metadata.name}`).not.toThrow();
+      expect(fieldsUnknownToSchema(model!, manifest), `${manifest.kind} ${manifest.metadata.name}`).toEqual([]);
+      if (manifest.kind !== "Namespace") expect(manifest.metadata.namespace, manifest.metadata.name).toBe(kustomization.namespace);
+      expect(manifest.metadata.annotations?.["config.kubernetes.io/local-config"], manifest.metadata.name).toBeUndefined();
+    }
+  });
+
+  it("runs every pod from the kustomization's image", () => {
+    const [{ newName, newTag }] = kustomization.images as [Kustomization["images"][number]];
+    for (const workload of podsOf) for (const container of containersOf(workload)) expect(container.image, container.name).toBe(`${newName}:${newTag}`);
+  });
+
+  it('every pod meets the "restricted" Pod Security level, which the namespace enforces', () => {
+    expect(builtNamed("Namespace")[0]!.metadata.labels).toMatchObject({ "pod-security.kubernetes.io/enforce": "restricted" });
+    expect(podsOf.length).toBeGreaterThanOrEqual(4);
+    for (const workload of podsOf) expect(restrictedViolations(workload.spec!.template!.spec), `${workload.kind} ${workload.metadata.name}`).toEqual([]);
+  });
+
+  it("the restricted check finds what the level refuses", () => {
+    const pod = structuredClone(builtDeployments[0]!.spec!.template!.spec);
+    expect(restrictedViolations(pod)).toEqual([]);
+    const container = pod.containers[0]!;
+    delete pod.securityContext!.seccompProfile;
+    container.securityContext = { ...container.securityContext, allowPrivilegeEscalation: true, capabilities: { add: ["SYS_ADMIN"] }, runAsUser: 0 };
+    container.ports = [{ containerPort: 3000, hostPort: 3000 }];
+    pod.hostNetwork = true;
+    pod.volumes = [{ name: "host", hostPath: { path: "/" } }];
+    expect(restrictedViolations(pod)).toEqual([
+      "hostNetwork is set",
+      "volume host: hostPath",
+      `container ${container.name}: allowPrivilegeEscalation is not false`,
+      `container ${container.name}: capabilities do not drop ALL`,
+      `container ${container.name}: adds capability SYS_ADMIN`,
+      `container ${container.name}: runAsUser 0`,
+      `container ${container.name}: no RuntimeDefault or Localhost seccomp profile`,
+      `container ${container.name}: hostPort 3000`,
+    ]);
+  });
+
+  it("each Deployment spreads its pods over zones and nodes, never blocking a scale-up", () => {
+    expect(builtDeployments).toHaveLength(3);
+    for (const deployment of builtDeployments) {
+      const constraints = deployment.spec!.template!.spec.topologySpreadConstraints ?? [];
+      expect(constraints.map((c) => c.topologyKey).sort(), deployment.metadata.name).toEqual(["kubernetes.io/hostname", "topology.kubernetes.io/zone"]);
+      for (const constraint of constraints) {
+        expect(constraint.whenUnsatisfiable, deployment.metadata.name).toBe("ScheduleAnyway");
+        expect(constraint.labelSelector?.matchLabels, deployment.metadata.name).toEqual(deployment.spec!.selector!.matchLabels);
+      }
+    }
+  });
+
+  it("a pod waiting for the migration Job is not restarted for it: its start-up probe outlasts MIGRATE_WAIT_SECONDS", () => {
+    for (const deployment of builtDeployments) {
+      for (const container of containersOf(deployment)) {
+        const environment = readEnv(environmentOf(container));
+        expect(environment.MIGRATE_ON_START, container.name).toBe("0");
+        const startup = container.startupProbe;
+        expect(startup, `${container.name}: a start-up probe holds liveness back`).toBeDefined();
+        const allowed = (startup!.initialDelaySeconds ?? 0) + (startup!.periodSeconds ?? 10) * (startup!.failureThreshold ?? 3);
+        expect(allowed, container.name).toBeGreaterThan(environment.MIGRATE_WAIT_SECONDS);
+      }
     }
   });
 });
