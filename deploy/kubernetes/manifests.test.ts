@@ -1,8 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseAllDocuments } from "yaml";
+import { parse as parseYaml, parseAllDocuments, stringify as stringifyYaml } from "yaml";
 import { Deployment } from "kubernetes-models/apps/v1/Deployment";
 import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler";
 import { Job } from "kubernetes-models/batch/v1/Job";
@@ -15,12 +16,13 @@ import { Service } from "kubernetes-models/v1/Service";
 import { ENV_SECTIONS, readEnv } from "../../server/env";
 import { SECKILL_ENDPOINT, TRPC_ENDPOINT } from "../../server/endpoints";
 import { readFrontDoorSettings } from "../../server/testing/nginx";
+import { METRICS_ENDPOINTS, servesMetricsAt, type ProcessKind } from "../metrics-endpoints";
 
 // The Kubernetes manifests, checked offline: each object against the Kubernetes schemas (and no
 // field they do not define), and against the app: its variables, its ports, its health path, the
 // routing rule of docs/deploy.md. Then what `kubectl apply -k` applies, built by kubectl's own
-// kustomize: the same schemas, the "restricted" Pod Security level, the spread of the pods and
-// their start-up.
+// kustomize: the same schemas, the "restricted" Pod Security level, the spread of the pods, their
+// start-up and their scraping.
 
 const folder = import.meta.dirname;
 const root = path.resolve(folder, "../..");
@@ -530,6 +532,7 @@ describe("the kustomize build: what kubectl apply -k deploy/kubernetes applies",
   const builtNamed = (kind: string) => built.filter((m) => m.kind === kind);
   const builtDeployments = builtNamed("Deployment");
   const podsOf = builtNamed("Deployment").concat(builtNamed("Job"));
+  const kindOf = (deployment: Manifest) => deployment.spec!.template!.metadata.labels["app.kubernetes.io/component"] as ProcessKind;
 
   it("holds the manifests' objects, each valid against its schema with no field it does not define, and none of the build's helpers", () => {
     expect(built.map((m) => m.kind).sort()).toEqual(objects.filter((o) => kustomization.resources.includes(o.file)).map((o) => o.manifest.kind).sort());
@@ -587,6 +590,25 @@ describe("the kustomize build: what kubectl apply -k deploy/kubernetes applies",
     }
   });
 
+  it("each Deployment's pods are scraped where their process serves metrics, the worker's through a headless Service too", () => {
+    for (const deployment of builtDeployments) {
+      const kind = kindOf(deployment);
+      const { annotations = {} } = deployment.spec!.template!.metadata;
+      const [container] = containersOf(deployment);
+      const { path: metricsPath, portVariable } = METRICS_ENDPOINTS[kind];
+      const port = readEnv(environmentOf(container!))[portVariable];
+      expect(annotations["prometheus.io/scrape"], kind).toBe("true");
+      expect(annotations["prometheus.io/port"], kind).toBe(String(port));
+      expect(annotations["prometheus.io/path"], kind).toBe(metricsPath);
+      expect(containerPortFor(container!, port), `${kind} declares port ${port}`).toBeDefined();
+      expect(servesMetricsAt(kind, metricsPath), `${kind} serves ${metricsPath}`).toBe(true);
+    }
+    const worker = builtDeployments.find((d) => kindOf(d) === "worker")!;
+    const services = builtNamed("Service").filter((s) => labelsMatch(s.spec!.selector as Labels, worker.spec!.template!.metadata.labels));
+    expect(services.map((s) => s.spec!.clusterIP)).toEqual(["None"]);
+    expect(services[0]!.spec!.ports!.map((p) => p.targetPort)).toEqual(["metrics"]);
+  });
+
   it("a pod waiting for the migration Job is not restarted for it: its start-up probe outlasts MIGRATE_WAIT_SECONDS", () => {
     for (const deployment of builtDeployments) {
       for (const container of containersOf(deployment)) {
@@ -597,6 +619,59 @@ describe("the kustomize build: what kubectl apply -k deploy/kubernetes applies",
         const allowed = (startup!.initialDelaySeconds ?? 0) + (startup!.periodSeconds ?? 10) * (startup!.failureThreshold ?? 3);
         expect(allowed, container.name).toBeGreaterThan(environment.MIGRATE_WAIT_SECONDS);
       }
+    }
+  });
+
+});
+
+describe("Prometheus on Kubernetes (deploy/observability/prometheus-kubernetes.yml)", () => {
+  const file = path.join(root, "deploy/observability/prometheus-kubernetes.yml");
+  interface Relabel {
+    source_labels?: string[];
+    target_label?: string;
+    regex?: string;
+    action?: string;
+  }
+  interface Job {
+    job_name: string;
+    kubernetes_sd_configs?: { role: string; namespaces?: { names: string[] } }[];
+    static_configs?: { targets: string[] }[];
+    relabel_configs: Relabel[];
+  }
+  const config = parseYaml(readFileSync(file, "utf8")) as { rule_files: string[]; scrape_configs: Job[] };
+  /** Prometheus's name for a pod annotation: every character not a letter, digit or _ becomes _. */
+  const annotationLabel = (annotation: string) => `__meta_kubernetes_pod_annotation_${annotation.replace(/[^a-zA-Z0-9_]/g, "_")}`;
+
+  it("discovers the namespace's pods and keeps the annotated, running ones, one target each on the annotated port and path", () => {
+    expect(config.scrape_configs).toHaveLength(1);
+    const [job] = config.scrape_configs as [Job];
+    expect(job.kubernetes_sd_configs).toEqual([{ role: "pod", namespaces: { names: [kustomization.namespace] } }]);
+    const rule = (target: Partial<Relabel>) => job.relabel_configs.filter((r) => Object.entries(target).every(([key, value]) => JSON.stringify(r[key as keyof Relabel]) === JSON.stringify(value)));
+    expect(rule({ source_labels: [annotationLabel("prometheus.io/scrape")], action: "keep", regex: "true" })).toHaveLength(1);
+    expect(rule({ source_labels: ["__meta_kubernetes_pod_phase"], action: "keep", regex: "Running" })).toHaveLength(1);
+    expect(rule({ source_labels: ["__meta_kubernetes_pod_container_port_number"], action: "keepequal", target_label: annotationLabel("prometheus.io/port") })).toHaveLength(1);
+    expect(rule({ source_labels: [annotationLabel("prometheus.io/path")], target_label: "__metrics_path__" })).toHaveLength(1);
+    // job="web", "seckill", "worker", as in compose's prometheus.yml, which the alerts and the dashboard share.
+    expect(rule({ source_labels: ["__meta_kubernetes_pod_label_app_kubernetes_io_component"], target_label: "job" })).toHaveLength(1);
+    const components = deployments.map((d) => d.spec!.template!.metadata.labels["app.kubernetes.io/component"]);
+    expect(components.sort()).toEqual(["seckill", "web", "worker"]);
+  });
+
+  it("is a configuration promtool accepts (its Kubernetes discovery, which Debian's promtool lacks, swapped for a static target)", () => {
+    const scratch = mkdtempSync(path.join(tmpdir(), "flashsale-prometheus-"));
+    try {
+      const checked = structuredClone(config);
+      for (const job of checked.scrape_configs) {
+        delete job.kubernetes_sd_configs;
+        job.static_configs = [{ targets: ["pod.invalid:3000"] }];
+      }
+      writeFileSync(path.join(scratch, "prometheus.yml"), stringifyYaml(checked));
+      for (const rules of config.rule_files) cpSync(path.join(root, "deploy/observability", rules), path.join(scratch, rules));
+      const result = spawnSync("promtool", ["check", "config", path.join(scratch, "prometheus.yml")], { encoding: "utf8" });
+      expect(result.error, "promtool (Debian's prometheus package) is installed").toBeUndefined();
+      expect(result.status, result.stdout + result.stderr).toBe(0);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
     }
   });
 });
