@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { parse as parseYaml, parseAllDocuments, stringify as stringifyYaml } from "yaml";
 import { Deployment } from "kubernetes-models/apps/v1/Deployment";
 import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler";
@@ -22,11 +22,13 @@ import { METRICS_ENDPOINTS, servesMetricsAt, type ProcessKind } from "../metrics
 // field they do not define), and against the app: its variables, its ports, its health path, the
 // routing rule of docs/deploy.md. Then what `kubectl apply -k` applies, built by kubectl's own
 // kustomize: the same schemas, the "restricted" Pod Security level, the spread of the pods, their
-// start-up and their scraping.
+// scraping, and the migration Job's name across releases.
 
 const folder = import.meta.dirname;
 const root = path.resolve(folder, "../..");
 const KUSTOMIZATION = "kustomization.yaml";
+/** kustomize's own configuration (the migration Job's name reference), not a manifest. */
+const KUSTOMIZE_CONFIG = "kustomizeconfig.yaml";
 /** Left out of the kustomization, so an apply never overwrites the real Secret. */
 const SECRET_TEMPLATE = "secret.example.yaml";
 /** The ingress controller's own ConfigMap: in the controller's namespace, so not in the kustomization. */
@@ -139,11 +141,12 @@ function parseYamlFile(file: string): unknown[] {
 const yamlFiles = readdirSync(folder)
   .filter((name) => name.endsWith(".yaml"))
   .sort();
-const objects: Located[] = yamlFiles.filter((file) => file !== KUSTOMIZATION).flatMap((file) => parseYamlFile(file).map((manifest) => ({ file, manifest: manifest as Manifest })));
+const objects: Located[] = yamlFiles.filter((file) => file !== KUSTOMIZATION && file !== KUSTOMIZE_CONFIG).flatMap((file) => parseYamlFile(file).map((manifest) => ({ file, manifest: manifest as Manifest })));
 interface Kustomization {
   namespace: string;
   resources: string[];
   images: { name: string; newName?: string; newTag?: string; digest?: string }[];
+  configurations?: string[];
 }
 const kustomization = parseYamlFile(KUSTOMIZATION)[0] as Kustomization;
 
@@ -254,8 +257,9 @@ describe("Kubernetes manifests (deploy/kubernetes)", () => {
   });
 
   it("the kustomization lists every manifest but the Secret template, in one namespace, with one image", () => {
-    expect(Object.keys(kustomization).sort()).toEqual(["apiVersion", "images", "kind", "namespace", "resources"]);
-    expect([...kustomization.resources].sort()).toEqual(yamlFiles.filter((file) => file !== KUSTOMIZATION && file !== SECRET_TEMPLATE && file !== CONTROLLER_CONFIG));
+    expect(Object.keys(kustomization).sort()).toEqual(["apiVersion", "configMapGenerator", "configurations", "images", "kind", "namespace", "replacements", "resources"]);
+    expect(kustomization.configurations).toEqual([KUSTOMIZE_CONFIG]);
+    expect([...kustomization.resources].sort()).toEqual(yamlFiles.filter((file) => ![KUSTOMIZATION, KUSTOMIZE_CONFIG, SECRET_TEMPLATE, CONTROLLER_CONFIG].includes(file)));
     expect(named("Namespace").map((n) => n.metadata.name)).toEqual([kustomization.namespace]);
     expect(named("Secret").map((s) => s.metadata.namespace)).toEqual([kustomization.namespace]);
     expect(kustomization.images.map((image) => image.name)).toEqual([IMAGE]);
@@ -534,6 +538,25 @@ describe("the kustomize build: what kubectl apply -k deploy/kubernetes applies",
   const podsOf = builtNamed("Deployment").concat(builtNamed("Job"));
   const kindOf = (deployment: Manifest) => deployment.spec!.template!.metadata.labels["app.kubernetes.io/component"] as ProcessKind;
 
+  /** A copy of the folder whose kustomization sets the app image to `image`, built. */
+  const scratch = mkdtempSync(path.join(tmpdir(), "flashsale-kustomize-"));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+  let copies = 0;
+  const buildWithImage = (image: Partial<Kustomization["images"][number]>) => {
+    const dir = path.join(scratch, String(copies++));
+    cpSync(folder, dir, { recursive: true });
+    const file = path.join(dir, KUSTOMIZATION);
+    const edited = parseYaml(readFileSync(file, "utf8")) as Kustomization;
+    edited.images = [{ ...edited.images[0]!, ...image, name: IMAGE }];
+    writeFileSync(file, stringifyYaml(edited));
+    return kustomizeBuild(dir);
+  };
+  const migrationJob = (objects: Manifest[]) => {
+    const jobs = objects.filter((m) => m.kind === "Job");
+    expect(jobs).toHaveLength(1);
+    return jobs[0]!;
+  };
+
   it("holds the manifests' objects, each valid against its schema with no field it does not define, and none of the build's helpers", () => {
     expect(built.map((m) => m.kind).sort()).toEqual(objects.filter((o) => kustomization.resources.includes(o.file)).map((o) => o.manifest.kind).sort());
     for (const manifest of built) {
@@ -622,6 +645,24 @@ describe("the kustomize build: what kubectl apply -k deploy/kubernetes applies",
     }
   });
 
+  it("the migration Job: named for its image, so a new release's apply makes a new Job and the same release's leaves it; gone a day after it ends", () => {
+    const job = migrationJob(built);
+    expect(job.metadata.name).toMatch(/^flashsale-migrate-[a-z0-9]{10}$/);
+    expect(job.spec!.ttlSecondsAfterFinished).toBe(86400);
+    const [current] = kustomization.images as [Kustomization["images"][number]];
+    // The same release built again: the same name, so a second apply finds the Job and leaves it.
+    expect(migrationJob(buildWithImage({})).metadata.name).toBe(job.metadata.name);
+    // A new tag, or the same tag pinned to a digest: a Job of its own, its pod template new.
+    const nextRelease = buildWithImage({ newTag: "0.2.0" });
+    const pinned = buildWithImage({ digest: `sha256:${"0123456789abcdef".repeat(4)}` });
+    const names = new Set([job, migrationJob(nextRelease), migrationJob(pinned)].map((j) => j.metadata.name));
+    expect(names.size).toBe(3);
+    expect(containersOf(migrationJob(nextRelease))[0]!.image).toBe(`${current.newName}:0.2.0`);
+    expect(containersOf(migrationJob(pinned))[0]!.image).toBe(`${current.newName}:${current.newTag}@sha256:${"0123456789abcdef".repeat(4)}`);
+    // Everything else keeps its name: a Deployment is updated in place.
+    const others = (objects: Manifest[]) => objects.filter((m) => m.kind !== "Job").map((m) => `${m.kind}/${m.metadata.name}`);
+    expect(others(nextRelease)).toEqual(others(built));
+  });
 });
 
 describe("Prometheus on Kubernetes (deploy/observability/prometheus-kubernetes.yml)", () => {
