@@ -392,6 +392,10 @@ const DOCUMENTED_CONTROLLER_KEYS = new Set([
   "limit-conn-status-code",
   "limit-req-status-code",
   "upstream-keepalive-timeout",
+  "use-forwarded-headers",
+  "compute-full-forwarded-for",
+  "forwarded-for-header",
+  "proxy-real-ip-cidr",
 ]);
 /** tRPC's keep-alive ping on the event streams (server/trpc/init.ts, sse.ping). */
 const TRPC_PING_SECONDS = 15;
@@ -474,6 +478,21 @@ describe("the front door on Kubernetes: ingress-nginx with deploy/nginx's limits
       "limit-conn-status-code": "429",
       "limit-req-status-code": "429",
     });
+  });
+
+  it("the controller appends to X-Forwarded-For, which the apps read one hop from the right; nginx's own limits trust no client's header", () => {
+    const [config] = controller;
+    // ingress-nginx sends $full_x_forwarded_for (what came in, then the address it saw) only with
+    // both keys; otherwise its peer's address alone, the load balancer's for every shopper.
+    expect(config!.data).toMatchObject({ "use-forwarded-headers": "true", "compute-full-forwarded-for": "true", "forwarded-for-header": "X-Forwarded-For" });
+    // With use-forwarded-headers the realip module takes nginx's own client address (its limits'
+    // key) from the header of any peer in proxy-real-ip-cidr; its default, 0.0.0.0/0, trusts all.
+    const trusted = config!.data!["proxy-real-ip-cidr"]!.split(",").map((cidr) => cidr.trim());
+    expect(trusted.length).toBeGreaterThan(0);
+    for (const cidr of trusted) expect(cidr.endsWith("/0"), cidr).toBe(false);
+    for (const script of ["web", "seckill"]) {
+      for (const container of containersOf(deploymentRunning(script))) expect(readEnv(environmentOf(container)).TRUSTED_PROXY_HOPS, container.name).toBe(1);
+    }
   });
 
   it("web, seckill and worker listen on every interface of their pod (LISTEN_HOST=0.0.0.0)", () => {
