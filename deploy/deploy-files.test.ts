@@ -3,6 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { ENV_SECTIONS, readEnv } from "../server/env";
+import { METRICS_ENDPOINTS, servesMetricsAt, type ProcessKind } from "./metrics-endpoints";
 
 // No Docker engine on the development machines: the image, the compose files and the balancer
 // config are checked by reading them, against package.json and server/env.ts.
@@ -117,6 +118,7 @@ type Service = {
   depends_on?: Record<string, { condition: string }>;
   volumes?: string[];
   ports?: string[];
+  expose?: string[];
 };
 const composeServices = (file: string): Record<string, Service> => parseYaml(read(file), { merge: true }).services;
 
@@ -281,5 +283,49 @@ describe("the balancer (deploy/nginx/, as compose mounts it)", () => {
 
   it("web, seckill and worker listen on every interface of their container, so nginx and a scraper reach them", () => {
     for (const name of ["web", "seckill", "worker"]) expect(services[name]!.environment?.LISTEN_HOST, name).toBe("0.0.0.0");
+  });
+});
+
+describe("Prometheus (deploy/observability/prometheus.yml, as compose runs it)", () => {
+  const services = composeServices("docker-compose.yml");
+  const prometheus = services.prometheus!;
+  interface ScrapeJob {
+    job_name: string;
+    metrics_path?: string;
+    static_configs?: unknown;
+    dns_sd_configs?: { names: string[]; type?: string; port?: number }[];
+  }
+  const config = parseYaml(read("deploy/observability/prometheus.yml")) as { rule_files: string[]; scrape_configs: ScrapeJob[] };
+
+  it("runs the committed config, its rule files beside it, its UI on this machine only", () => {
+    expect(prometheus.image).toMatch(/^prom\/prometheus:v\d+\.\d+\.\d+(@sha256:[0-9a-f]{64})?$/);
+    expect(prometheus.volumes).toContain("./deploy/observability/prometheus.yml:/etc/prometheus/prometheus.yml:ro");
+    for (const file of config.rule_files) expect(prometheus.volumes).toContain(`./deploy/observability/${file}:/etc/prometheus/${file}:ro`);
+    for (const port of prometheus.ports ?? []) expect(port, "published on loopback only").toMatch(/^127\.0\.0\.1:/);
+  });
+
+  it("scrapes every replica of web, seckill and worker: each service's DNS name, type A, on the port and path it serves", () => {
+    const kinds: ProcessKind[] = ["web", "seckill", "worker"];
+    expect(config.scrape_configs.map((job) => job.job_name).sort()).toEqual([...kinds].sort());
+    for (const kind of kinds) {
+      const job = config.scrape_configs.find((j) => j.job_name === kind)!;
+      // A fixed target (web:3000) is one name: each scrape reaches whichever copy DNS answers.
+      expect(job.static_configs, kind).toBeUndefined();
+      const { path: metricsPath, portVariable } = METRICS_ENDPOINTS[kind];
+      const port = readEnv({ [portVariable]: services[kind]!.environment?.[portVariable] })[portVariable];
+      expect(job.dns_sd_configs, kind).toEqual([expect.objectContaining({ names: [kind], type: "A", port })]);
+      expect(job.metrics_path ?? "/metrics", kind).toBe(metricsPath);
+      expect(servesMetricsAt(kind, metricsPath), `${kind} serves ${metricsPath}`).toBe(true);
+      expect(services[kind]!.expose, `${kind} exposes ${port}`).toContain(String(port));
+    }
+  });
+
+  it("pins each third-party image to a version (a digest is documented in docs/deploy.md)", () => {
+    for (const [name, service] of Object.entries(services)) {
+      if (service.image === APP_IMAGE) continue;
+      expect(service.image, name).toMatch(/:[^:@/]*\d[^:@/]*(@sha256:[0-9a-f]{64})?$/);
+      expect(service.image, name).not.toMatch(/:latest\b/);
+    }
+    expect(read("docs/deploy.md")).toMatch(/@sha256:/);
   });
 });

@@ -131,59 +131,59 @@ export function registerReconcileGauges(registry: Registry, read: () => Promise<
   new Gauge({
     name: "seckill_ledger_units",
     help: "Each live sale's ledger at the last reconcile round (quantity: total, redis_stock, pending, active_orders, db_stock)",
-    labelNames: ["sale", "quantity"],
+    labelNames: ["sale_id", "quantity"],
     registers: [registry],
     async collect() {
       this.reset();
       for (const r of await reports().catch(() => [])) {
         const { ledger } = r;
-        const sale = String(r.saleId);
-        this.set({ sale, quantity: "total" }, ledger.totalStock);
-        if (ledger.redisStock !== null) this.set({ sale, quantity: "redis_stock" }, ledger.redisStock);
-        this.set({ sale, quantity: "pending" }, ledger.pendingReservations);
-        this.set({ sale, quantity: "active_orders" }, ledger.activeOrders);
-        this.set({ sale, quantity: "db_stock" }, ledger.dbStock);
+        const sale_id = String(r.saleId);
+        this.set({ sale_id, quantity: "total" }, ledger.totalStock);
+        if (ledger.redisStock !== null) this.set({ sale_id, quantity: "redis_stock" }, ledger.redisStock);
+        this.set({ sale_id, quantity: "pending" }, ledger.pendingReservations);
+        this.set({ sale_id, quantity: "active_orders" }, ledger.activeOrders);
+        this.set({ sale_id, quantity: "db_stock" }, ledger.dbStock);
       }
     },
   });
   new Gauge({
     name: "seckill_invariant_violations",
     help: "Invariants of docs/architecture.md not holding at the last reconcile round, per sale",
-    labelNames: ["sale"],
+    labelNames: ["sale_id"],
     registers: [registry],
     async collect() {
       this.reset();
-      for (const r of await reports().catch(() => [])) this.set({ sale: String(r.saleId) }, r.violations.length);
+      for (const r of await reports().catch(() => [])) this.set({ sale_id: String(r.saleId) }, r.violations.length);
     },
   });
   new Gauge({
     name: "seckill_reconcile_repairs",
     help: "Drift repairs and re-warms the reconciler has made, per sale (a count kept in Redis)",
-    labelNames: ["sale"],
+    labelNames: ["sale_id"],
     registers: [registry],
     async collect() {
       this.reset();
-      for (const r of await reports().catch(() => [])) this.set({ sale: String(r.saleId) }, r.repairsTotal);
+      for (const r of await reports().catch(() => [])) this.set({ sale_id: String(r.saleId) }, r.repairsTotal);
     },
   });
   new Gauge({
     name: "seckill_stock_shortage_releases",
     help: "Reservations the worker released because MySQL's stock could not cover them, per sale (Redis offered units MySQL did not have: alert on any)",
-    labelNames: ["sale"],
+    labelNames: ["sale_id"],
     registers: [registry],
     async collect() {
       this.reset();
-      for (const r of await reports().catch(() => [])) this.set({ sale: String(r.saleId) }, r.shortageReleasesTotal);
+      for (const r of await reports().catch(() => [])) this.set({ sale_id: String(r.saleId) }, r.shortageReleasesTotal);
     },
   });
   new Gauge({
     name: "seckill_reconcile_last_round_timestamp_seconds",
     help: "When the reconciler last reported on the sale (alert when it stops moving)",
-    labelNames: ["sale"],
+    labelNames: ["sale_id"],
     registers: [registry],
     async collect() {
       this.reset();
-      for (const r of await reports().catch(() => [])) this.set({ sale: String(r.saleId) }, r.at / 1000);
+      for (const r of await reports().catch(() => [])) this.set({ sale_id: String(r.saleId) }, r.at / 1000);
     },
   });
 }

@@ -1,7 +1,9 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
-import { parseAllDocuments } from "yaml";
+import { afterAll, describe, expect, it } from "vitest";
+import { parse as parseYaml, parseAllDocuments, stringify as stringifyYaml } from "yaml";
 import { Deployment } from "kubernetes-models/apps/v1/Deployment";
 import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler";
 import { Job } from "kubernetes-models/batch/v1/Job";
@@ -14,14 +16,19 @@ import { Service } from "kubernetes-models/v1/Service";
 import { ENV_SECTIONS, readEnv } from "../../server/env";
 import { SECKILL_ENDPOINT, TRPC_ENDPOINT } from "../../server/endpoints";
 import { readFrontDoorSettings } from "../../server/testing/nginx";
+import { METRICS_ENDPOINTS, servesMetricsAt, type ProcessKind } from "../metrics-endpoints";
 
 // The Kubernetes manifests, checked offline: each object against the Kubernetes schemas (and no
 // field they do not define), and against the app: its variables, its ports, its health path, the
-// routing rule of docs/deploy.md.
+// routing rule of docs/deploy.md. Then what `kubectl apply -k` applies, built by kubectl's own
+// kustomize: the same schemas, the "restricted" Pod Security level, the spread of the pods, their
+// scraping, and the migration Job's name across releases.
 
 const folder = import.meta.dirname;
 const root = path.resolve(folder, "../..");
 const KUSTOMIZATION = "kustomization.yaml";
+/** kustomize's own configuration (the migration Job's name reference), not a manifest. */
+const KUSTOMIZE_CONFIG = "kustomizeconfig.yaml";
 /** Left out of the kustomization, so an apply never overwrites the real Secret. */
 const SECRET_TEMPLATE = "secret.example.yaml";
 /** The ingress controller's own ConfigMap: in the controller's namespace, so not in the kustomization. */
@@ -56,18 +63,50 @@ interface Probe {
   tcpSocket?: { port: PortRef };
   exec?: unknown;
 }
+interface SecurityContext {
+  runAsNonRoot?: boolean;
+  runAsUser?: number;
+  runAsGroup?: number;
+  privileged?: boolean;
+  allowPrivilegeEscalation?: boolean;
+  capabilities?: { add?: string[]; drop?: string[] };
+  seccompProfile?: { type: string };
+  appArmorProfile?: { type: string };
+  seLinuxOptions?: Record<string, string>;
+  windowsOptions?: { hostProcess?: boolean };
+  procMount?: string;
+  sysctls?: { name: string }[];
+}
 interface Container {
   name: string;
   image: string;
   command?: string[];
-  ports?: { name?: string; containerPort: number }[];
+  ports?: { name?: string; containerPort: number; hostPort?: number }[];
   env?: { name: string; value?: string; valueFrom?: unknown }[];
   envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
   resources?: { requests?: Record<string, string> };
-  startupProbe?: Probe;
+  startupProbe?: Probe & ProbeTiming;
   readinessProbe?: Probe;
-  livenessProbe?: Probe;
+  livenessProbe?: Probe & ProbeTiming;
+  securityContext?: SecurityContext;
   lifecycle?: { preStop?: { exec?: { command?: string[] } } };
+}
+interface ProbeTiming {
+  initialDelaySeconds?: number;
+  periodSeconds?: number;
+  failureThreshold?: number;
+}
+interface PodSpec {
+  containers: Container[];
+  initContainers?: Container[];
+  ephemeralContainers?: Container[];
+  securityContext?: SecurityContext;
+  hostNetwork?: boolean;
+  hostPID?: boolean;
+  hostIPC?: boolean;
+  volumes?: Record<string, unknown>[];
+  terminationGracePeriodSeconds?: number;
+  topologySpreadConstraints?: { topologyKey: string; maxSkew: number; whenUnsatisfiable: string; labelSelector?: { matchLabels?: Labels } }[];
 }
 interface Manifest {
   apiVersion: string;
@@ -78,7 +117,9 @@ interface Manifest {
   spec?: {
     replicas?: number;
     selector?: { matchLabels?: Labels } & Labels;
-    template?: { metadata: { labels: Labels }; spec: { containers: Container[]; terminationGracePeriodSeconds?: number } };
+    template?: { metadata: { labels: Labels; annotations?: Record<string, string> }; spec: PodSpec };
+    clusterIP?: string;
+    ttlSecondsAfterFinished?: number;
     ports?: { name?: string; port: number; targetPort?: PortRef }[];
     ingressClassName?: string;
     tls?: { hosts: string[]; secretName: string }[];
@@ -102,8 +143,14 @@ function parseYamlFile(file: string): unknown[] {
 const yamlFiles = readdirSync(folder)
   .filter((name) => name.endsWith(".yaml"))
   .sort();
-const objects: Located[] = yamlFiles.filter((file) => file !== KUSTOMIZATION).flatMap((file) => parseYamlFile(file).map((manifest) => ({ file, manifest: manifest as Manifest })));
-const kustomization = parseYamlFile(KUSTOMIZATION)[0] as { namespace: string; resources: string[]; images: { name: string }[] };
+const objects: Located[] = yamlFiles.filter((file) => file !== KUSTOMIZATION && file !== KUSTOMIZE_CONFIG).flatMap((file) => parseYamlFile(file).map((manifest) => ({ file, manifest: manifest as Manifest })));
+interface Kustomization {
+  namespace: string;
+  resources: string[];
+  images: { name: string; newName?: string; newTag?: string; digest?: string }[];
+  configurations?: string[];
+}
+const kustomization = parseYamlFile(KUSTOMIZATION)[0] as Kustomization;
 
 // The app's objects: what the kustomization applies, and the Secret.
 const appObjects = objects.filter((o) => o.file !== CONTROLLER_CONFIG);
@@ -218,8 +265,9 @@ describe("Kubernetes manifests (deploy/kubernetes)", () => {
   });
 
   it("the kustomization lists every manifest but the Secret template, in one namespace, with one image", () => {
-    expect(Object.keys(kustomization).sort()).toEqual(["apiVersion", "images", "kind", "namespace", "resources"]);
-    expect([...kustomization.resources].sort()).toEqual(yamlFiles.filter((file) => file !== KUSTOMIZATION && file !== SECRET_TEMPLATE && file !== CONTROLLER_CONFIG));
+    expect(Object.keys(kustomization).sort()).toEqual(["apiVersion", "configMapGenerator", "configurations", "images", "kind", "namespace", "replacements", "resources"]);
+    expect(kustomization.configurations).toEqual([KUSTOMIZE_CONFIG]);
+    expect([...kustomization.resources].sort()).toEqual(yamlFiles.filter((file) => ![KUSTOMIZATION, KUSTOMIZE_CONFIG, SECRET_TEMPLATE, CONTROLLER_CONFIG].includes(file)));
     expect(named("Namespace").map((n) => n.metadata.name)).toEqual([kustomization.namespace]);
     expect(named("Secret").map((s) => s.metadata.namespace)).toEqual([kustomization.namespace]);
     expect(kustomization.images.map((image) => image.name)).toEqual([IMAGE]);
@@ -361,6 +409,10 @@ const DOCUMENTED_CONTROLLER_KEYS = new Set([
   "limit-conn-status-code",
   "limit-req-status-code",
   "upstream-keepalive-timeout",
+  "use-forwarded-headers",
+  "compute-full-forwarded-for",
+  "forwarded-for-header",
+  "proxy-real-ip-cidr",
 ]);
 /** tRPC's keep-alive ping on the event streams (server/trpc/init.ts, sse.ping). */
 const TRPC_PING_SECONDS = 15;
@@ -445,9 +497,258 @@ describe("the front door on Kubernetes: ingress-nginx with deploy/nginx's limits
     });
   });
 
+  it("the controller appends to X-Forwarded-For, which the apps read one hop from the right; nginx's own limits trust no client's header", () => {
+    const [config] = controller;
+    // ingress-nginx sends $full_x_forwarded_for (what came in, then the address it saw) only with
+    // both keys; otherwise its peer's address alone, the load balancer's for every shopper.
+    expect(config!.data).toMatchObject({ "use-forwarded-headers": "true", "compute-full-forwarded-for": "true", "forwarded-for-header": "X-Forwarded-For" });
+    // With use-forwarded-headers the realip module takes nginx's own client address (its limits'
+    // key) from the header of any peer in proxy-real-ip-cidr; its default, 0.0.0.0/0, trusts all.
+    const trusted = config!.data!["proxy-real-ip-cidr"]!.split(",").map((cidr) => cidr.trim());
+    expect(trusted.length).toBeGreaterThan(0);
+    for (const cidr of trusted) expect(cidr.endsWith("/0"), cidr).toBe(false);
+    for (const script of ["web", "seckill"]) {
+      for (const container of containersOf(deploymentRunning(script))) expect(readEnv(environmentOf(container)).TRUSTED_PROXY_HOPS, container.name).toBe(1);
+    }
+  });
+
   it("web, seckill and worker listen on every interface of their pod (LISTEN_HOST=0.0.0.0)", () => {
     for (const script of ["web", "seckill", "worker"]) {
       for (const container of containersOf(deploymentRunning(script))) expect(environmentOf(container).LISTEN_HOST, container.name).toBe("0.0.0.0");
+    }
+  });
+});
+
+/**
+ * What keeps a pod from the "restricted" Pod Security level (kubernetes.io/docs/concepts/security/
+ * pod-security-standards, the baseline's controls included), as messages; none when it passes.
+ */
+function restrictedViolations(pod: PodSpec): string[] {
+  const problems: string[] = [];
+  const podContext = pod.securityContext ?? {};
+  for (const field of ["hostNetwork", "hostPID", "hostIPC"] as const) if (pod[field]) problems.push(`${field} is set`);
+  const RESTRICTED_VOLUMES = new Set(["configMap", "csi", "downwardAPI", "emptyDir", "ephemeral", "persistentVolumeClaim", "projected", "secret"]);
+  for (const volume of pod.volumes ?? []) {
+    for (const type of Object.keys(volume).filter((key) => key !== "name")) if (!RESTRICTED_VOLUMES.has(type)) problems.push(`volume ${String(volume.name)}: ${type}`);
+  }
+  const unconfined = (context: SecurityContext) => context.seccompProfile?.type === "Unconfined" || context.appArmorProfile?.type === "Unconfined";
+  const customSeLinux = (context: SecurityContext) => context.seLinuxOptions?.user !== undefined || context.seLinuxOptions?.role !== undefined;
+  if (unconfined(podContext)) problems.push("pod: an Unconfined profile");
+  if (customSeLinux(podContext)) problems.push("pod: an SELinux user or role");
+  if (podContext.windowsOptions?.hostProcess) problems.push("pod: hostProcess");
+  if (podContext.runAsUser === 0) problems.push("pod: runAsUser 0");
+  if (podContext.sysctls?.length) problems.push("pod: sysctls (only the safe set is allowed; none are needed)");
+  const podSeccomp = ["RuntimeDefault", "Localhost"].includes(podContext.seccompProfile?.type ?? "");
+  for (const container of [...pod.containers, ...(pod.initContainers ?? []), ...(pod.ephemeralContainers ?? [])]) {
+    const context = container.securityContext ?? {};
+    const at = `container ${container.name}`;
+    if (context.privileged) problems.push(`${at}: privileged`);
+    if (context.allowPrivilegeEscalation !== false) problems.push(`${at}: allowPrivilegeEscalation is not false`);
+    if (!(context.capabilities?.drop ?? []).includes("ALL")) problems.push(`${at}: capabilities do not drop ALL`);
+    for (const added of context.capabilities?.add ?? []) if (added !== "NET_BIND_SERVICE") problems.push(`${at}: adds capability ${added}`);
+    if (!(context.runAsNonRoot ?? podContext.runAsNonRoot)) problems.push(`${at}: runAsNonRoot is not true`);
+    if (context.runAsUser === 0) problems.push(`${at}: runAsUser 0`);
+    if (!(podSeccomp || ["RuntimeDefault", "Localhost"].includes(context.seccompProfile?.type ?? ""))) problems.push(`${at}: no RuntimeDefault or Localhost seccomp profile`);
+    if (unconfined(context)) problems.push(`${at}: an Unconfined profile`);
+    if (customSeLinux(context)) problems.push(`${at}: an SELinux user or role`);
+    if (context.windowsOptions?.hostProcess) problems.push(`${at}: hostProcess`);
+    if (context.procMount !== undefined && context.procMount !== "Default") problems.push(`${at}: procMount ${context.procMount}`);
+    for (const port of container.ports ?? []) if (port.hostPort) problems.push(`${at}: hostPort ${port.hostPort}`);
+  }
+  return problems;
+}
+
+/** `kubectl kustomize <dir>`: the objects `kubectl apply -k <dir>` applies. */
+function kustomizeBuild(dir: string): Manifest[] {
+  const result = spawnSync("kubectl", ["kustomize", dir], { encoding: "utf8" });
+  if (result.error || result.status !== 0) {
+    throw new Error(`kubectl kustomize ${dir} failed (these tests need kubectl, for its built-in kustomize): ${result.error?.message ?? result.stderr}`);
+  }
+  return parseAllDocuments(result.stdout).map((document) => document.toJS() as Manifest);
+}
+
+describe("the kustomize build: what kubectl apply -k deploy/kubernetes applies", () => {
+  const built = kustomizeBuild(folder);
+  const builtNamed = (kind: string) => built.filter((m) => m.kind === kind);
+  const builtDeployments = builtNamed("Deployment");
+  const podsOf = builtNamed("Deployment").concat(builtNamed("Job"));
+  const kindOf = (deployment: Manifest) => deployment.spec!.template!.metadata.labels["app.kubernetes.io/component"] as ProcessKind;
+
+  /** A copy of the folder whose kustomization sets the app image to `image`, built. */
+  const scratch = mkdtempSync(path.join(tmpdir(), "flashsale-kustomize-"));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+  let copies = 0;
+  const buildWithImage = (image: Partial<Kustomization["images"][number]>) => {
+    const dir = path.join(scratch, String(copies++));
+    cpSync(folder, dir, { recursive: true });
+    const file = path.join(dir, KUSTOMIZATION);
+    const edited = parseYaml(readFileSync(file, "utf8")) as Kustomization;
+    edited.images = [{ ...edited.images[0]!, ...image, name: IMAGE }];
+    writeFileSync(file, stringifyYaml(edited));
+    return kustomizeBuild(dir);
+  };
+  const migrationJob = (objects: Manifest[]) => {
+    const jobs = objects.filter((m) => m.kind === "Job");
+    expect(jobs).toHaveLength(1);
+    return jobs[0]!;
+  };
+
+  it("holds the manifests' objects, each valid against its schema with no field it does not define, and none of the build's helpers", () => {
+    expect(built.map((m) => m.kind).sort()).toEqual(objects.filter((o) => kustomization.resources.includes(o.file)).map((o) => o.manifest.kind).sort());
+    for (const manifest of built) {
+      const model = MODELS[`${manifest.apiVersion} ${manifest.kind}`];
+      expect(model, `a schema for ${manifest.apiVersion} ${manifest.kind}`).toBeDefined();
+      expect(() => new model!(manifest as never).validate(), `${manifest.kind} ${manifest.metadata.name}`).not.toThrow();
+      expect(fieldsUnknownToSchema(model!, manifest), `${manifest.kind} ${manifest.metadata.name}`).toEqual([]);
+      if (manifest.kind !== "Namespace") expect(manifest.metadata.namespace, manifest.metadata.name).toBe(kustomization.namespace);
+      expect(manifest.metadata.annotations?.["config.kubernetes.io/local-config"], manifest.metadata.name).toBeUndefined();
+    }
+  });
+
+  it("runs every pod from the kustomization's image", () => {
+    const [{ newName, newTag }] = kustomization.images as [Kustomization["images"][number]];
+    for (const workload of podsOf) for (const container of containersOf(workload)) expect(container.image, container.name).toBe(`${newName}:${newTag}`);
+  });
+
+  it('every pod meets the "restricted" Pod Security level, which the namespace enforces', () => {
+    expect(builtNamed("Namespace")[0]!.metadata.labels).toMatchObject({ "pod-security.kubernetes.io/enforce": "restricted" });
+    expect(podsOf.length).toBeGreaterThanOrEqual(4);
+    for (const workload of podsOf) expect(restrictedViolations(workload.spec!.template!.spec), `${workload.kind} ${workload.metadata.name}`).toEqual([]);
+  });
+
+  it("the restricted check finds what the level refuses", () => {
+    const pod = structuredClone(builtDeployments[0]!.spec!.template!.spec);
+    expect(restrictedViolations(pod)).toEqual([]);
+    const container = pod.containers[0]!;
+    delete pod.securityContext!.seccompProfile;
+    container.securityContext = { ...container.securityContext, allowPrivilegeEscalation: true, capabilities: { add: ["SYS_ADMIN"] }, runAsUser: 0 };
+    container.ports = [{ containerPort: 3000, hostPort: 3000 }];
+    pod.hostNetwork = true;
+    pod.volumes = [{ name: "host", hostPath: { path: "/" } }];
+    expect(restrictedViolations(pod)).toEqual([
+      "hostNetwork is set",
+      "volume host: hostPath",
+      `container ${container.name}: allowPrivilegeEscalation is not false`,
+      `container ${container.name}: capabilities do not drop ALL`,
+      `container ${container.name}: adds capability SYS_ADMIN`,
+      `container ${container.name}: runAsUser 0`,
+      `container ${container.name}: no RuntimeDefault or Localhost seccomp profile`,
+      `container ${container.name}: hostPort 3000`,
+    ]);
+  });
+
+  it("each Deployment spreads its pods over zones and nodes, never blocking a scale-up", () => {
+    expect(builtDeployments).toHaveLength(3);
+    for (const deployment of builtDeployments) {
+      const constraints = deployment.spec!.template!.spec.topologySpreadConstraints ?? [];
+      expect(constraints.map((c) => c.topologyKey).sort(), deployment.metadata.name).toEqual(["kubernetes.io/hostname", "topology.kubernetes.io/zone"]);
+      for (const constraint of constraints) {
+        expect(constraint.whenUnsatisfiable, deployment.metadata.name).toBe("ScheduleAnyway");
+        expect(constraint.labelSelector?.matchLabels, deployment.metadata.name).toEqual(deployment.spec!.selector!.matchLabels);
+      }
+    }
+  });
+
+  it("each Deployment's pods are scraped where their process serves metrics, the worker's through a headless Service too", () => {
+    for (const deployment of builtDeployments) {
+      const kind = kindOf(deployment);
+      const { annotations = {} } = deployment.spec!.template!.metadata;
+      const [container] = containersOf(deployment);
+      const { path: metricsPath, portVariable } = METRICS_ENDPOINTS[kind];
+      const port = readEnv(environmentOf(container!))[portVariable];
+      expect(annotations["prometheus.io/scrape"], kind).toBe("true");
+      expect(annotations["prometheus.io/port"], kind).toBe(String(port));
+      expect(annotations["prometheus.io/path"], kind).toBe(metricsPath);
+      expect(containerPortFor(container!, port), `${kind} declares port ${port}`).toBeDefined();
+      expect(servesMetricsAt(kind, metricsPath), `${kind} serves ${metricsPath}`).toBe(true);
+    }
+    const worker = builtDeployments.find((d) => kindOf(d) === "worker")!;
+    const services = builtNamed("Service").filter((s) => labelsMatch(s.spec!.selector as Labels, worker.spec!.template!.metadata.labels));
+    expect(services.map((s) => s.spec!.clusterIP)).toEqual(["None"]);
+    expect(services[0]!.spec!.ports!.map((p) => p.targetPort)).toEqual(["metrics"]);
+  });
+
+  it("a pod waiting for the migration Job is not restarted for it: its start-up probe outlasts MIGRATE_WAIT_SECONDS", () => {
+    for (const deployment of builtDeployments) {
+      for (const container of containersOf(deployment)) {
+        const environment = readEnv(environmentOf(container));
+        expect(environment.MIGRATE_ON_START, container.name).toBe("0");
+        const startup = container.startupProbe;
+        expect(startup, `${container.name}: a start-up probe holds liveness back`).toBeDefined();
+        const allowed = (startup!.initialDelaySeconds ?? 0) + (startup!.periodSeconds ?? 10) * (startup!.failureThreshold ?? 3);
+        expect(allowed, container.name).toBeGreaterThan(environment.MIGRATE_WAIT_SECONDS);
+      }
+    }
+  });
+
+  it("the migration Job: named for its image, so a new release's apply makes a new Job and the same release's leaves it; gone a day after it ends", () => {
+    const job = migrationJob(built);
+    expect(job.metadata.name).toMatch(/^flashsale-migrate-[a-z0-9]{10}$/);
+    expect(job.spec!.ttlSecondsAfterFinished).toBe(86400);
+    const [current] = kustomization.images as [Kustomization["images"][number]];
+    // The same release built again: the same name, so a second apply finds the Job and leaves it.
+    expect(migrationJob(buildWithImage({})).metadata.name).toBe(job.metadata.name);
+    // A new tag, or the same tag pinned to a digest: a Job of its own, its pod template new.
+    const nextRelease = buildWithImage({ newTag: "0.2.0" });
+    const pinned = buildWithImage({ digest: `sha256:${"0123456789abcdef".repeat(4)}` });
+    const names = new Set([job, migrationJob(nextRelease), migrationJob(pinned)].map((j) => j.metadata.name));
+    expect(names.size).toBe(3);
+    expect(containersOf(migrationJob(nextRelease))[0]!.image).toBe(`${current.newName}:0.2.0`);
+    expect(containersOf(migrationJob(pinned))[0]!.image).toBe(`${current.newName}:${current.newTag}@sha256:${"0123456789abcdef".repeat(4)}`);
+    // Everything else keeps its name: a Deployment is updated in place.
+    const others = (objects: Manifest[]) => objects.filter((m) => m.kind !== "Job").map((m) => `${m.kind}/${m.metadata.name}`);
+    expect(others(nextRelease)).toEqual(others(built));
+  });
+});
+
+describe("Prometheus on Kubernetes (deploy/observability/prometheus-kubernetes.yml)", () => {
+  const file = path.join(root, "deploy/observability/prometheus-kubernetes.yml");
+  interface Relabel {
+    source_labels?: string[];
+    target_label?: string;
+    regex?: string;
+    action?: string;
+  }
+  interface Job {
+    job_name: string;
+    kubernetes_sd_configs?: { role: string; namespaces?: { names: string[] } }[];
+    static_configs?: { targets: string[] }[];
+    relabel_configs: Relabel[];
+  }
+  const config = parseYaml(readFileSync(file, "utf8")) as { rule_files: string[]; scrape_configs: Job[] };
+  /** Prometheus's name for a pod annotation: every character not a letter, digit or _ becomes _. */
+  const annotationLabel = (annotation: string) => `__meta_kubernetes_pod_annotation_${annotation.replace(/[^a-zA-Z0-9_]/g, "_")}`;
+
+  it("discovers the namespace's pods and keeps the annotated, running ones, one target each on the annotated port and path", () => {
+    expect(config.scrape_configs).toHaveLength(1);
+    const [job] = config.scrape_configs as [Job];
+    expect(job.kubernetes_sd_configs).toEqual([{ role: "pod", namespaces: { names: [kustomization.namespace] } }]);
+    const rule = (target: Partial<Relabel>) => job.relabel_configs.filter((r) => Object.entries(target).every(([key, value]) => JSON.stringify(r[key as keyof Relabel]) === JSON.stringify(value)));
+    expect(rule({ source_labels: [annotationLabel("prometheus.io/scrape")], action: "keep", regex: "true" })).toHaveLength(1);
+    expect(rule({ source_labels: ["__meta_kubernetes_pod_phase"], action: "keep", regex: "Running" })).toHaveLength(1);
+    expect(rule({ source_labels: ["__meta_kubernetes_pod_container_port_number"], action: "keepequal", target_label: annotationLabel("prometheus.io/port") })).toHaveLength(1);
+    expect(rule({ source_labels: [annotationLabel("prometheus.io/path")], target_label: "__metrics_path__" })).toHaveLength(1);
+    // job="web", "seckill", "worker", as in compose's prometheus.yml, which the alerts and the dashboard share.
+    expect(rule({ source_labels: ["__meta_kubernetes_pod_label_app_kubernetes_io_component"], target_label: "job" })).toHaveLength(1);
+    const components = deployments.map((d) => d.spec!.template!.metadata.labels["app.kubernetes.io/component"]);
+    expect(components.sort()).toEqual(["seckill", "web", "worker"]);
+  });
+
+  it("is a configuration promtool accepts (its Kubernetes discovery, which Debian's promtool lacks, swapped for a static target)", () => {
+    const scratch = mkdtempSync(path.join(tmpdir(), "flashsale-prometheus-"));
+    try {
+      const checked = structuredClone(config);
+      for (const job of checked.scrape_configs) {
+        delete job.kubernetes_sd_configs;
+        job.static_configs = [{ targets: ["pod.invalid:3000"] }];
+      }
+      writeFileSync(path.join(scratch, "prometheus.yml"), stringifyYaml(checked));
+      for (const rules of config.rule_files) cpSync(path.join(root, "deploy/observability", rules), path.join(scratch, rules));
+      const result = spawnSync("promtool", ["check", "config", path.join(scratch, "prometheus.yml")], { encoding: "utf8" });
+      expect(result.error, "promtool (Debian's prometheus package) is installed").toBeUndefined();
+      expect(result.status, result.stdout + result.stderr).toBe(0);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
     }
   });
 });
