@@ -324,8 +324,9 @@ describe("Kubernetes manifests (deploy/kubernetes)", () => {
       const container = containersOf(deploymentRunning(script)).find((c) => scriptOf(c) === script)!;
       const port = readEnv(environmentOf(container))[listensOn];
       expect(container.ports?.map((p) => p.containerPort), script).toEqual([port]);
-      expect(container.readinessProbe?.httpGet, `${script} readiness asks /api/health`).toBeDefined();
-      expect(container.livenessProbe, `${script} liveness`).toBeDefined();
+      // Readiness asks what the purchase path needs (not MySQL), liveness only that the process answers.
+      expect(container.readinessProbe?.httpGet?.path, `${script} readiness`).toBe("/api/ready");
+      expect(container.livenessProbe?.httpGet?.path, `${script} liveness`).toBe("/api/live");
       for (const probe of [container.startupProbe, container.readinessProbe, container.livenessProbe]) {
         if (!probe) continue;
         const target = probe.httpGet ?? probe.tcpSocket;
