@@ -403,8 +403,9 @@ async function measureProbes(services: Services, system: System, saleId: number,
 }
 
 /**
- * The two-step purchase path through `npm start`'s front door and straight at its seckill service
- * (bench/lib/front-door.ts), after everything else: the run's own processes are stopped by then.
+ * The two-step purchase path through `npm start`'s front door (and nginx beside it) and straight at
+ * its seckill service (bench/lib/front-door.ts), after everything else: the run's own processes are
+ * stopped by then.
  */
 async function frontDoorRows(services: Services): Promise<DoorRow[]> {
   let attempts = 0;
