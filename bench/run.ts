@@ -310,6 +310,7 @@ async function roomRun(services: Services, system: System, shopperIds: number[],
   const frontDoor = await ticketDoorRows({
     childEnv,
     log,
+    connections: options.concurrency,
     round: { services, options, bearers, shoppers: shopperIds.length },
     expectedPerSecond: room.peak.ours.purchase.requestsPerSecond,
   });
@@ -412,6 +413,7 @@ async function frontDoorRows(services: Services): Promise<DoorRow[]> {
   return twoStepDoorRows({
     childEnv,
     log,
+    connections: options.concurrency,
     services,
     probeSeconds: options.probeSeconds,
     crowd: async (url, saleId, length, label, watch) => {

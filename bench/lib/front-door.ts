@@ -30,11 +30,11 @@ export const FRONT_DOOR = "through the front door";
 export const NGINX_DOOR = "through nginx (deploy/nginx)";
 const FRONT_DOOR_VIA = "npm start's PORT (/api/seckill/…)";
 const NGINX_VIA =
-  "Debian's nginx beside npm start's system with the committed deploy/nginx front-door files (/api/seckill/… to upstream seckill = the seckill service's own port, the rest to upstream web = the web instance's), trusting 127.0.0.1's X-Forwarded-For as nginx behind a load balancer would (real_ip), so it counts and appends each shopper's own address";
+  "Debian's nginx beside npm start's system with the committed deploy/nginx front-door files (/api/seckill/… to upstream seckill = the seckill service's own port, the rest to upstream web = the web instance's), one worker keeping as many idle upstream connections as the crowd has connections, trusting 127.0.0.1's X-Forwarded-For as nginx behind a load balancer would (real_ip), so it counts and appends each shopper's own address";
 /** nginx's processes in the watch and the CPU tables. */
 const NGINX_PROCESS = "nginx";
-/** Idle upstream connections nginx keeps per upstream: compose's (deploy/nginx/nginx.conf), so the crowd's 100 connections do not churn upstream ones. */
-const NGINX_UPSTREAM_KEEPALIVE = 64;
+/** compose's idle upstream connections per upstream (deploy/nginx/nginx.conf), the fewest nginx keeps here. */
+const COMPOSE_UPSTREAM_KEEPALIVE = 64;
 const NGINX_WORKER_TIMEOUT_MS = 10_000;
 
 /** The system `npm start` runs and nginx beside it, when this machine has Debian's nginx. */
@@ -66,6 +66,8 @@ function checked(label: string, sample: DoorSample): DoorSample {
 interface Context {
   childEnv: Record<string, string>;
   log: (line: string) => void;
+  /** the crowd's connections (--concurrency) */
+  connections: number;
 }
 
 /** `npm start`'s processes and nginx's (what the CPU per purchase sums) and the shared servers beside them. */
@@ -82,7 +84,7 @@ async function withNpmStart<T>(context: Context, measure: (doors: Doors) => Prom
   let nginx: RunningNginx | null = null;
   try {
     context.log(`front door ${system.frontDoorUrl}, seckill service straight at ${system.seckillUrl} (up in ${seconds()} s)`);
-    nginx = await nginxBeside(system, context.log);
+    nginx = await nginxBeside(system, context);
     return await measure({ system, nginx });
   } finally {
     await nginx?.stop();
@@ -93,9 +95,11 @@ async function withNpmStart<T>(context: Context, measure: (doors: Doors) => Prom
 
 /**
  * Debian's nginx with the committed front-door files in front of `system`'s seckill service and
- * web instances, once its worker runs; null, with a logged line, on a machine without it.
+ * web instances, once its worker runs; null, with a logged line, on a machine without it. It keeps
+ * as many idle upstream connections as the crowd has connections (at least compose's): with fewer,
+ * nginx closes upstream connections the crowd's next requests then open again.
  */
-async function nginxBeside(system: NpmStartSystem, log: (line: string) => void): Promise<RunningNginx | null> {
+async function nginxBeside(system: NpmStartSystem, { log, connections }: Context): Promise<RunningNginx | null> {
   if (!existsSync(NGINX_BINARY)) {
     log(`${NGINX_DOOR}: skipped, no ${NGINX_BINARY} on this machine`);
     return null;
@@ -106,7 +110,8 @@ async function nginxBeside(system: NpmStartSystem, log: (line: string) => void):
     webPorts = [Number(new URL(system.frontDoorUrl).port)];
     log(`${NGINX_DOOR}: start.ts named no web port; nginx's web upstream is the front door's PORT ${webPorts[0]}`);
   }
-  const nginx = await startNginx({ seckillPorts: [seckillPort], webPorts }, { realIpFrom: ["127.0.0.1"], upstreamKeepalive: NGINX_UPSTREAM_KEEPALIVE });
+  const keepalive = Math.max(COMPOSE_UPSTREAM_KEEPALIVE, connections);
+  const nginx = await startNginx({ seckillPorts: [seckillPort], webPorts }, { realIpFrom: ["127.0.0.1"], upstreamKeepalive: keepalive });
   // The master accepts before its worker is forked: the worker's CPU counts only once it is seen.
   const deadline = Date.now() + NGINX_WORKER_TIMEOUT_MS;
   while (Object.values(processTree(nginx.pid)).flat().length < 2) {
@@ -116,7 +121,7 @@ async function nginxBeside(system: NpmStartSystem, log: (line: string) => void):
     }
     await sleep(50);
   }
-  log(`${NGINX_DOOR} at ${nginx.url}: upstream seckill 127.0.0.1:${seckillPort}, upstream web 127.0.0.1:${webPorts.join(", 127.0.0.1:")}, real IP from 127.0.0.1's X-Forwarded-For`);
+  log(`${NGINX_DOOR} at ${nginx.url}: upstream seckill 127.0.0.1:${seckillPort}, upstream web 127.0.0.1:${webPorts.join(", 127.0.0.1:")}, keepalive ${keepalive}, real IP from 127.0.0.1's X-Forwarded-For`);
   return nginx;
 }
 
