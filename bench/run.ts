@@ -310,6 +310,7 @@ async function roomRun(services: Services, system: System, shopperIds: number[],
   const frontDoor = await ticketDoorRows({
     childEnv,
     log,
+    connections: options.concurrency,
     round: { services, options, bearers, shoppers: shopperIds.length },
     expectedPerSecond: room.peak.ours.purchase.requestsPerSecond,
   });
@@ -403,14 +404,16 @@ async function measureProbes(services: Services, system: System, saleId: number,
 }
 
 /**
- * The two-step purchase path through `npm start`'s front door and straight at its seckill service
- * (bench/lib/front-door.ts), after everything else: the run's own processes are stopped by then.
+ * The two-step purchase path through `npm start`'s front door (and nginx beside it) and straight at
+ * its seckill service (bench/lib/front-door.ts), after everything else: the run's own processes are
+ * stopped by then.
  */
 async function frontDoorRows(services: Services): Promise<DoorRow[]> {
   let attempts = 0;
   return twoStepDoorRows({
     childEnv,
     log,
+    connections: options.concurrency,
     services,
     probeSeconds: options.probeSeconds,
     crowd: async (url, saleId, length, label, watch) => {

@@ -4,7 +4,7 @@ import type { ResourceUse } from "./procs";
 import { round } from "./stats";
 
 /**
- * The purchase path through a door users come in by (`npm start`'s PORT; later nginx) against
+ * The purchase path through a door users come in by (`npm start`'s PORT; nginx beside it) against
  * straight at the seckill service of the same running system, in paired rounds: the door's
  * purchases per second as a share of straight, and the door's share of the system's CPU per
  * purchase. Each door is one row, measured against straight on its own.
@@ -39,11 +39,16 @@ export interface DoorRound {
   straightCpuMicrosPerPurchase: number | null;
 }
 
-export interface DoorRow {
+/** A row's names: the door, the purchase path, and what the door is (absent in reports before it: npm start's PORT). */
+export interface DoorNames {
   /** e.g. "through the front door" */
   door: string;
   /** "two-step (token + purchase)" or "one-request (ticket purchase)" */
   path: string;
+  via?: string;
+}
+
+export interface DoorRow extends DoorNames {
   /** the median round's two runs */
   through: DoorSample;
   straight: DoorSample;
@@ -101,7 +106,7 @@ export function doorCpuShare(throughMicros: number | null, straightMicros: numbe
  * The door against straight in PAIRED_ROUNDS back-to-back pairs (bench/lib/paired.ts), which goes
  * first alternating; the median round's two runs make the row, every round is listed.
  */
-export async function measureDoor(names: { door: string; path: string }, through: () => Promise<DoorSample>, straight: () => Promise<DoorSample>): Promise<DoorRow> {
+export async function measureDoor(names: DoorNames, through: () => Promise<DoorSample>, straight: () => Promise<DoorSample>): Promise<DoorRow> {
   const rounds = await measurePairs(PAIRED_ROUNDS, through, straight, { ours: (run) => run.perSecond, baseline: (run) => run.perSecond });
   const median = medianRound(rounds);
   return doorRow(names, median.ours, median.baseline, rounds.map((r) => ({ ...r.figures, doorCpu: r.ours.systemCpuMicrosPerPurchase, straightCpu: r.baseline.systemCpuMicrosPerPurchase })));
@@ -109,7 +114,7 @@ export async function measureDoor(names: { door: string; path: string }, through
 
 /** A row from the median round's runs and every round's figures. */
 export function doorRow(
-  names: { door: string; path: string },
+  names: DoorNames,
   through: DoorSample,
   straight: DoorSample,
   rounds: { oursFirst: boolean; ours: number; baseline: number; ratio: number; doorCpu: number | null; straightCpu: number | null }[],

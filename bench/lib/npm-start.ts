@@ -16,6 +16,8 @@ export interface NpmStartSystem {
   frontDoorUrl: string;
   /** the (first) seckill service's own port, behind the front door */
   seckillUrl: string;
+  /** the web instances' internal ports, as start.ts's "front door ready" line names them; empty before it */
+  webPorts(): number[];
   /** start.ts and every process it spawned, by script, read again at each call */
   processes(): Record<string, number[]>;
   stop(): Promise<void>;
@@ -91,7 +93,13 @@ export async function startNpmStart(childEnv: Record<string, string>, log: (line
     await stop();
     throw new Error(`${error instanceof Error ? error.message : String(error)}\n--- its output ---\n${output}`, { cause: error });
   }
-  return { frontDoorUrl, seckillUrl: seckillUrl!, processes: tree, stop };
+  return { frontDoorUrl, seckillUrl: seckillUrl!, webPorts: () => webPortsFromOutput(output), processes: tree, stop };
+}
+
+/** The web instances' ports in start.ts's output ("… the rest proxied to web (internal ports 41235, 41237)"); empty when it has not said. */
+export function webPortsFromOutput(output: string): number[] {
+  const ports = /proxied to web \(internal ports ([\d, ]+)\)/.exec(output)?.[1];
+  return ports ? ports.split(",").map((port) => Number(port.trim())).filter((port) => Number.isInteger(port) && port > 0) : [];
 }
 
 /** The seckill service at SECKILL_PORT (start.ts puts its first one there) once it answers; null before. */

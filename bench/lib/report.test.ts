@@ -58,6 +58,23 @@ describe("the front door's row", () => {
     expect(text).toContain("| server/cli/start.ts | yes | 5.1 | 5.1 |");
   });
 
+  it("lists what each door is, an nginx row beside the front door's with its own text", () => {
+    const nginxRow = doorRow({ door: "through nginx (deploy/nginx)", path: "two-step (token + purchase)", via: "Debian's nginx with deploy/nginx's files" }, sample(7200, 95), sample(8600, 78), [
+      { oursFirst: true, ours: 7200, baseline: 8600, ratio: 0.84, doorCpu: 95, straightCpu: 78 },
+    ]);
+    const both: BenchReport = { ...ownSystem, frontDoor: [row, nginxRow] };
+    const nginx = ratios(both).find((r) => r.name.startsWith("through nginx"));
+    expect(nginx).toMatchObject({ name: "through nginx (deploy/nginx) / straight at the seckill service, two-step (token + purchase)", ours: 7200, theirs: 8600, ratio: 0.84, met: false });
+    expect(nginx!.how).toContain("through Debian's nginx with deploy/nginx's files vs");
+    // A row from before `via`: npm start's PORT.
+    expect(ratios(both).find((r) => r.name.startsWith("through the front door"))!.how).toContain("through npm start's PORT (/api/seckill/…) vs");
+    const text = markdown(both);
+    expect(text).toContain("- **through the front door**: npm start's PORT (/api/seckill/…).");
+    expect(text).toContain("- **through nginx (deploy/nginx)**: Debian's nginx with deploy/nginx's files.");
+    expect(text).toContain("| through nginx (deploy/nginx) | two-step (token + purchase) | 7,200 | 8,600 | 0.84 | ≥ 0.85 | **no** | 95 / 78 | 18 % | 35 / 35 |");
+    expect(text).toContain("| through nginx (deploy/nginx) | two-step (token + purchase) | 1 | through | 7,200 | 8,600 | 0.84 | 95 / 78 |");
+  });
+
   it("is left out of a report from before it, the existing ratios unchanged", () => {
     expect(ratios(ownSystem)).toHaveLength(5);
     expect(ratios(withDoor).slice(0, 5)).toEqual(ratios(ownSystem));

@@ -128,9 +128,12 @@ export function doorRatio(row: DoorRow): Ratio {
     ratio: row.ratio,
     target: `≥ ${row.target}`,
     met: row.met,
-    how: `purchases answered per second through npm start's PORT (/api/seckill/…) vs at its seckill service's own port, the same running system (server/cli/start.ts, its worker running) and sale, the same load generator; ${PAIRED}; see "Through the front door"`,
+    how: `purchases answered per second through ${doorVia(row)} vs at its seckill service's own port, the same running system (server/cli/start.ts, its worker running) and sale, the same load generator; ${PAIRED}; see "Through the front door"`,
   };
 }
+
+/** What a row's door is; rows from before doors said so were npm start's PORT. */
+const doorVia = (row: DoorRow) => row.via ?? "npm start's PORT (/api/seckill/…)";
 
 /** The front-door rows: throughput through each door and straight, the system's CPU per purchase, every round. */
 export function doorSection(rows: readonly DoorRow[]): string[] {
@@ -138,7 +141,9 @@ export function doorSection(rows: readonly DoorRow[]): string[] {
   const lines = [
     "## Through the front door",
     "",
-    "`npm start`'s system (server/cli/start.ts: its front door on PORT, web, seckill service, worker, all running), started once the run's own processes were stopped. The same crowd (distinct shoppers, each with its own X-Forwarded-For) sends the purchase path to PORT's `/api/seckill/…` (through the door) and to the seckill service's own port (straight), in paired rounds, the side that goes first alternating; the median round is reported. CPU per purchase: every process of that system (the front door, web, seckill service, worker), summed over the run, per purchase answered; the door's share is (through − straight) ÷ through.",
+    "`npm start`'s system (server/cli/start.ts: its front door on PORT, web, seckill service, worker, all running), started once the run's own processes were stopped. The same crowd (distinct shoppers, each with its own X-Forwarded-For) sends the purchase path through each door below (through) and to the seckill service's own port (straight), in paired rounds, the side that goes first alternating; the median round is reported. CPU per purchase: every process of that system (the front door, web, seckill service, worker, and the door's own processes when it runs beside them), summed over the run, per purchase answered; the door's share is (through − straight) ÷ through.",
+    "",
+    ...[...new Map(rows.map((row) => [row.door, doorVia(row)]))].map(([door, via]) => `- **${door}**: ${via}.`),
     "",
     "| door | path | through (purchases/s) | straight (purchases/s) | ratio | target | met | system CPU per purchase, through / straight (µs) | the door's share of it | p99 through / straight (ms) |",
     "| --- | --- | ---: | ---: | ---: | ---: | :---: | ---: | ---: | ---: |",

@@ -1,3 +1,5 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -40,11 +42,51 @@ describe("the test nginx and compose's nginx.conf, checked by Debian's nginx -t"
     await expect(checkNginxConfig(path.join(prefix, "nginx.conf"), prefix)).resolves.toMatch(/syntax is ok/);
   });
 
+  it("adds the modelled load balancer's real-IP lines and the keep-alive pool only when asked", async () => {
+    const prefix = tempFolder();
+    const port = await freePort();
+    const upstreams = { webPorts: [3000], seckillPorts: [3200] };
+    const plain = renderNginxConfig(prefix, port, upstreams);
+    expect(plain).not.toContain("real_ip");
+    expect(plain).toContain("keepalive 8;");
+    expect(renderNginxConfig(prefix, port, upstreams, {})).toBe(plain);
+    const behindBalancer = renderNginxConfig(prefix, port, upstreams, { realIpFrom: ["127.0.0.1"], upstreamKeepalive: 64 });
+    expect(behindBalancer).toContain("  set_real_ip_from 127.0.0.1;\n  real_ip_header X-Forwarded-For;\n");
+    expect(behindBalancer).toContain("keepalive 64;");
+    expect(behindBalancer).not.toContain("keepalive 8;");
+    writeFileSync(path.join(prefix, "nginx.conf"), behindBalancer);
+    await expect(checkNginxConfig(path.join(prefix, "nginx.conf"), prefix)).resolves.toMatch(/syntax is ok/);
+  });
+
   it("refuses a config the front-door files would break, so the check is real", async () => {
     const prefix = tempFolder();
     const broken = renderNginxConfig(prefix, await freePort(), { webPorts: [3000], seckillPorts: [3200] }).replace(/upstream seckill \{[^}]*\}/, "");
     writeFileSync(path.join(prefix, "nginx.conf"), broken);
     await expect(checkNginxConfig(path.join(prefix, "nginx.conf"), prefix)).rejects.toThrow(/host not found in upstream "seckill"/);
+  });
+});
+
+describe("the client's address an upstream is given", () => {
+  /** An upstream that answers with the X-Forwarded-For it received. */
+  async function echoForwardedFor(): Promise<{ port: number; close: () => Promise<void> }> {
+    const server = http.createServer((req, res) => res.end(String(req.headers["x-forwarded-for"] ?? "")));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return { port: (server.address() as AddressInfo).port, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  }
+
+  it.each([
+    ["by default, the connecting address appended", {}, "203.0.113.7, 127.0.0.1"],
+    ["behind a modelled balancer (realIpFrom), the client's own address appended", { realIpFrom: ["127.0.0.1"] }, "203.0.113.7, 203.0.113.7"],
+  ])("%s", async (_name, options, forwarded) => {
+    const upstream = await echoForwardedFor();
+    const nginx = await startNginx({ webPorts: [upstream.port], seckillPorts: [upstream.port] }, options);
+    try {
+      const answer = await fetch(`${nginx.url}/api/seckill/seckill.token`, { method: "POST", headers: { "x-forwarded-for": "203.0.113.7" }, body: "{}" });
+      expect(await answer.text()).toBe(forwarded);
+    } finally {
+      await nginx.stop();
+      await upstream.close();
+    }
   });
 });
 

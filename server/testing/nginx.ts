@@ -25,9 +25,25 @@ export interface NginxUpstreams {
   seckillPorts: readonly number[];
 }
 
+/**
+ * What a caller may add to the test config; without any, the config is the security tests'.
+ */
+export interface NginxOptions {
+  /**
+   * Addresses of a load balancer modelled in front of nginx, trusted to name the client in
+   * X-Forwarded-For (ngx_http_realip: `set_real_ip_from`, `real_ip_header X-Forwarded-For`):
+   * nginx then counts and appends the client's address, not the balancer's. Off by default.
+   */
+  realIpFrom?: readonly string[];
+  /** Idle upstream connections the worker keeps per upstream; UPSTREAM_KEEPALIVE by default. */
+  upstreamKeepalive?: number;
+}
+
 export interface RunningNginx {
   url: string;
   port: number;
+  /** the master process's id (its worker is its child) */
+  pid: number;
   /** One line per request: `<status> <method> <uri> <upstream address or ->`. */
   accessLog: string;
   output(): string;
@@ -39,11 +55,15 @@ export interface RunningNginx {
  * foreground, one worker (so the idle upstream pool is UPSTREAM_KEEPALIVE per upstream), run as
  * root so the worker can use the temp folders the root-run test made.
  */
-export function renderNginxConfig(prefix: string, port: number, upstreams: NginxUpstreams): string {
+export function renderNginxConfig(prefix: string, port: number, upstreams: NginxUpstreams, options: NginxOptions = {}): string {
+  const keepalive = options.upstreamKeepalive ?? UPSTREAM_KEEPALIVE;
   const upstream = (name: string, ports: readonly number[]) => {
     if (!ports.length) throw new Error(`nginx needs at least one ${name} port`);
-    return `  upstream ${name} {\n${ports.map((p) => `    server 127.0.0.1:${p};\n`).join("")}    keepalive ${UPSTREAM_KEEPALIVE};\n  }\n`;
+    return `  upstream ${name} {\n${ports.map((p) => `    server 127.0.0.1:${p};\n`).join("")}    keepalive ${keepalive};\n  }\n`;
   };
+  const realIp = options.realIpFrom?.length
+    ? `  # A load balancer in front names the client in X-Forwarded-For.\n${options.realIpFrom.map((address) => `  set_real_ip_from ${address};\n`).join("")}  real_ip_header X-Forwarded-For;\n`
+    : "";
   const temp = (name: string) => path.join(prefix, name);
   return `daemon off;
 master_process on;
@@ -55,7 +75,7 @@ events { worker_connections 4096; }
 
 http {
   include ${FRONT_DOOR_FILES.http};
-  log_format upstreams '$status $request_method $uri $upstream_addr';
+${realIp}  log_format upstreams '$status $request_method $uri $upstream_addr';
   access_log ${temp("access.log")} upstreams;
   client_body_temp_path ${temp("client_body")};
   proxy_temp_path ${temp("proxy")};
@@ -85,11 +105,11 @@ export function checkNginxConfig(configFile: string, prefix: string): Promise<st
 }
 
 /** Starts nginx on a free loopback port in front of the given ports; resolves once it answers. */
-export async function startNginx(upstreams: NginxUpstreams): Promise<RunningNginx> {
+export async function startNginx(upstreams: NginxUpstreams, options: NginxOptions = {}): Promise<RunningNginx> {
   const prefix = mkdtempSync(path.join(tmpdir(), "fs-nginx-"));
   const port = await freePort();
   const configFile = path.join(prefix, "nginx.conf");
-  writeFileSync(configFile, renderNginxConfig(prefix, port, upstreams));
+  writeFileSync(configFile, renderNginxConfig(prefix, port, upstreams, options));
   const child = spawn(NGINX_BINARY, ["-p", prefix, "-c", configFile, "-e", path.join(prefix, "error.log")], { stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout.on("data", (chunk) => (output += String(chunk)));
@@ -109,7 +129,7 @@ export async function startNginx(upstreams: NginxUpstreams): Promise<RunningNgin
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  return { url: `http://127.0.0.1:${port}`, port, accessLog: path.join(prefix, "access.log"), output: () => output, stop };
+  return { url: `http://127.0.0.1:${port}`, port, pid: child.pid!, accessLog: path.join(prefix, "access.log"), output: () => output, stop };
 }
 
 /** Whether something accepts a TCP connection on the loopback port. */
