@@ -30,7 +30,13 @@ const port = values.port ? Number(values.port) : config.PORT;
 const hostname = values.hostname;
 const app = next({ dev: false, dir: process.cwd(), hostname: hostname ?? "localhost", port });
 const handle = app.getRequestHandler();
+// A stop while Next prepares has nothing to drain: exit. Otherwise a handler Next registers keeps
+// the signal from ending the process, and this one's own handlers come only after prepare().
+const STOP_SIGNALS = ["SIGINT", "SIGTERM"] as const;
+const stopWhilePreparing = () => process.exit(0);
+for (const signal of STOP_SIGNALS) process.on(signal, stopWhilePreparing);
 await app.prepare();
+for (const signal of STOP_SIGNALS) process.off(signal, stopWhilePreparing);
 
 const server = http.createServer((req, res) => {
   Object.assign(req.headers, forwardedHeaders(req.headers, req.socket, config.TRUSTED_PROXY_HOPS));
@@ -42,7 +48,7 @@ server.keepAliveTimeout = 65_000;
 server.listen(port, hostname, () => log.info({ port, host: hostname ?? "*" }, "web listening"));
 
 let stopping = false;
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
+for (const signal of STOP_SIGNALS) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
