@@ -25,12 +25,32 @@ export async function updateStanding(
     data: patch,
     select: { memberLevel: true, realNameVerified: true, blacklisted: true },
   });
+  await refreshSaleStanding(services, userId, standing, now);
+  if (patch.blacklisted === true) await revokeSessions(services, userId);
+  return standing;
+}
+
+/**
+ * Writes a shopper's standing into every open sale's eligibility tables in Redis (the home
+ * bucket's and the room's). Called after any change the rules read: a standing edit, a verified
+ * contact, a new account. `standing` is read from MySQL when not given.
+ */
+export async function refreshSaleStanding(
+  services: Pick<Services, "db" | "env" | "redis">,
+  userId: number,
+  standing?: Standing,
+  now = new Date(),
+): Promise<void> {
+  const { db, redis, env } = services;
+  const current =
+    standing ?? (await db.user.findUnique({ where: { id: userId }, select: { memberLevel: true, realNameVerified: true, blacklisted: true } }));
+  if (!current) return;
   const openSales = await db.sale.findMany({
     where: { state: "SCHEDULED", endsAt: { gt: now } },
     select: { id: true, requireRealName: true, minMemberLevel: true, stockBuckets: true },
   });
   for (const sale of openSales) {
-    const code = eligibilityOf(standing, sale);
+    const code = eligibilityOf(current, sale);
     // The shopper's eligibility is looked up in their home bucket only, and, at the join, in the
     // room's copy (its own slot): both kept in step.
     const tables = [homeKeys(env.REDIS_NAMESPACE, sale.id, userId, sale.stockBuckets), roomKeys(env.REDIS_NAMESPACE, sale.id)];
@@ -41,6 +61,4 @@ export async function updateStanding(
       else await redis.hset(keys.eligibility, String(userId), code);
     }
   }
-  if (patch.blacklisted === true) await revokeSessions(services, userId);
-  return standing;
 }
