@@ -180,6 +180,11 @@ const requiredInProduction = {
       return nodes;
     }),
   SESSION_SECRET: z.string().min(32, "SESSION_SECRET must be at least 32 characters").default(DEV_SESSION_SECRET),
+  /**
+   * Keys the hash real-name identities are stored as (server/gateway/real-name.ts). Without it
+   * the key is derived from SESSION_SECRET, so rotating that would split a person's accounts.
+   */
+  REAL_NAME_KEY_SECRET: z.string().min(32, "REAL_NAME_KEY_SECRET must be at least 32 characters").optional(),
   /** Where payment providers reach this app (their notify callbacks); default http://127.0.0.1:PORT. */
   PUBLIC_BASE_URL: z.url().optional(),
   /**

@@ -11,6 +11,10 @@ export interface NewSale {
   unitLimit?: number;
   requireRealName?: boolean;
   minMemberLevel?: number;
+  /** Only shoppers with a verified email may buy (default off here; the console's default is the shop's). */
+  requireVerifiedContact?: boolean;
+  /** Accounts created at or after this moment may not buy. */
+  accountsCreatedBefore?: Date | null;
   /** Redis stock buckets for a very hot item (server/seckill/buckets.ts); 1 by default. */
   stockBuckets?: number;
   /** Waiting room: places admitted per second; 0 (default) = none. */
@@ -41,6 +45,8 @@ export async function createSaleIn(tx: Prisma.TransactionClient, input: NewSale)
       unitLimit: input.unitLimit ?? 1,
       requireRealName: input.requireRealName ?? false,
       minMemberLevel: input.minMemberLevel ?? 0,
+      requireVerifiedContact: input.requireVerifiedContact ?? false,
+      accountsCreatedBefore: input.accountsCreatedBefore ?? null,
       stockBuckets: input.stockBuckets ?? 1,
       admissionRate: input.admissionRate ?? 0,
       arrivalOrder: input.arrivalOrder ?? "RANDOM",

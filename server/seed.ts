@@ -26,19 +26,20 @@ export interface SeededShopper {
 export async function createShoppers(
   services: Pick<Services, "env" | "passwords">,
   count: number,
-  options: { emailPrefix?: string } = {},
+  options: { emailPrefix?: string; /** Default true: seeded shoppers have verified their email, as most real ones have. */ contactVerified?: boolean } = {},
 ): Promise<SeededShopper[]> {
   const prefix = options.emailPrefix ?? `shopper-${Date.now().toString(36)}`;
   // One hash for every shopper: seeding a million stays as fast as inserting them.
   const passwordHash = await hashPassword(services, SEED_PASSWORD);
+  const verifiedAt = options.contactVerified === false ? null : new Date();
   const conn = await mariadb.createConnection(parseDatabaseUrl(services.env.DATABASE_URL));
   let users: [id: number, email: string, role: Role][];
   try {
     for (let start = 0; start < count; start += INSERT_CHUNK) {
       const size = Math.min(INSERT_CHUNK, count - start);
       await conn.batch(
-        "INSERT INTO users (email, password_hash) VALUES (?, ?)",
-        Array.from({ length: size }, (_, i) => [`${prefix}-${start + i}@seed.test`, passwordHash]),
+        "INSERT INTO users (email, password_hash, contact_verified_at) VALUES (?, ?, ?)",
+        Array.from({ length: size }, (_, i) => [`${prefix}-${start + i}@seed.test`, passwordHash, verifiedAt]),
       );
     }
     const pattern = `${prefix.replace(/[\\%_]/g, "\\$&")}-%@seed.test`;

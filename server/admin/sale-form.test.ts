@@ -35,11 +35,29 @@ describe("sale form rules", () => {
 
   it("takes 1 to 64 stock parts (buckets), 1 when not given, never more parts than units", () => {
     expect(newSaleInput.parse(valid).stockBuckets).toBe(1);
-    expect(newSaleInput.parse({ ...valid, stockBuckets: 64 }).stockBuckets).toBe(64);
-    expect(fieldErrors(newSaleInput.safeParse({ ...valid, stockBuckets: 0 }))).toEqual({ stockBuckets: ["At least 1 part"] });
-    expect(fieldErrors(newSaleInput.safeParse({ ...valid, stockBuckets: 65 }))).toEqual({ stockBuckets: ["At most 64 parts"] });
-    expect(fieldErrors(newSaleInput.safeParse({ ...valid, stockBuckets: 2.5 }))).toEqual({ stockBuckets: ["Whole parts only"] });
-    expect(fieldErrors(newSaleInput.safeParse({ ...valid, stock: 3, stockBuckets: 4 }))).toEqual({ stockBuckets: ["No more parts than units"] });
+    expect(newSaleInput.parse({ ...valid, requireRealName: false, stockBuckets: 64 }).stockBuckets).toBe(64);
+    expect(fieldErrors(newSaleInput.safeParse({ ...valid, requireRealName: false, stockBuckets: 0 }))).toEqual({ stockBuckets: ["At least 1 part"] });
+    expect(fieldErrors(newSaleInput.safeParse({ ...valid, requireRealName: false, stockBuckets: 65 }))).toEqual({ stockBuckets: ["At most 64 parts"] });
+    expect(fieldErrors(newSaleInput.safeParse({ ...valid, requireRealName: false, stockBuckets: 2.5 }))).toEqual({ stockBuckets: ["Whole parts only"] });
+    expect(fieldErrors(newSaleInput.safeParse({ ...valid, requireRealName: false, stock: 3, stockBuckets: 4 }))).toEqual({ stockBuckets: ["No more parts than units"] });
+  });
+
+  it("keeps a real-name sale in one part, so one person's accounts meet one count", () => {
+    expect(fieldErrors(newSaleInput.safeParse({ ...valid, stockBuckets: 2 }))).toEqual({
+      stockBuckets: ["A real-name sale keeps its stock in 1 part, so one person's accounts share one limit"],
+    });
+  });
+
+  it("reads the newest accounts' moment, empty (null) for any account, and leaves the email rule to the shop's default", () => {
+    const parsed = newSaleInput.parse({ ...valid, accountsCreatedBefore: "2026-11-30T00:00:00Z" });
+    expect(parsed.accountsCreatedBefore).toEqual(new Date("2026-11-30T00:00:00Z"));
+    expect(parsed.requireVerifiedContact).toBeUndefined();
+    expect(newSaleInput.parse({ ...valid, accountsCreatedBefore: null }).accountsCreatedBefore).toBeNull();
+    expect(newSaleInput.parse(valid).accountsCreatedBefore).toBeNull();
+    expect(fieldErrors(newSaleInput.safeParse({ ...valid, accountsCreatedBefore: "soon" }))).toEqual({
+      accountsCreatedBefore: ["Enter a valid moment for the newest accounts allowed, or leave it empty"],
+    });
+    expect(newSaleInput.parse({ ...valid, requireVerifiedContact: true }).requireVerifiedContact).toBe(true);
   });
 
   it("a waiting room admits 0 (none) to 1,000,000 whole places per second, random draw by default", () => {

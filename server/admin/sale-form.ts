@@ -69,6 +69,12 @@ const saleFields = z.object({
   startsAt: z.coerce.date({ error: say({ en: "Enter when the sale starts", zh: "请填写开始时间" }) }),
   endsAt: z.coerce.date({ error: say({ en: "Enter when the sale ends", zh: "请填写结束时间" }) }),
   requireRealName: z.boolean().default(false),
+  // Left out of a new sale: the shop's default (on in production; createSaleFromForm).
+  requireVerifiedContact: z.boolean().optional(),
+  accountsCreatedBefore: z.coerce
+    .date({ error: say({ en: "Enter a valid moment for the newest accounts allowed, or leave it empty", zh: "请填写有效的注册截止时间，或留空" }) })
+    .nullable()
+    .default(null),
   minMemberLevel: z
     .number({ error: say({ en: "The member level must be a number", zh: "会员等级必须是数字" }) })
     .int(say({ en: "The member level must be a whole number", zh: "会员等级必须是整数" }))
@@ -91,6 +97,11 @@ type SaleFields = z.infer<typeof saleFields>;
 export const CHALLENGE_WITHOUT_ROOM = say({
   en: "The proof-of-work challenge needs a waiting room: set an admission rate above 0, or turn the challenge off",
   zh: "人机验证需要排队室：请把放行速率设为大于 0，或关闭人机验证",
+});
+
+export const REAL_NAME_ONE_BUCKET = say({
+  en: "A real-name sale keeps its stock in 1 part, so one person's accounts share one limit",
+  zh: "实名秒杀的库存只能为 1 份，这样同一人的多个账号共用一个限购数量",
 });
 
 const ENDS_BEFORE_START = say({ en: "The sale must end after it starts", zh: "结束时间必须晚于开始时间" });
@@ -144,6 +155,9 @@ export const newSaleInput = saleFields
   })
   .superRefine((value, ctx) => {
     checkAcrossFields(value, ctx);
+    // A real-name sale counts a person's units in their home bucket: one bucket, so two accounts
+    // of one person always meet the same count (includes/count-shopper.lua).
+    if (value.requireRealName && value.stockBuckets > 1) ctx.addIssue({ code: "custom", path: ["stockBuckets"], message: REAL_NAME_ONE_BUCKET });
     if (value.stock >= 1 && value.stockBuckets > value.stock) {
       ctx.addIssue({ code: "custom", path: ["stockBuckets"], message: say({ en: "No more parts than units", zh: "拆分份数不能多于库存件数" }) });
     }
@@ -164,6 +178,7 @@ export const saleEditInput = saleFields
     description: saleFields.shape.description.unwrap(),
     imageUrl: saleFields.shape.imageUrl.unwrap(),
     requireRealName: saleFields.shape.requireRealName.unwrap(),
+    accountsCreatedBefore: saleFields.shape.accountsCreatedBefore.unwrap(),
     minMemberLevel: saleFields.shape.minMemberLevel.unwrap(),
     admissionRate: saleFields.shape.admissionRate.unwrap(),
     arrivalOrder: saleFields.shape.arrivalOrder.unwrap(),

@@ -5,7 +5,7 @@ import { createSaleIn } from "../new-sale";
 import { phaseAt, type SalePhase } from "../seckill/phase";
 import { bucketKeys } from "../seckill/keys";
 import { warmUpSale, type WarmUpServices } from "../recovery/warmup";
-import { saleTerms, START_IN_PAST, startIsInPast, type NewSaleInput, type SaleEditInput, type SaleTerms } from "./sale-form";
+import { REAL_NAME_ONE_BUCKET, saleTerms, START_IN_PAST, startIsInPast, type NewSaleInput, type SaleEditInput, type SaleTerms } from "./sale-form";
 
 // Made on first use: creating it reads the environment, which a build must not need.
 let log: ReturnType<typeof createLogger> | undefined;
@@ -23,6 +23,9 @@ export interface AdminSale {
   unitLimit: number;
   requireRealName: boolean;
   minMemberLevel: number;
+  requireVerifiedContact: boolean;
+  /** Accounts created at or after this moment may not buy; null = any account. */
+  accountsCreatedBefore: Date | null;
   /** Redis stock buckets (fixed at creation). */
   stockBuckets: number;
   /** Waiting room: places admitted per second; 0 = no waiting room. */
@@ -51,6 +54,8 @@ const adminSaleSelect = {
   unitLimit: true,
   requireRealName: true,
   minMemberLevel: true,
+  requireVerifiedContact: true,
+  accountsCreatedBefore: true,
   stockBuckets: true,
   admissionRate: true,
   arrivalOrder: true,
@@ -147,7 +152,7 @@ async function warmAfterSave(services: WarmUpServices, saleId: number): Promise<
 export async function createSaleFromForm(services: WarmUpServices, input: NewSaleInput, now = new Date()): Promise<AdminSale> {
   if (startIsInPast(input.startsAt, now)) throw new AppError("BAD_REQUEST", START_IN_PAST);
   const { saleId } = await services.db.$transaction(async (tx) => {
-    const created = await createSaleIn(tx, input);
+    const created = await createSaleIn(tx, { ...input, requireVerifiedContact: input.requireVerifiedContact ?? services.env.NODE_ENV === "production" });
     if (input.imageUrl) await tx.product.update({ where: { id: created.productId }, data: { imageUrl: input.imageUrl } });
     return created;
   });
@@ -177,6 +182,8 @@ export async function updateSale(services: WarmUpServices, input: SaleEditInput,
       startsAt: sale.startsAt,
       endsAt: sale.endsAt,
       requireRealName: sale.requireRealName,
+      requireVerifiedContact: sale.requireVerifiedContact,
+      accountsCreatedBefore: sale.accountsCreatedBefore,
       minMemberLevel: sale.minMemberLevel,
       admissionRate: sale.admissionRate,
       arrivalOrder: sale.arrivalOrder,
@@ -186,6 +193,7 @@ export async function updateSale(services: WarmUpServices, input: SaleEditInput,
     // The fields' own rules held at the input; the rules between fields hold for the merged whole.
     const { productName, description, imageUrl, originalPriceCents, ...terms } = saleTerms.parse({ ...stored, ...defined });
     if (startIsInPast(terms.startsAt, now, sale.startsAt)) throw new AppError("BAD_REQUEST", START_IN_PAST);
+    if (terms.requireRealName && sale.stockBuckets > 1) throw new AppError("BAD_REQUEST", REAL_NAME_ONE_BUCKET);
     await tx.sale.update({ where: { id: saleId }, data: terms });
     await tx.product.update({ where: { id: sale.productId }, data: { name: productName, description, originalPriceCents, imageUrl } });
   });

@@ -8,6 +8,7 @@ import { DECOY_HASH, needsRehash } from "./password-hash";
 import { createLogger } from "../logger";
 import { takeSignInAttempt } from "./sign-in-throttle";
 import { revokeSessions, sessionGeneration } from "./revocation";
+import { refreshSaleStanding } from "./standing";
 
 /** The same words as the sign-in form's own (app/_i18n/messages.ts, wrongCredentials). */
 export const WRONG_CREDENTIALS: Localized = { en: "Email or password is wrong.", zh: "邮箱或密码错误。" };
@@ -43,6 +44,9 @@ export async function signUp(services: Pick<Services, "db" | "env" | "redis" | "
       data: { email: input.email.toLowerCase(), passwordHash },
       select: { id: true, email: true, role: true },
     });
+    // An open sale may judge a brand-new account apart from its default (a moment for the newest
+    // accounts still ahead). Best effort: the account exists; missed, it reads as too new until a re-warm.
+    await refreshSaleStanding(services, user.id).catch((error: unknown) => createLogger("services").warn({ err: error, userId: user.id }, "could not write a new account into the open sales"));
     return issue(services, user, generation);
   } catch (error) {
     if (isUniqueViolation(error)) {

@@ -4,13 +4,17 @@ import { homeKeys } from "../seckill/sale-buckets";
 import type { Refusal } from "../seckill/outcome";
 import { mayTakeAnotherUnit } from "../seckill/unit-limit";
 import type { OrderStatus } from "../generated/prisma/enums";
-import { ELIGIBILITY, eligibilityOf, type EligibilityRules, type Standing } from "./eligibility";
+import { ELIGIBILITY, ELIGIBILITY_RULE_FIELDS, eligibilityOf, STANDING_FIELDS, type EligibilityCode, type EligibilityRules, type Standing } from "./eligibility";
+import { personField, personOfField } from "../seckill/keys";
 
 /**
  * Why a shopper could not buy in a sale, known before pressing anything; null when they can.
  * Named as the purchase would refuse, so the page says the same thing either way.
  */
-export type StandingHint = Extract<Refusal, "BLACKLISTED" | "REAL_NAME_REQUIRED" | "MEMBER_LEVEL_TOO_LOW" | "UNIT_LIMIT_REACHED">;
+export type StandingHint = Extract<
+  Refusal,
+  "BLACKLISTED" | "ACCOUNT_TOO_NEW" | "CONTACT_NOT_VERIFIED" | "REAL_NAME_REQUIRED" | "MEMBER_LEVEL_TOO_LOW" | "UNIT_LIMIT_REACHED"
+>;
 
 export interface SaleStanding {
   hint: StandingHint | null;
@@ -32,7 +36,9 @@ const HINT_BY_CODE = {
   [ELIGIBILITY.BLACKLISTED]: "BLACKLISTED",
   [ELIGIBILITY.REAL_NAME_REQUIRED]: "REAL_NAME_REQUIRED",
   [ELIGIBILITY.MEMBER_LEVEL_TOO_LOW]: "MEMBER_LEVEL_TOO_LOW",
-} as const;
+  [ELIGIBILITY.CONTACT_NOT_VERIFIED]: "CONTACT_NOT_VERIFIED",
+  [ELIGIBILITY.ACCOUNT_TOO_NEW]: "ACCOUNT_TOO_NEW",
+} as const satisfies Record<EligibilityCode, StandingHint | null>;
 
 /**
  * Pure: the shopper's standing against the sale's rules, in the order the purchase script
@@ -49,10 +55,10 @@ export function standingHint(standing: Standing, rules: EligibilityRules, held: 
 export async function saleStanding(services: Pick<Services, "db" | "env" | "redis">, input: { userId: number; saleId: number }): Promise<SaleStanding> {
   const { db, redis, env } = services;
   const [user, sale] = await Promise.all([
-    db.user.findUnique({ where: { id: input.userId }, select: { memberLevel: true, realNameVerified: true, blacklisted: true } }),
+    db.user.findUnique({ where: { id: input.userId }, select: STANDING_FIELDS }),
     db.sale.findFirst({
       where: { id: input.saleId, state: "SCHEDULED" },
-      select: { requireRealName: true, minMemberLevel: true, unitLimit: true, stockBuckets: true },
+      select: { unitLimit: true, stockBuckets: true, ...ELIGIBILITY_RULE_FIELDS },
     }),
   ]);
   if (!sale) throw new AppError("NOT_FOUND", { en: "This sale does not exist or has been withdrawn.", zh: "该秒杀活动不存在或已下架。" });
@@ -60,15 +66,14 @@ export async function saleStanding(services: Pick<Services, "db" | "env" | "redi
     throw new AppError("UNAUTHORIZED", { en: "Your account no longer exists; sign in again.", zh: "您的账号已不存在,请重新登录。" });
   }
   const home = homeKeys(env.REDIS_NAMESPACE, input.saleId, input.userId, sale.stockBuckets);
-  const [heldText, order] = await Promise.all([
-    redis.hget(home.users, String(input.userId)),
+  const [held, order] = await Promise.all([
+    heldUnits(redis, home.users, input.userId),
     db.order.findFirst({
       where: { userId: input.userId, saleId: input.saleId, status: { in: [...STANDING_ORDER_STATUSES] } },
       orderBy: { id: "desc" },
       select: { id: true, status: true },
     }),
   ]);
-  const held = Number(heldText ?? 0);
   return {
     hint: standingHint(user, sale, held, sale.unitLimit),
     held,
@@ -77,4 +82,11 @@ export async function saleStanding(services: Pick<Services, "db" | "env" | "redi
     memberLevel: user.memberLevel,
     order: order ? { id: order.id, status: order.status as StandingOrderStatus } : null,
   };
+}
+
+/** Units the shopper holds, or, in a real-name sale, the person behind the account (over all their accounts), whichever is more. */
+async function heldUnits(redis: Services["redis"], usersKey: string, userId: number): Promise<number> {
+  const [account = null, person = null] = await redis.hmget(usersKey, String(userId), personOfField(userId));
+  const byPerson = person === null ? 0 : Number((await redis.hget(usersKey, personField(person))) ?? 0);
+  return Math.max(Number(account ?? 0), byPerson);
 }

@@ -1,9 +1,13 @@
 import type { Services } from "../services";
 import { AppError } from "../errors";
 import { homeKeys } from "../seckill/sale-buckets";
+import { personOfField } from "../seckill/keys";
 import { roomKeys } from "../seckill/keys";
-import { eligibilityOf, type Standing } from "./eligibility";
+import { ELIGIBILITY_RULE_FIELDS, eligibilityOf, personOf, STANDING_FIELDS, type Standing } from "./eligibility";
 import { revokeSessions } from "./revocation";
+
+/** What an operator sets on a shopper: the real-name identity as its keyed hash (real-name.ts). */
+export type StandingPatch = Partial<Pick<Standing, "memberLevel" | "realNameVerified" | "blacklisted" | "realNameKey">>;
 
 /**
  * Changes a shopper's standing (blacklist, real-name verification, member level) in MySQL and at
@@ -14,7 +18,7 @@ import { revokeSessions } from "./revocation";
 export async function updateStanding(
   services: Pick<Services, "db" | "env" | "redis" | "sessions">,
   userId: number,
-  patch: Partial<Standing>,
+  patch: StandingPatch,
   now = new Date(),
 ): Promise<Standing> {
   const { db, redis, env } = services;
@@ -23,7 +27,7 @@ export async function updateStanding(
   const standing = await db.user.update({
     where: { id: userId },
     data: patch,
-    select: { memberLevel: true, realNameVerified: true, blacklisted: true },
+    select: STANDING_FIELDS,
   });
   await refreshSaleStanding(services, userId, standing, now);
   if (patch.blacklisted === true) await revokeSessions(services, userId);
@@ -43,22 +47,27 @@ export async function refreshSaleStanding(
 ): Promise<void> {
   const { db, redis, env } = services;
   const current =
-    standing ?? (await db.user.findUnique({ where: { id: userId }, select: { memberLevel: true, realNameVerified: true, blacklisted: true } }));
+    standing ?? (await db.user.findUnique({ where: { id: userId }, select: STANDING_FIELDS }));
   if (!current) return;
   const openSales = await db.sale.findMany({
     where: { state: "SCHEDULED", endsAt: { gt: now } },
-    select: { id: true, requireRealName: true, minMemberLevel: true, stockBuckets: true },
+    select: { id: true, stockBuckets: true, ...ELIGIBILITY_RULE_FIELDS },
   });
   for (const sale of openSales) {
     const code = eligibilityOf(current, sale);
     // The shopper's eligibility is looked up in their home bucket only, and, at the join, in the
     // room's copy (its own slot): both kept in step.
-    const tables = [homeKeys(env.REDIS_NAMESPACE, sale.id, userId, sale.stockBuckets), roomKeys(env.REDIS_NAMESPACE, sale.id)];
-    for (const keys of tables) {
+    const home = homeKeys(env.REDIS_NAMESPACE, sale.id, userId, sale.stockBuckets);
+    for (const keys of [home, roomKeys(env.REDIS_NAMESPACE, sale.id)]) {
       const defaultCode = await redis.hget(keys.meta, "eligibility");
       if (defaultCode === null) continue; // not warmed, or no room: warm-up will read MySQL
       if (String(code) === defaultCode) await redis.hdel(keys.eligibility, String(userId));
       else await redis.hset(keys.eligibility, String(userId), code);
+      if (keys !== home) continue;
+      // The person a real-name sale counts units under (includes/count-shopper.lua).
+      const person = personOf(current, sale);
+      if (person) await redis.hset(home.users, personOfField(userId), person);
+      else await redis.hdel(home.users, personOfField(userId));
     }
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { computeWarmState, planBucketLoad, type BucketReading } from "./warmup";
-import { ELIGIBILITY } from "../gateway/eligibility";
+import { ELIGIBILITY, NEW_ACCOUNT } from "../gateway/eligibility";
 
 describe("computeWarmState", () => {
   it("keeps units reserved but not yet in MySQL out of the Redis stock", () => {
@@ -43,7 +43,7 @@ describe("planBucketLoad", () => {
     pending: [],
     holds: [],
     elsewhere: [],
-    sale: { startsAt, endsAt, unitLimit: 2, requireRealName: false, minMemberLevel: 0, stockCount: 10, admissionRate: 0 },
+    sale: { startsAt, endsAt, unitLimit: 2, requireRealName: false, minMemberLevel: 0, requireVerifiedContact: false, accountsCreatedBefore: null, stockCount: 10, admissionRate: 0 },
     decidedInDb: [],
     releasedOrderIds: [],
     activeOrders: [],
@@ -57,7 +57,7 @@ describe("planBucketLoad", () => {
         pending: ["5-1-0123456789abcdef", "5-2-fedcba9876543210"],
         decidedInDb: ["5-1-0123456789abcdef"],
         activeOrders: [{ userId: 1, stockBucket: 0, _count: { _all: 1 } }],
-        sale: { startsAt, endsAt, unitLimit: 2, requireRealName: false, minMemberLevel: 0, stockCount: 9, admissionRate: 0 },
+        sale: { startsAt, endsAt, unitLimit: 2, requireRealName: false, minMemberLevel: 0, requireVerifiedContact: false, accountsCreatedBefore: null, stockCount: 9, admissionRate: 0 },
       }),
     );
     expect(load.orderedHere).toEqual(["5-1-0123456789abcdef"]);
@@ -69,10 +69,10 @@ describe("planBucketLoad", () => {
   it("writes the sale's rules and only the shoppers whose eligibility differs", () => {
     const load = planBucketLoad(
       reading({
-        sale: { startsAt, endsAt, unitLimit: 3, requireRealName: true, minMemberLevel: 0, stockCount: 10, admissionRate: 0 },
+        sale: { startsAt, endsAt, unitLimit: 3, requireRealName: true, minMemberLevel: 0, requireVerifiedContact: false, accountsCreatedBefore: null, stockCount: 10, admissionRate: 0 },
         standings: [
-          { id: 7, memberLevel: 0, realNameVerified: true, blacklisted: false },
-          { id: 8, memberLevel: 0, realNameVerified: false, blacklisted: true },
+          { id: 7, ...NEW_ACCOUNT, realNameVerified: true },
+          { id: 8, ...NEW_ACCOUNT, blacklisted: true },
         ],
         releasedOrderIds: [41, 42],
       }),
@@ -80,5 +80,20 @@ describe("planBucketLoad", () => {
     expect(load.meta).toEqual({ startsAt: startsAt.getTime(), endsAt: endsAt.getTime(), limit: 3, eligibility: ELIGIBILITY.REAL_NAME_REQUIRED, buckets: 1, admissionRate: 0 });
     expect(load.eligibilityOverrides).toEqual(new Map([[7, ELIGIBILITY.ELIGIBLE], [8, ELIGIBILITY.BLACKLISTED]]));
     expect(load.releasedOrderIds).toEqual([41, 42]);
+  });
+
+  it("in a real-name sale maps each verified shopper to their person and counts the person's units", () => {
+    const load = planBucketLoad(
+      reading({
+        sale: { startsAt, endsAt, unitLimit: 1, requireRealName: true, minMemberLevel: 0, requireVerifiedContact: false, accountsCreatedBefore: null, stockCount: 9, admissionRate: 0 },
+        activeOrders: [{ userId: 7, stockBucket: 0, _count: { _all: 1 } }],
+        standings: [
+          { id: 7, ...NEW_ACCOUNT, realNameVerified: true, realNameKey: "k1" },
+          { id: 9, ...NEW_ACCOUNT, realNameVerified: true, realNameKey: "k1" },
+          { id: 10, ...NEW_ACCOUNT, realNameVerified: false, realNameKey: "k2" },
+        ],
+      }),
+    );
+    expect(load.personFields).toEqual(new Map<string, string | number>([["person-of:7", "k1"], ["person:k1", 1], ["person-of:9", "k1"]]));
   });
 });

@@ -9,7 +9,8 @@ import { broadcastSoldOut } from "../seckill/sold-out";
 import { ACTIVE_ORDER_STATUSES, RELEASED_ORDER_STATUSES } from "../orders/statuses";
 import { parseReservationId, reservationInBucket } from "../seckill/reservation";
 import { activeByBucket, bucketStockInDb, homeBucket } from "../seckill/buckets";
-import { eligibilityTable, NON_DEFAULT_STANDING, type EligibilityCode, type EligibilityRules } from "../gateway/eligibility";
+import { ELIGIBILITY_RULE_FIELDS, eligibilityTable, nonDefaultStanding, STANDING_FIELDS, type EligibilityCode, type EligibilityRules, type Standing } from "../gateway/eligibility";
+import { personField, personOfField } from "../seckill/keys";
 import { withStockChangeLock } from "../stock/change-lock";
 import { loadRoom, roomSettingsOf, type RoomLoadResult } from "../room/room-meta";
 
@@ -66,7 +67,7 @@ export function computeWarmState(input: {
 const CHUNK = 1000;
 
 /** A large hash written as several HSETs, so no single command carries a million fields. */
-function hsetInChunks(tx: ChainableCommander, key: string, values: ReadonlyMap<number, number>) {
+function hsetInChunks(tx: ChainableCommander, key: string, values: ReadonlyMap<number | string, number | string>) {
   const entries = [...values.entries()];
   for (let i = 0; i < entries.length; i += CHUNK) {
     tx.hset(key, Object.fromEntries(entries.slice(i, i + CHUNK)));
@@ -122,7 +123,7 @@ export async function warmUpSale(services: WarmUpServices, saleId: number, optio
 export async function warmUpSaleLocked(services: WarmUpServices, saleId: number, options: Omit<WarmUpOptions, "lockWaitMs"> = {}): Promise<WarmUpSummary> {
   const sale = await services.db.sale.findUnique({
     where: { id: saleId },
-    select: { stockBuckets: true, startsAt: true, endsAt: true, admissionRate: true, arrivalOrder: true, purchaseChallenge: true, requireRealName: true, minMemberLevel: true },
+    select: { stockBuckets: true, startsAt: true, endsAt: true, admissionRate: true, arrivalOrder: true, purchaseChallenge: true, ...ELIGIBILITY_RULE_FIELDS },
   });
   if (!sale) throw new AppError("NOT_FOUND", saleDoesNotExist(saleId));
   const roomSettings = roomSettingsOf(sale);
@@ -161,7 +162,7 @@ export async function warmUpSaleLocked(services: WarmUpServices, saleId: number,
 
 /** Every shopper whose code in this sale differs from a new account's: the room's copy, for the join (all buckets' shoppers in one). */
 async function eligibilityOverrides(services: WarmUpServices, rules: EligibilityRules): Promise<Map<number, EligibilityCode>> {
-  const standings = await services.db.user.findMany({ where: NON_DEFAULT_STANDING, select: { id: true, memberLevel: true, realNameVerified: true, blacklisted: true } });
+  const standings = await services.db.user.findMany({ where: nonDefaultStanding(rules), select: { id: true, ...STANDING_FIELDS } });
   return eligibilityTable(standings, rules).overrides;
 }
 
@@ -201,7 +202,7 @@ export interface BucketReading {
   holds: string[];
   /** This bucket's home shoppers' reservations pending in the other buckets. */
   elsewhere: string[];
-  sale: { startsAt: Date; endsAt: Date; unitLimit: number; requireRealName: boolean; minMemberLevel: number; stockCount: number; admissionRate: number };
+  sale: { startsAt: Date; endsAt: Date; unitLimit: number; stockCount: number; admissionRate: number } & EligibilityRules;
   /** Of the pending reservations read, those MySQL already decided (an order, or a release). */
   decidedInDb: string[];
   /** Orders of this bucket whose units MySQL's stock already counts as given back. */
@@ -209,7 +210,7 @@ export interface BucketReading {
   /** Active orders per shopper and stock bucket, across the sale. */
   activeOrders: { userId: number; stockBucket: number; _count: { _all: number } }[];
   /** Shoppers whose standing differs from a new account's. */
-  standings: { id: number; memberLevel: number; realNameVerified: boolean; blacklisted: boolean }[];
+  standings: (Standing & { id: number })[];
 }
 
 /** What one bucket's warm-up writes to Redis, in one transaction. */
@@ -218,6 +219,8 @@ export interface BucketLoad {
   /** admissionRate > 0: a room sale, bought with tickets only (issue-token-5.lua refuses tokens). */
   meta: { startsAt: number; endsAt: number; limit: number; eligibility: EligibilityCode; buckets: number; admissionRate: number };
   holdings: Map<number, number>;
+  /** A real-name sale's persons, written into the users hash beside the holdings: `person-of:<userId>` and `person:<key>` fields. */
+  personFields: Map<string, string | number>;
   eligibilityOverrides: Map<number, EligibilityCode>;
   releasedOrderIds: number[];
   /** Pending reservations MySQL already decided: they leave the pending set. */
@@ -252,6 +255,12 @@ export function planBucketLoad(reading: BucketReading): BucketLoad {
     reading.standings.filter((s) => homedHere(s.id)),
     sale,
   );
+  const personFields = new Map<string, string | number>();
+  for (const [userId, person] of eligibility.persons) {
+    personFields.set(personOfField(userId), person);
+    const held = holdings.get(userId) ?? 0;
+    if (held > 0) personFields.set(personField(person), Number(personFields.get(personField(person)) ?? 0) + held);
+  }
   return {
     stock,
     meta: {
@@ -263,6 +272,7 @@ export function planBucketLoad(reading: BucketReading): BucketLoad {
       admissionRate: Math.max(0, sale.admissionRate),
     },
     holdings,
+    personFields,
     eligibilityOverrides: eligibility.overrides,
     releasedOrderIds: reading.releasedOrderIds,
     orderedHere,
@@ -335,8 +345,7 @@ async function readBucket(services: WarmUpServices, connection: RedisConnection,
           startsAt: true,
           endsAt: true,
           unitLimit: true,
-          requireRealName: true,
-          minMemberLevel: true,
+          ...ELIGIBILITY_RULE_FIELDS,
           admissionRate: true,
           stock: { select: { count: true } },
         },
@@ -363,10 +372,7 @@ async function readBucket(services: WarmUpServices, connection: RedisConnection,
     if (!sale) throw new AppError("NOT_FOUND", saleDoesNotExist(saleId));
     throw new AppError("PRECONDITION_FAILED", { en: `Sale ${saleId} has no stock row.`, zh: `秒杀 ${saleId} 没有库存记录。` });
   }
-  const standings = await db.user.findMany({
-    where: NON_DEFAULT_STANDING,
-    select: { id: true, memberLevel: true, realNameVerified: true, blacklisted: true },
-  });
+  const standings = await db.user.findMany({ where: nonDefaultStanding(sale), select: { id: true, ...STANDING_FIELDS } });
   return {
     saleId,
     bucket,
@@ -374,7 +380,17 @@ async function readBucket(services: WarmUpServices, connection: RedisConnection,
     pending,
     holds,
     elsewhere,
-    sale: { startsAt: sale.startsAt, endsAt: sale.endsAt, unitLimit: sale.unitLimit, requireRealName: sale.requireRealName, minMemberLevel: sale.minMemberLevel, stockCount: sale.stock.count, admissionRate: sale.admissionRate },
+    sale: {
+      startsAt: sale.startsAt,
+      endsAt: sale.endsAt,
+      unitLimit: sale.unitLimit,
+      requireRealName: sale.requireRealName,
+      minMemberLevel: sale.minMemberLevel,
+      requireVerifiedContact: sale.requireVerifiedContact,
+      accountsCreatedBefore: sale.accountsCreatedBefore,
+      stockCount: sale.stock.count,
+      admissionRate: sale.admissionRate,
+    },
     decidedInDb: [...alreadyOrdered, ...alreadyReleased].map((o) => o.reservationId),
     releasedOrderIds: released.map((o) => o.id),
     activeOrders: grouped,
@@ -392,6 +408,7 @@ async function writeBucketLoad(connection: RedisConnection, keys: ReturnType<typ
   tx.hset(keys.meta, load.meta);
   tx.del(keys.users);
   hsetInChunks(tx, keys.users, load.holdings);
+  hsetInChunks(tx, keys.users, load.personFields);
   tx.del(keys.eligibility);
   hsetInChunks(tx, keys.eligibility, load.eligibilityOverrides);
   tx.del(keys.released);

@@ -15,7 +15,8 @@
     KEYS[3] arrivals  zset: epoch second -> the first seat given in it
     KEYS[4] eligibility  hash: userId -> eligibility code, for shoppers who differ from the
                       default (0 eligible, 1 blacklisted, 2 real name required, 3 member level
-                      too low): warm-up's copy of the sale's, in the room's slot
+                      too low, 4 contact not verified, 5 account too new): warm-up's copy of
+                      the sale's, in the room's slot
     ARGV[1] userId
     ARGV[2] again: 1 gives a new seat at the back even if the shopper has one, 0 keeps it
 
@@ -25,7 +26,8 @@
     Refusals { code }, nothing written:
      0  NOT_WARMED   no room meta: the sale has no room or is not warmed up
     -2  ENDED        the sale's window is over
-    -5  BLACKLISTED, -6 REAL_NAME_REQUIRED, -7 MEMBER_LEVEL_TOO_LOW   as the purchase would
+    -5  BLACKLISTED, -6 REAL_NAME_REQUIRED, -7 MEMBER_LEVEL_TOO_LOW, -14 CONTACT_NOT_VERIFIED,
+    -15 ACCOUNT_TOO_NEW   as the purchase would
                      refuse them (includes/check-purchase.lua): no seat for a shopper who may not buy
 
   The clock is Redis's own (TIME). All keys share the room's hash tag {room:<id>}.
@@ -44,6 +46,8 @@ local eligibility = tonumber(redis.call('HGET', KEYS[4], ARGV[1]) or meta[11] or
 if eligibility == 1 then return { -5 } end
 if eligibility == 2 then return { -6 } end
 if eligibility == 3 then return { -7 } end
+if eligibility == 4 then return { -14 } end
+if eligibility == 5 then return { -15 } end
 
 -- The line's anchor moves to now (server/room/frontier.ts admittedBy): never past one place
 -- beyond the joined, so a lull does not bank admissions for the next arrivals.

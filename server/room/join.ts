@@ -40,7 +40,7 @@ export interface Waiting {
 }
 
 /** Who the purchase would refuse for who they are: the join refuses them alike, with no seat. */
-export type JoinRefusal = Extract<Refusal, "BLACKLISTED" | "REAL_NAME_REQUIRED" | "MEMBER_LEVEL_TOO_LOW">;
+export type JoinRefusal = Extract<Refusal, "BLACKLISTED" | "REAL_NAME_REQUIRED" | "MEMBER_LEVEL_TOO_LOW" | "CONTACT_NOT_VERIFIED" | "ACCOUNT_TOO_NEW">;
 
 /**
  * room.onStatus's word to a ticket of an earlier opening: the room was closed and opened again
@@ -80,7 +80,13 @@ export function seatStanding(
 export type JoinReply = [number, number?, number?, string?, number?, number?, number?, number?, number?, number?, string?, string?];
 
 /** join-room-4.lua's refusals of who the shopper is, as includes/check-purchase.lua's codes. */
-const JOIN_REFUSAL_BY_CODE: Record<number, JoinRefusal> = { [-5]: "BLACKLISTED", [-6]: "REAL_NAME_REQUIRED", [-7]: "MEMBER_LEVEL_TOO_LOW" };
+const JOIN_REFUSAL_BY_CODE: Record<number, JoinRefusal> = {
+  [-5]: "BLACKLISTED",
+  [-6]: "REAL_NAME_REQUIRED",
+  [-7]: "MEMBER_LEVEL_TOO_LOW",
+  [-14]: "CONTACT_NOT_VERIFIED",
+  [-15]: "ACCOUNT_TOO_NEW",
+};
 
 /** join-room-4.lua's reply (see its header) as the room's state at the join; null = no room meta, "ENDED", or the shopper's refusal. */
 export function readJoinReply(

@@ -8,7 +8,7 @@ const opensAt = Date.parse("2026-12-01T10:00:00Z");
 const settings = (over: Partial<RoomSettings> = {}): RoomSettings => ({ opensAt, endsAt: opensAt + 3600_000, rate: 10, order: "RANDOM", challenge: false, eligibility: ELIGIBILITY.ELIGIBLE, ...over });
 
 describe("roomSettingsOf", () => {
-  const sale = { startsAt: new Date(opensAt), endsAt: new Date(opensAt + 1000), arrivalOrder: "ARRIVAL" as const, purchaseChallenge: true, requireRealName: false, minMemberLevel: 0 };
+  const sale = { startsAt: new Date(opensAt), endsAt: new Date(opensAt + 1000), arrivalOrder: "ARRIVAL" as const, purchaseChallenge: true, requireRealName: false, minMemberLevel: 0, requireVerifiedContact: false, accountsCreatedBefore: null };
   it("gives a sale a room exactly when its admission rate is above 0", () => {
     expect(roomSettingsOf({ ...sale, admissionRate: 0 })).toBeNull();
     expect(roomSettingsOf({ ...sale, admissionRate: 5 })).toEqual({ opensAt, endsAt: opensAt + 1000, rate: 5, order: "ARRIVAL", challenge: true, eligibility: ELIGIBILITY.ELIGIBLE });
@@ -17,6 +17,8 @@ describe("roomSettingsOf", () => {
   it("judges a shopper not listed as the sale judges a new account", () => {
     expect(roomSettingsOf({ ...sale, admissionRate: 5, minMemberLevel: 2 })?.eligibility).toBe(ELIGIBILITY.MEMBER_LEVEL_TOO_LOW);
     expect(roomSettingsOf({ ...sale, admissionRate: 5, requireRealName: true })?.eligibility).toBe(ELIGIBILITY.REAL_NAME_REQUIRED);
+    expect(roomSettingsOf({ ...sale, admissionRate: 5, requireVerifiedContact: true })?.eligibility).toBe(ELIGIBILITY.CONTACT_NOT_VERIFIED);
+    expect(roomSettingsOf({ ...sale, admissionRate: 5, accountsCreatedBefore: new Date(opensAt) })?.eligibility).toBe(ELIGIBILITY.ACCOUNT_TOO_NEW);
   });
 });
 

@@ -113,12 +113,14 @@ describe("join-room-4.lua and eligibility", () => {
     seated: await redis.exists(room.seats(SHOPPER), room.arrivals),
   });
 
-  it("refuses a shopper the purchase would refuse, as the purchase does (-5, -6, -7), seating no one and moving nothing", async () => {
+  it("refuses a shopper the purchase would refuse, as the purchase does (-5, -6, -7, -14, -15), seating no one and moving nothing", async () => {
     const before = await untouched();
     const refusals = [
       [ELIGIBILITY.BLACKLISTED, -5, "BLACKLISTED"],
       [ELIGIBILITY.REAL_NAME_REQUIRED, -6, "REAL_NAME_REQUIRED"],
       [ELIGIBILITY.MEMBER_LEVEL_TOO_LOW, -7, "MEMBER_LEVEL_TOO_LOW"],
+      [ELIGIBILITY.CONTACT_NOT_VERIFIED, -14, "CONTACT_NOT_VERIFIED"],
+      [ELIGIBILITY.ACCOUNT_TOO_NEW, -15, "ACCOUNT_TOO_NEW"],
     ] as const;
     for (const [code, reply, refused] of refusals) {
       await redis.hset(room.eligibility, String(SHOPPER), code);

@@ -3,7 +3,8 @@
   another bucket: the end of a fallover hold, or a cross-bucket unit coming back.
 
   Input:
-    KEYS[1] users     hash: userId -> units this shopper holds (home bucket)
+    KEYS[1] users     hash: userId -> units this shopper holds (home bucket), and a real-name
+                      sale's persons (includes/count-shopper.lua)
     KEYS[2] holds     zset: reservationId -> held-at, shoppers seeking stock in other buckets
     ARGV[1] op        "taken":    the held purchase got its unit elsewhere: drop the hold; if it
                                   was already gone (the reconciler judged it abandoned and gave
@@ -19,14 +20,14 @@
 
   Both keys share the home bucket's hash tag, so the script runs unchanged on Redis Cluster.
 ]]
---- @include "includes/uncount-shopper.lua"
+--- @include "includes/count-shopper.lua"
 
 local op = ARGV[1]
 local userId = ARGV[2]
 
 if op == 'taken' then
   if redis.call('ZREM', KEYS[2], ARGV[3]) == 1 then return 0 end
-  redis.call('HINCRBY', KEYS[1], userId, 1)
+  countShopper(KEYS[1], userId)
   return 1
 end
 if op == 'released' then

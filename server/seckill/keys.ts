@@ -45,6 +45,17 @@ export interface SaleKeys {
   stats(epochSecond: number): string;
 }
 
+/**
+ * The fields of a bucket's users hash that name a real-name sale's person (includes/count-shopper.lua):
+ * `person-of:<userId>` -> the person's key, and `person:<key>` -> the units that person holds.
+ */
+export function personOfField(userId: number): string {
+  return `person-of:${userId}`;
+}
+export function personField(person: string): string {
+  return `person:${person}`;
+}
+
 /** The keys of a sale's bucket 0: all of a one-bucket sale's keys. */
 export function saleKeys(namespace: string, saleId: number): SaleKeys {
   return bucketKeys(namespace, saleId, 0);

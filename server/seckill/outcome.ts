@@ -7,6 +7,8 @@ export const REFUSALS = [
   "BLACKLISTED",
   "REAL_NAME_REQUIRED",
   "MEMBER_LEVEL_TOO_LOW",
+  "CONTACT_NOT_VERIFIED",
+  "ACCOUNT_TOO_NEW",
   "INVALID_TOKEN",
 ] as const;
 export type Refusal = (typeof REFUSALS)[number];
@@ -45,6 +47,8 @@ const REFUSAL_BY_CODE: Record<number, Refusal> = {
   [-6]: "REAL_NAME_REQUIRED",
   [-7]: "MEMBER_LEVEL_TOO_LOW",
   [-8]: "INVALID_TOKEN",
+  [-14]: "CONTACT_NOT_VERIFIED",
+  [-15]: "ACCOUNT_TOO_NEW",
 };
 
 /** reserve-unit-with-ticket-7.lua's own refusals (-11 NOT_ADMITTED_YET carries admitAt). */

@@ -127,16 +127,43 @@ describe("reserve-unit-7.lua", () => {
     expect(await state()).toEqual({ stock: 0, held: 0, pending: [] });
   });
 
-  it("-5 BLACKLISTED, -6 REAL_NAME_REQUIRED, -7 MEMBER_LEVEL_TOO_LOW from the shopper's entry, no stock consumed", async () => {
+  it("-5 BLACKLISTED, -6 REAL_NAME_REQUIRED, -7 MEMBER_LEVEL_TOO_LOW, -14 CONTACT_NOT_VERIFIED, -15 ACCOUNT_TOO_NEW from the shopper's entry, no stock consumed", async () => {
     for (const [eligibility, code] of [
       [ELIGIBILITY.BLACKLISTED, -5],
       [ELIGIBILITY.REAL_NAME_REQUIRED, -6],
       [ELIGIBILITY.MEMBER_LEVEL_TOO_LOW, -7],
+      [ELIGIBILITY.CONTACT_NOT_VERIFIED, -14],
+      [ELIGIBILITY.ACCOUNT_TOO_NEW, -15],
     ] as const) {
       await arrange({ eligibility });
       expect(await reserve()).toEqual([code, 5]);
       expect(await state()).toEqual(untouched);
     }
+  });
+
+  it("-3 in a real-name sale once the person holds the limit through another account; a release gives it back", async () => {
+    const OTHER = 8;
+    await arrange({ limit: 1 });
+    await redis.hset(keys.users, { [`person-of:${SHOPPER}`]: "k1", [`person-of:${OTHER}`]: "k1" });
+    expect(await reserve("1-7-000000000000000a")).toEqual([1, 4]);
+    expect(await redis.hget(keys.users, "person:k1")).toBe("1");
+    await redis.set(keys.token(OTHER), "tok-8");
+    expect(await reserve("1-8-000000000000000b", "tok-8", OTHER)).toEqual([-3, 4]);
+    expect(await redis.hget(keys.users, String(OTHER))).toBeNull();
+    // The first account's reservation is released: the person may buy again, through either account.
+    expect(await redis.releaseReservation(keys.stock, keys.users, keys.pending, "1-7-000000000000000a", String(SHOPPER), "1")).toBeTruthy();
+    expect(await redis.hget(keys.users, "person:k1")).toBeNull();
+    expect(await reserve("1-8-000000000000000b", "tok-8", OTHER)).toEqual([1, 4]);
+    expect(await redis.hget(keys.users, "person:k1")).toBe("1");
+  });
+
+  it("counts each account alone when no person is mapped (a sale without real names)", async () => {
+    const OTHER = 8;
+    await arrange({ limit: 1 });
+    expect((await reserve("1-7-000000000000000a"))[0]).toBe(1);
+    await redis.set(keys.token(OTHER), "tok-8");
+    expect((await reserve("1-8-000000000000000b", "tok-8", OTHER))[0]).toBe(1);
+    expect(await redis.hkeys(keys.users)).toEqual(expect.not.arrayContaining([expect.stringMatching(/^person/)]));
   });
 
   it("an unlisted shopper gets the sale's default code, a listed one overrides it", async () => {

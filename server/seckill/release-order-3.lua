@@ -5,7 +5,8 @@
 
   Input:
     KEYS[1] stock      string: units left to reserve
-    KEYS[2] users      hash: userId -> units this shopper holds
+    KEYS[2] users      hash: userId -> units this shopper holds, and a real-name sale's persons
+                       (includes/count-shopper.lua: the person's count goes down with theirs)
     KEYS[3] released   set: ids of orders whose unit is already back in KEYS[1]
     ARGV[1] orderId
     ARGV[2] userId     the order's shopper, or "" when the unit came from a bucket other than
@@ -20,7 +21,7 @@
 
   All keys share the stock bucket's hash tag, so the script runs unchanged on Redis Cluster.
 ]]
---- @include "includes/uncount-shopper.lua"
+--- @include "includes/count-shopper.lua"
 
 local stock = tonumber(redis.call('GET', KEYS[1]))
 if not stock then return { -1, 0 } end

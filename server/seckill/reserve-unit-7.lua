@@ -41,6 +41,7 @@
   the bucket's hash tag, so the script runs unchanged on Redis Cluster.
 ]]
 --- @include "includes/check-purchase.lua"
+--- @include "includes/count-shopper.lua"
 --- @include "includes/reserve-unit.lua"
 
 local userId = ARGV[1]

@@ -37,6 +37,7 @@
   The clock is Redis's own (TIME). All keys share the bucket's hash tag.
 ]]
 --- @include "includes/check-purchase.lua"
+--- @include "includes/count-shopper.lua"
 --- @include "includes/reserve-unit.lua"
 
 local userId = ARGV[1]

@@ -19,6 +19,9 @@ export interface SaleFormValues {
   startsAt: Date;
   endsAt: Date;
   requireRealName: boolean;
+  requireVerifiedContact: boolean;
+  /** Accounts created at or after this moment may not buy; null = any account. */
+  accountsCreatedBefore: Date | null;
   minMemberLevel: number;
   /** Waiting room: places admitted per second, 0 = none. */
   admissionRate: number;
@@ -93,6 +96,8 @@ export function SaleForm(props: {
     startsAt: toLocalInput(initial.startsAt),
     endsAt: toLocalInput(initial.endsAt),
     requireRealName: initial.requireRealName,
+    requireVerifiedContact: initial.requireVerifiedContact,
+    accountsCreatedBefore: initial.accountsCreatedBefore ? toLocalInput(initial.accountsCreatedBefore) : "",
     minMemberLevel: String(initial.minMemberLevel),
     admissionRate: String(initial.admissionRate),
     arrivalOrder: initial.arrivalOrder,
@@ -129,6 +134,8 @@ export function SaleForm(props: {
       startsAt,
       endsAt: new Date(v.endsAt),
       requireRealName: v.requireRealName,
+      requireVerifiedContact: v.requireVerifiedContact,
+      accountsCreatedBefore: v.accountsCreatedBefore ? new Date(v.accountsCreatedBefore) : null,
       minMemberLevel: Number(v.minMemberLevel),
       admissionRate: Number(v.admissionRate),
       arrivalOrder: v.arrivalOrder,
@@ -192,6 +199,20 @@ export function SaleForm(props: {
         <label className="check">
           <input type="checkbox" checked={v.requireRealName} onChange={(e) => setV({ ...v, requireRealName: e.target.checked })} />
           {t.requireRealName}
+        </label>
+      </div>
+      <div className="form-row">
+        <Field name="accountsCreatedBefore" label={t.accountsCreatedBefore} hint={t.accountsCreatedBeforeHint} errors={errors}>
+          <input type="datetime-local" step={1} value={v.accountsCreatedBefore} onChange={set("accountsCreatedBefore")} data-testid="accounts-created-before" />
+        </Field>
+        <label className="check">
+          <input
+            type="checkbox"
+            checked={v.requireVerifiedContact}
+            onChange={(e) => setV({ ...v, requireVerifiedContact: e.target.checked })}
+            data-testid="require-verified-contact"
+          />
+          {t.requireVerifiedContact}
         </label>
       </div>
       <div className="form-row">

@@ -19,7 +19,8 @@ export function saleState(sale: Pick<AdminSale, "phase" | "soldOut">): "UPCOMING
 const BADGE: Record<ReturnType<typeof saleState>, string> = { UPCOMING: "wait", LIVE: "live", ENDED: "", SOLD_OUT: "" };
 
 /** /admin: every sale, and the form for a new one. */
-export function SalesConsole() {
+/** `verifiedContactByDefault`: a new sale asks for a verified email unless the operator unticks it (on in production). */
+export function SalesConsole({ verifiedContactByDefault }: { verifiedContactByDefault: boolean }) {
   const lang = useLang();
   const m = ADMIN_MESSAGES[lang];
   const t = m.sales;
@@ -102,6 +103,8 @@ export function SalesConsole() {
             startsAt: new Date(Math.ceil((now + 5 * 60_000) / 60_000) * 60_000),
             endsAt: new Date(Math.ceil((now + 65 * 60_000) / 60_000) * 60_000),
             requireRealName: false,
+            requireVerifiedContact: verifiedContactByDefault,
+            accountsCreatedBefore: null,
             minMemberLevel: 0,
             admissionRate: 0,
             arrivalOrder: "RANDOM",

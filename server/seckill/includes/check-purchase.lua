@@ -6,9 +6,12 @@
     -1  NOT_STARTED
     -2  ENDED
     -5  BLACKLISTED
+   -15  ACCOUNT_TOO_NEW        account made at or after the sale's accountsCreatedBefore
+   -14  CONTACT_NOT_VERIFIED
     -6  REAL_NAME_REQUIRED
     -7  MEMBER_LEVEL_TOO_LOW
-    -3  UNIT_LIMIT_REACHED     shopper already holds the sale's unit limit
+    -3  UNIT_LIMIT_REACHED     shopper already holds the sale's unit limit, or, in a real-name
+                               sale, the person behind the account does (over all their accounts)
     -4  SOLD_OUT               (one-bucket sale; with several buckets this bucket's stock says
                                nothing about the others: the token is issued, the reserve HELD)
 
@@ -21,9 +24,11 @@
     meta         hash: startsAt, endsAt (epoch ms), limit (units per shopper), eligibility (the
                  code of a shopper not listed in the eligibility hash), buckets (the sale's stock
                  buckets; absent = 1)
-    users        hash: userId -> units this shopper holds (reserved or ordered)
+    users        hash: userId -> units this shopper holds (reserved or ordered); in a real-name
+                 sale also person-of:<userId> -> person, person:<person> -> units the person holds
     eligibility  hash: userId -> eligibility code, for shoppers who differ from the default
-                 (0 eligible, 1 blacklisted, 2 real name required, 3 member level too low)
+                 (0 eligible, 1 blacklisted, 2 real name required, 3 member level too low,
+                 4 contact not verified, 5 account too new)
 ]]
 --- @include "../../includes/now-ms.lua"
 
@@ -40,9 +45,13 @@ local function checkPurchase(stockKey, metaKey, usersKey, eligibilityKey, userId
   if eligibility == 1 then return -5, sale end
   if eligibility == 2 then return -6, sale end
   if eligibility == 3 then return -7, sale end
+  if eligibility == 4 then return -14, sale end
+  if eligibility == 5 then return -15, sale end
 
   local held = tonumber(redis.call('HGET', usersKey, userId) or '0')
   if held >= tonumber(meta[3]) then return -3, sale end
+  local person = redis.call('HGET', usersKey, 'person-of:' .. userId)
+  if person and tonumber(redis.call('HGET', usersKey, 'person:' .. person) or '0') >= tonumber(meta[3]) then return -3, sale end
   local bucketed = tonumber(meta[5] or '1') > 1
   if stock <= 0 and not bucketed then return -4, sale end
   return nil, sale

@@ -12,7 +12,8 @@
       -> { 1, stockLeft } RESERVED or { 2, 0 } HELD; `sale` is includes/check-purchase.lua's
   The keys it writes, all of the home bucket:
     stock    string: units left to reserve in this bucket
-    users    hash: userId -> units this shopper holds (reserved or ordered)
+    users    hash: userId -> units this shopper holds (reserved or ordered); a real-name
+             sale's persons too (count-shopper.lua, which the including script includes)
     pending  zset: reservationId -> reserved-at (epoch ms), the half message
     holds    zset: reservationId -> held-at (epoch ms)
 ]]
@@ -21,7 +22,7 @@ local function backlogFull(pendingKey, maxBacklog)
 end
 
 local function reserveUnit(stockKey, usersKey, pendingKey, holdsKey, userId, reservationId, sale)
-  redis.call('HINCRBY', usersKey, userId, 1)
+  countShopper(usersKey, userId)
   if sale.stock <= 0 then
     redis.call('ZADD', holdsKey, sale.now, reservationId)
     return { 2, 0 }

@@ -3,6 +3,7 @@ import { adminProcedure, createTRPCRouter } from "../init";
 import { orderIdInput, saleIdInput } from "../schemas";
 import { warmUpSale } from "../../recovery/warmup";
 import { updateStanding } from "../../gateway/standing";
+import { realNameOf } from "../../gateway/real-name";
 import { shipOrder } from "../../orders/ship";
 import { orderSearchInput } from "../../admin/order-search";
 import { newSaleInput, saleEditInput, stockAdjustmentInput } from "../../admin/sale-form";
@@ -56,12 +57,14 @@ export const adminRouter = createTRPCRouter({
           blacklisted: z.boolean().optional(),
           realNameVerified: z.boolean().optional(),
           memberLevel: z.number().int().min(0).max(100).optional(),
+          /** The verified identity's number (ID card, passport): kept only as its keyed hash. */
+          realNameId: z.string().max(64).optional(),
         })
-        .refine((v) => v.blacklisted !== undefined || v.realNameVerified !== undefined || v.memberLevel !== undefined, {
-          message: "Change at least one of blacklisted, realNameVerified, memberLevel",
+        .refine((v) => v.blacklisted !== undefined || v.realNameVerified !== undefined || v.memberLevel !== undefined || v.realNameId !== undefined, {
+          message: "Change at least one of blacklisted, realNameVerified, memberLevel, realNameId",
         }),
     )
-    .mutation(({ ctx, input: { userId, ...patch } }) => updateStanding(ctx.services, userId, patch)),
+    .mutation(({ ctx, input: { userId, realNameId, ...patch } }) => updateStanding(ctx.services, userId, { ...patch, ...realNameOf(ctx.services.env, realNameId) })),
 
   /** Demote an admin (or promote a shopper); the account's sessions end everywhere. */
   setRole: adminProcedure
