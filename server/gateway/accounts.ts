@@ -8,6 +8,7 @@ import { DECOY_HASH, needsRehash } from "./password-hash";
 import { createLogger } from "../logger";
 import { takeSignInAttempt } from "./sign-in-throttle";
 import { revokeSessions, sessionGeneration } from "./revocation";
+import { sendContactVerificationInBackground } from "./contact-verification";
 
 /** The same words as the sign-in form's own (app/_i18n/messages.ts, wrongCredentials). */
 export const WRONG_CREDENTIALS: Localized = { en: "Email or password is wrong.", zh: "邮箱或密码错误。" };
@@ -35,7 +36,7 @@ async function issue(services: Pick<Services, "env">, user: { id: number; email:
   return { token, user };
 }
 
-export async function signUp(services: Pick<Services, "db" | "env" | "redis" | "passwords">, input: { email: string; password: string }): Promise<SignedIn> {
+export async function signUp(services: Pick<Services, "db" | "env" | "redis" | "passwords" | "contacts">, input: { email: string; password: string }): Promise<SignedIn> {
   const generation = await sessionGeneration(services);
   const passwordHash = await hashPassword(services, input.password);
   try {
@@ -43,6 +44,7 @@ export async function signUp(services: Pick<Services, "db" | "env" | "redis" | "
       data: { email: input.email.toLowerCase(), passwordHash },
       select: { id: true, email: true, role: true },
     });
+    sendContactVerificationInBackground(services, user); // not awaited: mail never holds up a sign-up
     return issue(services, user, generation);
   } catch (error) {
     if (isUniqueViolation(error)) {
@@ -137,8 +139,8 @@ export async function createAdminOnce(
 export async function signedInAccount(
   services: Pick<Services, "db">,
   session: { userId: number; role: Role } | null,
-): Promise<{ userId: number; role: Role; email: string } | null> {
+): Promise<{ userId: number; role: Role; email: string; contactVerified: boolean } | null> {
   if (!session) return null;
-  const user = await services.db.user.findUnique({ where: { id: session.userId }, select: { email: true } });
-  return user ? { userId: session.userId, role: session.role, email: user.email } : null;
+  const user = await services.db.user.findUnique({ where: { id: session.userId }, select: { email: true, contactVerifiedAt: true } });
+  return user ? { userId: session.userId, role: session.role, email: user.email, contactVerified: user.contactVerifiedAt !== null } : null;
 }
