@@ -1,5 +1,5 @@
 import { defineConfig } from "@playwright/test";
-import { chooseFakeProviders, E2E_FAKE_PROVIDERS, E2E_SALE, e2eAppEnv, e2eBaseUrl, e2eFakePort } from "./e2e/e2e-env";
+import { chooseFakeProviders, chooseMailPorts, E2E_FAKE_PROVIDERS, E2E_SALE, e2eAppEnv, e2eBaseUrl, e2eFakePort, e2eMailPort } from "./e2e/e2e-env";
 import { freePort } from "./server/net";
 
 /**
@@ -17,6 +17,8 @@ import { freePort } from "./server/net";
 process.env.E2E_PORT ??= String(await freePort());
 // The same for the fake providers' ports and seeds (their keys), which the app's env is made from.
 await chooseFakeProviders(freePort);
+// And the mail catcher's (SMTP for the app, HTTP for the specs).
+await chooseMailPorts(freePort);
 const baseURL = e2eBaseUrl();
 
 export default defineConfig({
@@ -78,5 +80,16 @@ export default defineConfig({
       stderr: "pipe" as const,
       gracefulShutdown: { signal: "SIGTERM" as const, timeout: 5_000 },
     })),
+    // Ready once its mailbox answers; its SMTP port listens before that.
+    {
+      name: "mail-catcher",
+      command: "node_modules/.bin/tsx e2e/mail-catcher.ts",
+      url: `http://127.0.0.1:${e2eMailPort("mailbox")}/health`,
+      timeout: 30_000,
+      reuseExistingServer: false,
+      stdout: "ignore",
+      stderr: "pipe",
+      gracefulShutdown: { signal: "SIGTERM", timeout: 5_000 },
+    },
   ],
 });

@@ -144,6 +144,34 @@ function e2eFakeProvidersEnv(): Record<string, string> {
   return Object.assign({}, ...E2E_FAKE_PROVIDERS.map((provider) => APP_ENV[provider](e2eFakeSeed(provider), e2eFakeUrl(provider))));
 }
 
+/**
+ * The mail catcher (e2e/mail-catcher.ts, a webServer entry): a real SMTP server the app mails
+ * through (SMTP_URL), and beside it a small HTTP mailbox the specs read the messages from. Ports
+ * chosen once in the runner process, like the fakes'.
+ */
+const MAIL_PORT_VARIABLES = { smtp: "E2E_SMTP_PORT", mailbox: "E2E_MAILBOX_PORT" } as const;
+
+/** For playwright.config.ts, after chooseFakeProviders: a free port each, unless already chosen. */
+export async function chooseMailPorts(freePort: () => Promise<number>): Promise<void> {
+  const taken = new Set([process.env.E2E_PORT, ...E2E_FAKE_PROVIDERS.map((provider) => process.env[portVariable(provider)])]);
+  for (const variable of Object.values(MAIL_PORT_VARIABLES)) {
+    if (!process.env[variable]) {
+      let port: string;
+      do port = String(await freePort());
+      while (taken.has(port));
+      process.env[variable] = port;
+    }
+    taken.add(process.env[variable]);
+  }
+}
+
+export function e2eMailPort(which: keyof typeof MAIL_PORT_VARIABLES): number {
+  const variable = MAIL_PORT_VARIABLES[which];
+  const port = Number(process.env[variable]);
+  if (!Number.isInteger(port) || port <= 0) throw new Error(`${variable} is not set to a port (got ${process.env[variable]}): playwright.config.ts chooses it`);
+  return port;
+}
+
 /** What the web server, the worker and the setup code all run with. */
 export function e2eAppEnv(): Record<string, string> {
   return {
@@ -169,5 +197,7 @@ export function e2eAppEnv(): Record<string, string> {
     ADMIN_PASSWORD: E2E_ADMIN.password,
     // Its metrics port could be a developer's running worker's: the journeys do not scrape it.
     WORKER_METRICS_PORT: "0",
+    // Verification links go through a real SMTP server, the mail catcher.
+    SMTP_URL: `smtp://127.0.0.1:${e2eMailPort("smtp")}`,
   };
 }

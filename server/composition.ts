@@ -23,6 +23,7 @@ import { createOrderEnqueuer } from "./seckill/enqueue";
 import { followRevocations, revocationLifetimeMs, SessionRevocations } from "./gateway/revocation";
 import { StreamCaps } from "./gateway/stream-caps";
 import { PasswordHasher } from "./gateway/password-hasher";
+import { LogSender, SmtpSender, type ContactSender } from "./clients/contact-sender";
 
 export interface ServiceOptions {
   /** Follow sold-out broadcasts from other instances (web processes do). */
@@ -118,6 +119,7 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
   if (options.processMetrics) registerReconcileGauges(metrics.registry, () => readPublishedReconciliations({ redis, env }));
   const orderEnqueuer = createOrderEnqueuer({ redis, queues, env });
   const passwords = new PasswordHasher({ concurrency: env.PASSWORD_HASH_CONCURRENCY, queueLimit: env.PASSWORD_HASH_QUEUE_LIMIT, waitMs: env.PASSWORD_HASH_WAIT_MS });
+  const contacts = contactSender(env);
   return {
     ...core.services,
     orderEnqueuer,
@@ -127,14 +129,26 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
     rateLimits,
     streams: new StreamCaps({ perShopper: env.STREAMS_PER_SHOPPER, perAddress: env.STREAMS_PER_IP }),
     passwords,
+    contacts,
     async close() {
       clearInterval(statsTimer);
       stopFollowingRevocations();
-      await Promise.all([flushStats(), orderEnqueuer.drain(), passwords.close()]);
+      await Promise.all([flushStats(), orderEnqueuer.drain(), passwords.close(), contacts.close()]);
       await core.closeQueues();
       await core.disconnect(subscriber);
     },
   };
+}
+
+/**
+ * SMTP_URL's mail server, or the log. Production without one runs on (a shop may not verify
+ * contacts at all) but says so at start, since the links then reach only whoever reads the log.
+ */
+function contactSender(env: Env): ContactSender {
+  if (env.SMTP_URL) return new SmtpSender(env.SMTP_URL, env.MAIL_FROM);
+  const log = createLogger("services");
+  if (env.NODE_ENV === "production") log.warn("SMTP_URL is not set: verification links are written to this log, not mailed to shoppers");
+  return new LogSender((fields, line) => log.info(fields, line));
 }
 
 const holder = globalThis as unknown as { __flashSaleServices?: Promise<Services> };

@@ -99,6 +99,21 @@ describe("deprecated rate names", () => {
   });
 });
 
+describe("mail", () => {
+  it("takes an smtp:// or smtps:// SMTP_URL, reads empty as unset, refuses anything else by name", () => {
+    expect(readEnv({ SMTP_URL: "smtp://user:p%40ss@mail.example.com:587" }).SMTP_URL).toBe("smtp://user:p%40ss@mail.example.com:587");
+    expect(readEnv({ SMTP_URL: "smtps://mail.example.com" }).SMTP_URL).toBe("smtps://mail.example.com");
+    expect(readEnv({ SMTP_URL: "" }).SMTP_URL).toBeUndefined();
+    expect(() => readEnv({ SMTP_URL: "http://mail.example.com" })).toThrow(/SMTP_URL: SMTP_URL must look like smtp:\/\//);
+  });
+  it("starts production without SMTP_URL (links go to the log, said at start) and keeps links a day by default", () => {
+    const production = readEnv({ NODE_ENV: "production", SESSION_SECRET: "x".repeat(40) });
+    expect(production.SMTP_URL).toBeUndefined();
+    expect(production.CONTACT_VERIFICATION_TTL_SECONDS).toBe(86_400);
+    expect(() => readEnv({ CONTACT_VERIFICATION_TTL_SECONDS: "10" })).toThrow(/CONTACT_VERIFICATION_TTL_SECONDS/);
+  });
+});
+
 describe("sections", () => {
   const all = Object.values(ENV_SECTIONS).flat();
   it("puts every variable in exactly one section", () => {

@@ -293,6 +293,14 @@ const deploymentFacts = {
   REDIS_CLUSTER_PASSWORD: optionalText,
   /** The Cluster nodes speak TLS (1), verified against the system CAs or REDIS_TLS_CA_FILE. */
   REDIS_CLUSTER_TLS: z.enum(["0", "1"]).default("0"),
+  /**
+   * The mail server verification links go out through (`smtp://user:pass@host:587`, `smtps://…`
+   * for TLS from the start). Unset: each link is written to the process's log instead (a developer's
+   * machine; production logs a warning at start, see docs/operations.md).
+   */
+  SMTP_URL: optionalText.pipe(z.string().regex(/^smtps?:\/\//, "SMTP_URL must look like smtp://user:pass@host:587 or smtps://host:465").optional()),
+  /** The sender of the shop's mail, an address or `Name <address>`. */
+  MAIL_FROM: z.string().min(3).default("Flash Sale <no-reply@flash-sale.test>"),
 };
 
 /** TUNING: knobs an operator may tune; each says its default and when to change it. */
@@ -315,6 +323,8 @@ const tuningKnobs = {
   FRONT_DOOR_CONNECTIONS_PER_IP: intFrom(512, 0),
   /** How long a sign-in lasts (7 days). Change with the shop's session policy. */
   SESSION_TTL_SECONDS: intFrom(7 * 24 * 3600, 60),
+  /** How long a mailed verification link stays good (24 h). Change with the shop's account policy. */
+  CONTACT_VERIFICATION_TTL_SECONDS: intFrom(24 * 3600, 60),
   /** How long a shopper has to pay an order before it is cancelled (30 min). Change for the shop's payment window. */
   ORDER_PAY_TIMEOUT_SECONDS: intFrom(1800, 1),
   /**

@@ -11,6 +11,7 @@ import type { GroupCommitter } from "./orders/group-commit";
 import type { SessionRevocations } from "./gateway/revocation";
 import type { StreamCaps } from "./gateway/stream-caps";
 import type { PasswordHasher } from "./gateway/password-hasher";
+import type { ContactSender } from "./clients/contact-sender";
 
 /**
  * What every process has from the outside world, built from one Env by the composition root
@@ -51,4 +52,6 @@ export interface Services extends CoreServices {
   streams: StreamCaps;
   /** Password hashing and checking, off the event loop and a bounded number at once (server/gateway/password-hasher.ts). */
   passwords: PasswordHasher;
+  /** Mail to shoppers (verification links): SMTP_URL's server, or the log without one (server/clients/contact-sender.ts). */
+  contacts: ContactSender;
 }

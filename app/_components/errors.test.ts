@@ -7,7 +7,7 @@ import { EventSource } from "eventsource";
 import superjson from "superjson";
 import type { AppRouter } from "@/server/trpc/root";
 import { MESSAGES } from "../_i18n/messages";
-import { authErrorText, errorText, payErrorText, streamRefused } from "./errors";
+import { authErrorText, errorText, payErrorText, resendErrorText, streamRefused } from "./errors";
 
 const t = MESSAGES.en;
 
@@ -112,5 +112,14 @@ describe("streamRefused", () => {
     expect(streamRefused((await subscriptionErrorFor(429)) as object)).toBe(true);
     expect(streamRefused((await subscriptionErrorFor(502)) as object)).toBe(false);
     expect(streamRefused(null)).toBe(false);
+  });
+});
+
+describe("resendErrorText", () => {
+  it("shows a resend's own 429 as the server wrote it (it says how long), and the rest as errorText", () => {
+    const tooSoon = { message: "刚刚已发送过新链接，请 42 秒后再试。", data: { httpStatus: 429, code: "TOO_MANY_REQUESTS" } };
+    expect(resendErrorText(tooSoon, MESSAGES.zh)).toBe("刚刚已发送过新链接，请 42 秒后再试。");
+    expect(resendErrorText({ message: "", meta: { response: new Response(null, { status: 429 }) } }, t)).toBe(t.tooManyRequests);
+    expect(resendErrorText({ message: "We could not send", data: { httpStatus: 503, code: "SERVICE_UNAVAILABLE" } }, t)).toBe(t.tryAgain);
   });
 });

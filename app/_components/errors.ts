@@ -70,3 +70,12 @@ export function streamRefused(error: object | null | undefined): boolean {
   const refused = error as { cause?: { code?: unknown }; shape?: { code?: unknown } } | null | undefined;
   return refused?.cause?.code === 429 || refused?.shape?.code === 429;
 }
+
+/**
+ * What a refused auth.resendVerification means: its own 429 says how long to wait, in the
+ * caller's language, so it is shown as the server wrote it; the rest as errorText.
+ */
+export function resendErrorText(error: CallError, t: Messages): string {
+  if (error.data?.code === "TOO_MANY_REQUESTS" && error.message) return error.message;
+  return errorText(error, t);
+}

@@ -1,4 +1,5 @@
 "use client";
+import { ContactNotVerified } from "./contact-unverified";
 import Link from "next/link";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
@@ -265,6 +266,7 @@ export function RoomPanel({
         />
       ) : null}
       <StatusLine saleId={saleId} status={status} />
+      {refusedAtJoin === "CONTACT_NOT_VERIFIED" || purchase.data?.status === "CONTACT_NOT_VERIFIED" ? <ContactNotVerified /> : null}
     </div>
   );
 }

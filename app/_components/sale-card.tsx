@@ -1,4 +1,5 @@
 "use client";
+import { ContactNotVerified } from "./contact-unverified";
 import Link from "next/link";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
@@ -338,6 +339,7 @@ function BuyPanel({
         />
       ) : null}
       <StatusLine saleId={saleId} status={status} />
+      {refusedBeforehand === "CONTACT_NOT_VERIFIED" || purchase.data?.status === "CONTACT_NOT_VERIFIED" ? <ContactNotVerified /> : null}
     </div>
   );
 }

@@ -1,6 +1,6 @@
 import type { Lang } from "@/server/i18n";
 
-/** The account journeys' own words: the header, My orders' cancel step, the cashier, the 404 page. */
+/** The account journeys' own words: the header, My orders' cancel step, the cashier, the 404 page, email verification. */
 const en = {
   // Header
   signedInAs: (email: string) => `Signed in as ${email}`,
@@ -21,6 +21,20 @@ const en = {
   // 404
   pageNotFoundTitle: "Page not found",
   pageNotFoundText: "There is nothing at this address. It may have moved, or the link may be mistyped.",
+  // Verified contacts: the /verify page and the "not verified" line beside Buy
+  verifyTitle: "Email verification",
+  verifying: "Verifying your email…",
+  verified: "Your email is verified. Thank you!",
+  linkUsed: "This link has already been used.",
+  linkExpired: "This link has expired.",
+  linkInvalid: "This link is not valid. Open the latest link we sent you.",
+  linkMissing: "Open this page from the link in your email.",
+  alreadyVerified: "Your email is verified.",
+  signInToResend: "Sign in to get a new link.",
+  notVerified: "Your email is not verified",
+  sendAgain: "Send again",
+  sending: "Sending…",
+  sentTo: (email: string) => `We sent a new link to ${email}. It may take a minute to arrive.`,
 };
 
 const zh: typeof en = {
@@ -38,6 +52,19 @@ const zh: typeof en = {
   tradeClosedSeeOrders: "返回我的订单",
   pageNotFoundTitle: "页面不存在",
   pageNotFoundText: "这个地址没有内容。页面可能已移走,或链接有误。",
+  verifyTitle: "邮箱验证",
+  verifying: "正在验证您的邮箱…",
+  verified: "您的邮箱已验证，谢谢！",
+  linkUsed: "该链接已使用过。",
+  linkExpired: "该链接已过期。",
+  linkInvalid: "该链接无效。请打开我们最近发给您的链接。",
+  linkMissing: "请通过邮件中的链接打开本页面。",
+  alreadyVerified: "您的邮箱已验证。",
+  signInToResend: "登录后可重新获取链接。",
+  notVerified: "您的邮箱尚未验证",
+  sendAgain: "重新发送",
+  sending: "正在发送…",
+  sentTo: (email) => `新链接已发送至 ${email}，可能需要一分钟左右送达。`,
 };
 
 export type AccountMessages = typeof en;

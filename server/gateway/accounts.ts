@@ -9,6 +9,7 @@ import { createLogger } from "../logger";
 import { takeSignInAttempt } from "./sign-in-throttle";
 import { revokeSessions, sessionGeneration } from "./revocation";
 import { refreshSaleStanding } from "./standing";
+import { sendContactVerificationInBackground } from "./contact-verification";
 
 /** The same words as the sign-in form's own (app/_i18n/messages.ts, wrongCredentials). */
 export const WRONG_CREDENTIALS: Localized = { en: "Email or password is wrong.", zh: "邮箱或密码错误。" };
@@ -36,7 +37,7 @@ async function issue(services: Pick<Services, "env">, user: { id: number; email:
   return { token, user };
 }
 
-export async function signUp(services: Pick<Services, "db" | "env" | "redis" | "passwords">, input: { email: string; password: string }): Promise<SignedIn> {
+export async function signUp(services: Pick<Services, "db" | "env" | "redis" | "passwords" | "contacts">, input: { email: string; password: string }): Promise<SignedIn> {
   const generation = await sessionGeneration(services);
   const passwordHash = await hashPassword(services, input.password);
   try {
@@ -47,6 +48,7 @@ export async function signUp(services: Pick<Services, "db" | "env" | "redis" | "
     // An open sale may judge a brand-new account apart from its default (a moment for the newest
     // accounts still ahead). Best effort: the account exists; missed, it reads as too new until a re-warm.
     await refreshSaleStanding(services, user.id).catch((error: unknown) => createLogger("services").warn({ err: error, userId: user.id }, "could not write a new account into the open sales"));
+    sendContactVerificationInBackground(services, user); // not awaited: mail never holds up a sign-up
     return issue(services, user, generation);
   } catch (error) {
     if (isUniqueViolation(error)) {
@@ -141,8 +143,8 @@ export async function createAdminOnce(
 export async function signedInAccount(
   services: Pick<Services, "db">,
   session: { userId: number; role: Role } | null,
-): Promise<{ userId: number; role: Role; email: string } | null> {
+): Promise<{ userId: number; role: Role; email: string; contactVerified: boolean } | null> {
   if (!session) return null;
-  const user = await services.db.user.findUnique({ where: { id: session.userId }, select: { email: true } });
-  return user ? { userId: session.userId, role: session.role, email: user.email } : null;
+  const user = await services.db.user.findUnique({ where: { id: session.userId }, select: { email: true, contactVerifiedAt: true } });
+  return user ? { userId: session.userId, role: session.role, email: user.email, contactVerified: user.contactVerifiedAt !== null } : null;
 }

@@ -27,6 +27,7 @@ export const INPUT_SENTENCES = {
   email: { en: "Enter a valid email address", zh: "请输入有效的邮箱地址" },
   passwordTooShort: { en: "Use at least 8 characters", zh: "密码至少需要 8 个字符" },
   passwordTooLong: PASSWORD_TOO_LONG,
+  verificationToken: { en: "token is malformed: open the whole link from the email", zh: "token 格式不正确：请打开邮件中的完整链接" },
 } satisfies Record<string, Localized>;
 
 const CHINESE_BY_ENGLISH = new Map<string, string>(Object.values(INPUT_SENTENCES).map((sentence) => [sentence.en, sentence.zh]));

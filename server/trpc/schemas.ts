@@ -2,6 +2,7 @@ import { z } from "zod";
 import { RESERVATION_ID_PATTERN } from "../seckill/reservation";
 import { PURCHASE_TOKEN_PATTERN } from "../seckill/purchase-token";
 import { TICKET_PATTERN } from "../room/ticket";
+import { CONTACT_TOKEN_PATTERN } from "../gateway/contact-token";
 import { withinPasswordLimit } from "../gateway/password";
 import { INPUT_SENTENCES } from "./input-errors";
 import { PAYMENT_PROVIDER_NAMES } from "../env";
@@ -49,4 +50,9 @@ export const payInput = orderIdInput.extend({
 export const credentialsInput = z.object({
   email: z.email(INPUT_SENTENCES.email.en).max(191),
   password: z.string().min(8, INPUT_SENTENCES.passwordTooShort.en).refine(withinPasswordLimit, INPUT_SENTENCES.passwordTooLong.en),
+});
+
+/** auth.verifyContact: the token of the mailed link, as it came (the page reads it from ?token=). */
+export const verifyContactInput = z.object({
+  token: z.string({ error: INPUT_SENTENCES.verificationToken.en }).max(200, INPUT_SENTENCES.verificationToken.en).regex(CONTACT_TOKEN_PATTERN, INPUT_SENTENCES.verificationToken.en),
 });

@@ -1,5 +1,6 @@
-import { createTRPCRouter, publicProcedure } from "../init";
-import { credentialsInput } from "../schemas";
+import { createTRPCRouter, publicProcedure, shopperProcedure } from "../init";
+import { credentialsInput, verifyContactInput } from "../schemas";
+import { resendVerification, verifyContact } from "../../gateway/contact-verification";
 import { signedInAccount, signIn, signUp, type SignedIn } from "../../gateway/accounts";
 import { sessionCookie } from "../../gateway/session";
 import { revokeSessions } from "../../gateway/revocation";
@@ -20,4 +21,7 @@ export const authRouter = createTRPCRouter({
     return { ok: true as const };
   }),
   me: publicProcedure.query(({ ctx }) => signedInAccount(ctx.services, ctx.session)),
+  // Public: the link works in any browser, signed in or not (the token names the account).
+  verifyContact: publicProcedure.input(verifyContactInput).mutation(async ({ ctx, input }) => ({ status: (await verifyContact(ctx.services, input.token)).status })),
+  resendVerification: shopperProcedure.mutation(({ ctx }) => resendVerification(ctx.services, ctx.session.userId)),
 });

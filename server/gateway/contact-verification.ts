@@ -1,0 +1,145 @@
+import type { Services } from "../services";
+import type { ContactMessage } from "../clients/contact-sender";
+import { AppError } from "../errors";
+import type { Localized } from "../i18n";
+import { createLogger } from "../logger";
+import { contactTokenKey, readContactToken, sentTo, signContactToken } from "./contact-token";
+import { refreshSaleStanding } from "./standing";
+import { waitText } from "./sign-in-throttle";
+
+/**
+ * Verified contacts (issue #42): after sign-up the shop mails a link (contact-token.ts) to the
+ * account's address; following it once, before it expires, sets users.contact_verified_at, and
+ * open sales hear of it at once (refreshSaleStanding). A signed-in shopper may ask for a new link,
+ * at most once a minute and RESEND_PER_HOUR times an hour.
+ */
+
+export const RESEND_COOLDOWN_SECONDS = 60;
+export const RESEND_PER_HOUR = 5;
+
+export const LINK_INVALID: Localized = {
+  en: "This verification link is not valid. Open the latest link we sent you, or ask for a new one.",
+  zh: "该验证链接无效。请打开我们最近发给您的链接，或重新获取。",
+};
+export const LINK_EXPIRED: Localized = { en: "This verification link has expired. Ask for a new one.", zh: "该验证链接已过期，请重新获取。" };
+export const LINK_USED: Localized = { en: "This verification link has already been used.", zh: "该验证链接已使用过。" };
+const NOT_SENT: Localized = { en: "We could not send the email just now. Try again in a minute.", zh: "暂时无法发送邮件，请一分钟后再试。" };
+
+/** The mail with the link, in both languages: at sign-up the shop does not know which the reader prefers. */
+export function verificationMessage(link: string, ttlSeconds: number): ContactMessage {
+  const hours = Math.max(1, Math.round(ttlSeconds / 3600));
+  const en = `Confirm your email address for Flash Sale by opening this link (good for ${hours === 1 ? "1 hour" : `${hours} hours`}, once):\n\n${link}\n\nIf you did not sign up, ignore this email.`;
+  const zh = `请打开以下链接，验证您在 Flash Sale 的邮箱地址（${hours} 小时内有效，仅可使用一次）：\n\n${link}\n\n如果您没有注册，请忽略本邮件。`;
+  return { subject: "Confirm your email · 验证您的邮箱", text: `${en}\n\n——\n\n${zh}\n`, actionUrl: link };
+}
+
+/** Signs a fresh link for the account's address and sends it; rejects when the sender could not. */
+export async function sendContactVerification(services: Pick<Services, "env" | "contacts">, user: { id: number; email: string }, now = new Date()): Promise<void> {
+  const { env } = services;
+  const token = signContactToken(contactTokenKey(env.SESSION_SECRET), {
+    userId: user.id,
+    email: user.email,
+    expiresAt: now.getTime() + env.CONTACT_VERIFICATION_TTL_SECONDS * 1000,
+  });
+  const link = `${env.PUBLIC_BASE_URL}/verify?token=${encodeURIComponent(token)}`;
+  await services.contacts.send(user.email, verificationMessage(link, env.CONTACT_VERIFICATION_TTL_SECONDS));
+}
+
+/**
+ * The sign-up's send: not awaited, so a slow or absent mail server neither slows nor fails the
+ * sign-up; a failure is logged and the shopper can press "Send again". In process rather than a
+ * worker job: a lost mail costs one press, not an order, so it needs no queue's retries.
+ */
+export function sendContactVerificationInBackground(services: Pick<Services, "env" | "contacts">, user: { id: number; email: string }): void {
+  sendContactVerification(services, user).catch((error: unknown) => {
+    createLogger("services").warn({ err: error, userId: user.id }, "could not send the contact verification mail; the shopper can ask again");
+  });
+}
+
+/** Marks the link's nonce spent until the link expires: the first caller gets true, any other false. */
+function usedKey(namespace: string, nonce: string): string {
+  return `${namespace}:contact:used:${nonce}`;
+}
+
+/**
+ * Follows a link: the token must be ours, unexpired, for the account's current address and not
+ * used before. Invalid → BAD_REQUEST, expired → PRECONDITION_FAILED, used → CONFLICT; nothing
+ * changes on any of them.
+ */
+export async function verifyContact(services: Pick<Services, "db" | "env" | "redis">, token: string, now = new Date()): Promise<{ status: "VERIFIED"; userId: number }> {
+  const { db, env, redis } = services;
+  const key = contactTokenKey(env.SESSION_SECRET);
+  const reading = readContactToken(key, token, now.getTime());
+  if (!reading.ok) throw new AppError(reading.problem === "EXPIRED" ? "PRECONDITION_FAILED" : "BAD_REQUEST", reading.problem === "EXPIRED" ? LINK_EXPIRED : LINK_INVALID);
+  const { claims } = reading;
+  const user = await db.user.findUnique({ where: { id: claims.userId }, select: { email: true } });
+  // An account deleted since, or whose address changed: the link proves nothing about it now.
+  if (!user || !sentTo(key, claims, user.email)) throw new AppError("BAD_REQUEST", LINK_INVALID);
+  const used = usedKey(env.REDIS_NAMESPACE, claims.nonce);
+  const first = await redis.set(used, String(claims.userId), "PX", Math.max(1, claims.expiresAt - now.getTime()), "NX");
+  if (first !== "OK") throw new AppError("CONFLICT", LINK_USED);
+  try {
+    // The first verification's moment stays: a second link (a resend) changes nothing.
+    await db.user.updateMany({ where: { id: claims.userId, contactVerifiedAt: null }, data: { contactVerifiedAt: now } });
+  } catch (error) {
+    await redis.del(used).catch(() => {}); // not verified: the link stays good
+    throw error;
+  }
+  try {
+    await refreshSaleStanding(services, claims.userId);
+  } catch (error) {
+    // Verified in MySQL either way; the next warm-up of a sale reads it from there.
+    createLogger("services").warn({ err: error, userId: claims.userId }, "could not update open sales' eligibility after a verified contact");
+  }
+  return { status: "VERIFIED", userId: claims.userId };
+}
+
+function resendKeys(namespace: string, userId: number) {
+  return { minute: `${namespace}:contact:{resend:${userId}}:minute`, hour: `${namespace}:contact:{resend:${userId}}:hour` };
+}
+
+export function resendRefusal(retryAfterSeconds: number): Localized {
+  const wait = waitText(retryAfterSeconds);
+  return { en: `A new link was sent a moment ago. Ask again in ${wait.en}.`, zh: `刚刚已发送过新链接，请 ${wait.zh}后再试。` };
+}
+
+/**
+ * A new link for a signed-in shopper whose address is not verified yet, sent before answering
+ * (the shopper is waiting to hear it went). Over the limits: TOO_MANY_REQUESTS with Retry-After,
+ * nothing sent or counted; a send that fails gives its units back.
+ */
+export async function resendVerification(
+  services: Pick<Services, "db" | "env" | "redis" | "contacts">,
+  userId: number,
+  now = new Date(),
+): Promise<{ status: "SENT"; email: string } | { status: "ALREADY_VERIFIED" }> {
+  const { db, env, redis } = services;
+  const user = await db.user.findUnique({ where: { id: userId }, select: { email: true, contactVerifiedAt: true } });
+  if (!user) throw new AppError("UNAUTHORIZED", { en: "Sign in to continue.", zh: "请先登录。" });
+  if (user.contactVerifiedAt) return { status: "ALREADY_VERIFIED" };
+  const keys = resendKeys(env.REDIS_NAMESPACE, userId);
+  // The sign-in throttle's counter (take a unit of a window, or hear what is left of it).
+  const [minuteTaken, minuteLeftMs] = await redis.signInAttempts(keys.minute, "take", 1, RESEND_COOLDOWN_SECONDS * 1000);
+  if (minuteTaken !== 1) throw tooSoon(minuteLeftMs);
+  const [hourTaken, hourLeftMs] = await redis.signInAttempts(keys.hour, "take", RESEND_PER_HOUR, 3600 * 1000);
+  const giveBack = async (which: ("minute" | "hour")[]) => {
+    await Promise.allSettled(which.map((name) => redis.signInAttempts(keys[name], "give-back")));
+  };
+  if (hourTaken !== 1) {
+    await giveBack(["minute"]);
+    throw tooSoon(hourLeftMs);
+  }
+  try {
+    await sendContactVerification(services, { id: userId, email: user.email }, now);
+  } catch (cause) {
+    await giveBack(["minute", "hour"]);
+    createLogger("services").warn({ err: cause, userId }, "could not send the contact verification mail");
+    throw new AppError("SERVICE_UNAVAILABLE", NOT_SENT, { cause, retryAfterSeconds: 30 });
+  }
+  return { status: "SENT", email: user.email };
+}
+
+function tooSoon(leftMs: number): AppError {
+  const retryAfterSeconds = Math.max(1, Math.ceil(leftMs / 1000));
+  return new AppError("TOO_MANY_REQUESTS", resendRefusal(retryAfterSeconds), { retryAfterSeconds });
+}
