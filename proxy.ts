@@ -3,6 +3,7 @@ import { getServices } from "@/server/composition";
 import { gateFor, gateRefusalBody, gateRefusalHeaders } from "@/server/gateway/ip-gate";
 import { langOf } from "@/server/i18n";
 import { addressFromFrontDoor } from "@/server/gateway/client-ip";
+import { DEVICE_COOKIE, deviceIdOf, newDeviceCookie } from "@/server/gateway/device-cookie";
 
 /**
  * The gateway (Next 16's proxy, on the Node.js runtime): a per-IP rate limit in front of every
@@ -13,8 +14,18 @@ import { addressFromFrontDoor } from "@/server/gateway/client-ip";
  */
 export async function proxy(request: NextRequest) {
   const { pathname, searchParams } = request.nextUrl;
-  const refusal = await gateFor(await getServices(), pathname, searchParams, request.headers, () => addressFromFrontDoor(request.headers));
-  if (!refusal) return NextResponse.next();
+  const services = await getServices();
+  const refusal = await gateFor(services, pathname, searchParams, request.headers, () => addressFromFrontDoor(request.headers));
+  if (!refusal) {
+    const response = NextResponse.next();
+    // A page load without a device cookie of ours gets one: the sign-up limit counts browsers by it.
+    const { SESSION_SECRET, NODE_ENV } = services.env;
+    if (request.method === "GET" && !pathname.startsWith("/api/") && !deviceIdOf(request.cookies.get(DEVICE_COOKIE)?.value, SESSION_SECRET)) {
+      const https = request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
+      response.headers.append("set-cookie", newDeviceCookie(SESSION_SECRET, https, NODE_ENV));
+    }
+    return response;
+  }
   return NextResponse.json(gateRefusalBody(refusal, langOf(request.headers), pathname, searchParams), { status: refusal.status, headers: gateRefusalHeaders(refusal) });
 }
 

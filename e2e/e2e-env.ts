@@ -193,6 +193,9 @@ export function e2eAppEnv(): Record<string, string> {
     // Every browser and scripted shopper here shares one loopback address; the per-IP request rate has
     // its own tests (server/gateway/web.int.test.ts), so it must not ration these journeys.
     REQUEST_RATE_PER_IP: "1000",
+    // Likewise the sign-up limit, which has its own (server/gateway/sign-up.security.test.ts): the journeys sign up many shoppers.
+    SIGN_UP_MAX_PER_ADDRESS: "0",
+    SIGN_UP_MAX_PER_DEVICE: "0",
     ADMIN_EMAIL: E2E_ADMIN.email,
     ADMIN_PASSWORD: E2E_ADMIN.password,
     // Its metrics port could be a developer's running worker's: the journeys do not scrape it.

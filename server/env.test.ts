@@ -114,6 +114,21 @@ describe("mail", () => {
   });
 });
 
+describe("sign-ups", () => {
+  it("ships a real shop's sign-up limits, 0 turning one off", () => {
+    const env = readEnv({});
+    expect([env.SIGN_UP_MAX_PER_ADDRESS, env.SIGN_UP_ADDRESS_WINDOW_SECONDS, env.SIGN_UP_MAX_PER_DEVICE, env.SIGN_UP_DEVICE_WINDOW_SECONDS]).toEqual([5, 3600, 3, 86_400]);
+    expect(readEnv({ SIGN_UP_MAX_PER_ADDRESS: "0", SIGN_UP_MAX_PER_DEVICE: "0" })).toMatchObject({ SIGN_UP_MAX_PER_ADDRESS: 0, SIGN_UP_MAX_PER_DEVICE: 0 });
+    expect(() => readEnv({ SIGN_UP_ADDRESS_WINDOW_SECONDS: "0" })).toThrow(/SIGN_UP_ADDRESS_WINDOW_SECONDS/);
+    expect(() => readEnv({ SIGN_UP_MAX_PER_DEVICE: "-1" })).toThrow(/SIGN_UP_MAX_PER_DEVICE/);
+  });
+  it("reads the domains that ignore dots, Gmail's by default", () => {
+    expect(readEnv({}).EMAIL_DOTLESS_DOMAINS).toEqual(["gmail.com"]);
+    expect(readEnv({ EMAIL_DOTLESS_DOMAINS: "Example.com, gmail.com" }).EMAIL_DOTLESS_DOMAINS).toEqual(["example.com", "gmail.com"]);
+    expect(readEnv({ EMAIL_DOTLESS_DOMAINS: "" }).EMAIL_DOTLESS_DOMAINS).toEqual([]);
+  });
+});
+
 describe("sections", () => {
   const all = Object.values(ENV_SECTIONS).flat();
   it("puts every variable in exactly one section", () => {

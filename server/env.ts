@@ -2,6 +2,7 @@ import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { z } from "zod";
+import { DEFAULT_DOTLESS_DOMAINS, parseDotlessDomains } from "./gateway/email-identity";
 
 /**
  * The one place configuration is read. Web, worker, scripts and tests all go through `readEnv`,
@@ -438,6 +439,28 @@ const tuningKnobs = {
    * Change with the shop's sign-in policy.
    */
   SIGN_IN_LOCKOUT_SECONDS: intFrom(900, 1),
+  /**
+   * Sign-ups per client address (an IPv6 /64) in SIGN_UP_ADDRESS_WINDOW_SECONDS, counted before the password is hashed; 0 = off.
+   * Raise where many shoppers sign up from one address (a campus, a carrier NAT).
+   */
+  SIGN_UP_MAX_PER_ADDRESS: intFrom(5, 0),
+  /** The address's sign-up window (an hour), from its first counted sign-up. */
+  SIGN_UP_ADDRESS_WINDOW_SECONDS: intFrom(3600, 1),
+  /**
+   * Sign-ups per browser (its signed device cookie) in SIGN_UP_DEVICE_WINDOW_SECONDS; sign-ups without a valid
+   * cookie share one such allowance per address. 0 = off. Change with the shop's sign-up policy.
+   */
+  SIGN_UP_MAX_PER_DEVICE: intFrom(3, 0),
+  /** The device's sign-up window (a day), from its first counted sign-up. */
+  SIGN_UP_DEVICE_WINDOW_SECONDS: intFrom(86_400, 1),
+  /**
+   * Mail domains that ignore dots in an address's local part (comma-separated): their addresses are compared without them.
+   * googlemail.com reads as gmail.com. Applies to addresses canonicalised from then on (sign-ups; rows filled at migration).
+   */
+  EMAIL_DOTLESS_DOMAINS: z
+    .string()
+    .default(DEFAULT_DOTLESS_DOMAINS.join(","))
+    .transform(parseDotlessDomains),
   /**
    * Password hashes (sign-up, sign-in, admin:create) a process runs at once, off the event loop; the rest wait their turn.
    * Default: the cores less one for the loop, at most 3 (libuv's pool of 4 also serves files and DNS).

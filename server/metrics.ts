@@ -13,6 +13,8 @@ export interface Metrics {
   rateLimited: Counter<"scope">;
   /** Passwords checked at sign-in: the CPU a brute force costs, which the sign-in throttle bounds. */
   passwordChecks: Counter;
+  /** Passwords hashed at sign-up: the CPU a crowd of sign-ups costs, which the sign-up limit bounds. */
+  signUpHashes: Counter;
   /** 1 when MySQL, Redis or the order queue answered this scrape's health question, 0 when not. */
   dependencyUp: Gauge<"dependency">;
   /** Sale numbers, set from Redis and MySQL at scrape time (server/admin/sale-gauges.ts). */
@@ -57,6 +59,11 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
     passwordChecks: new Counter({
       name: "auth_password_checks_total",
       help: "Passwords checked at sign-in",
+      registers: [registry],
+    }),
+    signUpHashes: new Counter({
+      name: "auth_sign_up_hashes_total",
+      help: "Passwords hashed at sign-up",
       registers: [registry],
     }),
     dependencyUp: new Gauge({

@@ -1,5 +1,6 @@
 import type { Services } from "./services";
 import { hashPassword } from "./gateway/accounts";
+import { canonicalEmail } from "./gateway/email-identity";
 import mariadb from "mariadb";
 import { parseDatabaseUrl } from "./clients/db";
 import { signSession, type Role } from "./gateway/session";
@@ -38,8 +39,11 @@ export async function createShoppers(
     for (let start = 0; start < count; start += INSERT_CHUNK) {
       const size = Math.min(INSERT_CHUNK, count - start);
       await conn.batch(
-        "INSERT INTO users (email, password_hash, contact_verified_at) VALUES (?, ?, ?)",
-        Array.from({ length: size }, (_, i) => [`${prefix}-${start + i}@seed.test`, passwordHash, verifiedAt]),
+        "INSERT INTO users (email, email_canonical, password_hash, contact_verified_at) VALUES (?, ?, ?, ?)",
+        Array.from({ length: size }, (_, i) => {
+          const email = `${prefix}-${start + i}@seed.test`;
+          return [email, canonicalEmail(email, services.env.EMAIL_DOTLESS_DOMAINS), passwordHash, verifiedAt];
+        }),
       );
     }
     const pattern = `${prefix.replace(/[\\%_]/g, "\\$&")}-%@seed.test`;

@@ -55,7 +55,7 @@ export function AuthForm({ mode }: { mode: "signIn" | "signUp" }) {
         </p>
         {active.isError ? (
           <p className="status bad" role="alert">
-            {authErrorText(active.error, t)}
+            {authErrorText(active.error, t, mode)}
           </p>
         ) : null}
         <button type="submit" disabled={active.isPending || active.isSuccess}>

@@ -53,6 +53,15 @@ describe("authErrorText", () => {
     expect(authErrorText({ ...throttled, meta: { response: new Response(null, { status: 429, headers: { "retry-after": "20" } }) } }, MESSAGES.zh)).toBe("登录失败次数过多,请 1 分钟后再试。");
   });
 
+  it("says the sign-up limit's refusal in the server's words, which name who waits and how long", () => {
+    const limited = (message: string) => ({ message, data: { httpStatus: 429, code: "TOO_MANY_REQUESTS" }, meta: { response: new Response(null, { status: 429, headers: { "retry-after": "3000" } }) } });
+    expect(authErrorText(limited("此浏览器的注册次数过多，请 50 分钟后再试。"), MESSAGES.zh, "signUp")).toBe("此浏览器的注册次数过多，请 50 分钟后再试。");
+    expect(authErrorText(limited("Too many sign-ups from your address. Try again in 50 minutes."), t, "signUp")).toBe("Too many sign-ups from your address. Try again in 50 minutes.");
+    // A sign-in's 429 stays the throttle's sentence; a sign-up's plain 429 (no tRPC answer) errorText's.
+    expect(authErrorText(limited("whatever"), t, "signIn")).toBe("Too many failed sign-ins. Try again in 50 minutes.");
+    expect(authErrorText({ message: "Unexpected token", meta: { response: new Response(null, { status: 429 }) } }, t, "signUp")).toBe(t.tooManyRequests);
+  });
+
   it("leaves the gateway's plain 429 and other errors to errorText", () => {
     expect(authErrorText({ message: "Unexpected token", meta: { response: new Response(null, { status: 429 }) } }, t)).toBe(t.tooManyRequests);
     expect(authErrorText({ message: "An account with this email already exists. Sign in instead.", data: { httpStatus: 409 } }, t)).toBe("An account with this email already exists. Sign in instead.");

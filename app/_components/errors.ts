@@ -33,11 +33,14 @@ function statusOf(error: CallError): number | undefined {
 
 /**
  * What a failed sign-in or sign-up means: the sign-in throttle's refusal (a tRPC 429, with the
- * wait from its Retry-After) in the shop's words; a 401 is the server's "Email or password is
- * wrong." (its own words if the answer has none); anything else as errorText.
+ * wait from its Retry-After) in the shop's words; the sign-up limit's in the server's, which say
+ * whether the address or the browser is refused and when, in the page's language; a 401 is the
+ * server's "Email or password is wrong." (its own words if the answer has none); anything else as
+ * errorText.
  */
-export function authErrorText(error: CallError, t: Messages): string {
+export function authErrorText(error: CallError, t: Messages, mode: "signIn" | "signUp" = "signIn"): string {
   if (statusOf(error) === 401) return isTrpcAnswer(error) ? error.message : t.wrongCredentials;
+  if (error.data?.httpStatus === 429 && mode === "signUp" && isTrpcAnswer(error)) return error.message;
   if (error.data?.httpStatus === 429) {
     const response = error.meta?.response;
     const seconds = Number(response instanceof Response ? response.headers.get("retry-after") : NaN);

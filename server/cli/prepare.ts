@@ -27,7 +27,7 @@ export async function prepareDatabase(config: Env, log: (line: string) => void):
     log("database schema is up to date (applied by the migration job)");
     return;
   }
-  const applied = await migrate(config.DATABASE_URL, log, { lockWaitSeconds: config.MIGRATE_WAIT_SECONDS });
+  const applied = await migrate(config.DATABASE_URL, log, { lockWaitSeconds: config.MIGRATE_WAIT_SECONDS, emailDotlessDomains: config.EMAIL_DOTLESS_DOMAINS });
   log(applied.length ? `migrations applied: ${applied.join(", ")}` : "database schema is up to date");
 }
 

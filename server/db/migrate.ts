@@ -3,6 +3,8 @@ import { readdirSync, readFileSync, existsSync } from "node:fs";
 import path from "node:path";
 import mariadb from "mariadb";
 import { explainConnectionError, parseDatabaseUrl } from "../clients/db";
+import { DEFAULT_DOTLESS_DOMAINS } from "../gateway/email-identity";
+import { fillCanonicalEmails } from "./canonical-emails";
 
 /**
  * Applies prisma/migrations/<ts>_<name>/migration.sql in order and records each in
@@ -93,6 +95,8 @@ async function connectServer(databaseUrl: string, database?: string) {
 export interface MigrateOptions {
   /** How long to wait for another migrator's lock before giving up. */
   lockWaitSeconds?: number;
+  /** EMAIL_DOTLESS_DOMAINS, for the canonical emails' data step (default: Gmail's). */
+  emailDotlessDomains?: readonly string[];
 }
 
 /**
@@ -147,6 +151,10 @@ export async function migrate(databaseUrl: string, log: (line: string) => void =
         log(`applied ${migration.name}`);
         done.push(migration.name);
       }
+      // Data steps that need this code (not SQL) run here, under the lock, at every migration:
+      // each fills only what is missing, so one cut short is finished by the next.
+      const { filled } = await fillCanonicalEmails(conn, options.emailDotlessDomains ?? DEFAULT_DOTLESS_DOMAINS, log);
+      if (filled) log(`filled the canonical email of ${filled} account(s)`);
       return done;
     } finally {
       await conn.query("SELECT RELEASE_LOCK(?)", [MIGRATION_LOCK]);
@@ -214,7 +222,7 @@ export async function waitForMigrations(
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { env } = await import("../env");
-  const url = env().DATABASE_URL;
-  const applied = await migrate(url, (line) => console.log(line));
+  const config = env();
+  const applied = await migrate(config.DATABASE_URL, (line) => console.log(line), { emailDotlessDomains: config.EMAIL_DOTLESS_DOMAINS });
   console.log(applied.length ? `${applied.length} migration(s) applied` : "database is up to date");
 }

@@ -7,6 +7,9 @@ import { withinPasswordLimit, PASSWORD_TOO_LONG } from "./password";
 import { DECOY_HASH, needsRehash } from "./password-hash";
 import { createLogger } from "../logger";
 import { takeSignInAttempt } from "./sign-in-throttle";
+import { takeSignUp } from "./sign-up-throttle";
+import { canonicalEmail } from "./email-identity";
+import { rateLimitKey } from "./client-ip";
 import { revokeSessions, sessionGeneration } from "./revocation";
 import { refreshSaleStanding } from "./standing";
 import { sendContactVerificationInBackground } from "./contact-verification";
@@ -37,25 +40,58 @@ async function issue(services: Pick<Services, "env">, user: { id: number; email:
   return { token, user };
 }
 
-export async function signUp(services: Pick<Services, "db" | "env" | "redis" | "passwords" | "contacts">, input: { email: string; password: string }): Promise<SignedIn> {
+/** The one answer to a sign-up whose mailbox has an account, however the address was spelled. */
+export const ALREADY_REGISTERED: Localized = { en: "An account with this email already exists. Sign in instead.", zh: "该邮箱已注册，请直接登录。" };
+
+/** Where a sign-up comes from: the client's address and its browser's device id (null: no valid device cookie). */
+export interface SignUpOrigin {
+  clientAddress: string;
+  device: string | null;
+}
+
+/**
+ * Creates a shopper, behind the sign-up limit (sign-up-throttle.ts), counted before anything
+ * else and kept for a duplicate too. One account per mailbox: the address is kept as typed for
+ * mail, its canonical form (email-identity.ts) is the unique key, and a variant of an existing
+ * account gets the same CONFLICT as the address itself, before any hash is spent on it.
+ */
+export async function signUp(services: Pick<Services, "db" | "env" | "metrics" | "redis" | "passwords" | "contacts">, input: { email: string; password: string }, origin: SignUpOrigin): Promise<SignedIn> {
   const generation = await sessionGeneration(services);
-  const passwordHash = await hashPassword(services, input.password);
+  const attempt = await takeSignUp(services, origin.clientAddress, origin.device);
+  const email = input.email.trim();
+  const emailCanonical = canonicalEmail(email, services.env.EMAIL_DOTLESS_DOMAINS);
   try {
+    if (await services.db.user.findUnique({ where: { emailCanonical }, select: { id: true } })) throw new AppError("CONFLICT", ALREADY_REGISTERED);
+    const passwordHash = await hashPassword(services, input.password);
+    services.metrics.signUpHashes.inc();
     const user = await services.db.user.create({
-      data: { email: input.email.toLowerCase(), passwordHash },
+      data: { email, emailCanonical, passwordHash, signupAddress: rateLimitKey(origin.clientAddress).slice(0, 64), signupDevice: origin.device },
       select: { id: true, email: true, role: true },
     });
     // An open sale may judge a brand-new account apart from its default (a moment for the newest
     // accounts still ahead). Best effort: the account exists; missed, it reads as too new until a re-warm.
     await refreshSaleStanding(services, user.id).catch((error: unknown) => createLogger("services").warn({ err: error, userId: user.id }, "could not write a new account into the open sales"));
     sendContactVerificationInBackground(services, user); // not awaited: mail never holds up a sign-up
-    return issue(services, user, generation);
+    return await issue(services, user, generation);
   } catch (error) {
-    if (isUniqueViolation(error)) {
-      throw new AppError("CONFLICT", { en: "An account with this email already exists. Sign in instead.", zh: "该邮箱已注册，请直接登录。" });
-    }
+    // A sign-up racing another for the same mailbox meets the unique key: the same answer.
+    if (isUniqueViolation(error)) throw new AppError("CONFLICT", ALREADY_REGISTERED);
+    // A duplicate stays counted (probing is not free); a fault of ours does not.
+    if (!(error instanceof AppError && error.code === "CONFLICT")) await attempt.giveBack();
     throw error;
   }
+}
+
+/**
+ * The account an email signs in to: by its canonical form; failing that by the address exactly
+ * as stored, for a row without one (written by an older version during an upgrade, until the
+ * next migration fills it) or canonicalised under another EMAIL_DOTLESS_DOMAINS. A row the
+ * migration left without a canonical form for colliding is never reached: its canonical form
+ * finds the account that holds the mailbox.
+ */
+async function accountByEmail<S extends { id: true; email: true; role: true; passwordHash: true }>(services: Pick<Services, "db" | "env">, email: string, select: S) {
+  const emailCanonical = canonicalEmail(email, services.env.EMAIL_DOTLESS_DOMAINS);
+  return (await services.db.user.findUnique({ where: { emailCanonical }, select })) ?? (await services.db.user.findUnique({ where: { email: email.trim() }, select }));
 }
 
 /**
@@ -69,10 +105,7 @@ export async function signIn(services: Pick<Services, "db" | "env" | "metrics" |
   let user: { id: number; email: string; role: Role; passwordHash: string } | null;
   let ok: boolean;
   try {
-    user = await services.db.user.findUnique({
-      where: { email: input.email.toLowerCase() },
-      select: { id: true, email: true, role: true, passwordHash: true },
-    });
+    user = await accountByEmail(services, input.email, { id: true, email: true, role: true, passwordHash: true });
     // Compare even when the account is missing, so timing does not reveal which emails exist.
     ok = await services.passwords.verify(input.password, user?.passwordHash ?? DECOY_HASH);
     services.metrics.passwordChecks.inc();
@@ -102,37 +135,44 @@ async function rehash(services: Pick<Services, "db" | "passwords">, userId: numb
 
 /**
  * Makes `email` an admin with this password, creating the account if needed (the first admin:
- * `npm run admin:create`, or ADMIN_EMAIL / ADMIN_PASSWORD ensured at start-up). Safe with any
- * number of processes at once: the insert skips an existing email (INSERT IGNORE on the unique
- * key) and the update is unconditional, so none of them meets a duplicate key.
+ * `npm run admin:create`, or ADMIN_EMAIL / ADMIN_PASSWORD ensured at start-up); an account of the
+ * same mailbox, however spelled, is the one made admin. Safe with any number of processes at once:
+ * the insert skips an existing mailbox (INSERT IGNORE on the unique keys) and the update is
+ * unconditional, so none of them meets a duplicate key.
  */
 export async function ensureAdmin(services: Pick<Services, "db" | "env" | "redis" | "sessions" | "passwords">, input: { email: string; password: string }): Promise<{ id: number; created: boolean }> {
-  const email = input.email.toLowerCase();
+  const email = input.email.trim();
+  const emailCanonical = canonicalEmail(email, services.env.EMAIL_DOTLESS_DOMAINS);
   const passwordHash = await hashPassword(services, input.password);
-  const { count } = await services.db.user.createMany({ data: [{ email, passwordHash, role: "ADMIN" }], skipDuplicates: true });
+  const { count } = await services.db.user.createMany({ data: [{ email, emailCanonical, passwordHash, role: "ADMIN" }], skipDuplicates: true });
+  const select = { id: true, email: true, role: true, passwordHash: true } as const;
+  const existing = count === 0 ? await accountByEmail(services, email, select) : null;
   if (count === 0) {
-    const existing = await services.db.user.findUniqueOrThrow({ where: { email }, select: { id: true, role: true, passwordHash: true } });
-    await services.db.user.updateMany({ where: { email }, data: { passwordHash, role: "ADMIN" } });
+    if (!existing) throw new Error(`${email} has no account and none could be created: another account holds its mailbox without a canonical email (docs/operations.md, "Email collisions")`);
+    await services.db.user.updateMany({ where: { id: existing.id }, data: { passwordHash, role: "ADMIN" } });
     // A changed password or role ends the account's sessions (the same password again changes nothing).
     if (existing.role !== "ADMIN" || !(await services.passwords.verify(input.password, existing.passwordHash))) await revokeSessions(services, existing.id);
+    return { id: existing.id, created: false };
   }
-  const user = await services.db.user.findUniqueOrThrow({ where: { email }, select: { id: true } });
-  return { id: user.id, created: count === 1 };
+  const user = await services.db.user.findUniqueOrThrow({ where: { emailCanonical }, select: { id: true } });
+  return { id: user.id, created: true };
 }
 
 /**
- * Creates `email` as an admin with this password unless the email has an account already, which
+ * Creates `email` as an admin with this password unless its mailbox has an account already, which
  * is then left exactly as it is (a generated password is set once, never reset by a later start).
  * `created` tells the one caller of many starting at once whose insert made it.
  */
 export async function createAdminOnce(
-  services: Pick<Services, "db" | "passwords">,
+  services: Pick<Services, "db" | "env" | "passwords">,
   input: { email: string; password: string },
 ): Promise<{ created: boolean; role: Role }> {
-  const email = input.email.toLowerCase();
+  const email = input.email.trim();
+  const emailCanonical = canonicalEmail(email, services.env.EMAIL_DOTLESS_DOMAINS);
   const passwordHash = await hashPassword(services, input.password);
-  const { count } = await services.db.user.createMany({ data: [{ email, passwordHash, role: "ADMIN" }], skipDuplicates: true });
-  const user = await services.db.user.findUniqueOrThrow({ where: { email }, select: { role: true } });
+  const { count } = await services.db.user.createMany({ data: [{ email, emailCanonical, passwordHash, role: "ADMIN" }], skipDuplicates: true });
+  const user = await accountByEmail(services, email, { id: true, email: true, role: true, passwordHash: true });
+  if (!user) throw new Error(`${email} has no account and none could be created: another account holds its mailbox without a canonical email (docs/operations.md, "Email collisions")`);
   return { created: count === 1, role: user.role };
 }
 

@@ -72,7 +72,7 @@ describe("a sale with a moment for the newest accounts", () => {
   it("with the moment still ahead at warm-up, an account signed up after warm-up but before the moment buys", async () => {
     const { saleId } = await createLiveSale(t.services, { stock: 5, accountsCreatedBefore: new Date(Date.now() + HOUR) });
     await warmUpSale(t.services, saleId);
-    const signedUp = await signUp(t.services, { email: `late-${Date.now()}@example.test`, password: "long-enough-pw" });
+    const signedUp = await signUp(t.services, { email: `late-${Date.now()}@example.test`, password: "long-enough-pw" }, { clientAddress: "127.0.0.1", device: null });
     expect(status(await buy({ id: signedUp.user.id }, saleId))).toBe("QUEUED");
   });
 });

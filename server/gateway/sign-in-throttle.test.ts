@@ -45,4 +45,11 @@ describe("throttleKeys", () => {
     expect(a.account).not.toContain("example");
     expect(a.address).toBe("fs:signin:{ip:2001:db8:1:2::/64}");
   });
+
+  it("counts every spelling of one mailbox as one account (its canonical form)", () => {
+    const accounts = ["johnsmith@gmail.com", "John.Smith+x@GoogleMail.com", " J.O.H.N.smith@gmail.com"].map((email) => throttleKeys("fs", email, "10.0.0.1").account);
+    expect(new Set(accounts).size).toBe(1);
+    expect(throttleKeys("fs", "john.smith@example.com", "10.0.0.1").account).not.toBe(throttleKeys("fs", "johnsmith@example.com", "10.0.0.1").account);
+    expect(throttleKeys("fs", "a.b@example.com", "10.0.0.1", ["example.com"]).account).toBe(throttleKeys("fs", "ab@example.com", "10.0.0.1").account);
+  });
 });

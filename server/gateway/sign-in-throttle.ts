@@ -4,6 +4,7 @@ import { AppError } from "../errors";
 import { BUSY } from "../common-sentences";
 import type { Localized } from "../i18n";
 import { rateLimitKey } from "./client-ip";
+import { canonicalEmail, DEFAULT_DOTLESS_DOMAINS } from "./email-identity";
 
 /**
  * The sign-in throttle: failed sign-ins are counted per account and per client address in Redis
@@ -55,9 +56,12 @@ export function throttleMessage(scope: ThrottleScope, retryAfterSeconds: number)
   };
 }
 
-/** The counters' keys: an account by a hash of its email (known or not, alike), an address as the per-IP request rate counts it. */
-export function throttleKeys(namespace: string, email: string, clientAddress: string): Record<ThrottleScope, string> {
-  const account = createHash("sha256").update(email.trim().toLowerCase()).digest("hex").slice(0, 32);
+/**
+ * The counters' keys: an account by a hash of its email's canonical form (known or not, alike: every
+ * spelling of one mailbox shares its count), an address as the per-IP request rate counts it.
+ */
+export function throttleKeys(namespace: string, email: string, clientAddress: string, dotlessDomains: readonly string[] = DEFAULT_DOTLESS_DOMAINS): Record<ThrottleScope, string> {
+  const account = createHash("sha256").update(canonicalEmail(email, dotlessDomains)).digest("hex").slice(0, 32);
   return { account: `${namespace}:signin:{account:${account}}`, address: `${namespace}:signin:{ip:${rateLimitKey(clientAddress)}}` };
 }
 
@@ -74,7 +78,7 @@ export interface SignInAttempt {
  */
 export async function takeSignInAttempt(services: Pick<Services, "env" | "metrics" | "redis">, email: string, clientAddress: string): Promise<SignInAttempt> {
   const { env, redis } = services;
-  const keys = throttleKeys(env.REDIS_NAMESPACE, email, clientAddress);
+  const keys = throttleKeys(env.REDIS_NAMESPACE, email, clientAddress, env.EMAIL_DOTLESS_DOMAINS);
   const windowMs = env.SIGN_IN_LOCKOUT_SECONDS * 1000;
   const giveBack = (scopes: readonly ThrottleScope[]) =>
     Promise.all(scopes.map((scope) => redis.signInAttempts(keys[scope], "give-back"))).then(

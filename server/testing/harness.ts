@@ -59,6 +59,10 @@ export async function createTestEnvironment(name: string, overrides: Record<stri
     LOG_LEVEL: "warn",
     // Workers of many test files run at once: no metrics port unless a test names a free one.
     WORKER_METRICS_PORT: "0",
+    // Every test signs its shoppers up from 127.0.0.1: the sign-up limit is off unless a test sets
+    // it (sign-up.security.test.ts runs the shipped defaults).
+    SIGN_UP_MAX_PER_ADDRESS: "0",
+    SIGN_UP_MAX_PER_DEVICE: "0",
     ...overrides,
   };
   const env = readEnv({ ...childEnv });
