@@ -101,9 +101,9 @@ describe("createOrders (group commit)", () => {
 
       const { orderIds, stats } = await committing;
       expect(stats.created).toBe(2);
-      expect([...orderIds.keys()].sort()).toEqual([jobs[0]!.reservationId, jobs[2]!.reservationId]);
+      expect([...orderIds.keys()].sort()).toEqual([jobs[0]!.reservationId, jobs[2]!.reservationId].sort());
       const orders = await t.services.db.order.findMany({ where: { saleId }, select: { reservationId: true } });
-      expect(orders.map((o) => o.reservationId).sort()).toEqual([jobs[0]!.reservationId, jobs[2]!.reservationId]);
+      expect(orders.map((o) => o.reservationId).sort()).toEqual([jobs[0]!.reservationId, jobs[2]!.reservationId].sort());
       expect(await t.services.db.stock.findUniqueOrThrow({ where: { saleId } })).toMatchObject({ count: 8, version: 1 });
     } finally {
       await releaser.rollback().catch(() => undefined);
