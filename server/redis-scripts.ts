@@ -26,7 +26,7 @@ export const SCRIPT_FILES = {
   // Only recovery reads the ledger whole and repairs it.
   recovery: ["read-ledger-3.lua", "repair-stock-4.lua"],
   // The gateway's: sign-in throttle, sign-up limit, session revocations (revocation.ts).
-  gateway: ["sign-in-attempts-1.lua", "count-sign-up-1.lua", "revoke-sessions-2.lua", "session-epoch-2.lua"],
+  gateway: ["count-in-window-1.lua", "revoke-sessions-2.lua", "session-epoch-2.lua"],
 } as const;
 
 /** Every script's path, relative to the project root. */
@@ -87,8 +87,7 @@ export interface SeckillCommands {
   takeStock(stockKey: string, pendingKey: string, reservationId: string): Promise<[number, number]>;
   settleReservations(ordersKey: string, pendingKey: string, jobsKey: string, ...reservationAndOrderIds: (string | number)[]): Promise<number>;
   readLedger(stockKey: string, pendingKey: string, releasedKey: string): Promise<[number, number, number, number]>;
-  signInAttempts(counterKey: string, ...argv: ["take", limit: number, windowMs: number] | ["give-back"]): Promise<[number, number]>;
-  countSignUp(counterKey: string, ...argv: ["take", limit: number, windowMs: number] | ["give-back"]): Promise<[number, number]>;
+  countInWindow(counterKey: string, ...argv: ["take", limit: number, windowMs: number] | ["give-back"]): Promise<[number, number]>;
   adjustHomeCount(usersKey: string, holdsKey: string, ...argv: ["taken" | "released", userId: string, reservationId: string] | ["returned", userId: string]): Promise<number>;
   repairStock(
     stockKey: string,

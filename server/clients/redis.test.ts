@@ -28,7 +28,7 @@ describe("scriptCommand", () => {
   it("names a script's command for its action in camelCase, its key count from the suffix", () => {
     expect(scriptCommand("server/seckill/issue-token-5.lua")).toEqual({ name: "issueToken", numberOfKeys: 5 });
     expect(scriptCommand("/abs/path/settle-reservations-3.lua")).toEqual({ name: "settleReservations", numberOfKeys: 3 });
-    expect(scriptCommand("sign-in-attempts-1.lua")).toEqual({ name: "signInAttempts", numberOfKeys: 1 });
+    expect(scriptCommand("count-in-window-1.lua")).toEqual({ name: "countInWindow", numberOfKeys: 1 });
   });
 
   it("refuses a file not named <action>-<numKeys>.lua", () => {

@@ -119,11 +119,11 @@ export async function resendVerification(
   if (user.contactVerifiedAt) return { status: "ALREADY_VERIFIED" };
   const keys = resendKeys(env.REDIS_NAMESPACE, userId);
   // The sign-in throttle's counter (take a unit of a window, or hear what is left of it).
-  const [minuteTaken, minuteLeftMs] = await redis.signInAttempts(keys.minute, "take", 1, RESEND_COOLDOWN_SECONDS * 1000);
+  const [minuteTaken, minuteLeftMs] = await redis.countInWindow(keys.minute, "take", 1, RESEND_COOLDOWN_SECONDS * 1000);
   if (minuteTaken !== 1) throw tooSoon(minuteLeftMs);
-  const [hourTaken, hourLeftMs] = await redis.signInAttempts(keys.hour, "take", RESEND_PER_HOUR, 3600 * 1000);
+  const [hourTaken, hourLeftMs] = await redis.countInWindow(keys.hour, "take", RESEND_PER_HOUR, 3600 * 1000);
   const giveBack = async (which: ("minute" | "hour")[]) => {
-    await Promise.allSettled(which.map((name) => redis.signInAttempts(keys[name], "give-back")));
+    await Promise.allSettled(which.map((name) => redis.countInWindow(keys[name], "give-back")));
   };
   if (hourTaken !== 1) {
     await giveBack(["minute"]);

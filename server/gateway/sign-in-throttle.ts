@@ -8,7 +8,7 @@ import { canonicalEmail, DEFAULT_DOTLESS_DOMAINS } from "./email-identity";
 
 /**
  * The sign-in throttle: failed sign-ins are counted per account and per client address in Redis
- * (sign-in-attempts-1.lua), each in a lockout window that starts at its first failure; once
+ * (count-in-window-1.lua), each in a lockout window that starts at its first failure; once
  * either count reaches its limit, sign-ins for that account, or from that address, are refused
  * until the window ends. The unit is taken BEFORE the password is checked (and given back when
  * it was right), so guesses in parallel, in a batch or from many addresses reach the password check
@@ -81,15 +81,15 @@ export async function takeSignInAttempt(services: Pick<Services, "env" | "metric
   const keys = throttleKeys(env.REDIS_NAMESPACE, email, clientAddress, env.EMAIL_DOTLESS_DOMAINS);
   const windowMs = env.SIGN_IN_LOCKOUT_SECONDS * 1000;
   const giveBack = (scopes: readonly ThrottleScope[]) =>
-    Promise.all(scopes.map((scope) => redis.signInAttempts(keys[scope], "give-back"))).then(
+    Promise.all(scopes.map((scope) => redis.countInWindow(keys[scope], "give-back"))).then(
       () => {},
       () => {},
     );
   let answers: [number, number][];
   try {
     answers = await Promise.all([
-      redis.signInAttempts(keys.account, "take", env.SIGN_IN_MAX_FAILURES_PER_ACCOUNT, windowMs),
-      redis.signInAttempts(keys.address, "take", env.SIGN_IN_MAX_FAILURES_PER_IP, windowMs),
+      redis.countInWindow(keys.account, "take", env.SIGN_IN_MAX_FAILURES_PER_ACCOUNT, windowMs),
+      redis.countInWindow(keys.address, "take", env.SIGN_IN_MAX_FAILURES_PER_IP, windowMs),
     ]);
   } catch (cause) {
     throw new AppError("SERVICE_UNAVAILABLE", BUSY, { cause });

@@ -7,7 +7,7 @@ import { waitText, type CounterAnswer } from "./sign-in-throttle";
 
 /**
  * The sign-up limit: sign-ups are counted per client address (as the per-IP rates key it) and
- * per browser device (its signed cookie, device-cookie.ts) in Redis (count-sign-up-1.lua), each
+ * per browser device (its signed cookie, device-cookie.ts) in Redis (count-in-window-1.lua), each
  * in a window from its first sign-up. Counted BEFORE the password is hashed, the expensive part,
  * and kept whatever the answer, a sign-up refused as a duplicate included, so probing which
  * emails have accounts costs the same allowance as making them. A sign-up without a valid device
@@ -69,7 +69,7 @@ export async function takeSignUp(services: Pick<Services, "env" | "metrics" | "r
   };
   const counted = (["address", "device"] as const).filter((scope) => limits[scope].max > 0);
   const giveBack = (scopes: readonly SignUpScope[]) =>
-    Promise.all(scopes.map((scope) => redis.countSignUp(keys[scope], "give-back"))).then(
+    Promise.all(scopes.map((scope) => redis.countInWindow(keys[scope], "give-back"))).then(
       () => {},
       () => {},
     );
@@ -77,7 +77,7 @@ export async function takeSignUp(services: Pick<Services, "env" | "metrics" | "r
   try {
     await Promise.all(
       counted.map(async (scope) => {
-        const [taken, windowLeftMs] = await redis.countSignUp(keys[scope], "take", limits[scope].max, limits[scope].windowMs);
+        const [taken, windowLeftMs] = await redis.countInWindow(keys[scope], "take", limits[scope].max, limits[scope].windowMs);
         answers[scope] = { taken: taken === 1, windowLeftMs };
       }),
     );

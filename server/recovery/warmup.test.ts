@@ -77,7 +77,7 @@ describe("planBucketLoad", () => {
         releasedOrderIds: [41, 42],
       }),
     );
-    expect(load.meta).toEqual({ startsAt: startsAt.getTime(), endsAt: endsAt.getTime(), limit: 3, eligibility: ELIGIBILITY.REAL_NAME_REQUIRED, buckets: 1, admissionRate: 0 });
+    expect(load.meta).toEqual({ startsAt: startsAt.getTime(), endsAt: endsAt.getTime(), limit: 3, eligibility: ELIGIBILITY.REAL_NAME_REQUIRED, buckets: 1, admissionRate: 0, persons: 1 });
     expect(load.eligibilityOverrides).toEqual(new Map([[7, ELIGIBILITY.ELIGIBLE], [8, ELIGIBILITY.BLACKLISTED]]));
     expect(load.releasedOrderIds).toEqual([41, 42]);
   });

@@ -217,7 +217,8 @@ export interface BucketReading {
 export interface BucketLoad {
   stock: number;
   /** admissionRate > 0: a room sale, bought with tickets only (issue-token-5.lua refuses tokens). */
-  meta: { startsAt: number; endsAt: number; limit: number; eligibility: EligibilityCode; buckets: number; admissionRate: number };
+  /** persons: 1 in a real-name sale, whose purchases count per person too (includes/count-shopper.lua). */
+  meta: { startsAt: number; endsAt: number; limit: number; eligibility: EligibilityCode; buckets: number; admissionRate: number; persons: 0 | 1 };
   holdings: Map<number, number>;
   /** A real-name sale's persons, written into the users hash beside the holdings: `person-of:<userId>` and `person:<key>` fields. */
   personFields: Map<string, string | number>;
@@ -270,6 +271,7 @@ export function planBucketLoad(reading: BucketReading): BucketLoad {
       eligibility: eligibility.defaultCode,
       buckets,
       admissionRate: Math.max(0, sale.admissionRate),
+      persons: sale.requireRealName ? 1 : 0,
     },
     holdings,
     personFields,

@@ -27,7 +27,7 @@ local userId = ARGV[2]
 
 if op == 'taken' then
   if redis.call('ZREM', KEYS[2], ARGV[3]) == 1 then return 0 end
-  countShopper(KEYS[1], userId)
+  countShopper(KEYS[1], userId, personOf(KEYS[1], userId))
   return 1
 end
 if op == 'released' then

@@ -17,13 +17,14 @@
 
   Defines: checkPurchase(stockKey, metaKey, usersKey, eligibilityKey, userId) -> refusal, sale
     refusal   nil when every check passed, otherwise the code above
-    sale      (absent when NOT_WARMED) { stock, startsAt, now }: the bucket's units left, the
-              sale's start and Redis's clock, both epoch ms
+    sale      (absent when NOT_WARMED) { stock, startsAt, now, person }: the bucket's units left,
+              the sale's start and Redis's clock, both epoch ms, and the shopper's person (nil
+              outside a real-name sale)
   The keys it reads, all of the home bucket:
     stock        string: units left to reserve in this bucket
     meta         hash: startsAt, endsAt (epoch ms), limit (units per shopper), eligibility (the
                  code of a shopper not listed in the eligibility hash), buckets (the sale's stock
-                 buckets; absent = 1)
+                 buckets; absent = 1), persons (1: a real-name sale, counted per person too)
     users        hash: userId -> units this shopper holds (reserved or ordered); in a real-name
                  sale also person-of:<userId> -> person, person:<person> -> units the person holds
     eligibility  hash: userId -> eligibility code, for shoppers who differ from the default
@@ -33,7 +34,7 @@
 --- @include "../../includes/now-ms.lua"
 
 local function checkPurchase(stockKey, metaKey, usersKey, eligibilityKey, userId)
-  local meta = redis.call('HMGET', metaKey, 'startsAt', 'endsAt', 'limit', 'eligibility', 'buckets')
+  local meta = redis.call('HMGET', metaKey, 'startsAt', 'endsAt', 'limit', 'eligibility', 'buckets', 'persons')
   local stock = tonumber(redis.call('GET', stockKey))
   if not meta[1] or not meta[2] or not meta[3] or not meta[4] or not stock then return 0 end
   local sale = { stock = stock, startsAt = tonumber(meta[1]), now = nowMs() }
@@ -50,8 +51,9 @@ local function checkPurchase(stockKey, metaKey, usersKey, eligibilityKey, userId
 
   local held = tonumber(redis.call('HGET', usersKey, userId) or '0')
   if held >= tonumber(meta[3]) then return -3, sale end
-  local person = redis.call('HGET', usersKey, 'person-of:' .. userId)
-  if person and tonumber(redis.call('HGET', usersKey, 'person:' .. person) or '0') >= tonumber(meta[3]) then return -3, sale end
+  -- Only a real-name sale looks the person up: other sales' purchases pay nothing for the rule.
+  if meta[6] == '1' then sale.person = redis.call('HGET', usersKey, 'person-of:' .. userId) or nil end
+  if sale.person and tonumber(redis.call('HGET', usersKey, 'person:' .. sale.person) or '0') >= tonumber(meta[3]) then return -3, sale end
   local bucketed = tonumber(meta[5] or '1') > 1
   if stock <= 0 and not bucketed then return -4, sale end
   return nil, sale

@@ -5,13 +5,13 @@
   accounts sharing one real-name identity share the unit limit.
 
   Defines:
-    countShopper(usersKey, userId)     one unit more
+    personOf(usersKey, userId)         the shopper's person, nil outside a real-name sale
+    countShopper(usersKey, userId, person)   one unit more (person: personOf's, or nil)
     uncountShopper(usersKey, userId)   one unit fewer; a field reaching zero goes, a count already
                                        at zero stays -> 1 if the shopper's count changed, 0 if not
 ]]
-local function personField(usersKey, userId)
-  local person = redis.call('HGET', usersKey, 'person-of:' .. userId)
-  return person and ('person:' .. person)
+local function personOf(usersKey, userId)
+  return redis.call('HGET', usersKey, 'person-of:' .. userId) or nil
 end
 
 local function decrementField(usersKey, field)
@@ -26,15 +26,14 @@ local function decrementField(usersKey, field)
   return 1
 end
 
-local function countShopper(usersKey, userId)
+local function countShopper(usersKey, userId, person)
   redis.call('HINCRBY', usersKey, userId, 1)
-  local person = personField(usersKey, userId)
-  if person then redis.call('HINCRBY', usersKey, person, 1) end
+  if person then redis.call('HINCRBY', usersKey, 'person:' .. person, 1) end
 end
 
 local function uncountShopper(usersKey, userId)
   if decrementField(usersKey, userId) == 0 then return 0 end
-  local person = personField(usersKey, userId)
-  if person then decrementField(usersKey, person) end
+  local person = personOf(usersKey, userId)
+  if person then decrementField(usersKey, 'person:' .. person) end
   return 1
 end

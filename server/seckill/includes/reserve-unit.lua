@@ -22,7 +22,7 @@ local function backlogFull(pendingKey, maxBacklog)
 end
 
 local function reserveUnit(stockKey, usersKey, pendingKey, holdsKey, userId, reservationId, sale)
-  countShopper(usersKey, userId)
+  countShopper(usersKey, userId, sale.person)
   if sale.stock <= 0 then
     redis.call('ZADD', holdsKey, sale.now, reservationId)
     return { 2, 0 }

@@ -1,7 +1,9 @@
 --[[
-  One sign-in attempt counter (an account's or a client address's failed sign-ins in a lockout
-  window), taken from BEFORE the password is checked, so parallel guesses each need a unit and
-  at most the limit of them ever reach the password check; a correct password gives its unit back.
+  A counter of attempts in a window that starts at its first one: sign-ins (an account's or an
+  address's, taken before the password is checked, a right password giving its unit back),
+  sign-ups (an address's or a device's, taken before the hash) and verification mails resent.
+  Taken first and checked after, parallel attempts each need a unit, so at most the limit of
+  them get through per window.
 
   Input:
     KEYS[1] counter    string: attempts counted in the current window (expires with the window)
