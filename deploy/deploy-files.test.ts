@@ -226,6 +226,19 @@ describe("docker-compose.yml", () => {
     }
   });
 
+  it("asks for REAL_NAME_KEY_SECRET as for SESSION_SECRET, and passes on SMTP_URL and MAIL_FROM", () => {
+    for (const [name, service] of app) {
+      const environment = service.environment ?? {};
+      for (const secret of ["SESSION_SECRET", "REAL_NAME_KEY_SECRET"]) expect(environment[secret], `${name}: ${secret}`).toMatch(new RegExp(`^\\$\\{${secret}:\\?`));
+      expect(environment.SMTP_URL, `${name}: SMTP_URL`).toBe("${SMTP_URL:-}");
+      expect(environment.MAIL_FROM, `${name}: MAIL_FROM`).toMatch(/^\$\{MAIL_FROM:-.+\}$/);
+      // Unset, the links go to the log: an empty SMTP_URL reads as unset, the sender as the default.
+      const filled = readEnv(Object.fromEntries(Object.entries(environment).map(([key, value]) => [key, interpolated(String(value))])));
+      expect(filled.SMTP_URL, name).toBeUndefined();
+      expect(filled.MAIL_FROM, name).toBe(readEnv({}).MAIL_FROM);
+    }
+  });
+
   it("starts the app after the migration job, and that after healthy MySQL and Redis", () => {
     expect(services.migrate!.depends_on).toMatchObject({ mysql: { condition: "service_healthy" }, redis: { condition: "service_healthy" } });
     for (const name of ["web", "seckill", "worker"]) {

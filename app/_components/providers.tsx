@@ -16,15 +16,25 @@ function isAuthMutation(key: readonly unknown[] | undefined): boolean {
   return Array.isArray(path) && path[0] === "auth";
 }
 
+/** The auth mutations that can change whether the shopper's email counts as verified. */
+function isVerificationMutation(key: readonly unknown[] | undefined): boolean {
+  const path = key?.[0];
+  return Array.isArray(path) && path[0] === "auth" && (path[1] === "verifyContact" || path[1] === "resendVerification");
+}
+
 export function Providers({ lang, children }: { lang: Lang; children: ReactNode }) {
   const [queryClient] = useState(() => {
     const client: QueryClient = new QueryClient({
       defaultOptions: { queries: { staleTime: 1000, retry: 1 } },
       // Any sign-in, sign-up or sign-out, whichever form made it (the shop's, the console's),
-      // changes who the header shows: ask again at once rather than after a reload.
+      // changes who the header shows: ask again at once rather than after a reload. A verified
+      // email (a link, or Send again answering "already verified": verified in another tab) also
+      // changes what the sale page says the shopper may buy: its standing is asked again too.
       mutationCache: new MutationCache({
         onSuccess: (_data, _variables, _context, mutation) => {
-          if (isAuthMutation(mutation.options.mutationKey)) void client.invalidateQueries({ queryKey: [["auth", "me"]] });
+          if (!isAuthMutation(mutation.options.mutationKey)) return;
+          void client.invalidateQueries({ queryKey: [["auth", "me"]] });
+          if (isVerificationMutation(mutation.options.mutationKey)) void client.invalidateQueries({ queryKey: [["sale", "myStanding"]] });
         },
       }),
     });

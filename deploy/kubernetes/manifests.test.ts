@@ -35,6 +35,9 @@ const SECRET_TEMPLATE = "secret.example.yaml";
 const CONTROLLER_CONFIG = "ingress-nginx-controller.yaml";
 const IMAGE = "flashsale-app";
 
+/** Set in the Secret, never the ConfigMap: keys, and the mail server's URL (it carries a password). */
+const SECRET_VARIABLES = ["DATABASE_URL", "REDIS_URL", "SESSION_SECRET", "REAL_NAME_KEY_SECRET", "SMTP_URL"];
+
 /** What a production deploy must set (docs/deploy.md, "Required in production"). */
 const PRODUCTION_MUST_SET = ["NODE_ENV", "DATABASE_URL", "REDIS_URL", "SESSION_SECRET", "PUBLIC_BASE_URL", "PAYMENT_PROVIDERS"];
 
@@ -287,6 +290,19 @@ describe("Kubernetes manifests (deploy/kubernetes)", () => {
       const [program, pauseSeconds] = pod.containers[0]!.lifecycle?.preStop?.exec?.command ?? [];
       const pause = program === "sleep" ? Number(pauseSeconds) : 0;
       expect(pod.terminationGracePeriodSeconds ?? 30, script).toBeGreaterThanOrEqual(pause + drainSeconds(script) + 5);
+    }
+  });
+
+  it("keeps the secrets (with the mail server's password) in the Secret, the mail's sender in the ConfigMap", () => {
+    const secretKeys = [...secrets.values()].flatMap((values) => Object.keys(values));
+    const configKeys = [...configMaps.values()].flatMap((values) => Object.keys(values));
+    for (const name of SECRET_VARIABLES) {
+      expect(secretKeys, name).toContain(name);
+      expect(configKeys, name).not.toContain(name);
+    }
+    expect(configKeys).toContain("MAIL_FROM");
+    for (const workload of workloads) {
+      for (const container of containersOf(workload)) expect(readEnv(environmentOf(container)).SMTP_URL, container.name).toMatch(/^smtps?:\/\//);
     }
   });
 
