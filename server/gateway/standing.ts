@@ -21,7 +21,7 @@ export async function updateStanding(
   patch: StandingPatch,
   now = new Date(),
 ): Promise<Standing> {
-  const { db, redis, env } = services;
+  const { db } = services;
   const exists = await db.user.findUnique({ where: { id: userId }, select: { id: true } });
   if (!exists) throw new AppError("NOT_FOUND", { en: `User ${userId} does not exist.`, zh: `找不到该用户（编号 ${userId}）。` });
   const standing = await db.user.update({
@@ -45,15 +45,25 @@ export async function refreshSaleStanding(
   standing?: Standing,
   now = new Date(),
 ): Promise<void> {
-  const { db, redis, env } = services;
+  const { db } = services;
   const current =
     standing ?? (await db.user.findUnique({ where: { id: userId }, select: STANDING_FIELDS }));
   if (!current) return;
-  const openSales = await db.sale.findMany({
+  await writeSaleStanding(services, await openSales(services, now), userId, current);
+}
+
+type OpenSale = Awaited<ReturnType<typeof openSales>>[number];
+
+function openSales(services: Pick<Services, "db">, now: Date) {
+  return services.db.sale.findMany({
     where: { state: "SCHEDULED", endsAt: { gt: now } },
     select: { id: true, stockBuckets: true, ...ELIGIBILITY_RULE_FIELDS },
   });
-  for (const sale of openSales) {
+}
+
+async function writeSaleStanding(services: Pick<Services, "env" | "redis">, sales: readonly OpenSale[], userId: number, current: Standing): Promise<void> {
+  const { redis, env } = services;
+  for (const sale of sales) {
     const code = eligibilityOf(current, sale);
     // The shopper's eligibility is looked up in their home bucket only, and, at the join, in the
     // room's copy (its own slot): both kept in step.
@@ -70,4 +80,46 @@ export async function refreshSaleStanding(
       else await redis.hdel(home.users, personOfField(userId));
     }
   }
+}
+
+export interface BlacklistOutcome {
+  /** Blacklisted by this call. */
+  blacklisted: number[];
+  /** Blacklisted before it (their sale tables and sessions seen to again all the same). */
+  alreadyBlacklisted: number[];
+}
+
+/**
+ * Blacklists several accounts at once (the console's crowd section), as updateStanding does one:
+ * MySQL in one statement, then each account's entry in every open sale's tables and the end of
+ * its sessions. Accounts already blacklisted get the Redis and session steps again, so a call
+ * that failed halfway can simply be repeated. Refused whole, changing nothing, when an id does
+ * not exist or names the calling admin (who would end their own session).
+ */
+export async function blacklistAccounts(
+  services: Pick<Services, "db" | "env" | "redis" | "sessions">,
+  userIds: readonly number[],
+  actorId: number,
+  now = new Date(),
+): Promise<BlacklistOutcome> {
+  const { db } = services;
+  const ids = [...new Set(userIds)];
+  if (ids.includes(actorId)) {
+    throw new AppError("BAD_REQUEST", { en: "You cannot blacklist your own account.", zh: "不能把自己的账号加入黑名单。" });
+  }
+  const found = await db.user.findMany({ where: { id: { in: ids } }, select: { id: true, blacklisted: true } });
+  const missing = ids.filter((id) => !found.some((u) => u.id === id));
+  if (missing.length) {
+    const list = missing.slice(0, 10).join(", ") + (missing.length > 10 ? ", …" : "");
+    throw new AppError("NOT_FOUND", { en: `No such user: ${list}. Nothing was changed.`, zh: `找不到这些用户：${list}。没有做任何修改。` });
+  }
+  const already = found.filter((u) => u.blacklisted).map((u) => u.id);
+  await db.user.updateMany({ where: { id: { in: ids }, blacklisted: false }, data: { blacklisted: true } });
+  const standings = await db.user.findMany({ where: { id: { in: ids } }, select: { id: true, ...STANDING_FIELDS } });
+  const sales = await openSales(services, now);
+  for (const { id, ...standing } of standings) {
+    await writeSaleStanding(services, sales, id, standing);
+    await revokeSessions(services, id);
+  }
+  return { blacklisted: ids.filter((id) => !already.includes(id)).sort((a, b) => a - b), alreadyBlacklisted: already.sort((a, b) => a - b) };
 }

@@ -8,6 +8,7 @@ import { z, type ZodError } from "zod";
 import type { Lang, Localized } from "../i18n";
 import { PASSWORD_TOO_LONG } from "../gateway/password";
 import { PAYMENT_PROVIDER_NAMES } from "../env";
+import { MAX_BLACKLIST_BATCH } from "../admin/crowd-report";
 
 /** The custom messages of server/trpc/schemas.ts, in both languages. */
 export const INPUT_SENTENCES = {
@@ -27,6 +28,9 @@ export const INPUT_SENTENCES = {
   email: { en: "Enter a valid email address", zh: "请输入有效的邮箱地址" },
   passwordTooShort: { en: "Use at least 8 characters", zh: "密码至少需要 8 个字符" },
   passwordTooLong: PASSWORD_TOO_LONG,
+  userIds: { en: "userIds must be a list of account numbers", zh: "userIds 必须是账号编号的列表" },
+  userIdsEmpty: { en: "Choose at least one account", zh: "请至少选择一个账号" },
+  userIdsTooMany: { en: `At most ${MAX_BLACKLIST_BATCH} accounts at once`, zh: `一次最多 ${MAX_BLACKLIST_BATCH} 个账号` },
   verificationToken: { en: "token is malformed: open the whole link from the email", zh: "token 格式不正确：请打开邮件中的完整链接" },
 } satisfies Record<string, Localized>;
 

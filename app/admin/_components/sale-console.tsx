@@ -7,10 +7,11 @@ import { useTRPC } from "@/app/_components/trpc";
 import { money } from "@/app/_components/money";
 import { SaleForm } from "./sale-form";
 import { RateCharts } from "./rate-charts";
+import { CrowdPanel } from "./crowd-panel";
 import { useLang } from "@/app/_i18n/client";
 import { DASHBOARD_MESSAGES } from "@/app/_i18n/dashboard-messages";
 
-/** /admin/sales/<id>: the live dashboard, warm-up, stock changes and the sale's terms. */
+/** /admin/sales/<id>: the live dashboard, warm-up, the crowd, stock changes and the sale's terms. */
 export function SaleConsole({ saleId }: { saleId: number }) {
   const trpc = useTRPC();
   const lang = useLang();
@@ -110,6 +111,8 @@ export function SaleConsole({ saleId }: { saleId: number }) {
           </tbody>
         </table>
       </section>
+
+      <CrowdPanel saleId={saleId} />
 
       <StockAdjuster saleId={saleId} onDone={refresh} />
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { adminProcedure, createTRPCRouter } from "../init";
 import { orderIdInput, saleIdInput } from "../schemas";
 import { warmUpSale } from "../../recovery/warmup";
-import { updateStanding } from "../../gateway/standing";
+import { blacklistAccounts, updateStanding } from "../../gateway/standing";
 import { realNameOf } from "../../gateway/real-name";
 import { shipOrder } from "../../orders/ship";
 import { orderSearchInput } from "../../admin/order-search";
@@ -12,6 +12,9 @@ import { adjustSaleStock } from "../../admin/stock";
 import { readSaleDashboard } from "../../admin/dashboard";
 import { MAX_REFUND_BATCH, refundOrders, searchOrders, shipOrders } from "../../admin/orders";
 import { changeRole } from "../../admin/roles";
+import { readSaleCrowd } from "../../admin/crowd";
+import { MAX_BLACKLIST_BATCH } from "../../admin/crowd-report";
+import { INPUT_SENTENCES } from "../input-errors";
 
 export const adminRouter = createTRPCRouter({
   sales: adminProcedure.query(({ ctx }) => listAdminSales(ctx.services)),
@@ -65,6 +68,21 @@ export const adminRouter = createTRPCRouter({
         }),
     )
     .mutation(({ ctx, input: { userId, realNameId, ...patch } }) => updateStanding(ctx.services, userId, { ...patch, ...realNameOf(ctx.services.env, realNameId) })),
+
+  /** The crowd behind a sale: new accounts, shared sign-up addresses and devices, shared real-name persons. */
+  saleCrowd: adminProcedure.input(saleIdInput).query(({ ctx, input }) => readSaleCrowd(ctx.services, input.saleId)),
+
+  /** Blacklist accounts (the crowd section's groups), each as updateStanding would; never the caller. */
+  blacklistAccounts: adminProcedure
+    .input(
+      z.object({
+        userIds: z
+          .array(z.number().int().positive().max(2_147_483_647), { error: INPUT_SENTENCES.userIds.en })
+          .min(1, INPUT_SENTENCES.userIdsEmpty.en)
+          .max(MAX_BLACKLIST_BATCH, INPUT_SENTENCES.userIdsTooMany.en),
+      }),
+    )
+    .mutation(({ ctx, input }) => blacklistAccounts(ctx.services, input.userIds, ctx.session.userId)),
 
   /** Demote an admin (or promote a shopper); the account's sessions end everywhere. */
   setRole: adminProcedure
