@@ -5,7 +5,7 @@ import type { Services } from "../server/services";
 import { createShoppers } from "../server/seed";
 import { buyAsShopper } from "../server/testing/harness";
 import { e2eAppEnv, e2eBaseUrl } from "./e2e-env";
-import { openSale } from "./sales";
+import { closeSales, openSale } from "./sales";
 import { signInAsAdmin, snap } from "./shop";
 
 /**
@@ -18,9 +18,13 @@ test.beforeAll(async () => {
   services = await createServices(readEnv({ ...e2eAppEnv() }));
 });
 test.afterAll(() => services?.close());
+// The sale ends with the test, leaving the catalog's live list to later specs.
+const opened: number[] = [];
+test.afterEach(() => closeSales(opened.splice(0)));
 
 test("an admin sees a shared sign-up address among a sale's shoppers and blacklists one of its accounts", async ({ page, context }) => {
   const { saleId } = await openSale({ priceCents: 1000, originalPriceCents: 2000, stock: 10, unitLimit: 2, startsInMs: -5_000 });
+  opened.push(saleId);
   const shoppers = await createShoppers(services, 3, { emailPrefix: `e2e-crowd-${Date.now().toString(36)}` });
   // A documentation address of its own per run, as sign-up would have recorded it.
   const address = `198.51.100.${Math.floor(Math.random() * 250) + 1}`;

@@ -8,7 +8,7 @@ import type { CaughtMail } from "../server/testing/smtp-catcher";
 import { verificationLinkIn } from "../server/testing/smtp-catcher";
 import { expect, test } from "./fixtures";
 import { e2eAppEnv, e2eBaseUrl, e2eMailPort } from "./e2e-env";
-import { openSale } from "./sales";
+import { closeSales, openSale } from "./sales";
 import { newEmail, PASSWORD, salePanel, snap } from "./shop";
 
 /**
@@ -200,6 +200,10 @@ async function comeBackTo(page: Page) {
   await page.evaluate(() => document.dispatchEvent(new Event("visibilitychange", { bubbles: true })));
 }
 
+// Sales made here end with their test, leaving the catalog's live list to later specs.
+const opened: number[] = [];
+test.afterEach(() => closeSales(opened.splice(0)));
+
 for (const run of RUNS) {
   test.describe(run.name, () => {
     test.use({ viewport: run.viewport, locale: run.lang === "zh" ? "zh-CN" : "en-US" });
@@ -219,6 +223,7 @@ for (const run of RUNS) {
         requireVerifiedContact: true,
         startsInMs: -5_000,
       });
+      opened.push(sale.saleId);
       const salePath = `/sales/${sale.saleId}`;
       const checkWords = async (on: Page, email: string) => {
         await expectNoOverflow(on);
@@ -291,6 +296,7 @@ for (const run of [RUNS[0], RUNS[1]]) {
         accountsCreatedBefore: new Date(Date.now() - 3600_000),
         startsInMs: -5_000,
       });
+      opened.push(sale.saleId);
       const email = await signUpTo(page, run.lang, `/sales/${sale.saleId}`);
       const card = salePanel(page);
       await expect(card.getByTestId("standing-hint")).toHaveText(t.standingHint.ACCOUNT_TOO_NEW);

@@ -28,3 +28,17 @@ export async function openSale(
     await services.close();
   }
 }
+
+/**
+ * Ends sales a test is done with, so they leave the catalog's live list (it shows the first 50 by
+ * start) and later tests find their own sales on the page.
+ */
+export async function closeSales(saleIds: readonly number[]): Promise<void> {
+  if (!saleIds.length) return;
+  const services = await createServices(readEnv({ ...e2eAppEnv() }));
+  try {
+    await services.db.sale.updateMany({ where: { id: { in: [...saleIds] } }, data: { endsAt: new Date(Date.now() - 1000) } });
+  } finally {
+    await services.close();
+  }
+}
