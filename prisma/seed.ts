@@ -12,13 +12,13 @@ import { prepareDatabase, prepareEnvironment } from "../server/cli/prepare";
  *   [--admission-rate R [--arrival-order random|arrival] [--challenge]] --json FILE
  * Creates N shoppers and one warmed-up sale of S units (its Redis stock in K buckets, default 1);
  * writes ids and session tokens as JSON. `--unit-limit` is the units each shopper may hold (default
- * 1); `--limit`, its old name, still works as a deprecated alias.
+ * 1).
  *
  * It prepares the environment and the schema exactly as `npm start` does (server/cli/prepare.ts):
  * on a fresh clone it writes this machine's SESSION_SECRET into .env, or reads the one there, so
  * the tokens it signs are the ones a later (or running) `npm start` accepts.
  */
-const USAGE = "usage: npm run seed -- --users N --stock S [--unit-limit L] [--buckets K] [--starts-in SEC] [--duration SEC] [--admission-rate R [--arrival-order random|arrival] [--challenge]] --json FILE\n  (--limit L: deprecated alias of --unit-limit)";
+const USAGE = "usage: npm run seed -- --users N --stock S [--unit-limit L] [--buckets K] [--starts-in SEC] [--duration SEC] [--admission-rate R [--arrival-order random|arrival] [--challenge]] --json FILE";
 
 function positiveInt(name: string, raw: string | undefined, fallback?: number, min = 1, max = Number.MAX_SAFE_INTEGER): number {
   if (raw === undefined && fallback !== undefined) return fallback;
@@ -35,7 +35,6 @@ const { values } = parseArgs({
     users: { type: "string" },
     stock: { type: "string" },
     "unit-limit": { type: "string" },
-    limit: { type: "string" },
     buckets: { type: "string" },
     "starts-in": { type: "string" },
     duration: { type: "string" },
@@ -51,7 +50,7 @@ if (!values.json) {
 }
 const users = positiveInt("users", values.users);
 const stock = positiveInt("stock", values.stock);
-const unitLimit = positiveInt("unit-limit", values["unit-limit"] ?? values.limit, 1);
+const unitLimit = positiveInt("unit-limit", values["unit-limit"], 1);
 const buckets = positiveInt("buckets", values.buckets, 1, 1, MAX_STOCK_BUCKETS);
 const startsIn = positiveInt("starts-in", values["starts-in"], 0, 0);
 const duration = positiveInt("duration", values.duration, 3600);

@@ -14,7 +14,6 @@ import {
   parsePaymentProviders,
   readEnv,
   wechatPayConfigFrom,
-  withDeprecatedAliases,
 } from "./env";
 
 describe("readEnv", () => {
@@ -79,23 +78,6 @@ describe("readEnv", () => {
     const bad = () => readEnv({ PORT: "abc", REDIS_URL: "localhost:6379" });
     expect(bad).toThrow(EnvError);
     expect(bad).toThrow(/^Invalid environment: [^\n]+$/);
-  });
-});
-
-describe("deprecated rate names", () => {
-  it("still reads each old name as its new one", () => {
-    const env = readEnv({ RATE_LIMIT_PER_USER: "7", RATE_LIMIT_PER_IP: "0", RATE_LIMIT_NOTIFY_PER_IP: "30" });
-    expect(env).toMatchObject({ PURCHASE_RATE_PER_SHOPPER: 7, REQUEST_RATE_PER_IP: 0, NOTIFY_RATE_PER_IP: 30 });
-  });
-  it("lets the new name win when both are set", () => {
-    expect(readEnv({ PURCHASE_RATE_PER_SHOPPER: "2", RATE_LIMIT_PER_USER: "9" }).PURCHASE_RATE_PER_SHOPPER).toBe(2);
-    expect(withDeprecatedAliases({ REQUEST_RATE_PER_IP: "1", RATE_LIMIT_PER_IP: "50" })).toEqual({ REQUEST_RATE_PER_IP: "1" });
-  });
-  it("validates an old name's value like the new one's, under the new name", () => {
-    expect(() => readEnv({ RATE_LIMIT_NOTIFY_PER_IP: "-1" })).toThrow(/NOTIFY_RATE_PER_IP: /);
-  });
-  it("keeps the old names out of what readEnv returns", () => {
-    expect(Object.keys(readEnv({ RATE_LIMIT_PER_USER: "3" })).filter((name) => name.startsWith("RATE_LIMIT_"))).toEqual([]);
   });
 });
 

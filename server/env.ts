@@ -627,26 +627,9 @@ export class EnvError extends Error {
   override name = "EnvError";
 }
 
-/** Old names still read for the rates they were renamed to; nothing outside this module uses them. */
-export const DEPRECATED_ENV_ALIASES = {
-  RATE_LIMIT_PER_USER: "PURCHASE_RATE_PER_SHOPPER",
-  RATE_LIMIT_PER_IP: "REQUEST_RATE_PER_IP",
-  RATE_LIMIT_NOTIFY_PER_IP: "NOTIFY_RATE_PER_IP",
-} as const;
-
-/** The source with each deprecated name copied to its new one, unless the new one is set (it wins). Pure. */
-export function withDeprecatedAliases(source: Record<string, string | undefined>): Record<string, string | undefined> {
-  const resolved = { ...source };
-  for (const [oldName, newName] of Object.entries(DEPRECATED_ENV_ALIASES)) {
-    if (resolved[newName] === undefined && resolved[oldName] !== undefined) resolved[newName] = resolved[oldName];
-    delete resolved[oldName];
-  }
-  return resolved;
-}
-
 export function readEnv(source: Record<string, string | undefined> = process.env): Env {
   if (source === process.env) loadDotEnvOnce();
-  const parsed = envSchema.safeParse(withDeprecatedAliases(source));
+  const parsed = envSchema.safeParse(source);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
     throw new EnvError(`Invalid environment: ${problems}`);
