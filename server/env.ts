@@ -1,8 +1,8 @@
-import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { z } from "zod";
 import { DEFAULT_DOTLESS_DOMAINS, parseDotlessDomains } from "./gateway/email-identity";
+import { normalisePem } from "./lib/rsa-key";
 
 /**
  * The one place configuration is read. Web, worker, scripts and tests all go through `readEnv`,
@@ -34,55 +34,6 @@ export function parsePaymentProviders(list: string): { providers: PaymentProvide
     providers.push(name);
   }
   return { providers };
-}
-
-/**
- * An RSA key from the env as full PEM (private: PKCS#8 "PRIVATE KEY"; public: SPKI "PUBLIC
- * KEY"), or null when node:crypto cannot read it as one. Accepted: PEM with real newlines or
- * the literal `\n` a one-line .env value forces, or the bare base64 body the providers' key
- * tools print (PKCS#8 or PKCS#1 for a private key, SPKI or PKCS#1 for a public one). A private
- * key given where a public one belongs is refused, not silently turned into its public half.
- */
-export function normalisePem(value: string, kind: "private" | "public"): string | null {
-  const text = value.trim().replace(/\\r/g, "").replace(/\\n/g, "\n").replace(/\r\n?/g, "\n");
-  let key: KeyObject;
-  try {
-    if (text.includes("-----BEGIN")) {
-      if (kind === "public" && /-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text)) return null;
-      key = kind === "private" ? createPrivateKey(text) : createPublicKey(text);
-    } else {
-      const body = text.replace(/\s+/g, "");
-      if (!/^[A-Za-z0-9+/]+={0,2}$/.test(body)) return null;
-      const der = Buffer.from(body, "base64");
-      // node:crypto would derive a public key from a private one: refuse that mix-up instead.
-      if (kind === "public" && readsAsPrivate(der)) return null;
-      key = readDer(der, kind);
-    }
-  } catch {
-    return null;
-  }
-  if (key.asymmetricKeyType !== "rsa") return null;
-  return kind === "private" ? (key.export({ type: "pkcs8", format: "pem" }) as string) : (key.export({ type: "spki", format: "pem" }) as string);
-}
-
-function readsAsPrivate(der: Buffer): boolean {
-  try {
-    readDer(der, "private");
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function readDer(der: Buffer, kind: "private" | "public"): KeyObject {
-  const [first, second] = kind === "private" ? (["pkcs8", "pkcs1"] as const) : (["spki", "pkcs1"] as const);
-  const read = (type: typeof first | typeof second) =>
-    kind === "private" ? createPrivateKey({ key: der, format: "der", type: type as "pkcs8" | "pkcs1" }) : createPublicKey({ key: der, format: "der", type: type as "spki" | "pkcs1" });
-  try {
-    return read(first);
-  } catch {
-    return read(second);
-  }
 }
 
 /** Each provider's variables, all required when PAYMENT_PROVIDERS lists it. */
@@ -580,38 +531,6 @@ const envSchema = z
   });
 
 export type Env = z.infer<typeof envSchema>;
-
-/** One of a provider's variables, which readEnv guarantees whenever PAYMENT_PROVIDERS lists it. */
-function required<K extends keyof Env>(env: Env, variable: K, provider: PaymentProviderName): NonNullable<Env[K]> {
-  const value = env[variable];
-  if (value === undefined || value === null) throw new EnvError(`Invalid environment: ${String(variable)}: is required when PAYMENT_PROVIDERS lists ${provider}`);
-  return value as NonNullable<Env[K]>;
-}
-
-/** The Alipay adapter's configuration (server/payments/alipay.ts AlipayConfig); keys as PKCS#8 / SPKI PEM. */
-export function alipayConfigFrom(env: Env) {
-  return {
-    appId: required(env, "ALIPAY_APP_ID", "alipay"),
-    privateKey: required(env, "ALIPAY_PRIVATE_KEY", "alipay"),
-    alipayPublicKey: required(env, "ALIPAY_PUBLIC_KEY", "alipay"),
-    gateway: env.ALIPAY_GATEWAY,
-  };
-}
-
-/** The WeChat Pay adapter's configuration (server/payments/wechatpay.ts WechatPayConfig); keys as PKCS#8 / SPKI PEM. */
-export function wechatPayConfigFrom(env: Env) {
-  const provider = "wechatpay";
-  return {
-    mchId: required(env, "WECHATPAY_MCH_ID", provider),
-    appId: required(env, "WECHATPAY_APP_ID", provider),
-    serialNo: required(env, "WECHATPAY_SERIAL_NO", provider),
-    privateKey: required(env, "WECHATPAY_PRIVATE_KEY", provider),
-    apiV3Key: required(env, "WECHATPAY_APIV3_KEY", provider),
-    platformPublicKey: required(env, "WECHATPAY_PLATFORM_PUBLIC_KEY", provider),
-    platformPublicKeyId: required(env, "WECHATPAY_PLATFORM_PUBLIC_KEY_ID", provider),
-    baseUrl: env.WECHATPAY_BASE_URL,
-  };
-}
 
 let loadedDotEnv = false;
 function loadDotEnvOnce() {

@@ -1,4 +1,5 @@
-import { alipayConfigFrom, wechatPayConfigFrom, type Env, type PaymentProviderName } from "../env";
+import type { Env, PaymentProviderName } from "../env";
+import { alipayConfigFrom, wechatPayConfigFrom } from "./provider-config";
 import type { RedisConnection } from "../clients/redis";
 import type { Localized } from "../i18n";
 import type { PaymentProvider } from "./provider";
