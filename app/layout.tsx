@@ -27,7 +27,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           </a>
           <header className="topbar">
             <Link href="/" className="brand">
-              ⚡ {t.brand}
+              <span aria-hidden="true">⚡</span> <span className="brand-name">{t.brand}</span>
             </Link>
             <nav aria-label={t.accountNav}>
               <AccountNav />
