@@ -26,7 +26,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
             {t.skipToContent}
           </a>
           <header className="topbar">
-            <Link href="/" className="brand">
+            <Link href="/" className="brand" aria-label={t.brand}>
               <span aria-hidden="true">⚡</span> <span className="brand-name">{t.brand}</span>
             </Link>
             <nav aria-label={t.accountNav}>

@@ -58,7 +58,7 @@ async function expectNoSidewaysScroll(page: Page) {
     const found: string[] = [];
     if (document.documentElement.scrollWidth > window.innerWidth) found.push(`page is ${document.documentElement.scrollWidth}px wide`);
     for (const el of document.querySelectorAll<HTMLElement>("main *, header *")) {
-      if (el.closest(".visually-hidden, .brand-name")) continue;
+      if (el.closest(".visually-hidden")) continue;
       const box = el.getBoundingClientRect();
       if (box.width > 0 && box.right > window.innerWidth + 1) found.push(`<${el.tagName.toLowerCase()} class="${el.className}"> ends at ${box.right}px`);
     }
