@@ -26,8 +26,8 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
             {t.skipToContent}
           </a>
           <header className="topbar">
-            <Link href="/" className="brand">
-              ⚡ {t.brand}
+            <Link href="/" className="brand" aria-label={t.brand}>
+              <span aria-hidden="true">⚡</span> <span className="brand-name">{t.brand}</span>
             </Link>
             <nav aria-label={t.accountNav}>
               <AccountNav />

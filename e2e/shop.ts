@@ -47,7 +47,7 @@ export async function buy(page: Page, productName: string): Promise<number> {
   const card = saleCard(page, productName);
   await card.getByRole("button", { name: "Buy now" }).click();
   const status = card.getByTestId("purchase-status");
-  await expect(status).toHaveText(/^Order #\d+ created — pay for it in My orders\.$/, { timeout: 20_000 });
+  await expect(status).toHaveText(/^Order #\d+ created — pay for it now\.$/, { timeout: 20_000 });
   return Number(/#(\d+)/.exec((await status.textContent()) ?? "")?.[1]);
 }
 

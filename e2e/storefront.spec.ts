@@ -87,7 +87,7 @@ test("sign up → countdown → buy → in queue → order created → pay → P
   const status = panel.getByTestId("purchase-status");
   await expect(status).toHaveText(/You are in the queue|Order #\d+ created/);
   await snap(page, "journey-in-queue");
-  await expect(status).toHaveText(/^Order #\d+ created — pay for it in My orders\.$/, { timeout: 20_000 });
+  await expect(status).toHaveText(/^Order #\d+ created — pay for it now\.$/, { timeout: 20_000 });
   expect(calls.filter((call) => call.endsWith("/seckill.purchase"))).toEqual([`${SECKILL_ENDPOINT}/seckill.purchase`]);
   expect(calls).toContain(`${TRPC_ENDPOINT}/seckill.onResult`);
   expect(calls.filter((call) => call.endsWith("/seckill.result"))).toEqual([]);
@@ -95,7 +95,7 @@ test("sign up → countdown → buy → in queue → order created → pay → P
   await snap(page, "journey-order-created");
   const orderId = Number(/#(\d+)/.exec((await status.textContent()) ?? "")?.[1]);
 
-  await status.getByRole("link", { name: "My orders" }).click();
+  await panel.getByTestId("pay-now").getByRole("link", { name: "My orders" }).click();
   const order = page.getByTestId(`order-${orderId}`);
   await expect(order.getByTestId("order-status")).toHaveText("Awaiting payment");
   await expect(order.getByTestId("pay-countdown")).toContainText(/Pay within \d+:\d\d/);

@@ -130,12 +130,12 @@ test("a shopper waits in line before the opening, is admitted and buys with one 
 
   await panel.getByRole("button", { name: "Buy now" }).click();
   const status = panel.getByTestId("purchase-status");
-  await expect(status).toHaveText(/^Order #\d+ created — pay for it in My orders\.$/, { timeout: 20_000 });
+  await expect(status).toHaveText(/^Order #\d+ created — pay for it now\.$/, { timeout: 20_000 });
   await snap(page, "room-order-created");
   expect(calls).toEqual({ purchase: 1, token: 0 });
 
   const orderId = Number(/#(\d+)/.exec((await status.textContent()) ?? "")?.[1]);
-  await status.getByRole("link", { name: "My orders" }).click();
+  await panel.getByTestId("pay-now").getByRole("link", { name: "My orders" }).click();
   await expect(page.getByTestId(`order-${orderId}`)).toBeVisible();
   await snap(page, "room-my-orders");
 });

@@ -36,13 +36,18 @@ describe("countdownText", () => {
 describe("openingParts", () => {
   const at = new Date("2026-12-03T06:00:00Z");
 
-  it("says the time with its zone and the day, in English", () => {
-    expect(openingParts(at, "en-GB", "Asia/Shanghai")).toEqual({ time: "14:00:00 GMT+8", date: "3 Dec" });
+  it("says the time to the minute and the day, in English", () => {
+    expect(openingParts(at, "en-GB", "Asia/Shanghai")).toEqual({ time: "14:00", date: "3 Dec" });
   });
 
   it("says it in Chinese for a Chinese page", () => {
     const { time, date } = openingParts(at, "zh-CN", "Asia/Shanghai");
-    expect(time).toContain("14:00:00");
+    expect(time).toBe("14:00");
     expect(date).toBe("12月3日");
+  });
+
+  it("reads as a Chinese shopper expects: no zone name, no seconds", () => {
+    const { time, date } = openingParts(new Date("2026-12-04T23:54:24Z"), "zh-CN", "Asia/Shanghai");
+    expect(`${date} ${time} 开始`).toBe("12月5日 07:54 开始");
   });
 });

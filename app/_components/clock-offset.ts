@@ -26,18 +26,12 @@ export function countdownText(ms: number): string {
 }
 
 /**
- * A sale's opening as a shopper reads it: the time with its zone ("14:00:00 GMT+8") and the day
- * ("3 Dec"), in `locale`, in the browser's time zone unless `timeZone` is given.
+ * A sale's opening as a shopper reads it: the time to the minute ("14:00") and the day ("3 Dec",
+ * "12月3日"), in `locale`, in the browser's time zone unless `timeZone` is given. No seconds and
+ * no zone name: shoppers read "12月5日 07:54 开始", not "12月5日 GMT+8 07:54:24 开始".
  */
 export function openingParts(at: Date, locale: string, timeZone?: string): { time: string; date: string } {
-  const time = new Intl.DateTimeFormat(locale, {
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-    hourCycle: "h23",
-    timeZoneName: "short",
-    timeZone,
-  }).format(at);
+  const time = new Intl.DateTimeFormat(locale, { hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone }).format(at);
   const date = new Intl.DateTimeFormat(locale, { day: "numeric", month: "short", timeZone }).format(at);
   return { time, date };
 }

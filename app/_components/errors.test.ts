@@ -7,9 +7,22 @@ import { EventSource } from "eventsource";
 import superjson from "superjson";
 import type { AppRouter } from "@/server/trpc/root";
 import { MESSAGES } from "../_i18n/messages";
-import { authErrorText, errorText, payErrorText, resendErrorText, streamRefused } from "./errors";
+import { authErrorText, errorText, payErrorText, resendErrorText, streamRefused, unaskedErrorText } from "./errors";
 
 const t = MESSAGES.en;
+
+describe("unaskedErrorText", () => {
+  it("asks for Try again, not Buy again, when a call nobody pressed for meets a rate limit", () => {
+    expect(unaskedErrorText({ message: "Rate limited", data: { httpStatus: 429 } }, t)).toBe(t.tooManyRequestsUnasked);
+    expect(unaskedErrorText({ message: "", meta: { response: new Response(null, { status: 429 }) } }, MESSAGES.zh)).toBe(MESSAGES.zh.tooManyRequestsUnasked);
+    expect(t.tooManyRequestsUnasked).not.toMatch(/Buy/);
+    expect(MESSAGES.zh.tooManyRequestsUnasked).not.toMatch(/抢购/);
+  });
+
+  it("says anything else as errorText does", () => {
+    expect(unaskedErrorText({ message: "We are very busy", data: { httpStatus: 503 } }, t)).toBe(t.tryAgain);
+  });
+});
 
 describe("errorText", () => {
   it("says too many requests for a tRPC 429 and for the gateway's plain 429", () => {
@@ -50,7 +63,7 @@ describe("authErrorText", () => {
     const throttled = { message: "Too many failed sign-ins", data: { httpStatus: 429 }, meta: { response: new Response(null, { status: 429, headers: { "retry-after": "830" } }) } };
     expect(authErrorText(throttled, t)).toBe("Too many failed sign-ins. Try again in 14 minutes.");
     expect(authErrorText({ ...throttled, meta: {} }, t)).toBe("Too many failed sign-ins. Try again later.");
-    expect(authErrorText({ ...throttled, meta: { response: new Response(null, { status: 429, headers: { "retry-after": "20" } }) } }, MESSAGES.zh)).toBe("登录失败次数过多,请 1 分钟后再试。");
+    expect(authErrorText({ ...throttled, meta: { response: new Response(null, { status: 429, headers: { "retry-after": "20" } }) } }, MESSAGES.zh)).toBe("登录失败次数过多，请 1 分钟后再试。");
   });
 
   it("says the sign-up limit's refusal in the server's words, which name who waits and how long", () => {
@@ -83,8 +96,8 @@ describe("payErrorText", () => {
   it("says each refusal in Chinese by its code, never the server's English", () => {
     const zh = MESSAGES.zh;
     expect(payErrorText(deadline, zh)).toBe("该订单的支付时间已过。");
-    expect(payErrorText(paid, zh)).toBe("该订单已无法支付:它已付款或已取消。");
-    expect(payErrorText(unreachable, zh)).toBe("暂时无法连接支付机构,未做任何更改。请稍后重试。");
+    expect(payErrorText(paid, zh)).toBe("该订单已无法支付：它已付款或已取消。");
+    expect(payErrorText(unreachable, zh)).toBe("暂时无法连接支付机构，未做任何更改。请稍后重试。");
     expect(payErrorText({ message: "No order #7 for this account.", data: { httpStatus: 404, code: "NOT_FOUND" } }, zh)).toBe("找不到该订单。");
   });
 

@@ -21,6 +21,14 @@ export function errorText(error: CallError, t: Messages): string {
   return error.message;
 }
 
+/**
+ * What a failed call the page made by itself (a purchase token, a seat in the waiting room) means:
+ * the shopper pressed nothing, so a rate limit asks for Try again, never for Buy again.
+ */
+export function unaskedErrorText(error: CallError, t: Messages): string {
+  return statusOf(error) === 429 ? t.tooManyRequestsUnasked : errorText(error, t);
+}
+
 /** The server's own error shape (a code and a sentence), not a bare status from something in front of it. */
 function isTrpcAnswer(error: CallError): boolean {
   return typeof error.data?.code === "string" && error.message !== "";

@@ -6,6 +6,7 @@ import { useState, type ReactNode } from "react";
 import type { SaleStanding } from "@/server/gateway/sale-standing";
 import type { PurchaseResult } from "@/server/seckill/purchase";
 import type { Messages } from "../_i18n/messages";
+import { soldOutOutlook } from "./checkout";
 import { errorText } from "./errors";
 import { useTRPC } from "./trpc";
 
@@ -30,9 +31,19 @@ export interface ResultReading {
  */
 export function usePurchaseResult(reservationId: string | null): ResultReading {
   const trpc = useTRPC();
-  const [pushedResult, setPushedResult] = useState<PurchaseResult>();
+  // Kept with its reservation: after a second purchase the first one's ORDER_CREATED is not this one's.
+  const [lastPush, setLastPush] = useState<{ reservationId: string; result: PurchaseResult }>();
+  const pushedResult = lastPush && lastPush.reservationId === reservationId ? lastPush.result : undefined;
   const pushed = useSubscription(
-    trpc.seckill.onResult.subscriptionOptions({ reservationId: reservationId ?? "" }, { enabled: reservationId !== null, onData: setPushedResult }),
+    trpc.seckill.onResult.subscriptionOptions(
+      { reservationId: reservationId ?? "" },
+      {
+        enabled: reservationId !== null,
+        onData: (result) => {
+          if (reservationId !== null) setLastPush({ reservationId, result });
+        },
+      },
+    ),
   );
   const polled = useQuery({
     ...trpc.seckill.result.queryOptions({ reservationId: reservationId ?? "" }),
@@ -44,24 +55,24 @@ export function usePurchaseResult(reservationId: string | null): ResultReading {
   return pushed.status === "error" ? polled : { data: pushedResult, isError: false, error: null };
 }
 
-/** The line a queued purchase earns: in the queue, then its order's link (or its failure); null before. */
+/** The line a queued purchase earns: in the queue, then its order (Pay is offered below it), or its failure; null before. */
 export function resultStatus(t: Messages, result: ResultReading, reservationId: string | null): Status {
-  if (result.data?.status === "ORDER_CREATED") {
-    return {
-      tone: "ok",
-      text: (
-        <>
-          {t.orderCreated(result.data.orderId)}
-          <Link href="/orders">{t.myOrders}</Link>
-          {t.fullStop}
-        </>
-      ),
-    };
-  }
+  if (result.data?.status === "ORDER_CREATED") return createdStatus(t, result.data.orderId);
   if (result.data?.status === "FAILED") return { tone: "bad", text: t.orderFailed };
   if (result.isError && result.error) return { tone: "bad", text: errorText(result.error, t) };
   if (reservationId) return { tone: "wait", text: t.inQueue };
   return null;
+}
+
+/** "Order #12 created — pay for it now.": the Pay offer (PayNow) follows it. */
+export function createdStatus(t: Messages, orderId: number): Status {
+  return { tone: "ok", text: t.orderCreated(orderId) };
+}
+
+/** The sold-out sentence: with units still held by unpaid orders, that they may come back. */
+export function soldOutStatus(t: Messages, unitsMayReturn: number): Status {
+  const outlook = soldOutOutlook(true, unitsMayReturn);
+  return { tone: "note", text: outlook.kind === "MAY_RETURN" ? t.soldOutMayReturn(outlook.units) : t.soldOutNote };
 }
 
 /** A polite region that always exists (so it is heard when it fills), holding the panel's status line. */

@@ -13,8 +13,10 @@ import { useMessages } from "../_i18n/client";
 import type { Messages, RoomRefusal } from "../_i18n/messages";
 import { isMomentary, MAX_AUTO_RETRIES, retryDelayMs } from "./buy-retry";
 import { countdownText, openingParts } from "./clock-offset";
-import { errorText, streamRefused } from "./errors";
-import { boughtNote, resultStatus, RetryButton, StatusLine, usePurchaseResult, type Status } from "./purchase-result";
+import { buyComesBack, orderToPay } from "./checkout";
+import { errorText, streamRefused, unaskedErrorText } from "./errors";
+import { PayNow } from "./pay-now";
+import { boughtNote, resultStatus, RetryButton, soldOutStatus, StatusLine, usePurchaseResult, type Status } from "./purchase-result";
 import { RoomChallengeSolver, type ChallengeProgress } from "./room-challenge";
 import { parseStoredTicket, roomMoment, seatIdentity, storedTicketKey, waitParts, type RoomMoment } from "./room-wait";
 import { useTRPC } from "./trpc";
@@ -57,9 +59,11 @@ export function RoomPanel({
   now,
   synced,
   soldOut,
+  unitsMayReturn,
   standing,
   onSoldOut,
   onStandingChanged,
+  onReserved,
 }: {
   saleId: number;
   signedIn: boolean;
@@ -67,9 +71,12 @@ export function RoomPanel({
   now: number | null;
   synced: boolean;
   soldOut: boolean;
+  unitsMayReturn: number;
   standing: SaleStanding | undefined;
   onSoldOut: () => void;
   onStandingChanged: () => void;
+  /** a unit was reserved: the stock line is stale */
+  onReserved: () => void;
 }) {
   const t = useMessages();
   const trpc = useTRPC();
@@ -185,9 +192,20 @@ export function RoomPanel({
   const answer = purchase.data?.status;
   useEffect(() => {
     if (answer === "SOLD_OUT") onSoldOut();
+    if (answer === "QUEUED") onReserved();
     if (answer === "UNIT_LIMIT_REACHED" || orderCreated) onStandingChanged();
     // Only a new answer counts: the callbacks are new on every render.
   }, [answer, orderCreated]);
+  // A unit came back to a sold-out sale: the sold-out answers held here are stale, so the page takes a seat again.
+  const wasSoldOut = useRef(soldOut);
+  useEffect(() => {
+    if (buyComesBack(wasSoldOut.current, soldOut)) {
+      pressed.current = false;
+      purchase.reset();
+      join.reset();
+    }
+    wasSoldOut.current = soldOut;
+  }, [soldOut]);
 
   const moment = waiting && now !== null ? roomMoment(waiting, now) : null;
   const challenge = waiting?.challenge as RoomChallenge | undefined;
@@ -211,7 +229,7 @@ export function RoomPanel({
   const announcement = useAnnouncement(waiting, moment, t);
 
   if (!signedIn) {
-    if (phase === "ENDED" || soldOut) return <StatusLine saleId={saleId} status={soldOut ? { tone: "note", text: t.soldOutNote } : null} />;
+    if (phase === "ENDED" || soldOut) return <StatusLine saleId={saleId} status={soldOut ? soldOutStatus(t, unitsMayReturn) : null} />;
     return (
       <div className="buy">
         <Link className="button buy-button" href={`/sign-in?next=${encodeURIComponent(`/sales/${saleId}`)}`}>
@@ -227,7 +245,8 @@ export function RoomPanel({
   const done = orderCreated || refusedBeforehand === "UNIT_LIMIT_REACHED";
   const inRoom = waiting !== null && mayJoin && !done && reservationId === null;
   const reopened = waiting !== null && seatIdentity(waiting) === newLineSeat;
-  const status = roomStatus({ t, purchase, result, reservationId, standing, refusedAtJoin, soldOut, join, retrying, moment, reopened, updatesPaused });
+  const status = roomStatus({ t, purchase, result, reservationId, standing, refusedAtJoin, soldOut, unitsMayReturn, join, retrying, moment, reopened, updatesPaused });
+  const payFor = orderToPay(result.data?.status === "ORDER_CREATED" ? result.data.orderId : null, standing?.order);
   return (
     <div className="buy room" data-testid="waiting-room">
       {inRoom ? <RoomLine waiting={waiting} moment={refusedTicket ? null : moment} t={t} /> : null}
@@ -266,6 +285,7 @@ export function RoomPanel({
         />
       ) : null}
       <StatusLine saleId={saleId} status={status} />
+      {payFor !== null ? <PayNow orderId={payFor} /> : null}
       {refusedAtJoin === "CONTACT_NOT_VERIFIED" || purchase.data?.status === "CONTACT_NOT_VERIFIED" ? <ContactNotVerified /> : null}
     </div>
   );
@@ -331,6 +351,7 @@ function roomStatus({
   standing,
   refusedAtJoin,
   soldOut,
+  unitsMayReturn,
   join,
   retrying,
   moment,
@@ -344,6 +365,7 @@ function roomStatus({
   standing: SaleStanding | undefined;
   refusedAtJoin: JoinRefusal | null;
   soldOut: boolean;
+  unitsMayReturn: number;
   join: { isError: boolean; error: Parameters<typeof errorText>[0] | null };
   retrying: boolean;
   moment: RoomMoment | null;
@@ -356,7 +378,7 @@ function roomStatus({
   if (queued) return queued;
   const bought = standing?.order ? boughtNote(t, standing.order) : null;
   if (standing?.hint === "UNIT_LIMIT_REACHED") return bought ?? { tone: "note", text: t.unitLimitReachedNote };
-  if (soldOut) return { tone: "note", text: t.soldOutNote };
+  if (soldOut) return soldOutStatus(t, unitsMayReturn);
   if (purchase.isError && purchase.error) return { tone: "bad", text: errorText(purchase.error, t) };
   const refused = purchase.data?.status;
   if (refused && refused !== "QUEUED") {
@@ -366,7 +388,8 @@ function roomStatus({
   if (standing?.hint) return { tone: "note", text: t.refusal[standing.hint] };
   if (refusedAtJoin) return { tone: "bad", text: t.refusal[refusedAtJoin] };
   if (retrying) return { tone: "wait", text: t.openingNote };
-  if (join.isError && join.error) return { tone: "bad", text: isMomentary(join.error) ? t.notOpenYet : errorText(join.error, t) };
+  // The seat is taken by the page itself: its refusals never ask for a press of Buy.
+  if (join.isError && join.error) return { tone: "bad", text: isMomentary(join.error) ? t.notOpenYet : unaskedErrorText(join.error, t) };
   if (moment?.kind === "EXPIRED") return { tone: "bad", text: t.passExpired };
   if (reopened) return { tone: "note", text: t.roomReopened };
   if (updatesPaused) return { tone: "note", text: t.roomUpdatesPaused(STREAM_RETRY_AFTER_SECONDS) };

@@ -1,7 +1,8 @@
 "use client";
 import { ContactNotVerified } from "./contact-unverified";
 import Link from "next/link";
-import { useMutation, useQuery } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import type { SaleView } from "@/server/seckill/catalog";
 import { phaseAt, type SalePhase } from "@/server/seckill/phase";
@@ -9,13 +10,28 @@ import type { SaleStanding } from "@/server/gateway/sale-standing";
 import { useMessages } from "../_i18n/client";
 import type { Messages } from "../_i18n/messages";
 import { isMomentary, MAX_AUTO_RETRIES, retryDelayMs } from "./buy-retry";
+import { buyComesBack, mayBuyAnother, orderToPay } from "./checkout";
 import { countdownText, openingParts } from "./clock-offset";
-import { errorText } from "./errors";
+import { errorText, unaskedErrorText } from "./errors";
 import { money } from "./money";
-import { boughtNote, resultStatus, RetryButton, StatusLine, usePurchaseResult, type ResultReading, type Status } from "./purchase-result";
+import {
+  boughtNote,
+  createdStatus,
+  resultStatus,
+  RetryButton,
+  soldOutStatus,
+  StatusLine,
+  usePurchaseResult,
+  type ResultReading,
+  type Status,
+} from "./purchase-result";
 import { useServerNow } from "./server-clock";
-import { RoomPanel } from "./room-panel";
 import { useTRPC } from "./trpc";
+
+// Loaded when first shown, so the catalog's first load does not carry them: only a room sale's
+// own page seats anyone, and Pay appears once the shopper has an order.
+const RoomPanel = dynamic(() => import("./room-panel").then((module) => module.RoomPanel));
+const PayNow = dynamic(() => import("./pay-now").then((module) => module.PayNow));
 
 /** The product picture's box: fixed in the markup so the card does not move as the image loads. */
 const IMAGE_SIZE = { width: 320, height: 240 } as const;
@@ -48,6 +64,13 @@ export function SaleCard({
   const trpc = useTRPC();
   // What Buy would refuse, said beforehand, and the shopper's order here if they have one.
   const standing = useQuery({ ...trpc.sale.myStanding.queryOptions({ saleId: sale.id }), enabled: signedIn });
+  const refreshStanding = async () => (await standing.refetch()).data;
+  // A reservation took a unit: the stock line says so with the answer, not at the next poll.
+  const queryClient = useQueryClient();
+  const refreshStock = () => {
+    void queryClient.invalidateQueries(trpc.sale.list.queryFilter());
+    void queryClient.invalidateQueries(trpc.sale.get.queryFilter({ saleId: sale.id }));
+  };
 
   return (
     <article className={`card sale${detailed ? " detailed" : ""}`} data-testid={`sale-${sale.id}`} aria-labelledby={`sale-${sale.id}-name`}>
@@ -84,9 +107,11 @@ export function SaleCard({
           now={now}
           synced={synced}
           soldOut={soldOut}
+          unitsMayReturn={sale.unitsMayReturn}
           standing={standing.data}
           onSoldOut={() => setSoldOutAnswer(sale)}
           onStandingChanged={() => void standing.refetch()}
+          onReserved={refreshStock}
         />
       ) : sale.room ? (
         // The catalog does not seat anyone: the sale page does, for the shopper who opens it.
@@ -98,9 +123,11 @@ export function SaleCard({
         phase={phase}
         live={synced && phase === "LIVE"}
         soldOut={soldOut}
+        unitsMayReturn={sale.unitsMayReturn}
         standing={standing.data}
         onSoldOut={() => setSoldOutAnswer(sale)}
-        onStandingChanged={() => void standing.refetch()}
+        refreshStanding={refreshStanding}
+        onReserved={refreshStock}
       />
       )}
       {detailed ? null : (
@@ -115,9 +142,20 @@ export function SaleCard({
   );
 }
 
-/** The picture in a box of fixed proportions, or a neutral box of the same size without one. */
+/** The picture in a box of fixed proportions, or a drawn placeholder of the same size without one. */
 function ProductImage({ sale, t }: { sale: SaleView; t: Messages }) {
-  if (!sale.imageUrl) return <div className="product-image placeholder" aria-hidden="true" data-testid="product-image" />;
+  if (!sale.imageUrl) {
+    return (
+      <div className="product-image placeholder" aria-hidden="true" data-testid="product-image">
+        <svg viewBox="0 0 24 24" width="56" height="56" fill="none" stroke="currentColor" strokeWidth="1.5" strokeLinecap="round" strokeLinejoin="round">
+          <rect x="3" y="4" width="18" height="16" rx="2" />
+          <circle cx="9" cy="10" r="2" />
+          <path d="m21 16-5-5-9 9" />
+        </svg>
+        <span>{t.noPicture}</span>
+      </div>
+    );
+  }
   return (
     // A plain img: small local SVGs, nothing for next/image to optimise.
     <img className="product-image" src={sale.imageUrl} alt={t.productImage(sale.productName)} {...IMAGE_SIZE} data-testid="product-image" />
@@ -151,7 +189,7 @@ const noSubscription = () => () => undefined;
 
 /**
  * When the sale opens, in the browser's time zone. The server does not know that zone, so its HTML
- * (and hydration) says UTC, and the browser's zone follows at once.
+ * (and hydration) holds the line's place empty, and the browser's zone fills it at once.
  */
 function OpensAt({ startsAt, t }: { startsAt: Date; t: Messages }) {
   const hydrated = useSyncExternalStore(
@@ -159,10 +197,10 @@ function OpensAt({ startsAt, t }: { startsAt: Date; t: Messages }) {
     () => true,
     () => false,
   );
-  const { time, date } = openingParts(startsAt, t.intlLocale, hydrated ? undefined : "UTC");
+  const { time, date } = openingParts(startsAt, t.intlLocale);
   return (
     <p className="muted" data-testid="opens-at">
-      <time dateTime={startsAt.toISOString()}>{t.opensAt(time, date)}</time>
+      <time dateTime={startsAt.toISOString()}>{hydrated ? t.opensAt(time, date) : "\u00a0"}</time>
     </p>
   );
 }
@@ -193,6 +231,8 @@ function Announcer({ phase, soldOut, t }: { phase: SalePhase; soldOut: boolean; 
  * sends one purchase (a ref guards against a double click landing before React re-renders).
  * A refusal known beforehand (the shopper's standing) or a sell-out keeps it shut and fetches no
  * token. A sale still warming up is asked again by itself, with a growing pause, until it opens.
+ * An order offers Pay at once (PayNow); Buy comes back for another unit while the unit limit
+ * allows one, and after a sell-out when a unit comes back.
  */
 function BuyPanel({
   saleId,
@@ -200,18 +240,24 @@ function BuyPanel({
   phase,
   live,
   soldOut,
+  unitsMayReturn,
   standing,
   onSoldOut,
-  onStandingChanged,
+  refreshStanding,
+  onReserved,
 }: {
   saleId: number;
   signedIn: boolean;
   phase: SalePhase;
   live: boolean;
   soldOut: boolean;
+  unitsMayReturn: number;
   standing: SaleStanding | undefined;
   onSoldOut: () => void;
-  onStandingChanged: () => void;
+  /** reads the standing again; resolves with the new one */
+  refreshStanding: () => Promise<SaleStanding | undefined>;
+  /** a unit was reserved: the stock line is stale */
+  onReserved: () => void;
 }) {
   const t = useMessages();
   const trpc = useTRPC();
@@ -221,9 +267,20 @@ function BuyPanel({
   // Set when a press met a sale still warming up: the next token buys without another press.
   const buyWhenReady = useRef(false);
   const [retries, setRetries] = useState(0);
+  // The order this page bought last: its Pay stays offered while Buy starts over for another unit.
+  const [boughtOrderId, setBoughtOrderId] = useState<number | null>(null);
   const refusedBeforehand = standing?.hint ?? null;
   const reservationId = purchase.data?.status === "QUEUED" ? purchase.data.reservationId : null;
   const mayHaveToken = signedIn && live && standing !== undefined && refusedBeforehand === null && !soldOut && reservationId === null;
+
+  /** Back to a Buy that fetches a fresh token, as on arrival. */
+  const startOver = () => {
+    pressed.current = false;
+    buyWhenReady.current = false;
+    setRetries(0);
+    purchase.reset();
+    issue.reset();
+  };
 
   const issueToken = issue.mutate;
   useEffect(() => {
@@ -247,20 +304,32 @@ function BuyPanel({
     return () => clearTimeout(timer);
   }, [opening, retries, issueToken, saleId]);
 
-  // Answers that change what the page knows: a sell-out, or a limit reached (then its order's link).
+  // Answers that change what the page knows: a sell-out, a unit taken, or a limit reached (then its order's link).
   const answer = purchase.data?.status ?? issue.data?.status;
   useEffect(() => {
     if (answer === "SOLD_OUT") onSoldOut();
-    if (answer === "UNIT_LIMIT_REACHED") onStandingChanged();
+    if (answer === "QUEUED") onReserved();
+    if (answer === "UNIT_LIMIT_REACHED") void refreshStanding();
     // Only a new answer counts: the callbacks are new on every render.
   }, [answer]);
+  // A unit came back to a sold-out sale: the SOLD_OUT this panel holds is stale, Buy is offered again.
+  const wasSoldOut = useRef(soldOut);
+  useEffect(() => {
+    if (buyComesBack(wasSoldOut.current, soldOut)) startOver();
+    wasSoldOut.current = soldOut;
+  }, [soldOut]);
 
   const token = issue.data?.status === "ISSUED" ? issue.data.token : null;
   const result = usePurchaseResult(reservationId);
-  const orderCreated = result.data?.status === "ORDER_CREATED";
+  const createdOrderId = result.data?.status === "ORDER_CREATED" ? result.data.orderId : null;
   useEffect(() => {
-    if (orderCreated) onStandingChanged();
-  }, [orderCreated]);
+    if (createdOrderId === null) return;
+    setBoughtOrderId(createdOrderId);
+    // Read after the order: a shopper the limit still leaves room for gets Buy back at once.
+    void refreshStanding().then((fresh) => {
+      if (mayBuyAnother(fresh)) startOver();
+    });
+  }, [createdOrderId]);
 
   const buy = () => {
     if (pressed.current || !token) return;
@@ -295,8 +364,10 @@ function BuyPanel({
     purchase,
     result,
     reservationId,
+    boughtOrderId,
     standing,
     soldOut,
+    unitsMayReturn,
     issue,
     opening: opening || retryingPurchase,
   });
@@ -312,16 +383,19 @@ function BuyPanel({
     );
   }
 
-  // Bought (now or before): the order is the one thing left to say; Buy has nothing more to do.
-  const done = orderCreated || refusedBeforehand === "UNIT_LIMIT_REACHED";
+  // At the limit (now or before): the order is the one thing left to say; Buy has nothing more to do.
+  // Just bought, until the standing read after the order says whether another unit may follow.
+  const done = createdOrderId !== null || refusedBeforehand === "UNIT_LIMIT_REACHED";
   // Another press makes sense only after a stale token (a fresh one is on its way) or an error.
   const settled = reservationId !== null || (purchase.data !== undefined && purchase.data.status !== "INVALID_TOKEN");
+  const payFor = orderToPay(boughtOrderId, standing?.order);
   return (
     <div className="buy">
       {done ? null : (
         <button
           type="button"
-          className="buy-button"
+          // Beside a Pay offer, Buy (another unit) is the second choice.
+          className={`buy-button${payFor !== null ? " secondary" : ""}`}
           disabled={!live || !token || soldOut || purchase.isPending || settled}
           aria-describedby={status ? `purchase-status-${saleId}` : undefined}
           onClick={buy}
@@ -339,6 +413,7 @@ function BuyPanel({
         />
       ) : null}
       <StatusLine saleId={saleId} status={status} />
+      {payFor !== null ? <PayNow orderId={payFor} /> : null}
       {refusedBeforehand === "CONTACT_NOT_VERIFIED" || purchase.data?.status === "CONTACT_NOT_VERIFIED" ? <ContactNotVerified /> : null}
     </div>
   );
@@ -350,8 +425,10 @@ function panelStatus({
   purchase,
   result,
   reservationId,
+  boughtOrderId,
   standing,
   soldOut,
+  unitsMayReturn,
   issue,
   opening,
 }: {
@@ -359,26 +436,29 @@ function panelStatus({
   purchase: { isError: boolean; error: Parameters<typeof errorText>[0] | null; data?: { status: string } | undefined };
   result: ResultReading;
   reservationId: string | null;
+  boughtOrderId: number | null;
   standing: SaleStanding | undefined;
   soldOut: boolean;
+  unitsMayReturn: number;
   issue: { isError: boolean; error: Parameters<typeof errorText>[0] | null; data?: { status: string } | undefined };
   opening: boolean;
 }): Status {
   const queued = resultStatus(t, result, reservationId);
   if (queued) return queued;
+  const refused = purchase.data && purchase.data.status !== "QUEUED" && purchase.data.status !== "UNIT_LIMIT_REACHED" ? purchase.data.status : null;
+  // The order this page bought stays said, beside its Pay, until a newer press says something else.
+  if (boughtOrderId !== null && !refused && !purchase.isError) return createdStatus(t, boughtOrderId);
   const bought = standing?.order ? boughtNote(t, standing.order) : null;
   if (bought && standing?.hint === "UNIT_LIMIT_REACHED") return bought;
   if (standing?.hint === "UNIT_LIMIT_REACHED") return { tone: "note", text: t.unitLimitReachedNote };
-  if (soldOut) return { tone: "note", text: t.soldOutNote };
+  if (soldOut) return soldOutStatus(t, unitsMayReturn);
   if (opening) return { tone: "wait", text: t.openingNote };
   if (purchase.isError && purchase.error) return { tone: "bad", text: errorText(purchase.error, t) };
-  if (purchase.data && purchase.data.status !== "QUEUED" && purchase.data.status !== "UNIT_LIMIT_REACHED") {
-    return { tone: "bad", text: t.refusal[purchase.data.status as keyof Messages["refusal"]] };
-  }
+  if (refused) return { tone: "bad", text: t.refusal[refused as keyof Messages["refusal"]] };
   // Known before pressing anything: a fact about this sale and shopper, not an error.
   if (standing?.hint) return { tone: "note", text: t.refusal[standing.hint] };
-  // Retried long enough: said in the page's words, with Try again beside it.
-  if (issue.isError && issue.error) return { tone: "bad", text: isMomentary(issue.error) ? t.notOpenYet : errorText(issue.error, t) };
+  // Retried long enough: said in the page's words, with Try again beside it (nobody pressed Buy).
+  if (issue.isError && issue.error) return { tone: "bad", text: isMomentary(issue.error) ? t.notOpenYet : unaskedErrorText(issue.error, t) };
   if (issue.data && !["ISSUED", "NOT_STARTED", "UNIT_LIMIT_REACHED"].includes(issue.data.status)) {
     return { tone: "bad", text: t.refusal[issue.data.status as keyof Messages["refusal"]] };
   }

@@ -63,7 +63,7 @@ export async function saleStanding(services: Pick<Services, "db" | "env" | "redi
   ]);
   if (!sale) throw new AppError("NOT_FOUND", { en: "This sale does not exist or has been withdrawn.", zh: "该秒杀活动不存在或已下架。" });
   if (!user) {
-    throw new AppError("UNAUTHORIZED", { en: "Your account no longer exists; sign in again.", zh: "您的账号已不存在,请重新登录。" });
+    throw new AppError("UNAUTHORIZED", { en: "Your account no longer exists; sign in again.", zh: "您的账号已不存在，请重新登录。" });
   }
   const home = homeKeys(env.REDIS_NAMESPACE, input.saleId, input.userId, sale.stockBuckets);
   const [held, order] = await Promise.all([

@@ -1,6 +1,7 @@
 import type { Services } from "../services";
 import { AppError } from "../errors";
 import { unitsLeftInRedis } from "./sale-buckets";
+import { bucketKeys } from "./keys";
 import { phaseAt, type SalePhase } from "./phase";
 
 
@@ -16,6 +17,11 @@ export interface SaleView {
   totalStock: number;
   /** Units still reservable, from Redis; null when the sale is not warmed up. */
   stockLeft: number | null;
+  /**
+   * For a sold-out sale still on: units held but not paid for (reservations not yet orders, and
+   * unpaid orders), which go back on sale if their time to pay runs out. 0 for any other sale.
+   */
+  unitsMayReturn: number;
   unitLimit: number;
   startsAt: Date;
   endsAt: Date;
@@ -68,8 +74,12 @@ type SaleRow = {
   product: { name: string; description: string; originalPriceCents: number; imageUrl: string | null };
 };
 
-async function toViews(services: Pick<Services, "env" | "redis">, rows: SaleRow[], now: Date): Promise<SaleView[]> {
+async function toViews(services: Pick<Services, "db" | "env" | "redis">, rows: SaleRow[], now: Date): Promise<SaleView[]> {
   const stocks = await Promise.all(rows.map((s) => unitsLeftInRedis(services, s.id, s.stockBuckets)));
+  // Only a sold-out sale still on is asked: the rest show their stock, and need no hope.
+  const mayReturn = await Promise.all(
+    rows.map((s, i) => (stocks[i] !== null && Number(stocks[i]) <= 0 && phaseAt(s, now) !== "ENDED" ? unitsMayReturn(services, s, now.getTime()) : 0)),
+  );
   return rows.map((s, i) => {
     const stock = stocks[i];
     return {
@@ -82,6 +92,7 @@ async function toViews(services: Pick<Services, "env" | "redis">, rows: SaleRow[
       originalPriceCents: s.product.originalPriceCents,
       totalStock: s.totalStock,
       stockLeft: stock === null || stock === undefined ? null : Number(stock),
+      unitsMayReturn: mayReturn[i] ?? 0,
       unitLimit: s.unitLimit,
       startsAt: s.startsAt,
       endsAt: s.endsAt,
@@ -89,6 +100,34 @@ async function toViews(services: Pick<Services, "env" | "redis">, rows: SaleRow[
       room: saleRoom(s),
     };
   });
+}
+
+/**
+ * How long a process reuses its count of a sold-out sale's unpaid units: the crowd that polls a
+ * sold-out sale every 2 s costs MySQL one count per process per this, not one per shopper.
+ */
+const MAY_RETURN_FRESH_MS = 1000;
+const mayReturnCounts = new WeakMap<object, Map<number, { at: number; units: Promise<number> }>>();
+
+/** Pending reservations (Redis, every bucket) plus unpaid orders (MySQL, by the (sale, status) index). */
+async function unitsMayReturn(services: Pick<Services, "db" | "env" | "redis">, sale: { id: number; stockBuckets: number }, now: number): Promise<number> {
+  const perSale = mayReturnCounts.get(services.db) ?? new Map<number, { at: number; units: Promise<number> }>();
+  mayReturnCounts.set(services.db, perSale);
+  const known = perSale.get(sale.id);
+  if (known && now - known.at < MAY_RETURN_FRESH_MS) return known.units;
+  const units = Promise.all([
+    ...Array.from({ length: sale.stockBuckets }, (_, bucket) => services.redis.zcard(bucketKeys(services.env.REDIS_NAMESPACE, sale.id, bucket).pending)),
+    services.db.order.count({ where: { saleId: sale.id, status: "WAIT_PAY" } }),
+  ]).then(
+    (counts) => counts.reduce((sum, n) => sum + n, 0),
+    // The hope is a courtesy: a failed count shows a plain sell-out, is not kept, and the next poll asks again.
+    () => {
+      perSale.delete(sale.id);
+      return 0;
+    },
+  );
+  perSale.set(sale.id, { at: now, units });
+  return units;
 }
 
 /** How long an ended sale stays in the catalog, and how many of those it shows. */
