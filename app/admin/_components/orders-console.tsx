@@ -11,7 +11,7 @@ import { DEFAULT_ORDER_PAGE_SIZE, ORDER_PAGE_SIZES, readIdField, searchMessageIn
 import type { AdminOrder, AdminPayment } from "@/server/admin/orders";
 import type { Lang } from "@/server/i18n";
 import { adminTime } from "./admin-time";
-import { ORDER_STATUS_COLOR, PAYMENT_STATUS_COLOR } from "./status-colors";
+import { ORDER_STATUS_COLOR, PAYMENT_STATUS_COLOR, TAG } from "./status-colors";
 import { rowTestId, tableWidth } from "./table-layout";
 import styles from "../admin.module.css";
 
@@ -130,7 +130,9 @@ export function OrdersConsole() {
       key: "select",
       width: 48,
       fixed: "start",
-      title: <Checkbox aria-label={t.selectAll} checked={allSelected} disabled={selectable.length === 0} onChange={toggleAll} />,
+      // The select-all box sits above the table: antd copies column titles into its hidden
+      // measuring row, where a focusable box is an aria-hidden-focus violation.
+      title: <span className={styles.srOnly}>{t.selectColumn}</span>,
       render: (_, o) => (o.status === "PAID" ? <Checkbox aria-label={t.select(o.id)} checked={selected.has(o.id)} onChange={() => toggle(o.id)} /> : null),
     },
     { key: "id", title: "#", dataIndex: "id", width: 80, fixed: "start" },
@@ -194,6 +196,7 @@ export function OrdersConsole() {
       </Card>
       <Card className={styles.section} role="region" aria-label={t.resultsLabel}>
         <div className="actions">
+          <Checkbox aria-label={t.selectAll} checked={allSelected} disabled={selectable.length === 0} onChange={toggleAll}>{t.selectAllShort}</Checkbox>
           <Button type="primary" disabled={selected.size === 0 || shipMany.isPending} onClick={() => shipMany.mutate({ orderIds: [...selected] })}>
             {t.shipSelected(selected.size)}
           </Button>
@@ -268,7 +271,7 @@ function Payments({ payments, m, lang }: { payments: AdminPayment[]; m: AdminMes
           <span className={styles.oneLine}>
             <strong>{p.provider}</strong>{" "}
             <Tag color={PAYMENT_STATUS_COLOR[p.status]} data-testid="admin-payment-status" data-status={p.status}>{m.paymentStatus[p.status] ?? p.status}</Tag>
-            {p.refundError ? <Tag color="red" data-testid="admin-refund-error" title={p.refundError}>{t.refundRefused(p.refundError)}</Tag> : null}
+            {p.refundError ? <Tag color={TAG.red} data-testid="admin-refund-error" title={p.refundError}>{t.refundRefused(p.refundError)}</Tag> : null}
             <Popover
               trigger="click"
               content={

@@ -13,7 +13,7 @@ import { RateCharts } from "./rate-charts";
 import { CrowdPanel } from "./crowd-panel";
 import { adminTime } from "./admin-time";
 import { failureKind, liveReadingState } from "./live-reading";
-import { ORDER_STATUS_COLOR } from "./status-colors";
+import { ORDER_STATUS_COLOR, TAG } from "./status-colors";
 import { rowTestId } from "./table-layout";
 import { useLang } from "@/app/_i18n/client";
 import { DASHBOARD_MESSAGES } from "@/app/_i18n/dashboard-messages";
@@ -69,12 +69,12 @@ export function SaleConsole({ saleId }: { saleId: number }) {
     <div>
       <div className="row">
         <h1>{t.title(sale.id, sale.productName)}</h1>
-        <Tag color={sale.phase === "LIVE" ? "red" : sale.phase === "UPCOMING" ? "gold" : "default"}>{t.phase[sale.phase] ?? sale.phase}</Tag>
+        <Tag color={sale.phase === "LIVE" ? TAG.red : sale.phase === "UPCOMING" ? TAG.gold : TAG.grey}>{t.phase[sale.phase] ?? sale.phase}</Tag>
       </div>
       <p className="muted">{terms.filter(Boolean).join(" · ")}</p>
 
       <Card className={styles.section} role="region" aria-label={t.warmUpSection} title={<h2 className={styles.cardTitle}>{t.warmUpSection}</h2>}
-        extra={<Tag color={sale.warmedUp ? "green" : "orange"} data-testid="warm-state">{sale.warmedUp ? t.warmedUp : t.notWarmedUp}</Tag>}>
+        extra={<Tag color={sale.warmedUp ? TAG.green : TAG.orange} data-testid="warm-state">{sale.warmedUp ? t.warmedUp : t.notWarmedUp}</Tag>}>
         <p className="muted">{t.warmUpHelp}</p>
         <Button type="primary" onClick={() => warmUp.mutate({ saleId })} loading={warmUp.isPending}>
           {sale.warmedUp ? t.warmUpAgain : t.warmUp}
@@ -150,22 +150,23 @@ export function SaleConsole({ saleId }: { saleId: number }) {
 function QueueTable({ queues }: { queues: QueueDepth[] }) {
   const t = DASHBOARD_MESSAGES[useLang()];
   const columns: TableColumnsType<QueueDepth> = [
-    { title: t.queue, dataIndex: "queue", width: 160 },
-    { title: t.waiting, dataIndex: "waiting", width: 100 },
-    { title: t.active, dataIndex: "active", width: 100 },
-    { title: t.delayed, dataIndex: "delayed", width: 100 },
-    { title: t.failed, dataIndex: "failed", width: 100 },
-    { title: t.completed, dataIndex: "completed", width: 110 },
+    { title: t.queue, dataIndex: "queue" },
+    { title: t.waiting, dataIndex: "waiting" },
+    { title: t.active, dataIndex: "active" },
+    { title: t.delayed, dataIndex: "delayed" },
+    { title: t.failed, dataIndex: "failed" },
+    { title: t.completed, dataIndex: "completed" },
   ];
+  // Scrolls sideways in a box a keyboard can focus: the table itself has nothing focusable, and an
+  // unfocusable scroll region cannot be scrolled without a mouse (axe: scrollable-region-focusable).
   return (
-    <div data-testid="queue-table">
+    <div data-testid="queue-table" className={styles.scrollBox} tabIndex={0} role="region" aria-label={t.queueTable}>
       <Table<QueueDepth>
         rowKey="queue"
         size="small"
         columns={columns}
         dataSource={queues}
         pagination={false}
-        scroll={{ x: 670 }}
         onRow={(q) => rowTestId(`queue-${q.queue}`)}
       />
     </div>
@@ -181,7 +182,8 @@ function StockAdjuster({ saleId, onDone }: { saleId: number; onDone: () => void 
   const fieldError = (adjust.error?.data?.fieldErrors as Record<string, string[] | undefined> | null | undefined)?.delta?.[0];
   return (
     <Card className={styles.section} role="region" aria-label={t.stockSection} title={<h2 className={styles.cardTitle}>{t.stockTitle}</h2>}>
-      <Form layout="inline" onFinish={() => adjust.mutate({ saleId, delta: delta.trim() === "" ? Number.NaN : Number(delta) })} noValidate>
+      {/* Vertical: inline, the long label and the box on one unbreakable line overflowed a phone. */}
+      <Form layout="vertical" onFinish={() => adjust.mutate({ saleId, delta: delta.trim() === "" ? Number.NaN : Number(delta) })} noValidate>
         <Form.Item label={t.stockDelta} htmlFor={inputId} validateStatus={adjust.error ? "error" : undefined}
           help={adjust.error ? <span data-testid="stock-error" role="alert">{fieldError ?? adjust.error.message}</span> : undefined}>
           <Input id={inputId} inputMode="numeric" value={delta} onChange={(e) => setDelta(e.target.value)} style={{ width: 140 }} />

@@ -11,6 +11,7 @@ import type { AdminSale } from "@/server/admin/sales";
 import { SaleForm } from "./sale-form";
 import { adminTime } from "./admin-time";
 import { rowTestId, tableWidth } from "./table-layout";
+import { TAG } from "./status-colors";
 import styles from "../admin.module.css";
 
 /** What the list says a sale is doing: a live sale with nothing left is sold out, not live. */
@@ -18,7 +19,7 @@ export function saleState(sale: Pick<AdminSale, "phase" | "soldOut">): "UPCOMING
   return sale.soldOut ? "SOLD_OUT" : sale.phase;
 }
 
-const STATE_COLOR: Record<ReturnType<typeof saleState>, string> = { UPCOMING: "gold", LIVE: "red", ENDED: "default", SOLD_OUT: "default" };
+const STATE_COLOR: Record<ReturnType<typeof saleState>, string> = { UPCOMING: TAG.gold, LIVE: TAG.red, ENDED: TAG.grey, SOLD_OUT: TAG.grey };
 
 /** /admin: every sale, and the form for a new one. */
 /** `verifiedContactByDefault`: a new sale asks for a verified email unless the operator unticks it (on in production). */
@@ -88,7 +89,7 @@ export function SalesConsole({ verifiedContactByDefault }: { verifiedContactByDe
         return <Tag color={STATE_COLOR[state]} data-testid="sale-state" data-state={state}>{m.phase[state]}</Tag>;
       },
     },
-    { title: t.redis, width: 120, render: (_, s) => <Tag color={s.warmedUp ? "green" : "orange"}>{s.warmedUp ? t.warmed : t.cold}</Tag> },
+    { title: t.redis, width: 120, render: (_, s) => <Tag color={s.warmedUp ? TAG.green : TAG.orange}>{s.warmedUp ? t.warmed : t.cold}</Tag> },
     {
       title: t.room,
       width: 130,
