@@ -1,8 +1,10 @@
 import type { ReactNode } from "react";
+import { AntdRegistry } from "@ant-design/nextjs-registry";
 import { requestLang } from "@/app/_i18n/server";
 import { ADMIN_MESSAGES } from "@/app/_i18n/admin-messages";
 import { adminAccess } from "./access";
 import { AdminSignIn } from "./_components/admin-sign-in";
+import { AntdProvider } from "./_components/antd-provider";
 import styles from "./admin.module.css";
 
 export const dynamic = "force-dynamic";
@@ -20,14 +22,19 @@ export default async function AdminLayout({ children }: { children: ReactNode })
       </section>
     );
   }
+  // The style registry here, not in the root layout: antd's CSS-in-JS is the console's alone.
   return (
-    <div className={`admin ${styles.console}`}>
-      <nav className={`admin-nav ${styles.nav}`} aria-label={t.nav.label}>
-        <a href="/admin">{t.nav.sales}</a>
-        <a href="/admin/orders">{t.nav.orders}</a>
-        <a href="/admin/queues">{t.nav.queues}</a>
-      </nav>
-      {children}
-    </div>
+    <AntdRegistry>
+      <AntdProvider>
+        <div className={`admin ${styles.console}`}>
+          <nav className={`admin-nav ${styles.nav}`} aria-label={t.nav.label}>
+            <a href="/admin">{t.nav.sales}</a>
+            <a href="/admin/orders">{t.nav.orders}</a>
+            <a href="/admin/queues">{t.nav.queues}</a>
+          </nav>
+          {children}
+        </div>
+      </AntdProvider>
+    </AntdRegistry>
   );
 }

@@ -1,7 +1,7 @@
 import type { Services } from "../services";
 import { readCheckedLedger, type LedgerState, type SaleLedger } from "../recovery/invariants";
 import type { Localized } from "../i18n";
-import { readSaleStats, type StatsPoint } from "../seckill/sale-stats";
+import { readSaleStats, readShopRefusals, withShopRefusals, type StatsPoint } from "../seckill/sale-stats";
 import { getAdminSale, type AdminSale } from "./sales";
 import { readRoomGauges, type RoomGauges } from "../room/room-gauges";
 
@@ -24,6 +24,7 @@ export interface SaleDashboard {
   ledgerState: LedgerState;
   /** What is wrong, in words an operator acts on; empty unless DRIFT. */
   problems: Localized[];
+  /** The sale's answers per second, with the shop-wide 429s (GATEWAY_429, FRONT_DOOR_429) of each second. */
   perSecond: StatsPoint[];
   queues: QueueDepth[];
   /** The waiting room's reading (Redis's clock); null when the sale has none loaded. */
@@ -46,12 +47,15 @@ async function readQueueDepth(queue: { name: string; getJobCounts(...types: stri
 /** Everything the live dashboard shows for one sale, read in one go (polled once a second). */
 export async function readSaleDashboard(services: Pick<Services, "db" | "env" | "queues" | "redis">, saleId: number): Promise<SaleDashboard> {
   const { redis, env, queues } = services;
-  const [sale, { ledger, verdict }, perSecond, depths, room] = await Promise.all([
+  const now = Date.now();
+  const [sale, { ledger, verdict }, salePoints, shopPoints, depths, room] = await Promise.all([
     getAdminSale(services, saleId),
     readCheckedLedger(services, saleId),
-    readSaleStats(redis, env.REDIS_NAMESPACE, saleId, DASHBOARD_WINDOW_SECONDS),
+    readSaleStats(redis, env.REDIS_NAMESPACE, saleId, DASHBOARD_WINDOW_SECONDS, now),
+    readShopRefusals(redis, env.REDIS_NAMESPACE, DASHBOARD_WINDOW_SECONDS, now),
     Promise.all([queues.createOrder, queues.cancelOrder, queues.paymentNotify].map(readQueueDepth)),
     readRoomGauges(redis, env.REDIS_NAMESPACE, saleId),
   ]);
+  const perSecond = withShopRefusals(salePoints, shopPoints);
   return { sale, ledger, ledgerState: verdict.state, problems: verdict.problems.map((p) => p.text), perSecond, queues: depths, room, readAt: new Date() };
 }

@@ -21,12 +21,14 @@ export function fieldMessageIn(lang: Lang, message: string): string {
   return TRANSLATIONS.get(message)?.[lang] ?? message;
 }
 
+// "Too large" first and alone: a huge amount in yuan is past safe integers as cents, and "must be
+// whole cents" beside it would send the operator after the wrong problem.
 const cents = (what: Localized) =>
   z
     .number({ error: say({ en: `${what.en} must be a number`, zh: `${what.zh}必须是数字` }) })
+    .max(100_000_000, { error: say({ en: `${what.en} is too large`, zh: `${what.zh}过大` }), abort: true })
     .int(say({ en: `${what.en} must be whole cents`, zh: `${what.zh}最多精确到分` }))
-    .min(1, say({ en: `${what.en} must be at least 1 cent`, zh: `${what.zh}至少为 1 分` }))
-    .max(100_000_000, say({ en: `${what.en} is too large`, zh: `${what.zh}过大` }));
+    .min(1, say({ en: `${what.en} must be at least 1 cent`, zh: `${what.zh}至少为 1 分` }));
 
 /** Where a product image may come from: this site's own files, or an HTTPS address. */
 export function isImageUrl(value: string): boolean {
@@ -107,14 +109,26 @@ export const REAL_NAME_ONE_BUCKET = say({
 const ENDS_BEFORE_START = say({ en: "The sale must end after it starts", zh: "结束时间必须晚于开始时间" });
 const PRICE_ABOVE_ORIGINAL = say({ en: "The sale price cannot be above the original price", zh: "秒杀价不能高于原价" });
 
-/** Rules between two fields; a rule whose fields are not both given (a partial edit) waits for the merged terms. */
-function checkAcrossFields(value: Partial<Pick<SaleFields, "priceCents" | "originalPriceCents" | "startsAt" | "endsAt" | "admissionRate" | "purchaseChallenge">>, ctx: z.RefinementCtx) {
+type AcrossFields = Partial<Pick<SaleFields, "priceCents" | "originalPriceCents" | "startsAt" | "endsAt" | "admissionRate" | "purchaseChallenge">>;
+
+/**
+ * Rules between two fields, as field → message; a rule whose fields are not both given (a partial
+ * edit) waits for the merged terms. Exported for the form, which shows them with every other field's
+ * problem at once (zod skips an object's refinements while a field of it fails).
+ */
+export function acrossFieldProblems(value: AcrossFields): { field: "purchaseChallenge" | "endsAt" | "priceCents"; message: string }[] {
+  const problems: { field: "purchaseChallenge" | "endsAt" | "priceCents"; message: string }[] = [];
   // The challenge is solved while waiting and bound to the room's seat: no room, no challenge.
-  if (value.purchaseChallenge && value.admissionRate === 0) ctx.addIssue({ code: "custom", path: ["purchaseChallenge"], message: CHALLENGE_WITHOUT_ROOM });
-  if (value.endsAt && value.startsAt && value.endsAt <= value.startsAt) ctx.addIssue({ code: "custom", path: ["endsAt"], message: ENDS_BEFORE_START });
+  if (value.purchaseChallenge && value.admissionRate === 0) problems.push({ field: "purchaseChallenge", message: CHALLENGE_WITHOUT_ROOM });
+  if (value.endsAt && value.startsAt && value.endsAt <= value.startsAt) problems.push({ field: "endsAt", message: ENDS_BEFORE_START });
   if (value.priceCents !== undefined && value.originalPriceCents !== undefined && value.priceCents > value.originalPriceCents) {
-    ctx.addIssue({ code: "custom", path: ["priceCents"], message: PRICE_ABOVE_ORIGINAL });
+    problems.push({ field: "priceCents", message: PRICE_ABOVE_ORIGINAL });
   }
+  return problems;
+}
+
+function checkAcrossFields(value: AcrossFields, ctx: z.RefinementCtx) {
+  for (const { field, message } of acrossFieldProblems(value)) ctx.addIssue({ code: "custom", path: [field], message });
 }
 
 /**

@@ -31,6 +31,8 @@ export interface FrontDoorOptions {
   webPorts: readonly number[];
   trustedHops: number;
   limits: FrontDoorLimits;
+  /** Told of each connection refused over the per-address cap (the dashboard counts them). */
+  onRefusedConnection?: () => void;
 }
 
 /** How often Node looks for connections past their header or request timeout. */
@@ -82,6 +84,7 @@ export function createFrontDoor(options: FrontDoorOptions): http.Server {
 
   const server = http.createServer(serverTimeouts(limits), (req, res) => {
     if (isOverConnectionCap(req)) {
+      options.onRefusedConnection?.();
       return refuse(req, res, { code: "TOO_MANY_REQUESTS", httpStatus: 429, text: TOO_MANY_CONNECTIONS, retryAfterSeconds: 5, close: true });
     }
     if ((req.method === "GET" || req.method === "HEAD") && carriesBody(req)) {

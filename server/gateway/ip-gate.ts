@@ -47,7 +47,7 @@ export function gateRefusalHeaders(refusal: GateRefusal): Record<string, string>
   return refusal.status === 400 ? {} : { "retry-after": String(refusal.retryAfterSeconds) };
 }
 
-export type IpGateServices = Pick<Services, "env" | "metrics" | "rateLimits" | "sessions">;
+export type IpGateServices = Pick<Services, "env" | "metrics" | "purchaseStats" | "rateLimits" | "sessions">;
 
 /** What the gate charges a request with: its calls but purchases, or a refusal of the whole batch. */
 export type GateCharge = { calls: number } | { refusal: Localized };
@@ -107,6 +107,8 @@ async function gateByIp(services: IpGateServices, clientAddress: string, calls: 
     const verdict = await services.rateLimits.requestRate.check(`ip:${rateLimitKey(clientAddress)}`, calls);
     if (verdict.allowed) return null;
     services.metrics.rateLimited.inc({ scope: "ip" });
+    // For the sale dashboard's rejections chart: in memory here, flushed once a second.
+    services.purchaseStats.recordShopRefusal("GATEWAY_429");
     return { status: 429, retryAfterSeconds: verdict.retryAfterSeconds, code: "TOO_MANY_REQUESTS", text: tooManyFromYourAddress(verdict.retryAfterSeconds) };
   } catch (error) {
     return { status: 503, retryAfterSeconds: 1, code: "SERVICE_UNAVAILABLE", text: error instanceof AppError ? error.text : BUSY };

@@ -35,7 +35,13 @@ const servers: http.Server[] = [server];
 let stopping = false;
 process.on("message", (message: unknown, handle: unknown) => {
   if (stopping || !isFrontDoorHandover(message) || !handle) return;
-  const frontDoor = createFrontDoor({ answerPurchasePath: answerSeckillRequest(services), webPorts: message.webPorts, trustedHops: config.TRUSTED_PROXY_HOPS, limits });
+  const frontDoor = createFrontDoor({
+    answerPurchasePath: answerSeckillRequest(services),
+    webPorts: message.webPorts,
+    trustedHops: config.TRUSTED_PROXY_HOPS,
+    limits,
+    onRefusedConnection: () => services.purchaseStats.recordShopRefusal("FRONT_DOOR_429"),
+  });
   servers.push(frontDoor);
   closeWhenStopping(frontDoor);
   frontDoor.listen(handle as net.Server, () => log.info({ webPorts: message.webPorts }, "front door serving"));

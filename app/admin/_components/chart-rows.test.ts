@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { StatsPoint } from "@/server/seckill/sale-stats";
-import { admittedPerSecond, chartRows, keepSamples, refusalReasons } from "./chart-rows";
+import { admittedPerSecond, chartRows, keepSamples, refusalReasons, seriesStyle } from "./chart-rows";
 
 describe("chartRows", () => {
   const points: StatsPoint[] = [
@@ -43,5 +43,21 @@ describe("keepSamples", () => {
     const kept = keepSamples([{ at: 1000, admitted: 1 }, { at: 50_000, admitted: 9 }], { at: 62_000, admitted: 10 }, 60);
     expect(kept).toEqual([{ at: 50_000, admitted: 9 }, { at: 62_000, admitted: 10 }]);
     expect(keepSamples(kept, { at: 62_000, admitted: 10 }, 60)).toEqual(kept);
+  });
+});
+
+describe("seriesStyle", () => {
+  it("draws the first series apart by colour and dash from each other one", () => {
+    const styles = Array.from({ length: 6 }, (_, i) => seriesStyle(i));
+    expect(new Set(styles.map((s) => s.color)).size).toBe(6);
+    expect(new Set(styles.map((s) => s.dash ?? "solid")).size).toBe(6);
+  });
+});
+
+describe("chartRows with the shop-wide 429s", () => {
+  it("draws them as refusals but never counts them as the sale's attempts", () => {
+    const rows = chartRows([{ second: 5, counts: { QUEUED: 1, SOLD_OUT: 2, GATEWAY_429: 255, FRONT_DOOR_429: 4 } }], String);
+    expect(rows[0]).toMatchObject({ attempts: 3, successes: 1, GATEWAY_429: 255, FRONT_DOOR_429: 4, SOLD_OUT: 2 });
+    expect(refusalReasons([{ second: 5, counts: { GATEWAY_429: 1 } }])).toEqual(["GATEWAY_429"]);
   });
 });

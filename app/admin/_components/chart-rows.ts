@@ -1,7 +1,9 @@
 import type { StatsPoint } from "@/server/seckill/sale-stats";
+import { SHOP_REFUSALS } from "@/server/seckill/shop-refusals";
 
 /** Purchase answers that are not a success; the worker's field is not an answer at all. */
 const NOT_REFUSALS = new Set(["QUEUED", "ORDERS_SETTLED"]);
+const SHOP_WIDE = new Set<string>(SHOP_REFUSALS);
 
 /** Every refusal reason seen in the window, sorted: each becomes one series of the rejections chart. */
 export function refusalReasons(points: StatsPoint[]): string[] {
@@ -15,7 +17,8 @@ export function refusalReasons(points: StatsPoint[]): string[] {
 export function chartRows(points: StatsPoint[], time: (second: number) => string): Record<string, string | number>[] {
   const reasons = refusalReasons(points);
   return points.map(({ second, counts }) => {
-    const attempts = Object.entries(counts).reduce((sum, [k, n]) => (k === "ORDERS_SETTLED" ? sum : sum + n), 0);
+    // The shop-wide 429s never reached this sale's purchase: refusals to show, not its attempts.
+    const attempts = Object.entries(counts).reduce((sum, [k, n]) => (k === "ORDERS_SETTLED" || SHOP_WIDE.has(k) ? sum : sum + n), 0);
     return {
       time: time(second),
       attempts,
@@ -52,4 +55,16 @@ export function keepSamples(samples: readonly AdmittedSample[], next: AdmittedSa
   const last = samples[samples.length - 1];
   const all = last && last.at >= next.at ? [...samples] : [...samples, next];
   return all.filter((s) => s.at > next.at - windowSeconds * 1000);
+}
+
+/** Colour-blind-safe hues (Okabe–Ito), each series also drawn with its own dash and width. */
+const SERIES_COLORS = ["#0072B2", "#009E73", "#D55E00", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"];
+const SERIES_DASHES = [undefined, "8 4", "2 3", "12 3 2 3", "4 4", "1 2", "10 6"];
+
+/**
+ * How series i is drawn: successes (often equal to attempts) and orders lie on top of each other
+ * at a sold-out moment, so colour alone is not enough to tell the lines apart.
+ */
+export function seriesStyle(i: number): { color: string; dash: string | undefined; width: number } {
+  return { color: SERIES_COLORS[i % SERIES_COLORS.length]!, dash: SERIES_DASHES[i % SERIES_DASHES.length], width: i === 0 ? 3 : 2 };
 }

@@ -1,6 +1,7 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { useId, useState } from "react";
+import { Alert, Button, Card, Checkbox, Form, Input, Popover, Select, Space, Table, Tag, type TableColumnsType } from "antd";
 import { useTRPC } from "@/app/_components/trpc";
 import { money } from "@/app/_components/money";
 import { useLang } from "@/app/_i18n/client";
@@ -10,6 +11,8 @@ import { DEFAULT_ORDER_PAGE_SIZE, ORDER_PAGE_SIZES, readIdField, searchMessageIn
 import type { AdminOrder, AdminPayment } from "@/server/admin/orders";
 import type { Lang } from "@/server/i18n";
 import { adminTime } from "./admin-time";
+import { ORDER_STATUS_COLOR, PAYMENT_STATUS_COLOR, TAG } from "./status-colors";
+import { rowTestId, tableWidth } from "./table-layout";
 import styles from "../admin.module.css";
 
 type Status = (typeof ORDER_STATUSES)[number];
@@ -30,6 +33,7 @@ export function OrdersConsole() {
   const t = m.orders;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  const formId = useId();
   const [form, setForm] = useState({ saleId: "", status: "", email: "", orderId: "" });
   const [fieldErrors, setFieldErrors] = useState<{ saleId?: string; orderId?: string }>({});
   const [filters, setFilters] = useState<Filters>({});
@@ -74,8 +78,7 @@ export function OrdersConsole() {
     setSelected(new Set());
   };
 
-  const search = (event: FormEvent) => {
-    event.preventDefault();
+  const search = () => {
     const orderId = readIdField(form.orderId);
     const saleId = readIdField(form.saleId);
     const problems = { ...(orderId.ok ? {} : { orderId: t.notANumber }), ...(saleId.ok ? {} : { saleId: t.saleNotANumber }) };
@@ -108,46 +111,104 @@ export function OrdersConsole() {
   const serverFieldErrors = orders.error?.data?.fieldErrors as Record<string, string[] | undefined> | null | undefined;
   const fieldError = (name: "orderId" | "saleId") =>
     fieldErrors[name] ?? serverFieldErrors?.[name]?.map((text) => searchMessageIn(lang, text)).join(" ");
+  const id = (name: string) => `${formId}-${name}`;
+  const searchField = (name: "orderId" | "saleId", label: string, value: string) => (
+    <Form.Item
+      label={label}
+      htmlFor={id(name)}
+      validateStatus={fieldError(name) ? "error" : undefined}
+      help={fieldError(name) ? <span data-testid={`error-${name}`}>{fieldError(name)}</span> : undefined}
+    >
+      <Input id={id(name)} inputMode="numeric" value={value} onChange={(e) => setForm({ ...form, [name]: e.target.value })} style={{ width: 140 }} />
+    </Form.Item>
+  );
+
+  // Fixed widths, one-line cells (a long email or name ends in "…" with its whole text as the
+  // title): a row stays one line high, the table scrolls sideways inside its card instead.
+  const columns: TableColumnsType<AdminOrder> = [
+    {
+      key: "select",
+      width: 48,
+      fixed: "start",
+      // The select-all box sits above the table: antd copies column titles into its hidden
+      // measuring row, where a focusable box is an aria-hidden-focus violation.
+      title: <span className={styles.srOnly}>{t.selectColumn}</span>,
+      render: (_, o) => (o.status === "PAID" ? <Checkbox aria-label={t.select(o.id)} checked={selected.has(o.id)} onChange={() => toggle(o.id)} /> : null),
+    },
+    { key: "id", title: "#", dataIndex: "id", width: 80, fixed: "start" },
+    { key: "sale", title: t.sale, dataIndex: "saleId", width: 72 },
+    { key: "product", title: t.product, dataIndex: "productName", width: 220, ellipsis: { showTitle: true } },
+    { key: "buyer", title: t.buyer, dataIndex: "userEmail", width: 240, ellipsis: { showTitle: true } },
+    { key: "amount", title: t.amount, width: 110, render: (_, o) => <span className={styles.nowrap}>{money(o.amountCents)}</span> },
+    {
+      key: "status",
+      title: t.status,
+      width: 130,
+      render: (_, o) => (
+        <Tag color={ORDER_STATUS_COLOR[o.status]} data-testid="admin-order-status" data-status={o.status}>
+          {m.orderStatus[o.status] ?? o.status}
+        </Tag>
+      ),
+    },
+    { key: "created", title: t.created, width: 230, render: (_, o) => <span className={styles.nowrap} data-testid="admin-order-created">{adminTime(o.createdAt, lang)}</span> },
+    { key: "paid", title: t.paid, width: 230, render: (_, o) => <span className={styles.nowrap} data-testid="admin-order-paid">{adminTime(o.paidAt, lang)}</span> },
+    { key: "payments", title: t.payments, width: 300, render: (_, o) => <Payments payments={o.payments} m={m} lang={lang} /> },
+    {
+      key: "actions",
+      title: <span className={styles.srOnly}>{t.actions}</span>,
+      width: 190,
+      fixed: "end",
+      render: (_, o) => (
+        <Space size={4} wrap={false}>
+          {o.status === "PAID" ? <Button size="small" type="primary" onClick={() => ship.mutate({ orderId: o.id })}>{t.ship}</Button> : null}
+          {o.status === "PAID" ? <Button size="small" disabled={refund.isPending} onClick={() => askRefund([o.id])}>{t.refund}</Button> : null}
+          {/* A refund the provider refused stays REFUNDING; asking again retries it under the same refund number. */}
+          {o.status === "REFUNDING" && o.payments.some((p) => p.refundError) ? (
+            <Button size="small" disabled={refund.isPending} onClick={() => askRefund([o.id])}>{t.refundAgain}</Button>
+          ) : null}
+        </Space>
+      ),
+    },
+  ];
   return (
     <div>
       <h1>{t.title}</h1>
-      <section className="card" aria-label={t.searchLabel}>
-        <form className="form-row" onSubmit={search} noValidate>
-          <label>
-            {t.orderId}
-            <input inputMode="numeric" value={form.orderId} aria-invalid={fieldError("orderId") ? true : undefined} onChange={(e) => setForm({ ...form, orderId: e.target.value })} />
-            {fieldError("orderId") ? <span className="field-error" role="alert" data-testid="error-orderId">{fieldError("orderId")}</span> : null}
-          </label>
-          <label>
-            {t.saleId}
-            <input inputMode="numeric" value={form.saleId} aria-invalid={fieldError("saleId") ? true : undefined} onChange={(e) => setForm({ ...form, saleId: e.target.value })} />
-            {fieldError("saleId") ? <span className="field-error" role="alert" data-testid="error-saleId">{fieldError("saleId")}</span> : null}
-          </label>
-          <label>{t.email}<input value={form.email} onChange={(e) => setForm({ ...form, email: e.target.value })} /></label>
-          <label>
-            {t.status}
-            <select value={form.status} onChange={(e) => setForm({ ...form, status: e.target.value })}>
-              <option value="">{t.anyStatus}</option>
-              {ORDER_STATUSES.map((s) => <option key={s} value={s}>{m.orderStatus[s] ?? s}</option>)}
-            </select>
-          </label>
-          <button type="submit">{t.search}</button>
-        </form>
-      </section>
-      <section className="card" aria-label={t.resultsLabel}>
+      <Card className={styles.section} role="region" aria-label={t.searchLabel}>
+        <Form layout="inline" onFinish={search} noValidate className={styles.searchForm}>
+          {searchField("orderId", t.orderId, form.orderId)}
+          {searchField("saleId", t.saleId, form.saleId)}
+          <Form.Item label={t.email} htmlFor={id("email")}>
+            <Input id={id("email")} value={form.email} onChange={(e) => setForm({ ...form, email: e.target.value })} style={{ width: 220 }} />
+          </Form.Item>
+          <Form.Item label={t.status} htmlFor={id("status")}>
+            <Select
+              id={id("status")}
+              value={form.status}
+              onChange={(status: string) => setForm({ ...form, status })}
+              style={{ width: 160 }}
+              options={[{ value: "", label: t.anyStatus }, ...ORDER_STATUSES.map((s) => ({ value: s, label: m.orderStatus[s] ?? s }))]}
+            />
+          </Form.Item>
+          <Form.Item>
+            <Button type="primary" htmlType="submit">{t.search}</Button>
+          </Form.Item>
+        </Form>
+      </Card>
+      <Card className={styles.section} role="region" aria-label={t.resultsLabel}>
         <div className="actions">
-          <button type="button" disabled={selected.size === 0 || shipMany.isPending} onClick={() => shipMany.mutate({ orderIds: [...selected] })}>
+          <Checkbox aria-label={t.selectAll} checked={allSelected} disabled={selectable.length === 0} onChange={toggleAll}>{t.selectAllShort}</Checkbox>
+          <Button type="primary" disabled={selected.size === 0 || shipMany.isPending} onClick={() => shipMany.mutate({ orderIds: [...selected] })}>
             {t.shipSelected(selected.size)}
-          </button>
+          </Button>
           {shipMany.data ? (
             <span className="status ok" role="status" data-testid="bulk-result">
               {t.shippedCount(shipMany.data.shipped.length)}
               {shipMany.data.refused.length ? t.notShipped(shipMany.data.refused.map((r) => r.reason).join(" ")) : ""}
             </span>
           ) : null}
-          <button type="button" className="secondary" disabled={selected.size === 0 || refund.isPending} onClick={() => askRefund([...selected].sort((a, b) => a - b))}>
+          <Button disabled={selected.size === 0 || refund.isPending} onClick={() => askRefund([...selected].sort((a, b) => a - b))}>
             {t.refundSelected(selected.size)}
-          </button>
+          </Button>
           {ship.data ? <span className="status ok" role="status" data-testid="ship-result">{t.shippedOne(ship.data.orderId)}</span> : null}
           {ship.error ? <span className="status bad" role="alert">{ship.error.message}</span> : null}
         </div>
@@ -163,86 +224,73 @@ export function OrdersConsole() {
           </ul>
         ) : null}
         {refund.error ? <p className="status bad" role="alert" data-testid="refund-error">{refund.error.message}</p> : null}
-        {orders.isError && !serverFieldErrors ? <p className="status bad" role="alert">{orders.error.message}</p> : null}
-        <div className={styles.tableScroll}>
-          <table className="table" aria-label={t.tableLabel}>
-            <thead>
-              <tr>
-                <th>
-                  <input type="checkbox" aria-label={t.selectAll} checked={allSelected} disabled={selectable.length === 0} onChange={toggleAll} />
-                </th>
-                <th>#</th><th>{t.sale}</th><th>{t.product}</th><th>{t.buyer}</th><th>{t.amount}</th><th>{t.status}</th>
-                <th>{t.created}</th><th>{t.paid}</th><th>{t.payments}</th><th></th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((o) => (
-                <tr key={o.id} data-testid={`admin-order-${o.id}`}>
-                  <td>
-                    {o.status === "PAID" ? <input type="checkbox" aria-label={t.select(o.id)} checked={selected.has(o.id)} onChange={() => toggle(o.id)} /> : null}
-                  </td>
-                  <td>{o.id}</td>
-                  <td>{o.saleId}</td>
-                  <td>{o.productName}</td>
-                  <td>{o.userEmail}</td>
-                  <td>{money(o.amountCents)}</td>
-                  <td data-testid="admin-order-status" data-status={o.status}>{m.orderStatus[o.status] ?? o.status}</td>
-                  <td className={styles.nowrap} data-testid="admin-order-created">{adminTime(o.createdAt, lang)}</td>
-                  <td className={styles.nowrap} data-testid="admin-order-paid">{adminTime(o.paidAt, lang)}</td>
-                  <td><Payments payments={o.payments} m={m} lang={lang} /></td>
-                  <td>
-                    <div className="row-actions">
-                      {o.status === "PAID" ? <button type="button" className="small" onClick={() => ship.mutate({ orderId: o.id })}>{t.ship}</button> : null}
-                      {o.status === "PAID" ? (
-                        <button type="button" className="small secondary" disabled={refund.isPending} onClick={() => askRefund([o.id])}>{t.refund}</button>
-                      ) : null}
-                      {/* A refund the provider refused stays REFUNDING; asking again retries it under the same refund number. */}
-                      {o.status === "REFUNDING" && o.payments.some((p) => p.refundError) ? (
-                        <button type="button" className="small secondary" disabled={refund.isPending} onClick={() => askRefund([o.id])}>{t.refundAgain}</button>
-                      ) : null}
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+        {orders.isError && !serverFieldErrors ? <Alert type="error" role="alert" title={orders.error.message} /> : null}
+        <div className={styles.tableBox} data-testid="orders-table">
+          <Table<AdminOrder>
+            rowKey="id"
+            size="small"
+            columns={columns}
+            dataSource={rows}
+            loading={orders.isFetching && !orders.data}
+            pagination={false}
+            scroll={{ x: tableWidth(columns) }}
+            onRow={(o) => rowTestId(`admin-order-${o.id}`)}
+            locale={{ emptyText: orders.data ? t.none : " " }}
+          />
         </div>
-        {orders.data && rows.length === 0 ? <p className="muted">{t.none}</p> : null}
         <nav className={styles.paging} aria-label={t.pagingLabel}>
-          <button type="button" className="secondary small" disabled={page <= 1} onClick={() => goTo(page - 1)}>{t.prev}</button>
+          <Button size="small" disabled={page <= 1} onClick={() => goTo(page - 1)}>{t.prev}</Button>
           <span data-testid="page-range">{total === 0 ? t.pageOf(0, 0, 0) : t.pageOf((page - 1) * pageSize + 1, Math.min(page * pageSize, total), total)}</span>
-          <button type="button" className="secondary small" disabled={page >= lastPage} onClick={() => goTo(page + 1)}>{t.next}</button>
-          <label>
-            {t.pageSize}{" "}
-            <select value={pageSize} onChange={(e) => (clearResults(), setPage(1), setPageSize(Number(e.target.value)))}>
-              {ORDER_PAGE_SIZES.map((n) => <option key={n} value={n}>{n}</option>)}
-            </select>
-          </label>
+          <Button size="small" disabled={page >= lastPage} onClick={() => goTo(page + 1)}>{t.next}</Button>
+          <label className={styles.inlineLabel} htmlFor={id("pageSize")}>{t.pageSize}</label>
+          <Select
+            id={id("pageSize")}
+            size="small"
+            value={pageSize}
+            onChange={(size: number) => (clearResults(), setPage(1), setPageSize(size))}
+            options={ORDER_PAGE_SIZES.map((n) => ({ value: n, label: String(n) }))}
+            style={{ width: 80 }}
+          />
         </nav>
-      </section>
+      </Card>
     </div>
   );
 }
 
-/** Every attempt to pay the order, one per provider: our and the provider's numbers, and the refund's. */
+/**
+ * Every attempt to pay the order, one line each: provider, state and our trade number; the
+ * provider's numbers and the refund's behind "…", so a row stays one or two lines high.
+ */
 function Payments({ payments, m, lang }: { payments: AdminPayment[]; m: AdminMessages; lang: Lang }) {
   const t = m.orders;
   if (payments.length === 0) return <span className="muted">—</span>;
   return (
-    <ul className="payments">
+    <ul className={styles.payments}>
       {payments.map((p) => (
         <li key={p.provider} data-testid={`admin-payment-${p.provider}`}>
-          <strong>{p.provider}</strong> <span data-testid="admin-payment-status" data-status={p.status}>{m.paymentStatus[p.status] ?? p.status}</span>
-          <dl>
-            <dt>{t.ourTradeNo}</dt>
-            <dd><code>{p.outTradeNo}</code></dd>
-            {p.providerTradeNo ? (<><dt>{t.providerTradeNo}</dt><dd><code>{p.providerTradeNo}</code></dd></>) : null}
-            {p.paidAt ? (<><dt>{t.paidAt}</dt><dd>{adminTime(p.paidAt, lang)}</dd></>) : null}
-            {p.refundNo ? (<><dt>{t.refundNo}</dt><dd><code>{p.refundNo}</code></dd></>) : null}
-            {p.providerRefundNo ? (<><dt>{t.providerRefundNo}</dt><dd><code>{p.providerRefundNo}</code></dd></>) : null}
-            {p.refundedAt ? (<><dt>{t.refundedAt}</dt><dd>{adminTime(p.refundedAt, lang)}</dd></>) : null}
-          </dl>
-          {p.refundError ? <p className="status bad" data-testid="admin-refund-error">{t.refundRefused(p.refundError)}</p> : null}
+          <span className={styles.oneLine}>
+            <strong>{p.provider}</strong>{" "}
+            <Tag color={PAYMENT_STATUS_COLOR[p.status]} data-testid="admin-payment-status" data-status={p.status}>{m.paymentStatus[p.status] ?? p.status}</Tag>
+            {p.refundError ? <Tag color={TAG.red} data-testid="admin-refund-error" title={p.refundError}>{t.refundRefused(p.refundError)}</Tag> : null}
+            <Popover
+              trigger="click"
+              content={
+                <dl className={styles.paymentDetails}>
+                  {p.providerTradeNo ? (<><dt>{t.providerTradeNo}</dt><dd><code>{p.providerTradeNo}</code></dd></>) : null}
+                  {p.paidAt ? (<><dt>{t.paidAt}</dt><dd>{adminTime(p.paidAt, lang)}</dd></>) : null}
+                  {p.refundNo ? (<><dt>{t.refundNo}</dt><dd><code>{p.refundNo}</code></dd></>) : null}
+                  {p.providerRefundNo ? (<><dt>{t.providerRefundNo}</dt><dd><code>{p.providerRefundNo}</code></dd></>) : null}
+                  {p.refundedAt ? (<><dt>{t.refundedAt}</dt><dd>{adminTime(p.refundedAt, lang)}</dd></>) : null}
+                  {p.refundError ? (<><dt>{t.refundRefused("")}</dt><dd>{p.refundError}</dd></>) : null}
+                </dl>
+              }
+            >
+              <Button size="small" type="link" aria-label={t.paymentDetails(p.provider)}>…</Button>
+            </Popover>
+          </span>
+          <span className={styles.oneLine} title={p.outTradeNo}>
+            {t.ourTradeNo} <code>{p.outTradeNo}</code>
+          </span>
         </li>
       ))}
     </ul>
@@ -257,10 +305,10 @@ function RefundConfirmation({ t, orderIds, orders, onConfirm, onCancel }: { t: A
   return (
     <div className="status wait confirm" role="alertdialog" aria-label={t.confirmLabel} aria-describedby="refund-confirm-text">
       <p id="refund-confirm-text">{t.confirmText(what, known.length === orderIds.length ? money(total) : null)}</p>
-      <div className="actions">
-        <button type="button" onClick={onConfirm}>{t.yesRefund}</button>
-        <button type="button" className="secondary" onClick={onCancel}>{t.keep}</button>
-      </div>
+      <Space wrap>
+        <Button type="primary" danger onClick={onConfirm}>{t.yesRefund}</Button>
+        <Button onClick={onCancel}>{t.keep}</Button>
+      </Space>
     </div>
   );
 }

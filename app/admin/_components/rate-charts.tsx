@@ -3,9 +3,8 @@ import { Area, AreaChart, CartesianGrid, Legend, Line, LineChart, ResponsiveCont
 import type { StatsPoint } from "@/server/seckill/sale-stats";
 import { useLang } from "@/app/_i18n/client";
 import { DASHBOARD_MESSAGES } from "@/app/_i18n/dashboard-messages";
-import { admittedPerSecond, chartRows, refusalReasons, type AdmittedSample } from "./chart-rows";
+import { admittedPerSecond, chartRows, refusalReasons, seriesStyle, type AdmittedSample } from "./chart-rows";
 
-const COLORS = ["#d9363e", "#8a5a00", "#2563eb", "#7c3aed", "#0f766e", "#be185d", "#4b5563", "#b45309", "#1d4ed8"];
 const CHART_HEIGHT = 220;
 
 /** The dashboard's charts over the last minute, one point per second; each fills its card's width. */
@@ -21,9 +20,9 @@ export function RateCharts({ points, admitted }: { points: StatsPoint[]; admitte
         testId="chart-rates"
         data={data}
         lines={[
-          { key: "attempts", name: t.attemptsSeries, color: "#2563eb" },
-          { key: "successes", name: t.successesSeries, color: "#1f7a3f" },
-          { key: "ordersSettled", name: t.ordersSeries, color: "#8a5a00" },
+          { key: "attempts", name: t.attemptsSeries },
+          { key: "successes", name: t.successesSeries },
+          { key: "ordersSettled", name: t.ordersSeries },
         ]}
       />
       <figure aria-label={t.rejectionsChart} data-testid="chart-rejections">
@@ -35,9 +34,12 @@ export function RateCharts({ points, admitted }: { points: StatsPoint[]; admitte
             <YAxis allowDecimals={false} width={40} />
             <Tooltip />
             <Legend />
-            {reasons.map((reason, i) => (
-              <Area key={reason} type="monotone" dataKey={reason} stackId="refusals" stroke={COLORS[i % COLORS.length]} fill={COLORS[i % COLORS.length]} isAnimationActive={false} />
-            ))}
+            {reasons.map((reason, i) => {
+              const style = seriesStyle(i);
+              return (
+                <Area key={reason} type="monotone" dataKey={reason} name={t.refusalSeries(reason)} stackId="refusals" stroke={style.color} strokeDasharray={style.dash} strokeWidth={2} fill={style.color} fillOpacity={0.35} isAnimationActive={false} />
+              );
+            })}
           </AreaChart>
         </ResponsiveContainer>
       </figure>
@@ -50,11 +52,11 @@ export function RateCharts({ points, admitted }: { points: StatsPoint[]; admitte
 function AdmittedChart({ samples }: { samples: readonly AdmittedSample[] }) {
   const t = DASHBOARD_MESSAGES[useLang()];
   const data = admittedPerSecond(samples).map(({ second, admitted }) => ({ time: new Date(second * 1000).toLocaleTimeString(), admitted }));
-  return <LinesChart label={t.admittedChart} caption={t.admittedCaption} testId="chart-admitted" data={data} lines={[{ key: "admitted", name: t.admittedSeries, color: "#0f766e" }]} />;
+  return <LinesChart label={t.admittedChart} caption={t.admittedCaption} testId="chart-admitted" data={data} lines={[{ key: "admitted", name: t.admittedSeries }]} />;
 }
 
-/** One card: a line per series over the last minute's seconds. */
-function LinesChart({ label, caption, testId, data, lines }: { label: string; caption: string; testId: string; data: object[]; lines: { key: string; name: string; color: string }[] }) {
+/** One card: a line per series over the last minute's seconds, each its own colour and dash. */
+function LinesChart({ label, caption, testId, data, lines }: { label: string; caption: string; testId: string; data: object[]; lines: { key: string; name: string }[] }) {
   return (
     <figure aria-label={label} data-testid={testId}>
       <figcaption>{caption}</figcaption>
@@ -65,9 +67,12 @@ function LinesChart({ label, caption, testId, data, lines }: { label: string; ca
           <YAxis allowDecimals={false} width={40} />
           <Tooltip />
           <Legend />
-          {lines.map((line) => (
-            <Line key={line.key} type="monotone" dataKey={line.key} name={line.name} stroke={line.color} dot={false} isAnimationActive={false} />
-          ))}
+          {lines.map((line, i) => {
+            const style = seriesStyle(i);
+            return (
+              <Line key={line.key} type="monotone" dataKey={line.key} name={line.name} stroke={style.color} strokeDasharray={style.dash} strokeWidth={style.width} dot={false} isAnimationActive={false} />
+            );
+          })}
         </LineChart>
       </ResponsiveContainer>
     </figure>

@@ -1,8 +1,10 @@
 "use client";
-import { useEffect, useState, type FormEvent, type ReactNode } from "react";
+import { useEffect, useId, useState, type ReactNode } from "react";
+import { Alert, Button, Checkbox, Col, Form, Input, Radio, Row } from "antd";
 import { useLang } from "@/app/_i18n/client";
 import { ADMIN_MESSAGES } from "@/app/_i18n/admin-messages";
-import { fieldMessageIn, isImageUrl, startIsInPast } from "@/server/admin/sale-form";
+import { isImageUrl } from "@/server/admin/sale-form";
+import { checkSaleDraft, saleValuesOf, serverFieldProblems, type FieldProblems, type SaleDraft } from "./sale-form-check";
 import styles from "../admin.module.css";
 
 /** The fields both "New sale" and "Edit sale" show; prices in yuan, sent as cents. */
@@ -54,37 +56,8 @@ export function useTimeZoneLabel(): string {
   return label;
 }
 
-function Field({ name, label, hint, errors, children }: { name: string; label: string; hint?: string; errors: FieldErrors; children: ReactNode }) {
-  const lang = useLang();
-  const problems = errors?.[name];
-  return (
-    <label>
-      {label}
-      {hint ? <span className={styles.hint}>{hint}</span> : null}
-      {children}
-      {problems?.length ? (
-        <span className="field-error" role="alert" data-testid={`error-${name}`}>
-          {problems.map((p) => fieldMessageIn(lang, p)).join(" ")}
-        </span>
-      ) : null}
-    </label>
-  );
-}
-
-export function SaleForm(props: {
-  initial: SaleFormValues;
-  withStock: boolean;
-  submitLabel: string;
-  pending: boolean;
-  errors: FieldErrors;
-  message: string | null;
-  onSubmit(values: SaleFormValues): void;
-}) {
-  const lang = useLang();
-  const t = ADMIN_MESSAGES[lang].form;
-  const zone = useTimeZoneLabel();
-  const { initial } = props;
-  const [v, setV] = useState({
+function draftOf(initial: SaleFormValues): SaleDraft {
+  return {
     productName: initial.productName,
     description: initial.description,
     imageUrl: initial.imageUrl ?? "",
@@ -102,138 +75,134 @@ export function SaleForm(props: {
     admissionRate: String(initial.admissionRate),
     arrivalOrder: initial.arrivalOrder,
     purchaseChallenge: initial.purchaseChallenge,
-  });
-  // Checked here before sending, by the server's own rule: the server refuses it too.
-  const [localErrors, setLocalErrors] = useState<FieldErrors>(null);
-  const errors = localErrors ?? props.errors;
-  const set = (key: keyof typeof v) => (e: { target: { value: string } }) => setV({ ...v, [key]: e.target.value });
-  // Empty or non-numeric fields go to the server as NaN, which its rules name field by field.
-  const cents = (yuan: string) => Math.round(Number(yuan) * 100);
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const startsAt = new Date(v.startsAt);
-    const editing = !props.withStock;
-    if (!Number.isNaN(startsAt.getTime()) && startIsInPast(startsAt, new Date(), editing ? initial.startsAt : undefined)) {
-      setLocalErrors({ startsAt: [t.startInPast] });
-      return;
-    }
-    // The server's rule too (sale-form.ts): the challenge is solved while waiting in the room.
-    if (v.purchaseChallenge && Number(v.admissionRate) === 0) {
-      setLocalErrors({ purchaseChallenge: [t.challengeNeedsRoom] });
-      return;
-    }
-    setLocalErrors(null);
-    props.onSubmit({
-      productName: v.productName,
-      description: v.description,
-      imageUrl: v.imageUrl.trim() || null,
-      originalPriceCents: cents(v.originalPrice),
-      priceCents: cents(v.price),
-      ...(props.withStock ? { stock: Number(v.stock), stockBuckets: Number(v.stockBuckets) } : {}),
-      unitLimit: Number(v.unitLimit),
-      startsAt,
-      endsAt: new Date(v.endsAt),
-      requireRealName: v.requireRealName,
-      requireVerifiedContact: v.requireVerifiedContact,
-      accountsCreatedBefore: v.accountsCreatedBefore ? new Date(v.accountsCreatedBefore) : null,
-      minMemberLevel: Number(v.minMemberLevel),
-      admissionRate: Number(v.admissionRate),
-      arrivalOrder: v.arrivalOrder,
-      purchaseChallenge: v.purchaseChallenge,
-    });
   };
+}
+
+export function SaleForm(props: {
+  initial: SaleFormValues;
+  withStock: boolean;
+  submitLabel: string;
+  pending: boolean;
+  errors: FieldErrors;
+  message: string | null;
+  onSubmit(values: SaleFormValues): void;
+}) {
+  const lang = useLang();
+  const t = ADMIN_MESSAGES[lang].form;
+  const zone = useTimeZoneLabel();
+  const formId = useId();
+  const { initial } = props;
+  const [v, setV] = useState<SaleDraft>(() => draftOf(initial));
+  // Checked here before sending, every field at once, by the server's own rules; the server's
+  // answer (the authority) lands on the same fields when it refuses what passed here.
+  const [localProblems, setLocalProblems] = useState<FieldProblems | null>(null);
+  const problems = localProblems ?? serverFieldProblems(props.errors, lang);
+  const set = (key: keyof SaleDraft) => (e: { target: { value: string } }) => setV({ ...v, [key]: e.target.value });
+  const submit = () => {
+    const found = checkSaleDraft(v, { withStock: props.withStock, lang, now: new Date(), previousStartsAt: props.withStock ? undefined : initial.startsAt, startInPast: t.startInPast });
+    if (Object.keys(found).length > 0) {
+      setLocalProblems(found);
+      return;
+    }
+    setLocalProblems(null);
+    const values = saleValuesOf(v, props.withStock);
+    props.onSubmit({ ...values, stock: values.stock, stockBuckets: values.stockBuckets });
+  };
+  const id = (name: string) => `${formId}-${name}`;
+  /** One field: its label tied to its input, its problem (or hint) beside it. */
+  const field = (name: string, label: string, input: ReactNode, hint?: string) => (
+    <Form.Item
+      label={label}
+      htmlFor={id(name)}
+      validateStatus={problems[name] ? "error" : undefined}
+      help={problems[name] ? <span data-testid={`error-${name}`}>{problems[name]}</span> : undefined}
+      extra={hint}
+    >
+      {input}
+    </Form.Item>
+  );
   const image = v.imageUrl.trim();
   return (
-    <form className="stack wide" onSubmit={submit} noValidate>
-      <Field name="productName" label={t.productName} errors={errors}>
-        <input value={v.productName} onChange={set("productName")} />
-      </Field>
-      <Field name="description" label={t.description} errors={errors}>
-        <input value={v.description} onChange={set("description")} />
-      </Field>
-      <div className="form-row">
-        <Field name="imageUrl" label={t.imageUrl} hint={t.imageHint} errors={errors}>
-          <input inputMode="url" value={v.imageUrl} onChange={set("imageUrl")} placeholder="/products/…" />
-        </Field>
-        {image && isImageUrl(image) ? (
-          // eslint-disable-next-line @next/next/no-img-element -- an operator's URL, any host: no optimiser
-          <img className={styles.preview} src={image} alt={t.imagePreview} width={160} height={160} data-testid="image-preview" />
-        ) : null}
-      </div>
-      <div className="form-row">
-        <Field name="originalPriceCents" label={t.originalPrice} errors={errors}>
-          <input inputMode="decimal" value={v.originalPrice} onChange={set("originalPrice")} />
-        </Field>
-        <Field name="priceCents" label={t.price} errors={errors}>
-          <input inputMode="decimal" value={v.price} onChange={set("price")} />
-        </Field>
-      </div>
-      <div className="form-row">
+    <Form layout="vertical" onFinish={submit} noValidate component="form" requiredMark={false}>
+      <Row gutter={16}>
+        <Col xs={24} lg={12}>{field("productName", t.productName, <Input id={id("productName")} value={v.productName} onChange={set("productName")} />)}</Col>
+        <Col xs={24} lg={12}>{field("description", t.description, <Input id={id("description")} value={v.description} onChange={set("description")} />)}</Col>
+      </Row>
+      <Row gutter={16} align="top">
+        <Col xs={24} lg={12}>
+          {field("imageUrl", t.imageUrl, <Input id={id("imageUrl")} inputMode="url" value={v.imageUrl} onChange={set("imageUrl")} placeholder="/products/…" />, t.imageHint)}
+        </Col>
+        <Col xs={24} lg={12}>
+          {image && isImageUrl(image) ? (
+            // eslint-disable-next-line @next/next/no-img-element -- an operator's URL, any host: no optimiser
+            <img className={styles.preview} src={image} alt={t.imagePreview} width={160} height={160} data-testid="image-preview" />
+          ) : null}
+        </Col>
+      </Row>
+      <Row gutter={16}>
+        <Col xs={24} sm={12} lg={6}>{field("originalPriceCents", t.originalPrice, <Input id={id("originalPriceCents")} inputMode="decimal" value={v.originalPrice} onChange={set("originalPrice")} />)}</Col>
+        <Col xs={24} sm={12} lg={6}>{field("priceCents", t.price, <Input id={id("priceCents")} inputMode="decimal" value={v.price} onChange={set("price")} />)}</Col>
         {props.withStock ? (
-          <Field name="stock" label={t.stock} errors={errors}>
-            <input inputMode="numeric" value={v.stock} onChange={set("stock")} />
-          </Field>
+          <Col xs={24} sm={12} lg={6}>{field("stock", t.stock, <Input id={id("stock")} inputMode="numeric" value={v.stock} onChange={set("stock")} />)}</Col>
         ) : null}
-        <Field name="unitLimit" label={t.unitLimit} errors={errors}>
-          <input inputMode="numeric" value={v.unitLimit} onChange={set("unitLimit")} />
-        </Field>
-      </div>
-      {props.withStock ? (
-        <Field name="stockBuckets" label={t.stockBuckets} hint={t.stockBucketsHint} errors={errors}>
-          <input inputMode="numeric" value={v.stockBuckets} onChange={set("stockBuckets")} />
-        </Field>
-      ) : null}
+        <Col xs={24} sm={12} lg={6}>{field("unitLimit", t.unitLimit, <Input id={id("unitLimit")} inputMode="numeric" value={v.unitLimit} onChange={set("unitLimit")} />)}</Col>
+      </Row>
+      {props.withStock
+        ? field("stockBuckets", t.stockBuckets, <Input id={id("stockBuckets")} inputMode="numeric" value={v.stockBuckets} onChange={set("stockBuckets")} style={{ maxWidth: 160 }} />, t.stockBucketsHint)
+        : null}
       <p className="muted" data-testid="time-zone">{zone ? t.timeZone(zone) : "\u00a0"}</p>
-      <div className="form-row">
-        <Field name="startsAt" label={t.startsAt} errors={errors}>
-          <input type="datetime-local" step={1} value={v.startsAt} onChange={set("startsAt")} />
-        </Field>
-        <Field name="endsAt" label={t.endsAt} errors={errors}>
-          <input type="datetime-local" step={1} value={v.endsAt} onChange={set("endsAt")} />
-        </Field>
-      </div>
-      <div className="form-row">
-        <Field name="minMemberLevel" label={t.minMemberLevel} errors={errors}>
-          <input inputMode="numeric" value={v.minMemberLevel} onChange={set("minMemberLevel")} />
-        </Field>
-        <label className="check">
-          <input type="checkbox" checked={v.requireRealName} onChange={(e) => setV({ ...v, requireRealName: e.target.checked })} />
-          {t.requireRealName}
-        </label>
-      </div>
-      <div className="form-row">
-        <Field name="accountsCreatedBefore" label={t.accountsCreatedBefore} hint={t.accountsCreatedBeforeHint} errors={errors}>
-          <input type="datetime-local" step={1} value={v.accountsCreatedBefore} onChange={set("accountsCreatedBefore")} data-testid="accounts-created-before" />
-        </Field>
-        <label className="check">
-          <input
-            type="checkbox"
-            checked={v.requireVerifiedContact}
-            onChange={(e) => setV({ ...v, requireVerifiedContact: e.target.checked })}
-            data-testid="require-verified-contact"
-          />
-          {t.requireVerifiedContact}
-        </label>
-      </div>
-      <div className="form-row">
-        <Field name="admissionRate" label={t.admissionRate} hint={t.admissionRateHint} errors={errors}>
-          <input inputMode="numeric" value={v.admissionRate} onChange={set("admissionRate")} data-testid="admission-rate" />
-        </Field>
-        <Field name="arrivalOrder" label={t.arrivalOrder} errors={errors}>
-          <select value={v.arrivalOrder} onChange={(e) => setV({ ...v, arrivalOrder: e.target.value === "ARRIVAL" ? "ARRIVAL" : "RANDOM" })} disabled={Number(v.admissionRate) === 0}>
-            <option value="RANDOM">{t.arrivalOrderRandom}</option>
-            <option value="ARRIVAL">{t.arrivalOrderArrival}</option>
-          </select>
-        </Field>
-      </div>
-      <Field name="purchaseChallenge" label="" errors={errors}>
-        <span className="check">
-          <input type="checkbox" checked={v.purchaseChallenge} onChange={(e) => setV({ ...v, purchaseChallenge: e.target.checked })} data-testid="purchase-challenge" />
-          {t.purchaseChallenge}
-        </span>
-      </Field>
-      <button type="submit" disabled={props.pending}>{props.submitLabel}</button>
-      {props.message ? <p className="status bad" role="alert">{props.message}</p> : null}
-    </form>
+      <Row gutter={16}>
+        <Col xs={24} sm={12}>{field("startsAt", t.startsAt, <Input id={id("startsAt")} type="datetime-local" step={1} value={v.startsAt} onChange={set("startsAt")} />)}</Col>
+        <Col xs={24} sm={12}>{field("endsAt", t.endsAt, <Input id={id("endsAt")} type="datetime-local" step={1} value={v.endsAt} onChange={set("endsAt")} />)}</Col>
+      </Row>
+      <Row gutter={16}>
+        <Col xs={24} sm={12}>{field("minMemberLevel", t.minMemberLevel, <Input id={id("minMemberLevel")} inputMode="numeric" value={v.minMemberLevel} onChange={set("minMemberLevel")} />)}</Col>
+        <Col xs={24} sm={12}>
+          {field(
+            "accountsCreatedBefore",
+            t.accountsCreatedBefore,
+            <Input id={id("accountsCreatedBefore")} type="datetime-local" step={1} value={v.accountsCreatedBefore} onChange={set("accountsCreatedBefore")} data-testid="accounts-created-before" />,
+            t.accountsCreatedBeforeHint,
+          )}
+        </Col>
+      </Row>
+      <Form.Item>
+        <Checkbox checked={v.requireRealName} onChange={(e) => setV({ ...v, requireRealName: e.target.checked })}>{t.requireRealName}</Checkbox>
+      </Form.Item>
+      <Form.Item>
+        <Checkbox checked={v.requireVerifiedContact} onChange={(e) => setV({ ...v, requireVerifiedContact: e.target.checked })}>{t.requireVerifiedContact}</Checkbox>
+      </Form.Item>
+      <Row gutter={16}>
+        <Col xs={24} lg={12}>
+          {field("admissionRate", t.admissionRate, <Input id={id("admissionRate")} inputMode="numeric" value={v.admissionRate} onChange={set("admissionRate")} data-testid="admission-rate" />, t.admissionRateHint)}
+        </Col>
+        <Col xs={24} lg={12}>
+          <Form.Item
+            label={<span id={id("arrivalOrder")}>{t.arrivalOrder}</span>}
+            validateStatus={problems.arrivalOrder ? "error" : undefined}
+            help={problems.arrivalOrder ? <span data-testid="error-arrivalOrder">{problems.arrivalOrder}</span> : undefined}
+          >
+            <Radio.Group
+              aria-labelledby={id("arrivalOrder")}
+              value={v.arrivalOrder}
+              disabled={Number(v.admissionRate) === 0}
+              onChange={(e) => setV({ ...v, arrivalOrder: e.target.value === "ARRIVAL" ? "ARRIVAL" : "RANDOM" })}
+              options={[
+                { value: "RANDOM", label: t.arrivalOrderRandom },
+                { value: "ARRIVAL", label: t.arrivalOrderArrival },
+              ]}
+            />
+          </Form.Item>
+        </Col>
+      </Row>
+      <Form.Item
+        validateStatus={problems.purchaseChallenge ? "error" : undefined}
+        help={problems.purchaseChallenge ? <span data-testid="error-purchaseChallenge">{problems.purchaseChallenge}</span> : undefined}
+      >
+        <Checkbox checked={v.purchaseChallenge} onChange={(e) => setV({ ...v, purchaseChallenge: e.target.checked })}>{t.purchaseChallenge}</Checkbox>
+      </Form.Item>
+      <Button type="primary" htmlType="submit" loading={props.pending}>{props.submitLabel}</Button>
+      {props.message ? <Alert className={styles.formMessage} type="error" role="alert" title={props.message} /> : null}
+    </Form>
   );
 }

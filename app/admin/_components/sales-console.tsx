@@ -2,6 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { Alert, Card, Table, Tag, Typography, type TableColumnsType } from "antd";
 import { useTRPC } from "@/app/_components/trpc";
 import { money } from "@/app/_components/money";
 import { useLang } from "@/app/_i18n/client";
@@ -9,6 +10,8 @@ import { ADMIN_MESSAGES } from "@/app/_i18n/admin-messages";
 import type { AdminSale } from "@/server/admin/sales";
 import { SaleForm } from "./sale-form";
 import { adminTime } from "./admin-time";
+import { rowTestId, tableWidth } from "./table-layout";
+import { TAG } from "./status-colors";
 import styles from "../admin.module.css";
 
 /** What the list says a sale is doing: a live sale with nothing left is sold out, not live. */
@@ -16,7 +19,7 @@ export function saleState(sale: Pick<AdminSale, "phase" | "soldOut">): "UPCOMING
   return sale.soldOut ? "SOLD_OUT" : sale.phase;
 }
 
-const BADGE: Record<ReturnType<typeof saleState>, string> = { UPCOMING: "wait", LIVE: "live", ENDED: "", SOLD_OUT: "" };
+const STATE_COLOR: Record<ReturnType<typeof saleState>, string> = { UPCOMING: TAG.gold, LIVE: TAG.red, ENDED: TAG.grey, SOLD_OUT: TAG.grey };
 
 /** /admin: every sale, and the form for a new one. */
 /** `verifiedContactByDefault`: a new sale asks for a verified email unless the operator unticks it (on in production). */
@@ -38,59 +41,81 @@ export function SalesConsole({ verifiedContactByDefault }: { verifiedContactByDe
     }),
   );
   const [now] = useState(() => Date.now());
+  // Fixed widths and one-line cells: a long name or a narrow screen scrolls the table, never squeezes it.
+  const columns: TableColumnsType<AdminSale> = [
+    { title: t.id, dataIndex: "id", width: 64, fixed: "start" },
+    {
+      title: t.image,
+      width: 72,
+      render: (_, s) =>
+        s.imageUrl ? (
+          // eslint-disable-next-line @next/next/no-img-element -- any host an operator set: no optimiser
+          <img className={styles.thumb} src={s.imageUrl} alt="" width={48} height={48} loading="lazy" data-testid="sale-thumb" />
+        ) : (
+          <span className={styles.thumb} aria-hidden="true" />
+        ),
+    },
+    {
+      title: t.product,
+      width: 260,
+      ellipsis: { showTitle: true },
+      render: (_, s) => <a href={`/admin/sales/${s.id}`} title={s.productName}>{s.productName}</a>,
+    },
+    { title: t.price, width: 110, render: (_, s) => <span className={styles.nowrap}>{money(s.priceCents)}</span> },
+    {
+      title: t.soldRemaining,
+      width: 200,
+      render: (_, s) => (
+        <span className={styles.nowrap} data-testid="sale-sold">
+          {t.soldOf(s.sold, s.remaining)} <Typography.Text type="secondary">{t.total(s.totalStock)}</Typography.Text>
+        </span>
+      ),
+    },
+    {
+      title: t.window,
+      width: 250,
+      render: (_, s) => (
+        <span className={styles.nowrap}>
+          {adminTime(s.startsAt, lang)} –<br />
+          {adminTime(s.endsAt, lang)}
+        </span>
+      ),
+    },
+    {
+      title: t.phase,
+      width: 110,
+      render: (_, s) => {
+        const state = saleState(s);
+        return <Tag color={STATE_COLOR[state]} data-testid="sale-state" data-state={state}>{m.phase[state]}</Tag>;
+      },
+    },
+    { title: t.redis, width: 120, render: (_, s) => <Tag color={s.warmedUp ? TAG.green : TAG.orange}>{s.warmedUp ? t.warmed : t.cold}</Tag> },
+    {
+      title: t.room,
+      width: 130,
+      render: (_, s) => <span className={styles.nowrap} data-testid="sale-room">{s.admissionRate > 0 ? t.roomRate(s.admissionRate) : t.noRoom}</span>,
+    },
+  ];
   return (
     <div>
       <h1>{t.title}</h1>
-      <section className="card">
-        {sales.isError ? <p className="status bad" role="alert">{sales.error.message}</p> : null}
-        <div className={styles.tableScroll}>
-          <table className="table" aria-label={t.tableLabel}>
-            <thead>
-              <tr>
-                <th>{t.id}</th>
-                <th>{t.image}</th>
-                <th>{t.product}</th>
-                <th>{t.price}</th>
-                <th>{t.soldRemaining}</th>
-                <th>{t.window}</th>
-                <th>{t.phase}</th>
-                <th>{t.redis}</th>
-                <th>{t.room}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {sales.data?.map((s) => {
-                const state = saleState(s);
-                return (
-                  <tr key={s.id} data-testid={`admin-sale-${s.id}`}>
-                    <td>{s.id}</td>
-                    <td>
-                      {s.imageUrl ? (
-                        // eslint-disable-next-line @next/next/no-img-element -- any host an operator set: no optimiser
-                        <img className={styles.thumb} src={s.imageUrl} alt="" width={48} height={48} loading="lazy" data-testid="sale-thumb" />
-                      ) : (
-                        <span className={styles.thumb} aria-hidden="true" />
-                      )}
-                    </td>
-                    <td><a href={`/admin/sales/${s.id}`}>{s.productName}</a></td>
-                    <td>{money(s.priceCents)}</td>
-                    <td className={styles.nowrap} data-testid="sale-sold">
-                      {t.soldOf(s.sold, s.remaining)} <span className="muted">{t.total(s.totalStock)}</span>
-                    </td>
-                    <td>{adminTime(s.startsAt, lang)} – {adminTime(s.endsAt, lang)}</td>
-                    <td><span className={`badge ${BADGE[state]}`} data-testid="sale-state" data-state={state}>{m.phase[state]}</span></td>
-                    <td>{s.warmedUp ? t.warmed : t.cold}</td>
-                    <td data-testid="sale-room">{s.admissionRate > 0 ? t.roomRate(s.admissionRate) : t.noRoom}</td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
+      <Card className={styles.section}>
+        {sales.isError ? <Alert type="error" role="alert" title={sales.error.message} /> : null}
+        <div data-testid="sales-table">
+        <Table<AdminSale>
+          rowKey="id"
+          size="small"
+          columns={columns}
+          dataSource={sales.data ?? []}
+          loading={sales.isPending}
+          pagination={false}
+          scroll={{ x: tableWidth(columns) }}
+          onRow={(s) => rowTestId(`admin-sale-${s.id}`)}
+          locale={{ emptyText: t.none }}
+        />
         </div>
-        {sales.data?.length === 0 ? <p className="muted">{t.none}</p> : null}
-      </section>
-      <section className="card" aria-label={t.newSale}>
-        <h2>{t.newSale}</h2>
+      </Card>
+      <Card className={styles.section} title={<h2 className={styles.cardTitle}>{t.newSale}</h2>} role="region" aria-label={t.newSale}>
         <SaleForm
           initial={{
             productName: "",
@@ -118,11 +143,14 @@ export function SalesConsole({ verifiedContactByDefault }: { verifiedContactByDe
           onSubmit={(values) => create.mutate({ ...values, stock: values.stock ?? Number.NaN })}
         />
         {create.data && !create.data.warmedUp ? (
-          <p className="status wait" role="status" data-testid="created-not-warmed">
-            <a href={`/admin/sales/${create.data.id}`}>{t.createdNotWarmed(create.data.id)}</a>
-          </p>
+          <Alert
+            type="warning"
+            role="status"
+            data-testid="created-not-warmed"
+            title={<a href={`/admin/sales/${create.data.id}`}>{t.createdNotWarmed(create.data.id)}</a>}
+          />
         ) : null}
-      </section>
+      </Card>
     </div>
   );
 }
