@@ -4,9 +4,10 @@ import path from "node:path";
 import { buildIfNeeded } from "./build";
 
 /**
- * npm test: type check, the alert rules (promtool), build, unit tests, integration tests (real Redis + MariaDB + worker
- * processes), the security suite (attacks over HTTP on the whole system), the chaos suite, a small benchmark run, then Playwright in Chromium. Every suite runs even if an earlier one failed; the last line
- * sums them up as "N passed, N failed".
+ * npm test: type check, the alert rules (promtool), unit tests, build, integration tests (real Redis + MariaDB + worker
+ * processes), the security suite (attacks over HTTP on the whole system), the chaos suite, a small benchmark run, then Playwright in Chromium.
+ * The quick checks (type check, alert rules, unit) run first; if one fails, the slow suites are skipped
+ * and the summary says so. The last line sums them up as "N passed, N failed".
  */
 const reports = path.join(process.cwd(), "test-results", "summaries");
 rmSync(reports, { recursive: true, force: true });
@@ -50,13 +51,7 @@ tallies.push({ suite: "typecheck", passed: typecheck === 0 ? 1 : 0, failed: type
   tallies.push({ suite: "alert rules", passed, failed: steps.length - passed, skipped: 0 });
 }
 
-// Integration tests start real `next start` instances, so the web app must be built first.
-const built = buildIfNeeded((line) => console.log(line));
-tallies.push({ suite: "build", passed: built ? 1 : 0, failed: built ? 0 : 1, skipped: 0 });
-
-// chaos: real process kills, a private redis-server restarted, MySQL cut behind a TCP proxy
-// (about 4 minutes on 2 cores); it fits CI's time, so it is part of every run.
-for (const project of ["unit", "integration", "security", "chaos"]) {
+function vitestProject(project: string): void {
   const file = path.join(reports, `${project}.json`);
   const status = run(bin("vitest"), ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${file}`]);
   const json = readJson<{ numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number }>(file);
@@ -69,10 +64,27 @@ for (const project of ["unit", "integration", "security", "chaos"]) {
   });
 }
 
+vitestProject("unit");
+
+// Fail fast: a failure among the quick checks above skips the slow suites below (over half an
+// hour), which would mostly report the same fault again.
+const quickFailures = tallies.filter((t) => t.failed > 0).map((t) => t.suite);
+const runSlowSuites = quickFailures.length === 0;
+
+if (runSlowSuites) {
+  // Integration tests start real `next start` instances, so the web app must be built first.
+  const built = buildIfNeeded((line) => console.log(line));
+  tallies.push({ suite: "build", passed: built ? 1 : 0, failed: built ? 0 : 1, skipped: 0 });
+
+  // chaos: real process kills, a private redis-server restarted, MySQL cut behind a TCP proxy
+  // (about 4 minutes on 2 cores); it fits CI's time, so it is part of every run.
+  for (const project of ["integration", "security", "chaos"]) vitestProject(project);
+}
+
 // The benchmark harness at a small size, baselines included: correctness only (it exits non-zero
 // when an invariant fails or a step breaks); its speed figures mean nothing on a busy CI machine.
 // Through `npm run bench`, so the Node flags the bench runs with are the ones tested here.
-{
+if (runSlowSuites) {
   const status = run("npm", ["run", "--silent", "bench", "--", "--users", "5000", "--stock", "500", "--baselines", "--probe-seconds", "3", "--no-report"], {
     BENCH_DATABASE_URL: "mysql://root@127.0.0.1:3306/fs_bench_ci",
     BENCH_REDIS_NAMESPACE: "bench_ci",
@@ -80,7 +92,7 @@ for (const project of ["unit", "integration", "security", "chaos"]) {
   tallies.push({ suite: "bench smoke", passed: status === 0 ? 1 : 0, failed: status === 0 ? 0 : 1, skipped: 0 });
 }
 
-{
+if (runSlowSuites) {
   const file = path.join(reports, "e2e.json");
   const status = run(bin("playwright"), ["test", "--reporter=list,json"], { PLAYWRIGHT_JSON_OUTPUT_NAME: file });
   const json = readJson<{ stats: { expected: number; unexpected: number; flaky: number; skipped: number } }>(file);
@@ -94,6 +106,7 @@ for (const project of ["unit", "integration", "security", "chaos"]) {
 
 console.log("\nsummary:");
 for (const t of tallies) console.log(`  ${t.suite.padEnd(12)} ${t.passed} passed, ${t.failed} failed${t.skipped ? `, ${t.skipped} skipped` : ""}`);
+if (!runSlowSuites) console.log(`  not run: build, integration, security, chaos, bench smoke, e2e (${quickFailures.join(", ")} failed first)`);
 const passed = tallies.reduce((n, t) => n + t.passed, 0);
 const failed = tallies.reduce((n, t) => n + t.failed, 0);
 const skipped = tallies.reduce((n, t) => n + t.skipped, 0);

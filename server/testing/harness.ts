@@ -4,7 +4,6 @@ import { randomBytes } from "node:crypto";
 import { createInterface } from "node:readline";
 import { Worker } from "bullmq";
 import { readEnv, type Env } from "../env";
-import { migrate } from "../db/migrate";
 import { createServices } from "../composition";
 import type { Services } from "../services";
 import { issuePurchaseToken, purchase } from "../seckill/purchase";
@@ -13,6 +12,7 @@ import { SECKILL_SERVICE_ARGS } from "../seckill-service/launch";
 import { webServerArgs } from "../cli/web-launch";
 import { createSale, type NewSale } from "../seed";
 import { deleteRedisNamespace, dropDatabase } from "./resources";
+import { createMigratedDatabase } from "./template-database";
 import { freePort } from "../net";
 import { QUEUE } from "../jobs/queues";
 import { connectRedis, queueRedis } from "../clients/redis";
@@ -20,8 +20,9 @@ import { queuePrefix } from "../seckill/keys";
 import { createOrderProcessor } from "../jobs/create-order";
 
 /**
- * Integration-test plumbing: every test file gets its own freshly migrated MariaDB database and
- * its own Redis key namespace, so files run in parallel against the one local Redis and MariaDB.
+ * Integration-test plumbing: every test file gets its own migrated MariaDB database (a copy of one
+ * migrated template, server/testing/template-database.ts) and its own Redis key namespace, so
+ * files run in parallel against the one local Redis and MariaDB.
  */
 
 const BASE_DATABASE_URL = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? "mysql://root@127.0.0.1:3306/test";
@@ -40,7 +41,7 @@ export async function createTestEnvironment(name: string, overrides: Record<stri
   const database = `fs_t_${name.replace(/\W/g, "_")}_${suffix}`;
   const url = new URL(BASE_DATABASE_URL);
   url.pathname = `/${database}`;
-  await migrate(url.toString());
+  await createMigratedDatabase(url.toString());
 
   const childEnv: Record<string, string> = {
     NODE_ENV: "test",
