@@ -2,13 +2,19 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { buildIfNeeded } from "./build";
+import { checkCommitSubjects } from "./check-commits";
 
 /**
- * npm test: type check, the alert rules (promtool), unit tests, build, integration tests (real Redis + MariaDB + worker
- * processes), the security suite (attacks over HTTP on the whole system), the chaos suite, a small benchmark run, then Playwright in Chromium.
- * The quick checks (type check, alert rules, unit) run first; if one fails, the slow suites are skipped
- * and the summary says so. The last line sums them up as "N passed, N failed".
+ * npm test: first the quick checks (type check, ESLint, Prettier, commit subjects, the alert rules
+ * with promtool, unit tests), every one of them; if one fails, the slow suites are not run
+ * (`--keep-going` runs them anyway; `--checks-only` stops after the checks). Then the build,
+ * integration tests (real Redis + MariaDB + worker processes), the security suite (attacks over
+ * HTTP on the whole system), the chaos suite, a small benchmark run and Playwright in Chromium,
+ * each run even if an earlier one failed. The last line sums them up as "N passed, N failed".
  */
+const args = process.argv.slice(2);
+const keepGoing = args.includes("--keep-going");
+const checksOnly = args.includes("--checks-only");
 const reports = path.join(process.cwd(), "test-results", "summaries");
 rmSync(reports, { recursive: true, force: true });
 mkdirSync(reports, { recursive: true });
@@ -18,6 +24,8 @@ interface Tally {
   passed: number;
   failed: number;
   skipped: number;
+  /** Not run: a quick check failed, or --checks-only. */
+  notRun?: boolean;
 }
 
 function run(command: string, args: string[], env: Record<string, string> = {}): number {
@@ -33,8 +41,33 @@ function readJson<T>(file: string): T | null {
 const bin = (name: string) => path.join("node_modules", ".bin", name);
 const tallies: Tally[] = [];
 
-const typecheck = run(bin("tsc"), ["--noEmit", "-p", "."]);
-tallies.push({ suite: "typecheck", passed: typecheck === 0 ? 1 : 0, failed: typecheck === 0 ? 0 : 1, skipped: 0 });
+/** One vitest project, tallied from its JSON report (a crash before any report counts as a failure). */
+function vitestProject(project: string): Tally {
+  const file = path.join(reports, `${project}.json`);
+  const status = run(bin("vitest"), ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${file}`]);
+  const json = readJson<{ numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number }>(file);
+  return {
+    suite: project,
+    passed: json?.numPassedTests ?? 0,
+    failed: json ? json.numFailedTests + (status !== 0 && json.numFailedTests === 0 ? 1 : 0) : 1,
+    skipped: (json?.numPendingTests ?? 0) + (json?.numTodoTests ?? 0),
+  };
+}
+
+// The quick checks, a few minutes together: all of them run, so one run shows every finding.
+for (const [suite, command, commandArgs] of [
+  ["typecheck", bin("tsc"), ["--noEmit", "-p", "."]],
+  ["lint", bin("eslint"), ["--max-warnings", "0", "."]],
+  ["format", bin("prettier"), ["--check", "--log-level", "warn", "."]],
+] as const) {
+  const status = run(command, [...commandArgs]);
+  if (status !== 0 && suite === "format") console.log("not formatted: npx prettier --write . formats them");
+  tallies.push({ suite, passed: status === 0 ? 1 : 0, failed: status === 0 ? 0 : 1, skipped: 0 });
+}
+{
+  const outcome = checkCommitSubjects();
+  tallies.push({ suite: "commits", passed: outcome === "passed" ? 1 : 0, failed: outcome === "failed" ? 1 : 0, skipped: outcome === "skipped" ? 1 : 0 });
+}
 
 // The alert rules and the scrape configuration: syntax, then the rules' unit tests (promtool, from
 // Debian's `prometheus` package; .ci/run installs it).
@@ -51,40 +84,31 @@ tallies.push({ suite: "typecheck", passed: typecheck === 0 ? 1 : 0, failed: type
   tallies.push({ suite: "alert rules", passed, failed: steps.length - passed, skipped: 0 });
 }
 
-function vitestProject(project: string): void {
-  const file = path.join(reports, `${project}.json`);
-  const status = run(bin("vitest"), ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${file}`]);
-  const json = readJson<{ numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number }>(file);
-  tallies.push({
-    suite: project,
-    passed: json?.numPassedTests ?? 0,
-    // A crash before any report still counts as a failure.
-    failed: json ? json.numFailedTests + (status !== 0 && json.numFailedTests === 0 ? 1 : 0) : 1,
-    skipped: (json?.numPendingTests ?? 0) + (json?.numTodoTests ?? 0),
-  });
+tallies.push(vitestProject("unit"));
+
+// A failed check fails the run whatever follows, so the slow suites wait until the checks pass,
+// unless --keep-going.
+const checksFailed = tallies.some((t) => t.failed > 0);
+if (checksOnly || (checksFailed && !keepGoing)) {
+  if (!checksOnly) console.log("\na quick check failed: the suites after it are not run (npm test -- --keep-going runs them anyway)");
+  for (const suite of ["build", "integration", "security", "chaos", "bench smoke", "e2e"]) {
+    tallies.push({ suite, passed: 0, failed: 0, skipped: 0, notRun: true });
+  }
+  summarize();
 }
 
-vitestProject("unit");
+// Integration tests start real `next start` instances, so the web app must be built first.
+const built = buildIfNeeded((line) => console.log(line));
+tallies.push({ suite: "build", passed: built ? 1 : 0, failed: built ? 0 : 1, skipped: 0 });
 
-// Fail fast: a failure among the quick checks above skips the slow suites below (over half an
-// hour), which would mostly report the same fault again.
-const quickFailures = tallies.filter((t) => t.failed > 0).map((t) => t.suite);
-const runSlowSuites = quickFailures.length === 0;
-
-if (runSlowSuites) {
-  // Integration tests start real `next start` instances, so the web app must be built first.
-  const built = buildIfNeeded((line) => console.log(line));
-  tallies.push({ suite: "build", passed: built ? 1 : 0, failed: built ? 0 : 1, skipped: 0 });
-
-  // chaos: real process kills, a private redis-server restarted, MySQL cut behind a TCP proxy
-  // (about 4 minutes on 2 cores); it fits CI's time, so it is part of every run.
-  for (const project of ["integration", "security", "chaos"]) vitestProject(project);
-}
+// chaos: real process kills, a private redis-server restarted, MySQL cut behind a TCP proxy
+// (about 4 minutes on 2 cores); it fits CI's time, so it is part of every run.
+for (const project of ["integration", "security", "chaos"]) tallies.push(vitestProject(project));
 
 // The benchmark harness at a small size, baselines included: correctness only (it exits non-zero
 // when an invariant fails or a step breaks); its speed figures mean nothing on a busy CI machine.
 // Through `npm run bench`, so the Node flags the bench runs with are the ones tested here.
-if (runSlowSuites) {
+{
   const status = run("npm", ["run", "--silent", "bench", "--", "--users", "5000", "--stock", "500", "--baselines", "--probe-seconds", "3", "--no-report"], {
     BENCH_DATABASE_URL: "mysql://root@127.0.0.1:3306/fs_bench_ci",
     BENCH_REDIS_NAMESPACE: "bench_ci",
@@ -92,7 +116,7 @@ if (runSlowSuites) {
   tallies.push({ suite: "bench smoke", passed: status === 0 ? 1 : 0, failed: status === 0 ? 0 : 1, skipped: 0 });
 }
 
-if (runSlowSuites) {
+{
   const file = path.join(reports, "e2e.json");
   const status = run(bin("playwright"), ["test", "--reporter=list,json"], { PLAYWRIGHT_JSON_OUTPUT_NAME: file });
   const json = readJson<{ stats: { expected: number; unexpected: number; flaky: number; skipped: number } }>(file);
@@ -104,11 +128,17 @@ if (runSlowSuites) {
   });
 }
 
-console.log("\nsummary:");
-for (const t of tallies) console.log(`  ${t.suite.padEnd(12)} ${t.passed} passed, ${t.failed} failed${t.skipped ? `, ${t.skipped} skipped` : ""}`);
-if (!runSlowSuites) console.log(`  not run: build, integration, security, chaos, bench smoke, e2e (${quickFailures.join(", ")} failed first)`);
-const passed = tallies.reduce((n, t) => n + t.passed, 0);
-const failed = tallies.reduce((n, t) => n + t.failed, 0);
-const skipped = tallies.reduce((n, t) => n + t.skipped, 0);
-console.log(`\ntests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
-process.exit(failed === 0 ? 0 : 1);
+summarize();
+
+function summarize(): never {
+  console.log("\nsummary:");
+  for (const t of tallies) {
+    const counts = `${t.passed} passed, ${t.failed} failed${t.skipped ? `, ${t.skipped} skipped` : ""}`;
+    console.log(`  ${t.suite.padEnd(12)} ${t.notRun ? "not run" : counts}`);
+  }
+  const passed = tallies.reduce((n, t) => n + t.passed, 0);
+  const failed = tallies.reduce((n, t) => n + t.failed, 0);
+  const skipped = tallies.reduce((n, t) => n + t.skipped, 0);
+  console.log(`\ntests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
+  process.exit(failed === 0 ? 0 : 1);
+}
