@@ -15,7 +15,7 @@ import { OPEN_LOOP_WARMUP, runOpenLoopCrowd } from "./lib/open-loop";
 import { PackedStrings, type Bearers } from "./lib/packed-strings";
 import { collectLoadGeneratorGarbage, measureLoad, PROBE_WARMUP_SECONDS } from "./lib/load";
 import { checkSale, openSale, ordersInMysql, waitForDrain, watchOrders } from "./lib/sale";
-import { ResourceSampler, serverPids, type ResourceUse } from "./lib/procs";
+import { ResourceSampler, serverPids } from "./lib/procs";
 import { codeInfo, machineInfo, serviceVersions } from "./lib/context";
 import { round } from "./lib/stats";
 import { measureBareInsertBaseline, runBaselines, startCeilingBaseline, startHelloBaseline, type BaselineResults, type RunningBaseline } from "./lib/baselines";

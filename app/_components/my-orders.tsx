@@ -130,6 +130,7 @@ function ProductImage({ name, url }: { name: string; url: string | null }) {
     );
   }
   // A plain img: product pictures may be any site path or address, which next/image would have to list.
+  // eslint-disable-next-line @next/next/no-img-element -- see the line above
   return <img className={styles.thumb} src={url} alt={a.productImage(name)} width={64} height={64} loading="lazy" decoding="async" />;
 }
 

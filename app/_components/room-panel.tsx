@@ -126,6 +126,7 @@ export function RoomPanel({
       });
     },
     // onSoldOut is new on every render; what it does is not.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- see the line above
     [saleId, userId],
   );
 
@@ -137,6 +138,7 @@ export function RoomPanel({
       if (again) setSolution(null);
       takeSeat({ saleId, ...(again ? { again: true } : {}) }, { onSuccess: (answer) => accept(answer, "join") });
     },
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- purchase is new on every render, purchase.reset is stable
     [saleId, takeSeat, accept, purchase.reset],
   );
   useEffect(() => {
@@ -195,6 +197,7 @@ export function RoomPanel({
     if (answer === "QUEUED") onReserved();
     if (answer === "UNIT_LIMIT_REACHED" || orderCreated) onStandingChanged();
     // Only a new answer counts: the callbacks are new on every render.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- onSoldOut, onStandingChanged: new each render
   }, [answer, orderCreated]);
   // A unit came back to a sold-out sale: the sold-out answers held here are stale, so the page takes a seat again.
   const wasSoldOut = useRef(soldOut);

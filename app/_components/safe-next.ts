@@ -38,6 +38,5 @@ export function safeNext(next: string | null): string {
 
 /** A path of this site: one leading slash, no second one or backslash after it, no control characters. */
 function isPlainPath(value: string): boolean {
-  // eslint-disable-next-line no-control-regex
   return value.startsWith("/") && !value.startsWith("//") && !/[\u0000-\u001f\u007f\\]/.test(value);
 }

@@ -6,7 +6,7 @@ import type { Logger } from "pino";
 import { shortageReleasesKey } from "../seckill/keys";
 import { releaseInRedis } from "../seckill/release";
 import { saleBucketCount } from "../seckill/sale-buckets";
-import { groupBySale, settleReservations, STOCK_SHORTAGE, type ReservationToOrder } from "./settle-reservations";
+import { groupBySale, STOCK_SHORTAGE, type ReservationToOrder } from "./settle-reservations";
 import { orderInsertSql, orderRowParameters, readSaleOrderTemplate } from "./order-rows";
 
 /**

@@ -2,7 +2,6 @@ import { createPublicKey, type KeyObject } from "node:crypto";
 import { Aes, Formatter, Rsa } from "wechatpay-axios-plugin";
 import type {
   CheckoutRequest,
-  NotifyEvent,
   NotifyOutcome,
   NotifyReply,
   NotifyVerdict,

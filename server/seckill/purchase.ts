@@ -236,7 +236,7 @@ export function reserveWithTicketKeyList(keys: SaleKeys, userId: number, ticket:
  * script, which spends the ticket instead of a token and checks its moment by Redis's clock.
  */
 function attemptTicketPurchase(services: PurchaseServices, input: TicketPurchase, ticket: Ticket): Promise<PurchaseOutcome> {
-  const { redis, env } = services;
+  const { redis } = services;
   return reserveOnHomeBucket(services, input, input.ticket, async ({ keys, reservationId, maxBacklog }) => {
     const reply = await redis.reserveUnitWithTicket(...reserveWithTicketKeyList(keys, input.userId, ticket), String(input.userId), reservationId, ticket.admitAt, PASS_WINDOW_MS, maxBacklog);
     return interpretTicketReserveReply([reply[0], reply[1]]);

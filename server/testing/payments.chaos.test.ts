@@ -28,7 +28,6 @@ const PAY_TIMEOUT_SECONDS = 6;
 const CANCEL_AFTER_SECONDS = 120;
 
 let t: TestEnvironment;
-let web: ChildHandle & { url: string };
 const children: ChildHandle[] = [];
 const fakes = new Map<PaymentProviderName, FakeProvider>();
 
@@ -49,7 +48,6 @@ beforeAll(async () => {
   });
   const started = await Promise.all([startWeb(t.childEnv, {}, { port: webPort }), startWorker(t.childEnv), startWorker(t.childEnv)]);
   children.push(...started);
-  web = started[0];
 });
 
 afterAll(async () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createTestEnvironment, startSeckillService, startWeb, startWorker, waitFor, type ChildHandle, type TestEnvironment } from "./harness";
+import { createTestEnvironment, startSeckillService, startWeb, startWorker, type ChildHandle, type TestEnvironment } from "./harness";
 import { SECKILL_ENDPOINT } from "../endpoints";
 import { CHAOS_SETTINGS, buyUntilAnswered, crowdBuys, newChaosSale, report, settleAndCheck, startPrivateRedis, type PrivateRedis } from "./chaos";
 import { startTcpProxy, type TcpProxy } from "./tcp-proxy";
