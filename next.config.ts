@@ -32,13 +32,27 @@ const securityHeaders = [
 const nextConfig: NextConfig = {
   // Server libraries with native or dynamic parts run from node_modules, unbundled.
   serverExternalPackages: [
-    "bullmq", "ioredis", "mariadb", "@prisma/adapter-mariadb", "pino", "bcryptjs",
+    "bullmq",
+    "ioredis",
+    "mariadb",
+    "@prisma/adapter-mariadb",
+    "pino",
+    "bcryptjs",
     // Worker threads load their file from disk (server/gateway/bcrypt-compare.worker.mjs).
     "piscina",
     // The queue board reads its UI's templates and static files from node_modules at run time.
-    "@bull-board/api", "@bull-board/hono", "@bull-board/ui", "@hono/node-server", "hono", "ejs",
+    "@bull-board/api",
+    "@bull-board/hono",
+    "@bull-board/ui",
+    "@hono/node-server",
+    "hono",
+    "ejs",
     // Tracing's SDK loads its exporters and detectors at run time; one API copy holds the provider.
-    "@opentelemetry/api", "@opentelemetry/sdk-node", "@opentelemetry/sdk-trace-base", "@opentelemetry/exporter-trace-otlp-http", "bullmq-otel",
+    "@opentelemetry/api",
+    "@opentelemetry/sdk-node",
+    "@opentelemetry/sdk-trace-base",
+    "@opentelemetry/exporter-trace-otlp-http",
+    "bullmq-otel",
   ],
   // Lua scripts and their includes are read from disk at run time (server/clients/redis.ts).
   // So is the bcrypt check's worker file (server/gateway/password-hasher.ts).

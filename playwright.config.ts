@@ -1,5 +1,14 @@
 import { defineConfig } from "@playwright/test";
-import { chooseFakeProviders, chooseMailPorts, E2E_FAKE_PROVIDERS, E2E_SALE, e2eAppEnv, e2eBaseUrl, e2eFakePort, e2eMailPort } from "./e2e/e2e-env";
+import {
+  chooseFakeProviders,
+  chooseMailPorts,
+  E2E_FAKE_PROVIDERS,
+  E2E_SALE,
+  e2eAppEnv,
+  e2eBaseUrl,
+  e2eFakePort,
+  e2eMailPort,
+} from "./e2e/e2e-env";
 import { freePort } from "./server/net";
 
 /**
@@ -10,7 +19,6 @@ import { freePort } from "./server/net";
  * The webServer starts BEFORE globalSetup, so the wipe of the database and Redis namespace is the
  * first step of the webServer command (e2e/reset.ts) and globalSetup only adds the sale.
  */
-
 
 // Chosen once, in the runner process; the worker processes load this config again and inherit
 // the variable, so they agree on the port.

@@ -20,13 +20,20 @@ export async function proxy(request: NextRequest) {
     const response = NextResponse.next();
     // A page load without a device cookie of ours gets one: the sign-up limit counts browsers by it.
     const { SESSION_SECRET, NODE_ENV } = services.env;
-    if (request.method === "GET" && !pathname.startsWith("/api/") && !deviceIdOf(request.cookies.get(DEVICE_COOKIE)?.value, SESSION_SECRET)) {
+    if (
+      request.method === "GET" &&
+      !pathname.startsWith("/api/") &&
+      !deviceIdOf(request.cookies.get(DEVICE_COOKIE)?.value, SESSION_SECRET)
+    ) {
       const https = request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
       response.headers.append("set-cookie", newDeviceCookie(SESSION_SECRET, https, NODE_ENV));
     }
     return response;
   }
-  return NextResponse.json(gateRefusalBody(refusal, langOf(request.headers), pathname, searchParams), { status: refusal.status, headers: gateRefusalHeaders(refusal) });
+  return NextResponse.json(gateRefusalBody(refusal, langOf(request.headers), pathname, searchParams), {
+    status: refusal.status,
+    headers: gateRefusalHeaders(refusal),
+  });
 }
 
 // Payment notifications come from a provider's few servers in bursts (every sale's payments)

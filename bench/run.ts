@@ -18,7 +18,14 @@ import { checkSale, openSale, ordersInMysql, waitForDrain, watchOrders } from ".
 import { ResourceSampler, serverPids } from "./lib/procs";
 import { codeInfo, machineInfo, serviceVersions } from "./lib/context";
 import { round } from "./lib/stats";
-import { measureBareInsertBaseline, runBaselines, startCeilingBaseline, startHelloBaseline, type BaselineResults, type RunningBaseline } from "./lib/baselines";
+import {
+  measureBareInsertBaseline,
+  runBaselines,
+  startCeilingBaseline,
+  startHelloBaseline,
+  type BaselineResults,
+  type RunningBaseline,
+} from "./lib/baselines";
 import { measurePairs, medianRound, PAIRED_ROUNDS, type PairFigures } from "./lib/paired";
 import { runSweep, type SweepPoint } from "./lib/sweep";
 import { checkTargets, crowdRefusedProblem } from "./lib/target";
@@ -79,15 +86,24 @@ interface System {
 
 const PROFILE_DIR = path.join(TMP_DIR, "profile");
 /** With --profile, a process of `role` runs under node --cpu-prof, its profiles in a folder of the role's. */
-const profiling = (role: "seckill" | "worker"): string[] => (options.profile ? ["--cpu-prof", `--cpu-prof-dir=${path.join(PROFILE_DIR, role)}`] : []);
+const profiling = (role: "seckill" | "worker"): string[] =>
+  options.profile ? ["--cpu-prof", `--cpu-prof-dir=${path.join(PROFILE_DIR, role)}`] : [];
 /** The profiles' summaries, once their processes exited; none without --profile. */
-const profiles = () => (options.profile ? [...summarizeProfiles(path.join(PROFILE_DIR, "seckill"), "seckill service"), ...summarizeProfiles(path.join(PROFILE_DIR, "worker"), "worker")] : []);
+const profiles = () =>
+  options.profile
+    ? [
+        ...summarizeProfiles(path.join(PROFILE_DIR, "seckill"), "seckill service"),
+        ...summarizeProfiles(path.join(PROFILE_DIR, "worker"), "worker"),
+      ]
+    : [];
 
 /** The system under test: --target's, running already, or the bench's own processes, started here. */
 async function startSystem(): Promise<System> {
   if (targeted) return { services: [], urls: options.targets, workers: [], workerMetrics: [] };
   if (options.profile) rmSync(PROFILE_DIR, { recursive: true, force: true });
-  const services = await Promise.all(Array.from({ length: options.instances }, () => startSeckillService(childEnv, {}, profiling("seckill"))));
+  const services = await Promise.all(
+    Array.from({ length: options.instances }, () => startSeckillService(childEnv, {}, profiling("seckill"))),
+  );
   const ports = await Promise.all(Array.from({ length: options.workers }, () => freePort()));
   const workers = await Promise.all(ports.map((port) => startWorker(childEnv, { WORKER_METRICS_PORT: String(port) }, profiling("worker"))));
   return { services, urls: services.map((s) => s.url), workers, workerMetrics: ports.map((port) => `http://127.0.0.1:${port}/metrics`) };
@@ -129,12 +145,26 @@ async function seedShoppers(services: Services): Promise<number[]> {
 }
 
 /** A closed-loop crowd; with `watch`, the CPU of those processes over its run comes back in `resources`. */
-async function crowd(urls: string[], saleId: number, plan: Plan, label: string, extra: { maxSeconds?: number; watch?: Record<string, number[]> } = {}) {
+async function crowd(
+  urls: string[],
+  saleId: number,
+  plan: Plan,
+  label: string,
+  extra: { maxSeconds?: number; watch?: Record<string, number[]> } = {},
+) {
   collectLoadGeneratorGarbage();
   const bar = progressBar(label);
   const sampler = extra.watch ? new ResourceSampler(extra.watch) : null;
   try {
-    const run = await runCrowd({ urls, connections: options.concurrency, saleId, bearers, plan, maxSeconds: extra.maxSeconds, onProgress: bar.update });
+    const run = await runCrowd({
+      urls,
+      connections: options.concurrency,
+      saleId,
+      bearers,
+      plan,
+      maxSeconds: extra.maxSeconds,
+      onProgress: bar.update,
+    });
     return { ...run, resources: sampler?.stop() };
   } finally {
     bar.done();
@@ -153,7 +183,10 @@ async function pairedWith<A>(start: (() => Promise<RunningBaseline>) | null, our
   }
   const baseline = await start();
   try {
-    const rounds = await measurePairs(PAIRED_ROUNDS, ours, () => baseline.measure(), { ours: rate, baseline: (run) => run.requestsPerSecond });
+    const rounds = await measurePairs(PAIRED_ROUNDS, ours, () => baseline.measure(), {
+      ours: rate,
+      baseline: (run) => run.requestsPerSecond,
+    });
     const median = medianRound(rounds);
     return { ours: median.ours, baseline: median.baseline, all: rounds.map((r) => r.ours), rounds: rounds.map((r) => r.figures) };
   } finally {
@@ -162,7 +195,13 @@ async function pairedWith<A>(start: (() => Promise<RunningBaseline>) | null, our
 }
 
 /** The crowd at a constant arrival rate, over as many connections as the closed-loop crowd. */
-async function openLoopCrowd(urls: string[], saleId: number, plan: Plan, label: string, pace: { attemptsPerSecond: number; seconds: number; warmupSeconds: number; rampSeconds: number; watch?: Record<string, number[]> }) {
+async function openLoopCrowd(
+  urls: string[],
+  saleId: number,
+  plan: Plan,
+  label: string,
+  pace: { attemptsPerSecond: number; seconds: number; warmupSeconds: number; rampSeconds: number; watch?: Record<string, number[]> },
+) {
   collectLoadGeneratorGarbage();
   const bar = progressBar(label);
   try {
@@ -186,7 +225,10 @@ async function main(): Promise<number> {
   // A --target's own configuration (the environment, or .env, as `npm run seed` reads it): its
   // database, Redis namespace and session secret, so its shoppers and sales are the system's.
   const services = await createServices(targeted ? readEnv() : readEnv({ ...childEnv }));
-  if (targeted) log(`target: ${options.targets.join(", ")}; database ${parseDatabaseUrl(services.env.DATABASE_URL).database}, Redis namespace ${services.env.REDIS_NAMESPACE}:* (added to, not reset)`);
+  if (targeted)
+    log(
+      `target: ${options.targets.join(", ")}; database ${parseDatabaseUrl(services.env.DATABASE_URL).database}, Redis namespace ${services.env.REDIS_NAMESPACE}:* (added to, not reset)`,
+    );
   let system: System | undefined;
   try {
     const seedStarted = Date.now();
@@ -203,7 +245,9 @@ async function main(): Promise<number> {
     const refused = crowdRefusedProblem(warmup.outcomes);
     if (refused) throw new Error(refused);
     if (!(await waitForDrain(services, warm.saleId, Math.min(200, options.users), WARMUP_DRAIN_TIMEOUT_MS))) {
-      throw new Error(`the warm-up sale's orders did not all reach MySQL within ${WARMUP_DRAIN_TIMEOUT_MS / 1000} s: is a worker running against ${services.env.REDIS_NAMESPACE}:* in that Redis?`);
+      throw new Error(
+        `the warm-up sale's orders did not all reach MySQL within ${WARMUP_DRAIN_TIMEOUT_MS / 1000} s: is a worker running against ${services.env.REDIS_NAMESPACE}:* in that Redis?`,
+      );
     }
 
     if (options.room) return await roomRun(services, system, shopperIds, { startedAt, seedSeconds });
@@ -214,7 +258,10 @@ async function main(): Promise<number> {
     await sleep(Math.max(0, sale.startsAt.getTime() - Date.now() + 20));
 
     const watcher = watchOrders(services, sale.saleId);
-    const main = await crowd(system.urls, sale.saleId, buildPlan(options.users, options.repeatRatio), "crowd", { maxSeconds: options.durationSeconds, watch: components(system) });
+    const main = await crowd(system.urls, sale.saleId, buildPlan(options.users, options.repeatRatio), "crowd", {
+      maxSeconds: options.durationSeconds,
+      watch: components(system),
+    });
     const crowdCouldSellOut = main.attempts >= options.stock;
     const drained = await waitForDrain(services, sale.saleId, main.queued.length, DRAIN_TIMEOUT_MS);
     await watcher.stop();
@@ -224,14 +271,21 @@ async function main(): Promise<number> {
     const verdict = await checkSale(services, sale.saleId, options.stock, main, crowdCouldSellOut);
     if (!targeted) {
       // Before the probes add requests of their own: the crowds so far against what the services counted.
-      const [seckillSamples, workerSamples] = await Promise.all([scrape(system.urls.map((url) => `${url}/api/metrics`)), scrape(system.workerMetrics)]);
+      const [seckillSamples, workerSamples] = await Promise.all([
+        scrape(system.urls.map((url) => `${url}/api/metrics`)),
+        scrape(system.workerMetrics),
+      ]);
       const orders = await services.db.order.count({ where: { saleId: { in: [warm.saleId, sale.saleId] } } });
       const requests = warmup.httpRequests + (early?.httpRequests ?? 0) + main.httpRequests;
       const checks = metricChecks(seckillSamples, workerSamples, { requests, queued: warmup.queued.length + main.queued.length, orders });
       verdict.checks.push(...checks);
       verdict.ok &&= checks.every((check) => check.ok);
       const off = checks.filter((check) => !check.ok);
-      log(off.length ? `metrics DISAGREE: ${off.map((c) => `${c.name}: ${c.actual} (bench: ${c.expected})`).join("; ")}` : `metrics agree with the bench's counts (${requests} answers, ${orders} orders)`);
+      log(
+        off.length
+          ? `metrics DISAGREE: ${off.map((c) => `${c.name}: ${c.actual} (bench: ${c.expected})`).join("; ")}`
+          : `metrics agree with the bench's counts (${requests} answers, ${orders} orders)`,
+      );
     }
     log(`invariants: ${verdict.ok ? "all held" : "VIOLATED"}${drained ? "" : " (the worker did not drain in time)"}`);
 
@@ -243,7 +297,12 @@ async function main(): Promise<number> {
 
     const baselines: BaselineResults | null =
       probes?.bareInsert && probes.soldOut.baseline && probes.purchasePath.baseline
-        ? await runBaselines({ ...probes.baselineContext, databaseUrl: DATABASE_URL, bareInsert: probes.bareInsert, paired: { hello: probes.soldOut.baseline, ceiling: probes.purchasePath.baseline } })
+        ? await runBaselines({
+            ...probes.baselineContext,
+            databaseUrl: DATABASE_URL,
+            bareInsert: probes.bareInsert,
+            paired: { hello: probes.soldOut.baseline, ceiling: probes.purchasePath.baseline },
+          })
         : null;
     const frontDoor = probes ? await frontDoorRows(services) : null;
 
@@ -259,8 +318,12 @@ async function main(): Promise<number> {
       main,
       drain: {
         allOrdersInMysql: drained,
-        secondsFromSellOutToAllOrders: soldOutAt !== null && allOrdersAt !== null ? round(Math.max(0, allOrdersAt - soldOutAt) / 1000, 2) : null,
-        ordersPerSecond: firstQueuedAt !== null && allOrdersAt !== null ? round(main.queued.length / Math.max(0.001, (allOrdersAt - firstQueuedAt) / 1000), 0) : null,
+        secondsFromSellOutToAllOrders:
+          soldOutAt !== null && allOrdersAt !== null ? round(Math.max(0, allOrdersAt - soldOutAt) / 1000, 2) : null,
+        ordersPerSecond:
+          firstQueuedAt !== null && allOrdersAt !== null
+            ? round(main.queued.length / Math.max(0.001, (allOrdersAt - firstQueuedAt) / 1000), 0)
+            : null,
       },
       verdict,
       probes: probes && {
@@ -286,7 +349,12 @@ async function main(): Promise<number> {
 }
 
 /** --room: the waiting-room run (bench/lib/room-run.ts) in place of the headline sale and its probes. */
-async function roomRun(services: Services, system: System, shopperIds: number[], run: { startedAt: Date; seedSeconds: number }): Promise<number> {
+async function roomRun(
+  services: Services,
+  system: System,
+  shopperIds: number[],
+  run: { startedAt: Date; seedSeconds: number },
+): Promise<number> {
   const room = await runRoom({
     services,
     urls: system.urls,
@@ -295,7 +363,8 @@ async function roomRun(services: Services, system: System, shopperIds: number[],
     shoppers: shopperIds.length,
     watch: components(system),
     log,
-    startCeiling: () => startCeilingBaseline({ redisUrl: REDIS_URL, namespace: NAMESPACE, services, options, shopperIds, bearers, saleId: 0, log }),
+    startCeiling: () =>
+      startCeilingBaseline({ redisUrl: REDIS_URL, namespace: NAMESPACE, services, options, shopperIds, bearers, saleId: 0, log }),
     pauseWorkers: () => pauseWorkers(services),
     resumeWorkers: async () => {
       await services.queues.createOrder.resume();
@@ -373,31 +442,58 @@ async function measureProbes(services: Services, system: System, saleId: number,
   const purchasePath = await pairedWith(
     options.baselines ? () => startCeilingBaseline(baselineContext) : null,
     async () => {
-      const run = await crowd(urls, probeSale.saleId, cycling(PROBE_ATTEMPTS, options.users, probeAttempts), "purchase path, peak", { maxSeconds: options.probeSeconds, watch });
+      const run = await crowd(urls, probeSale.saleId, cycling(PROBE_ATTEMPTS, options.users, probeAttempts), "purchase path, peak", {
+        maxSeconds: options.probeSeconds,
+        watch,
+      });
       probeAttempts += run.attempts;
       return run;
     },
     (run) => run.httpRequests / run.seconds,
   );
   const peak = purchasePath.ours;
-  const atEighty = await openLoopCrowd(urls, probeSale.saleId, cycling(PROBE_ATTEMPTS, options.users, probeAttempts), "purchase path, 80 % of peak", {
-    attemptsPerSecond: 0.8 * (answeredAttempts(peak) / peak.seconds),
-    seconds: options.probeSeconds,
-    ...OPEN_LOOP_WARMUP,
-    watch,
-  });
+  const atEighty = await openLoopCrowd(
+    urls,
+    probeSale.saleId,
+    cycling(PROBE_ATTEMPTS, options.users, probeAttempts),
+    "purchase path, 80 % of peak",
+    {
+      attemptsPerSecond: 0.8 * (answeredAttempts(peak) / peak.seconds),
+      seconds: options.probeSeconds,
+      ...OPEN_LOOP_WARMUP,
+      watch,
+    },
+  );
   probeAttempts += atEighty.warmup.attempts + atEighty.attempts;
   const probeReservations = [...purchasePath.all, atEighty.warmup, atEighty].reduce((sum, run) => sum + run.queued.length, 0);
   // Drain: the probes' reservations, queued while the queue was paused, timed once it resumes.
   const drainProbe = await measureDrain(services, probeSale.saleId, probeReservations);
   await Promise.all(PERIODIC_QUEUES.map((name) => services.queues[name].resume()));
-  const bareInsert = options.baselines ? await measureBareInsertBaseline({ databaseUrl: DATABASE_URL, services, saleId, drainedOrders: drainProbe.orders, log }) : null;
+  const bareInsert = options.baselines
+    ? await measureBareInsertBaseline({ databaseUrl: DATABASE_URL, services, saleId, drainedOrders: drainProbe.orders, log })
+    : null;
 
-  const sweep: SweepPoint[] = options.sweep ? await runSweep({ services, shoppers: shopperIds.length, crowd: (saleId, plan, label, extra) => crowd(system.urls, saleId, plan, label, extra), log }) : [];
+  const sweep: SweepPoint[] = options.sweep
+    ? await runSweep({
+        services,
+        shoppers: shopperIds.length,
+        crowd: (saleId, plan, label, extra) => crowd(system.urls, saleId, plan, label, extra),
+        log,
+      })
+    : [];
   const scale: ScaleRow[] = [];
   if (options.scale) {
     scale.push(scaleRow("seckill service processes", String(system.urls.length), peak));
-    scale.push(await secondInstanceRow({ childEnv, urls: system.urls, saleId: probeSale.saleId, plan: cycling(PROBE_ATTEMPTS, options.users, probeAttempts), seconds: options.probeSeconds, crowd }));
+    scale.push(
+      await secondInstanceRow({
+        childEnv,
+        urls: system.urls,
+        saleId: probeSale.saleId,
+        plan: cycling(PROBE_ATTEMPTS, options.users, probeAttempts),
+        seconds: options.probeSeconds,
+        crowd,
+      }),
+    );
     scale.push(...(await bucketRows({ childEnv, stock: options.stock, users: Math.min(options.users, 10 * options.stock), crowd, log })));
   }
   return { soldOut, purchasePath, atEighty, drainProbe, bareInsert, sweep, scale, baselineContext };
@@ -431,7 +527,8 @@ async function waitForCreateOrderQueue(services: Services) {
   for (;;) {
     const counts = await services.queues.createOrder.getJobCounts("wait", "active", "prioritized");
     if (Object.values(counts).every((n) => n === 0)) return;
-    if (Date.now() > deadline) throw new Error(`the create-order queue still held ${JSON.stringify(counts)} after ${DRAIN_TIMEOUT_MS / 1000} s`);
+    if (Date.now() > deadline)
+      throw new Error(`the create-order queue still held ${JSON.stringify(counts)} after ${DRAIN_TIMEOUT_MS / 1000} s`);
     await sleep(200);
   }
 }
@@ -454,7 +551,10 @@ async function pauseWorkers(services: Services) {
     const active = await Promise.all(PERIODIC_QUEUES.map((name) => services.queues[name].getActiveCount()));
     const running = PERIODIC_QUEUES.filter((_, i) => active[i]! > 0);
     if (!running.length) return;
-    if (Date.now() > deadline) throw new Error(`the workers' ${running.join(" and ")} round did not finish within ${ROUND_FINISH_TIMEOUT_MS / 1000} s; the purchase-path probes need idle workers`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `the workers' ${running.join(" and ")} round did not finish within ${ROUND_FINISH_TIMEOUT_MS / 1000} s; the purchase-path probes need idle workers`,
+      );
     await sleep(50);
   }
 }
@@ -473,7 +573,12 @@ async function measureDrain(services: Services, saleId: number, expected: number
   const first = watcher.reachedAt(1);
   const last = watcher.reachedAt(orders);
   const seconds = first !== null && last !== null ? Math.max(0.05, (last - first) / 1000) : null;
-  return { orders, seconds: seconds === null ? null : round(seconds, 2), ordersPerSecond: seconds === null ? null : round(orders / seconds, 0), complete };
+  return {
+    orders,
+    seconds: seconds === null ? null : round(seconds, 2),
+    ordersPerSecond: seconds === null ? null : round(orders / seconds, 0),
+    complete,
+  };
 }
 
 process.exitCode = await main().catch((error: unknown) => {

@@ -28,7 +28,11 @@ beforeAll(async () => {
   t = await createTestEnvironment("bench_target");
   // One service counts each shopper's X-Forwarded-For as the bench sends it (one trusted hop);
   // the other, as configured by default, sees only the load generator's address.
-  const [a, b, worker] = await Promise.all([startSeckillService(t.childEnv, { TRUSTED_PROXY_HOPS: "1" }), startSeckillService(t.childEnv), startWorker(t.childEnv)]);
+  const [a, b, worker] = await Promise.all([
+    startSeckillService(t.childEnv, { TRUSTED_PROXY_HOPS: "1" }),
+    startSeckillService(t.childEnv),
+    startWorker(t.childEnv),
+  ]);
   processes.push(a, b, worker);
   counting = a.url;
   notCounting = b.url;
@@ -41,7 +45,21 @@ afterAll(async () => {
 
 /** The bench as a person runs it, with the running system's configuration in its environment. */
 async function bench(target: string, report: string) {
-  const args = ["run", "--silent", "bench", "--", "--users", String(SHOPPERS), "--stock", String(UNITS), "--target", target, "--no-report", "--json", report];
+  const args = [
+    "run",
+    "--silent",
+    "bench",
+    "--",
+    "--users",
+    String(SHOPPERS),
+    "--stock",
+    String(UNITS),
+    "--target",
+    target,
+    "--no-report",
+    "--json",
+    report,
+  ];
   return run("npm", args, { env: { ...process.env, ...t.childEnv }, maxBuffer: 16 * 1024 * 1024 }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
@@ -65,7 +83,12 @@ describe("the bench against a running system", () => {
       const file = path.join(reports, `${name}.json`);
       const result = await bench(counting, file);
       expect(result.code, result.stderr).toBe(0);
-      const report = JSON.parse(readFileSync(file, "utf8")) as { verdict: { ok: boolean }; main: { queued: number }; probes: unknown; options: { targets: string[] } };
+      const report = JSON.parse(readFileSync(file, "utf8")) as {
+        verdict: { ok: boolean };
+        main: { queued: number };
+        probes: unknown;
+        options: { targets: string[] };
+      };
       expect(report.verdict.ok).toBe(true);
       expect(report.main.queued).toBe(UNITS);
       expect(report.probes).toBeNull();

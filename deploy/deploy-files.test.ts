@@ -105,7 +105,10 @@ function healthCommand(test: string[]): string[] {
  * a value the operator would give (a fresh-looking secret).
  */
 function interpolated(value: string): string {
-  return value.replace(/\$\{[A-Z_]+(?::-([^}]*)|:\?[^}]*)\}/g, (_, fallback: string | undefined) => fallback ?? "an-operator-supplied-value-0123456789abcdef");
+  return value.replace(
+    /\$\{[A-Z_]+(?::-([^}]*)|:\?[^}]*)\}/g,
+    (_, fallback: string | undefined) => fallback ?? "an-operator-supplied-value-0123456789abcdef",
+  );
 }
 
 type Service = {
@@ -194,7 +197,8 @@ describe("docker-compose.yml", () => {
       expect(commandProblem(service.command!), `${name}: command`).toBeNull();
       if (service.healthcheck?.test) expect(commandProblem(healthCommand(service.healthcheck.test)), `${name}: healthcheck`).toBeNull();
     }
-    for (const [name, service] of app) expect(scriptRunBy(service.command!), `${name}: an npm script's node command line`).toBe(name === "migrate" ? "db:migrate" : name);
+    for (const [name, service] of app)
+      expect(scriptRunBy(service.command!), `${name}: an npm script's node command line`).toBe(name === "migrate" ? "db:migrate" : name);
     // web keeps the image's HEALTHCHECK; seckill and worker need their own (other port, no HTTP).
     expect(services.web!.healthcheck?.disable).not.toBe(true);
     for (const name of ["seckill", "worker"]) expect(services[name]!.healthcheck?.test?.join(" "), name).toContain(name);
@@ -209,7 +213,8 @@ describe("docker-compose.yml", () => {
 
   it("sets only variables server/env.ts knows", () => {
     for (const [name, service] of app) {
-      for (const variable of Object.keys(service.environment ?? {})) expect(KNOWN_VARIABLES.has(variable), `${name}: ${variable}`).toBe(true);
+      for (const variable of Object.keys(service.environment ?? {}))
+        expect(KNOWN_VARIABLES.has(variable), `${name}: ${variable}`).toBe(true);
     }
   });
 
@@ -229,7 +234,8 @@ describe("docker-compose.yml", () => {
   it("asks for REAL_NAME_KEY_SECRET as for SESSION_SECRET, and passes on SMTP_URL and MAIL_FROM", () => {
     for (const [name, service] of app) {
       const environment = service.environment ?? {};
-      for (const secret of ["SESSION_SECRET", "REAL_NAME_KEY_SECRET"]) expect(environment[secret], `${name}: ${secret}`).toMatch(new RegExp(`^\\$\\{${secret}:\\?`));
+      for (const secret of ["SESSION_SECRET", "REAL_NAME_KEY_SECRET"])
+        expect(environment[secret], `${name}: ${secret}`).toMatch(new RegExp(`^\\$\\{${secret}:\\?`));
       expect(environment.SMTP_URL, `${name}: SMTP_URL`).toBe("${SMTP_URL:-}");
       expect(environment.MAIL_FROM, `${name}: MAIL_FROM`).toMatch(/^\$\{MAIL_FROM:-.+\}$/);
       // Unset, the links go to the log: an empty SMTP_URL reads as unset, the sender as the default.
@@ -240,7 +246,10 @@ describe("docker-compose.yml", () => {
   });
 
   it("starts the app after the migration job, and that after healthy MySQL and Redis", () => {
-    expect(services.migrate!.depends_on).toMatchObject({ mysql: { condition: "service_healthy" }, redis: { condition: "service_healthy" } });
+    expect(services.migrate!.depends_on).toMatchObject({
+      mysql: { condition: "service_healthy" },
+      redis: { condition: "service_healthy" },
+    });
     for (const name of ["web", "seckill", "worker"]) {
       expect(services[name]!.depends_on, name).toMatchObject({ migrate: { condition: "service_completed_successfully" } });
     }
@@ -269,7 +278,8 @@ describe("the balancer (deploy/nginx/, as compose mounts it)", () => {
   const conf = read("deploy/nginx/nginx.conf");
   const frontDoor = read("deploy/nginx/front-door.server.conf");
   const upstream = (name: string) => new RegExp(`upstream\\s+${name}\\s*\\{([^}]*)\\}`).exec(conf)?.[1] ?? "";
-  const location = (prefix: string) => new RegExp(`location\\s+${prefix.replace(/\//g, "\\/")}\\s*\\{([^}]*)\\}`).exec(frontDoor)?.[1] ?? "";
+  const location = (prefix: string) =>
+    new RegExp(`location\\s+${prefix.replace(/\//g, "\\/")}\\s*\\{([^}]*)\\}`).exec(frontDoor)?.[1] ?? "";
 
   it("is the committed config, its includes mounted beside it, in front of healthy web and seckill services", () => {
     expect(nginx.volumes).toContain("./deploy/nginx/nginx.conf:/etc/nginx/nginx.conf:ro");

@@ -23,7 +23,10 @@ async function shot(page: Page, name: string) {
 
 /** Nothing on the page is wider than the viewport: no sideways scrolling. */
 async function expectNoOverflow(page: Page) {
-  const { scroll, client } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+  const { scroll, client } = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    client: document.documentElement.clientWidth,
+  }));
   expect(scroll, `page ${page.url()} is ${scroll}px wide in a ${client}px viewport`).toBeLessThanOrEqual(client);
 }
 

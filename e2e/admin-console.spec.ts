@@ -49,7 +49,8 @@ test.beforeAll(async () => {
 });
 test.afterAll(() => services?.close());
 
-const shot = (page: Page, testInfo: TestInfo, name: string) => page.screenshot({ path: testInfo.outputPath(`${name}.png`), fullPage: true });
+const shot = (page: Page, testInfo: TestInfo, name: string) =>
+  page.screenshot({ path: testInfo.outputPath(`${name}.png`), fullPage: true });
 
 /** The browser's local time for a datetime-local input, to the second. */
 const localInput = (page: Page, offsetMs: number) =>
@@ -68,7 +69,9 @@ async function ordersFor(saleId: number, count: number, paid: number): Promise<n
   return ids;
 }
 
-test("a sale made in the form is loaded into Redis at once, with seconds, a named zone, plain words and an image", async ({ page }, testInfo) => {
+test("a sale made in the form is loaded into Redis at once, with seconds, a named zone, plain words and an image", async ({
+  page,
+}, testInfo) => {
   await signInAsAdmin(page);
   const form = page.getByRole("region", { name: "New sale" });
   await expect(form.getByTestId("time-zone")).toHaveText(/^Times are in your time zone: .+ \(GMT[+−]\d+(:\d\d)?\)$/);
@@ -95,7 +98,16 @@ test("a sale made in the form is loaded into Redis at once, with seconds, a name
   const direct = await page.request.post("/api/trpc/admin.createSale", {
     headers: { "content-type": "application/json", "accept-language": "zh-CN", origin: e2eBaseUrl() },
     data: {
-      json: { productName: name, description: "", originalPriceCents: 9900, priceCents: 4900, stock: 7, unitLimit: 1, startsAt: new Date(Date.now() - 3600_000).toISOString(), endsAt: new Date(Date.now() + 3600_000).toISOString() },
+      json: {
+        productName: name,
+        description: "",
+        originalPriceCents: 9900,
+        priceCents: 4900,
+        stock: 7,
+        unitLimit: 1,
+        startsAt: new Date(Date.now() - 3600_000).toISOString(),
+        endsAt: new Date(Date.now() + 3600_000).toISOString(),
+      },
       meta: { values: { startsAt: ["Date"], endsAt: ["Date"] } },
     },
   });
@@ -116,7 +128,10 @@ test("a sale made in the form is loaded into Redis at once, with seconds, a name
   // Loaded at creation: Redis has the stock and the start to the second, before anyone pressed Warm up.
   const keys = bucketKeys(e2eAppEnv().REDIS_NAMESPACE!, saleId, 0);
   expect(await services.redis.get(keys.stock)).toBe("7");
-  const saved = await services.db.sale.findUniqueOrThrow({ where: { id: saleId }, select: { startsAt: true, product: { select: { imageUrl: true } } } });
+  const saved = await services.db.sale.findUniqueOrThrow({
+    where: { id: saleId },
+    select: { startsAt: true, product: { select: { imageUrl: true } } },
+  });
   expect(await services.redis.hget(keys.meta, "startsAt")).toBe(String(saved.startsAt.getTime()));
   expect(saved.startsAt.getUTCSeconds()).toBe(new Date(await page.evaluate((s) => new Date(s).toISOString(), start)).getUTCSeconds());
   expect(saved.product.imageUrl).toBe("/icon.svg");
@@ -159,7 +174,9 @@ test("the sales list says SOLD OUT for a live sale with nothing left, with sold 
   await shot(page, testInfo, "sales-list");
 });
 
-test("a sale with a waiting room made in the form: the list shows its rate, the dashboard's room panel counts who joined and waits", async ({ page }, testInfo) => {
+test("a sale with a waiting room made in the form: the list shows its rate, the dashboard's room panel counts who joined and waits", async ({
+  page,
+}, testInfo) => {
   await signInAsAdmin(page);
   const form = page.getByRole("region", { name: "New sale" });
   const name = `E2E room kettle ${Date.now().toString(36)}`;
@@ -179,7 +196,12 @@ test("a sale with a waiting room made in the form: the list shows its rate, the 
   await form.getByRole("button", { name: "Create sale" }).click();
   await expect(page).toHaveURL(/\/admin\/sales\/\d+$/);
   const saleId = Number(/(\d+)$/.exec(page.url())![1]);
-  expect(await services.db.sale.findUniqueOrThrow({ where: { id: saleId }, select: { admissionRate: true, arrivalOrder: true, purchaseChallenge: true } })).toEqual({
+  expect(
+    await services.db.sale.findUniqueOrThrow({
+      where: { id: saleId },
+      select: { admissionRate: true, arrivalOrder: true, purchaseChallenge: true },
+    }),
+  ).toEqual({
     admissionRate: 25,
     arrivalOrder: "ARRIVAL",
     purchaseChallenge: true,
@@ -210,7 +232,9 @@ test("a sale with a waiting room made in the form: the list shows its rate, the 
   await shot(page, testInfo, "sales-list-waiting-room");
 });
 
-test("the orders console pages with a total, shows times and status words, refuses 'abc', selects a page and clears old results", async ({ page }, testInfo) => {
+test("the orders console pages with a total, shows times and status words, refuses 'abc', selects a page and clears old results", async ({
+  page,
+}, testInfo) => {
   test.setTimeout(120_000);
   const { saleId } = await openSale({ priceCents: 1000, originalPriceCents: 2000, stock: 25, unitLimit: 1, startsInMs: -5_000 });
   const ids = await ordersFor(saleId, 23, 3);
@@ -266,7 +290,9 @@ test("the orders console pages with a total, shows times and status words, refus
   await expect(results.getByRole("columnheader", { name: "Paid", exact: true })).toBeVisible();
 });
 
-test("the console in Chinese and on a phone: every page in words of its own, nothing wider than the screen", async ({ browser }, testInfo) => {
+test("the console in Chinese and on a phone: every page in words of its own, nothing wider than the screen", async ({
+  browser,
+}, testInfo) => {
   const { saleId } = await openSale({ priceCents: 1000, originalPriceCents: 2000, stock: 3, unitLimit: 1, startsInMs: -5_000 });
   await ordersFor(saleId, 2, 1);
   for (const lang of ["en", "zh"] as const) {
@@ -282,7 +308,10 @@ test("the console in Chinese and on a phone: every page in words of its own, not
       await signInAsAdmin(page);
       await context.addCookies([{ name: "lang", value: lang, url: e2eBaseUrl() }]);
       await page.goto("/admin");
-      const t = lang === "zh" ? { sales: "秒杀活动", orders: "订单", newSale: "新建活动", sold: /已售 \d+ · 剩余 \d+/ } : { sales: "Sales", orders: "Orders", newSale: "New sale", sold: /\d+ sold · \d+ left/ };
+      const t =
+        lang === "zh"
+          ? { sales: "秒杀活动", orders: "订单", newSale: "新建活动", sold: /已售 \d+ · 剩余 \d+/ }
+          : { sales: "Sales", orders: "Orders", newSale: "New sale", sold: /\d+ sold · \d+ left/ };
       await expect(page.getByRole("heading", { name: t.sales, exact: true })).toBeVisible();
       await expect(page.getByRole("region", { name: t.newSale })).toBeVisible();
       await expect(page.getByTestId(`admin-sale-${saleId}`).getByTestId("sale-sold")).toHaveText(t.sold);

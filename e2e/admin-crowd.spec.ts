@@ -52,7 +52,9 @@ test("an admin sees a shared sign-up address among a sale's shoppers and blackli
   await expect(crowd.getByTestId("crowd-blacklisted")).toHaveText("1");
   await snap(page, "admin-crowd-blacklisted");
 
-  expect(await services.db.user.findUniqueOrThrow({ where: { id: target.id }, select: { blacklisted: true } })).toEqual({ blacklisted: true });
+  expect(await services.db.user.findUniqueOrThrow({ where: { id: target.id }, select: { blacklisted: true } })).toEqual({
+    blacklisted: true,
+  });
   expect((await buyAsShopper(services, { userId: target.id, saleId })).status).toBe("BLACKLISTED");
   expect((await buyAsShopper(services, { userId: shoppers[0]!.id, saleId })).status).toBe("QUEUED");
 

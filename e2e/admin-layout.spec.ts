@@ -24,15 +24,25 @@ const SCREENS = [
   { name: "phone", viewport: { width: 390, height: 844 } },
 ] as const;
 const MAX_ROW_PX = 120;
-const LONG_PRODUCT = "E2E Ultra-premium double-walled stainless steel electric kettle with temperature control, keep-warm and a 1.7 litre capacity (limited colour)";
+const LONG_PRODUCT =
+  "E2E Ultra-premium double-walled stainless steel electric kettle with temperature control, keep-warm and a 1.7 litre capacity (limited colour)";
 
 let services: Services;
 let saleId: number;
 test.beforeAll(async () => {
   test.setTimeout(120_000);
   services = await createServices(readEnv({ ...e2eAppEnv() }));
-  ({ saleId } = await openSale({ productName: `${LONG_PRODUCT} ${Date.now().toString(36)}`, priceCents: 19900, originalPriceCents: 59900, stock: 10, unitLimit: 1, startsInMs: -5_000 }));
-  const shoppers = await createShoppers(services, 4, { emailPrefix: `e2e-layout-a-rather-long-shopper-address-for-the-orders-table-${Date.now().toString(36)}` });
+  ({ saleId } = await openSale({
+    productName: `${LONG_PRODUCT} ${Date.now().toString(36)}`,
+    priceCents: 19900,
+    originalPriceCents: 59900,
+    stock: 10,
+    unitLimit: 1,
+    startsInMs: -5_000,
+  }));
+  const shoppers = await createShoppers(services, 4, {
+    emailPrefix: `e2e-layout-a-rather-long-shopper-address-for-the-orders-table-${Date.now().toString(36)}`,
+  });
   for (const s of shoppers) expect((await buyAsShopper(services, { userId: s.id, saleId })).status).toBe("QUEUED");
   await expect.poll(() => services.db.order.count({ where: { saleId } }), { timeout: 30_000 }).toBe(4);
   const ids = (await services.db.order.findMany({ where: { saleId }, select: { id: true }, orderBy: { id: "asc" } })).map((o) => o.id);
@@ -62,12 +72,22 @@ async function rowHeights(page: Page, testId: string): Promise<number[]> {
 
 async function seriousViolations(page: Page): Promise<string[]> {
   const { violations } = await new AxeBuilder({ page }).analyze();
-  return violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")}`);
+  return violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.nodes
+          .map((n) => n.target.join(" "))
+          .slice(0, 3)
+          .join(", ")}`,
+    );
 }
 
 for (const screen of SCREENS) {
   for (const lang of ["en", "zh"] as const) {
-    test(`at ${screen.name} in ${lang}: every table row under ${MAX_ROW_PX} px, no sideways page, no serious axe violation`, async ({ browser }, testInfo) => {
+    test(`at ${screen.name} in ${lang}: every table row under ${MAX_ROW_PX} px, no sideways page, no serious axe violation`, async ({
+      browser,
+    }, testInfo) => {
       test.setTimeout(120_000);
       const page = await adminPage(browser, screen.viewport, lang);
       try {
@@ -94,7 +114,8 @@ for (const screen of SCREENS) {
 
         await page.goto(`/admin/sales/${saleId}`);
         await expect(page.getByTestId("redis-stock")).toBeVisible();
-        if (lang === "zh") await expect(page.locator("main")).not.toContainText(/Warm-up|Loaded in Redis|Live numbers|Queues|Apply|Save changes|WAIT_PAY/);
+        if (lang === "zh")
+          await expect(page.locator("main")).not.toContainText(/Warm-up|Loaded in Redis|Live numbers|Queues|Apply|Save changes|WAIT_PAY/);
         await noSidewaysScroll(page);
         await attach(page, testInfo, `dashboard-${screen.name}-${lang}`);
         expect(await seriousViolations(page)).toEqual([]);
@@ -133,7 +154,9 @@ test("the new-sale form names every bad field at once, one message each", async 
   }
 });
 
-test("the dashboard stays whole through a 1,000-request burst from the operator's own address, and marks refused readings stale", async ({ browser }, testInfo) => {
+test("the dashboard stays whole through a 1,000-request burst from the operator's own address, and marks refused readings stale", async ({
+  browser,
+}, testInfo) => {
   test.setTimeout(180_000);
   const page = await adminPage(browser, { width: 1366, height: 900 }, "en");
   try {
@@ -145,7 +168,9 @@ test("the dashboard stays whole through a 1,000-request burst from the operator'
     // 1,000 requests at once from this process: the same loopback address as the browser's. A
     // storefront page each, so they also keep the web instance busy.
     let done = false;
-    const burst = Promise.allSettled(Array.from({ length: 1000 }, () => fetch(`${e2eBaseUrl()}/`, { headers: { "accept-language": "en" } }).then((r) => r.status))).finally(() => {
+    const burst = Promise.allSettled(
+      Array.from({ length: 1000 }, () => fetch(`${e2eBaseUrl()}/`, { headers: { "accept-language": "en" } }).then((r) => r.status)),
+    ).finally(() => {
       done = true;
     });
     // Through the burst the numbers never leave (whether or not a reading is slowed or refused).
@@ -155,12 +180,17 @@ test("the dashboard stays whole through a 1,000-request burst from the operator'
       await page.waitForTimeout(200);
     }
     const statuses = (await burst).map((r) => (r.status === "fulfilled" ? r.value : "failed"));
-    testInfo.annotations.push({ type: "burst", description: JSON.stringify(Object.entries(statuses.reduce<Record<string, number>>((a, s) => ((a[s] = (a[s] ?? 0) + 1), a), {}))) });
+    testInfo.annotations.push({
+      type: "burst",
+      description: JSON.stringify(Object.entries(statuses.reduce<Record<string, number>>((a, s) => ((a[s] = (a[s] ?? 0) + 1), a), {}))),
+    });
     await attach(page, testInfo, "dashboard-after-burst");
 
     // Readings refused as a proxy in the way might refuse them (a 429 page, not tRPC's JSON):
     // the last numbers stay, marked stale with their age, until a reading gets through again.
-    await page.route(/\/api\/trpc\/[^?]*admin\.dashboard/, (route) => route.fulfill({ status: 429, contentType: "text/html", body: "<html><body>Too many requests</body></html>" }));
+    await page.route(/\/api\/trpc\/[^?]*admin\.dashboard/, (route) =>
+      route.fulfill({ status: 429, contentType: "text/html", body: "<html><body>Too many requests</body></html>" }),
+    );
     await expect(page.getByTestId("dashboard-stale")).toContainText(/Stale: these numbers were read \d+ s ago/, { timeout: 15_000 });
     await expect(stock).toHaveText(/^\d+$/);
     await attach(page, testInfo, "dashboard-stale-while-refused");

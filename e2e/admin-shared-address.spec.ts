@@ -65,8 +65,20 @@ test("the admin's dashboard keeps updating, without an error, through a crowd an
     while (watching) {
       // During the reload there is no page to read for a moment: that read is skipped.
       // Next's route announcer is an alert too, always there and empty: only words count.
-      for (const alert of await page.getByRole("alert").allTextContents().catch(() => [])) if (alert.trim()) alerts.push(alert);
-      seen.add(`${await page.getByTestId("redis-stock").textContent().catch(() => "gone")}/${await page.getByTestId("order-count").textContent().catch(() => "gone")}`);
+      for (const alert of await page
+        .getByRole("alert")
+        .allTextContents()
+        .catch(() => []))
+        if (alert.trim()) alerts.push(alert);
+      seen.add(
+        `${await page
+          .getByTestId("redis-stock")
+          .textContent()
+          .catch(() => "gone")}/${await page
+          .getByTestId("order-count")
+          .textContent()
+          .catch(() => "gone")}`,
+      );
       await page.waitForTimeout(250);
     }
   })();

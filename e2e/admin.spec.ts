@@ -58,11 +58,15 @@ function parsePrometheus(text: string): Map<string, number> {
   const samples = new Map<string, number>();
   const name = "[a-zA-Z_:][a-zA-Z0-9_:]*";
   const label = `[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\\\\n]|\\\\["\\\\n])*"`;
-  const sample = new RegExp(`^(${name})(\\{(?:${label}(?:,${label})*,?)?\\})? (-?(?:\\d+(?:\\.\\d+)?(?:e[+-]?\\d+)?|NaN|\\+Inf|-Inf))( -?\\d+)?$`);
+  const sample = new RegExp(
+    `^(${name})(\\{(?:${label}(?:,${label})*,?)?\\})? (-?(?:\\d+(?:\\.\\d+)?(?:e[+-]?\\d+)?|NaN|\\+Inf|-Inf))( -?\\d+)?$`,
+  );
   for (const line of text.split("\n")) {
     if (line === "") continue;
     if (line.startsWith("# HELP ") || line.startsWith("# TYPE ")) {
-      expect(line, "a HELP or TYPE line").toMatch(new RegExp(`^# (HELP ${name} .*|TYPE ${name} (counter|gauge|histogram|summary|untyped))$`));
+      expect(line, "a HELP or TYPE line").toMatch(
+        new RegExp(`^# (HELP ${name} .*|TYPE ${name} (counter|gauge|histogram|summary|untyped))$`),
+      );
       continue;
     }
     const match = sample.exec(line);
@@ -73,7 +77,9 @@ function parsePrometheus(text: string): Map<string, number> {
 }
 
 const queuedAnswers = (samples: Map<string, number>) =>
-  [...samples].filter(([key]) => key.startsWith("seckill_purchase_answers_total{") && key.includes('status="QUEUED"')).reduce((sum, [, n]) => sum + n, 0);
+  [...samples]
+    .filter(([key]) => key.startsWith("seckill_purchase_answers_total{") && key.includes('status="QUEUED"'))
+    .reduce((sum, [, n]) => sum + n, 0);
 
 test("anonymous visitors get the sign-in form and shoppers a 403, never console data", async ({ page }) => {
   for (const path of ["/admin", "/admin/orders", "/admin/sales/1"]) {
@@ -148,7 +154,8 @@ test("an admin creates and warms a sale, watches a load on the live dashboard, a
   const load = (async () => {
     const answers: string[] = [];
     for (const [i, shopper] of shoppers.entries()) {
-      if (i < FORGED) expect((await call("seckill.purchase", shopper.token, { saleId, token: FORGED_PURCHASE_TOKEN })).status).toBe("INVALID_TOKEN");
+      if (i < FORGED)
+        expect((await call("seckill.purchase", shopper.token, { saleId, token: FORGED_PURCHASE_TOKEN })).status).toBe("INVALID_TOKEN");
       answers.push(await buyOverHttp(shopper, saleId));
       await new Promise((r) => setTimeout(r, 150));
     }
@@ -181,7 +188,8 @@ test("an admin creates and warms a sale, watches a load on the live dashboard, a
 
   // One more shopper buys and pays through the sandbox provider (order.pay, then its cashier's Confirm).
   expect(await buyOverHttp(payer, saleId)).toBe("QUEUED");
-  const payersOrder = async () => (await services.db.order.findFirst({ where: { saleId, userId: payer.id }, select: { id: true } }))?.id ?? null;
+  const payersOrder = async () =>
+    (await services.db.order.findFirst({ where: { saleId, userId: payer.id }, select: { id: true } }))?.id ?? null;
   await expect.poll(payersOrder, { timeout: 20_000 }).not.toBeNull();
   const orderId = (await payersOrder())!;
   const { action } = await call("order.pay", payer.token, { orderId, provider: "sandbox" });
@@ -194,7 +202,9 @@ test("an admin creates and warms a sale, watches a load on the live dashboard, a
     redirect: "manual",
   });
   expect(confirm.status).toBe(303);
-  await expect.poll(async () => (await services.db.order.findUniqueOrThrow({ where: { id: orderId } })).status, { timeout: 30_000 }).toBe("PAID");
+  await expect
+    .poll(async () => (await services.db.order.findUniqueOrThrow({ where: { id: orderId } })).status, { timeout: 30_000 })
+    .toBe("PAID");
 
   // The admin finds it among the sale's paid orders and ships it.
   await page.goto("/admin/orders");
@@ -229,17 +239,24 @@ test("an admin creates and warms a sale, watches a load on the live dashboard, a
   const ordersInDb = await services.db.order.count({ where: { saleId } });
   expect(ordersInDb).toBe(LOAD_SHOPPERS + 1);
   await expect
-    .poll(async () => {
-      const after = parsePrometheus(await metricsText());
-      const byStatus = await services.db.order.groupBy({ by: ["status"], where: { saleId }, _count: { _all: true } });
-      const gaugeMismatch = byStatus.filter((g) => after.get(`seckill_sale_orders{sale_id="${saleId}",status="${g.status}"}`) !== g._count._all);
-      return {
-        queuedDelta: queuedAnswers(after) - queuedAnswers(before),
-        gaugeMismatch: gaugeMismatch.map((g) => g.status),
-        invariantOk: after.get(`seckill_sale_invariant_ok{sale_id="${saleId}"}`),
-        mysqlStock: after.get(`seckill_sale_stock{sale_id="${saleId}",store="mysql"}`) === (await services.db.stock.findUniqueOrThrow({ where: { saleId } })).count,
-      };
-    }, { timeout: 20_000 })
+    .poll(
+      async () => {
+        const after = parsePrometheus(await metricsText());
+        const byStatus = await services.db.order.groupBy({ by: ["status"], where: { saleId }, _count: { _all: true } });
+        const gaugeMismatch = byStatus.filter(
+          (g) => after.get(`seckill_sale_orders{sale_id="${saleId}",status="${g.status}"}`) !== g._count._all,
+        );
+        return {
+          queuedDelta: queuedAnswers(after) - queuedAnswers(before),
+          gaugeMismatch: gaugeMismatch.map((g) => g.status),
+          invariantOk: after.get(`seckill_sale_invariant_ok{sale_id="${saleId}"}`),
+          mysqlStock:
+            after.get(`seckill_sale_stock{sale_id="${saleId}",store="mysql"}`) ===
+            (await services.db.stock.findUniqueOrThrow({ where: { saleId } })).count,
+        };
+      },
+      { timeout: 20_000 },
+    )
     .toEqual({ queuedDelta: ordersInDb, gaugeMismatch: [], invariantOk: 1, mysqlStock: true });
 });
 
@@ -252,7 +269,9 @@ test("the rejections chart draws a crowd refused within one second", async ({ pa
   await page.goto(`/admin/sales/${saleId}`);
   await expect(page.getByTestId("chart-rejections").locator(".recharts-wrapper")).toBeVisible();
   while (Date.now() % 1000 > 100) await new Promise((r) => setTimeout(r, 10));
-  const answers = await Promise.all(crowd.map((shopper) => call("seckill.purchase", shopper.token, { saleId, token: FORGED_PURCHASE_TOKEN })));
+  const answers = await Promise.all(
+    crowd.map((shopper) => call("seckill.purchase", shopper.token, { saleId, token: FORGED_PURCHASE_TOKEN })),
+  );
   expect(answers.map((a) => a.status)).toEqual(Array(crowd.length).fill("INVALID_TOKEN"));
 
   const chart = page.getByTestId("chart-rejections");
@@ -260,10 +279,13 @@ test("the rejections chart draws a crowd refused within one second", async ({ pa
   // Drawn, not only named in the legend: an area with no neighbours on either side is not drawn,
   // so the seconds without refusals must count 0 for the second with them to show.
   await expect
-    .poll(async () => {
-      const box = await chart.locator(".recharts-area-area").first().boundingBox();
-      return box !== null && box.width > 0 && box.height > 0;
-    }, { message: "the INVALID_TOKEN area has a visible width and height" })
+    .poll(
+      async () => {
+        const box = await chart.locator(".recharts-area-area").first().boundingBox();
+        return box !== null && box.width > 0 && box.height > 0;
+      },
+      { message: "the INVALID_TOKEN area has a visible width and height" },
+    )
     .toBe(true);
   await snap(page, "admin-rejections-one-second");
 });

@@ -60,7 +60,8 @@ async function expectNoSidewaysScroll(page: Page) {
     for (const el of document.querySelectorAll<HTMLElement>("main *, header *")) {
       if (el.closest(".visually-hidden")) continue;
       const box = el.getBoundingClientRect();
-      if (box.width > 0 && box.right > window.innerWidth + 1) found.push(`<${el.tagName.toLowerCase()} class="${el.className}"> ends at ${box.right}px`);
+      if (box.width > 0 && box.right > window.innerWidth + 1)
+        found.push(`<${el.tagName.toLowerCase()} class="${el.className}"> ends at ${box.right}px`);
     }
     return found;
   });
@@ -91,7 +92,9 @@ for (const variant of VARIANTS) {
     const t = MESSAGES[lang];
     const phone = variant.use.viewport.width === 390;
 
-    test("buy, then Pay from the result with its countdown: two clicks to the pay page; Buy stays for the second unit", async ({ page }, testInfo) => {
+    test("buy, then Pay from the result with its countdown: two clicks to the pay page; Buy stays for the second unit", async ({
+      page,
+    }, testInfo) => {
       const sale = await openSale({ ...SALE, stock: 5, unitLimit: 2, startsInMs: -1_000 });
       await signedInAt(page, lang, `/sales/${sale.saleId}`);
       const panel = salePanel(page);
@@ -103,7 +106,9 @@ for (const variant of VARIANTS) {
       // The stock line follows the answer (refetched on QUEUED), not the next 2 s poll.
       await expect(panel.getByTestId("stock-left")).toContainText(t.stockLeft(4, 5), { timeout: 1_500 });
       const payNow = panel.getByTestId("pay-now");
-      await expect(payNow.getByTestId("pay-countdown")).toHaveText(new RegExp(`^${escape(t.payWithin)} \\d+:\\d\\d ${escape(t.payWithinRest)}$`));
+      await expect(payNow.getByTestId("pay-countdown")).toHaveText(
+        new RegExp(`^${escape(t.payWithin)} \\d+:\\d\\d ${escape(t.payWithinRest)}$`),
+      );
       const pay = payNow.getByRole("link", { name: t.pay(money(SALE.priceCents)) });
       await expect(pay).toBeVisible();
       // A unit limit of 2: Buy comes back, with a fresh token, for the second unit.
@@ -129,12 +134,18 @@ for (const variant of VARIANTS) {
       await expect(panel.getByRole("button", { name: t.buyNow })).toBeEnabled({ timeout: 15_000 });
       const second = await buyHere(page, lang);
       expect(second).not.toBe(orderId);
-      await expect(panel.getByTestId("pay-now").getByRole("link", { name: t.pay(money(SALE.priceCents)) })).toHaveAttribute("href", `/orders/${second}/pay`);
+      await expect(panel.getByTestId("pay-now").getByRole("link", { name: t.pay(money(SALE.priceCents)) })).toHaveAttribute(
+        "href",
+        `/orders/${second}/pay`,
+      );
       await expect(panel.getByRole("button", { name: t.buyNow })).toHaveCount(0);
       await attachShot(page, testInfo, `limit-reached-${variant.name}`);
     });
 
-    test("a sell-out with an unpaid order says the unit may come back, and offers Buy when it does", async ({ page, browser }, testInfo) => {
+    test("a sell-out with an unpaid order says the unit may come back, and offers Buy when it does", async ({
+      page,
+      browser,
+    }, testInfo) => {
       const sale = await openSale({ ...SALE, stock: 1, unitLimit: 1, startsInMs: -1_000 });
       await signedInAt(page, lang, `/sales/${sale.saleId}`);
       const panel = salePanel(page);
@@ -172,16 +183,27 @@ for (const variant of VARIANTS) {
 
 test.describe("waiting room, in words that fit what the shopper did", () => {
   for (const lang of ["en", "zh"] as const) {
-    test(`a rate-limited seat the page asked for itself asks for Try again, not Buy (${lang})`, async ({ page, consoleErrors }, testInfo) => {
+    test(`a rate-limited seat the page asked for itself asks for Try again, not Buy (${lang})`, async ({
+      page,
+      consoleErrors,
+    }, testInfo) => {
       const t = MESSAGES[lang];
       const sale = await openSale({ ...SALE, stock: 5, unitLimit: 1, admissionRate: 5, startsInMs: -1_000 });
       await signedInAt(page, "en", "/");
       await page.context().addCookies([{ name: LANG_COOKIE, value: lang, url: e2eBaseUrl() }]);
       // The front door's per-address limit, as it answers (server/front-door/front-door.ts): a 429 in tRPC's envelope.
-      const refused = { error: { json: { message: "Too many requests", code: -32029, data: { code: "TOO_MANY_REQUESTS", httpStatus: 429, path: "room.join" } } } };
-      await page.route(`**${SECKILL_ENDPOINT}/room.join*`, (route) => route.fulfill({ status: 429, contentType: "application/json", body: JSON.stringify(refused) }), {
-        times: 1,
-      });
+      const refused = {
+        error: {
+          json: { message: "Too many requests", code: -32029, data: { code: "TOO_MANY_REQUESTS", httpStatus: 429, path: "room.join" } },
+        },
+      };
+      await page.route(
+        `**${SECKILL_ENDPOINT}/room.join*`,
+        (route) => route.fulfill({ status: 429, contentType: "application/json", body: JSON.stringify(refused) }),
+        {
+          times: 1,
+        },
+      );
       await page.goto(`/sales/${sale.saleId}`);
       const panel = salePanel(page);
       const status = panel.getByTestId("purchase-status");
@@ -207,9 +229,14 @@ test("the storefront's first load sends no more JavaScript than before issue #44
   await page.goto("/");
   await page.waitForLoadState("networkidle");
   // Body bytes as sent (compressed), per script.
-  const scripts = new Map(await Promise.all(requests.map(async (request) => [request.url(), (await request.sizes()).responseBodySize] as const)));
+  const scripts = new Map(
+    await Promise.all(requests.map(async (request) => [request.url(), (await request.sizes()).responseBodySize] as const)),
+  );
   const total = [...scripts.values()].reduce((sum, n) => sum + n, 0);
-  await testInfo.attach("first-load-js.json", { body: JSON.stringify({ total, before: BEFORE_BYTES, scripts: Object.fromEntries(scripts) }, null, 2), contentType: "application/json" });
+  await testInfo.attach("first-load-js.json", {
+    body: JSON.stringify({ total, before: BEFORE_BYTES, scripts: Object.fromEntries(scripts) }, null, 2),
+    contentType: "application/json",
+  });
   console.log(`first-load JS of /: ${total} bytes in ${scripts.size} scripts (before: ${BEFORE_BYTES})`);
   expect(scripts.size).toBeGreaterThan(0);
   expect(total).toBeLessThanOrEqual(BEFORE_BYTES);

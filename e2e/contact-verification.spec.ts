@@ -48,12 +48,19 @@ const pathOf = (mail: CaughtMail) => {
 };
 
 async function newShopperPage(browser: Browser, options: { lang: "en" | "zh"; viewport: { width: number; height: number } }) {
-  const context = await browser.newContext({ baseURL: e2eBaseUrl(), viewport: options.viewport, locale: options.lang === "zh" ? "zh-CN" : "en-US" });
+  const context = await browser.newContext({
+    baseURL: e2eBaseUrl(),
+    viewport: options.viewport,
+    locale: options.lang === "zh" ? "zh-CN" : "en-US",
+  });
   return { context, page: await context.newPage() };
 }
 
 /** Signs up on /sign-up in the page's language; the shop mails the link meanwhile. */
-async function signUp(page: Page, words: { title: string; email: string; password: string; button: string; signOut: string }): Promise<string> {
+async function signUp(
+  page: Page,
+  words: { title: string; email: string; password: string; button: string; signOut: string },
+): Promise<string> {
   const email = newEmail();
   await page.goto("/sign-up");
   const form = page.getByRole("region", { name: words.title });
@@ -65,13 +72,22 @@ async function signUp(page: Page, words: { title: string; email: string; passwor
 }
 
 async function expectNoOverflow(page: Page) {
-  const { scroll, client } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+  const { scroll, client } = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    client: document.documentElement.clientWidth,
+  }));
   expect(scroll, `page ${page.url()} is ${scroll}px wide in a ${client}px viewport`).toBeLessThanOrEqual(client);
 }
 
 test("English, desktop: sign up, open the mailed link, verified; the same link again is used", async ({ browser }) => {
   const { context, page } = await newShopperPage(browser, { lang: "en", viewport: DESKTOP });
-  const email = await signUp(page, { title: "Create your account", email: "Email", password: "Password", button: "Sign up", signOut: "Sign out" });
+  const email = await signUp(page, {
+    title: "Create your account",
+    email: "Email",
+    password: "Password",
+    button: "Sign up",
+    signOut: "Sign out",
+  });
   const [mail] = await mailTo(email);
   expect(mail!.subject).toBe("Confirm your email · 验证您的邮箱");
 
@@ -208,7 +224,10 @@ for (const run of RUNS) {
   test.describe(run.name, () => {
     test.use({ viewport: run.viewport, locale: run.lang === "zh" ? "zh-CN" : "en-US" });
 
-    test(`a sale for verified emails: sign up, refused until the mailed link is opened, then buy (back by ${run.back})`, async ({ page, context }) => {
+    test(`a sale for verified emails: sign up, refused until the mailed link is opened, then buy (back by ${run.back})`, async ({
+      page,
+      context,
+    }) => {
       const t = MESSAGES[run.lang];
       const a = ACCOUNT_MESSAGES[run.lang];
       const key = `verified-buy-${run.lang}-${run.viewport === PHONE ? "phone" : "desktop"}`;

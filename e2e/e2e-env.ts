@@ -103,7 +103,10 @@ export const E2E_FAKE_PROVIDERS = ["alipay", "wechatpay"] as const;
 export type E2eFakeProvider = (typeof E2E_FAKE_PROVIDERS)[number];
 
 const NEW_SEED: Record<E2eFakeProvider, () => string> = { alipay: newFakeAlipaySeed, wechatpay: newFakeWechatPaySeed };
-const APP_ENV: Record<E2eFakeProvider, (seed: string, url: string) => Record<string, string>> = { alipay: fakeAlipayEnv, wechatpay: fakeWechatPayEnv };
+const APP_ENV: Record<E2eFakeProvider, (seed: string, url: string) => Record<string, string>> = {
+  alipay: fakeAlipayEnv,
+  wechatpay: fakeWechatPayEnv,
+};
 const portVariable = (provider: E2eFakeProvider) => `E2E_FAKE_${provider.toUpperCase()}_PORT`;
 const seedVariable = (provider: E2eFakeProvider) => `E2E_FAKE_${provider.toUpperCase()}_SEED`;
 
@@ -124,7 +127,8 @@ export async function chooseFakeProviders(freePort: () => Promise<number>): Prom
 
 export function e2eFakePort(provider: E2eFakeProvider): number {
   const port = Number(process.env[portVariable(provider)]);
-  if (!Number.isInteger(port) || port <= 0) throw new Error(`${portVariable(provider)} is not set to a port (got ${process.env[portVariable(provider)]})`);
+  if (!Number.isInteger(port) || port <= 0)
+    throw new Error(`${portVariable(provider)} is not set to a port (got ${process.env[portVariable(provider)]})`);
   return port;
 }
 
@@ -168,7 +172,8 @@ export async function chooseMailPorts(freePort: () => Promise<number>): Promise<
 export function e2eMailPort(which: keyof typeof MAIL_PORT_VARIABLES): number {
   const variable = MAIL_PORT_VARIABLES[which];
   const port = Number(process.env[variable]);
-  if (!Number.isInteger(port) || port <= 0) throw new Error(`${variable} is not set to a port (got ${process.env[variable]}): playwright.config.ts chooses it`);
+  if (!Number.isInteger(port) || port <= 0)
+    throw new Error(`${variable} is not set to a port (got ${process.env[variable]}): playwright.config.ts chooses it`);
   return port;
 }
 

@@ -22,7 +22,9 @@ test.afterAll(async () => {
   await services?.close();
 });
 
-test("signed out, the board sends you to /admin on the shop's address; a shopper gets a 403 page in Chinese", async ({ browser }, testInfo) => {
+test("signed out, the board sends you to /admin on the shop's address; a shopper gets a 403 page in Chinese", async ({
+  browser,
+}, testInfo) => {
   const context = await browser.newContext({ baseURL: e2eBaseUrl(), locale: "zh-CN" });
   const page = await context.newPage();
   await page.goto("/admin/queues");
@@ -45,7 +47,10 @@ test("signed out, the board sends you to /admin on the shop's address; a shopper
   await context.close();
 });
 
-test("an admin's board loads nothing from another host, links back to the console, offers no Promote all on the timers", async ({ page, context }, testInfo) => {
+test("an admin's board loads nothing from another host, links back to the console, offers no Promote all on the timers", async ({
+  page,
+  context,
+}, testInfo) => {
   const origin = new URL(e2eBaseUrl()).origin;
   const elsewhere: string[] = [];
   page.on("request", (request) => {
@@ -69,7 +74,10 @@ test("an admin's board loads nothing from another host, links back to the consol
   await expect(page.getByRole("button", { name: /promote all/i })).toHaveCount(0);
   await page.screenshot({ path: testInfo.outputPath("queue-board-cancel-timers.png"), fullPage: true });
   // And the call itself is refused, should anything still send it.
-  const promote = await page.request.put("/admin/queues/api/queues/cancel-order/promote", { headers: { "content-type": "application/json", origin }, data: {} });
+  const promote = await page.request.put("/admin/queues/api/queues/cancel-order/promote", {
+    headers: { "content-type": "application/json", origin },
+    data: {},
+  });
   expect(promote.status()).toBe(405);
   expect(await (await services.queues.cancelOrder.getJob(timer))!.getState()).toBe("delayed");
 

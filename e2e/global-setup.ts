@@ -21,9 +21,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
   try {
     const leftover = await services.db.product.count({ where: { name: E2E_SALE.productName } });
     if (leftover > 0) {
-      throw new Error(
-        `the e2e database already holds "${E2E_SALE.productName}": e2e/reset.ts did not run before the server started`,
-      );
+      throw new Error(`the e2e database already holds "${E2E_SALE.productName}": e2e/reset.ts did not run before the server started`);
     }
 
     const now = Date.now();

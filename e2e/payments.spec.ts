@@ -131,7 +131,9 @@ test("WeChat Pay: scan the QR code, the pay page sees Paid by itself, refunded b
   await fakeControl("wechatpay", "setDown", { down: true });
   try {
     await chooseProvider(page, "WeChat Pay 微信支付");
-    await expect(page.getByTestId("pay-error")).toHaveText("We could not reach wechatpay just now, so nothing was changed. Please try again in a moment.");
+    await expect(page.getByTestId("pay-error")).toHaveText(
+      "We could not reach wechatpay just now, so nothing was changed. Please try again in a moment.",
+    );
     await expect(page.getByTestId("qr-payment")).toHaveCount(0);
   } finally {
     await fakeControl("wechatpay", "setDown", { down: false });

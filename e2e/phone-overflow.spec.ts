@@ -30,7 +30,11 @@ test.beforeAll(async () => {
   ({ saleId } = await openSale({ priceCents: 1990, originalPriceCents: 3990, stock: 5, unitLimit: 1, startsInMs: -5_000 }));
   [shopper] = (await createShoppers(services, 1, { emailPrefix: `e2e-phone-${Date.now().toString(36)}` })) as [SeededShopper];
   expect((await buyAsShopper(services, { userId: shopper.id, saleId })).status).toBe("QUEUED");
-  await expect.poll(async () => (await services.db.order.findFirst({ where: { saleId, userId: shopper.id }, select: { id: true } }))?.id ?? 0, { timeout: 30_000 }).toBeGreaterThan(0);
+  await expect
+    .poll(async () => (await services.db.order.findFirst({ where: { saleId, userId: shopper.id }, select: { id: true } }))?.id ?? 0, {
+      timeout: 30_000,
+    })
+    .toBeGreaterThan(0);
   orderId = (await services.db.order.findFirstOrThrow({ where: { saleId, userId: shopper.id }, select: { id: true } })).id;
 });
 test.afterAll(() => services?.close());

@@ -25,7 +25,6 @@ export async function resetDatabase(databaseUrl: string): Promise<string[]> {
   return migrate(databaseUrl); // creates the database again, then applies every migration
 }
 
-
 export async function resetE2eState(): Promise<void> {
   const started = Date.now();
   const applied = await resetDatabase(e2eDatabaseUrl());

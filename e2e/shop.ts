@@ -56,7 +56,10 @@ export async function buy(page: Page, productName: string): Promise<number> {
  * by its label ("Alipay 支付宝", "WeChat Pay 微信支付", "Sandbox").
  */
 export async function payWith(page: Page, orderId: number, amount: string, provider: string) {
-  await page.getByTestId(`order-${orderId}`).getByRole("link", { name: `Pay ${amount}` }).click();
+  await page
+    .getByTestId(`order-${orderId}`)
+    .getByRole("link", { name: `Pay ${amount}` })
+    .click();
   await expect(page).toHaveURL(new RegExp(`/orders/${orderId}/pay$`));
   await chooseProvider(page, provider);
 }

@@ -77,7 +77,8 @@ async function expectNoSidewaysScroll(page: Page) {
     for (const el of document.querySelectorAll<HTMLElement>("main *, header *")) {
       if (el.closest(".visually-hidden")) continue;
       const box = el.getBoundingClientRect();
-      if (box.width > 0 && box.right > window.innerWidth + 1) found.push(`<${el.tagName.toLowerCase()} class="${el.className}"> ends at ${box.right}px`);
+      if (box.width > 0 && box.right > window.innerWidth + 1)
+        found.push(`<${el.tagName.toLowerCase()} class="${el.className}"> ends at ${box.right}px`);
     }
     return found;
   });
@@ -118,7 +119,10 @@ for (const variant of VARIANTS) {
       await shot(page, testInfo, `sold-out-while-open-${variant.name}`);
     });
 
-    test("2. a sale still warming up is retried by itself until Buy works, in the shopper's words", async ({ page, consoleErrors }, testInfo) => {
+    test("2. a sale still warming up is retried by itself until Buy works, in the shopper's words", async ({
+      page,
+      consoleErrors,
+    }, testInfo) => {
       const sale = await openSale({ ...SALE, startsInMs: -1_000 });
       await signedInAt(page, lang, "/");
       // The first token answers say what a sale not yet warmed says; the page must not stop there.
@@ -176,7 +180,10 @@ for (const variant of VARIANTS) {
       consoleErrors.splice(0, consoleErrors.length, ...consoleErrors.filter((error) => !expected.includes(error)));
     });
 
-    test("3. a bought sale says so once, with a link to the order; a sold-out one is a plain state", async ({ page, browser }, testInfo) => {
+    test("3. a bought sale says so once, with a link to the order; a sold-out one is a plain state", async ({
+      page,
+      browser,
+    }, testInfo) => {
       const sale = await openSale({ ...SALE, stock: 1, startsInMs: -1_000 });
       await signedInAt(page, lang, `/sales/${sale.saleId}`);
       const orderId = await buyHere(page, lang);
@@ -234,10 +241,16 @@ for (const variant of VARIANTS) {
       await page.addInitScript(() => {
         const seen: string[] = [];
         (window as unknown as { seenTexts: string[] }).seenTexts = seen;
-        new MutationObserver(() => seen.push(document.body?.innerText ?? "")).observe(document, { subtree: true, childList: true, characterData: true });
+        new MutationObserver(() => seen.push(document.body?.innerText ?? "")).observe(document, {
+          subtree: true,
+          childList: true,
+          characterData: true,
+        });
       });
       const sale = await openSale({ ...SALE, startsInMs: 12_000 });
-      const html = await (await page.request.get(`/sales/${sale.saleId}`, { headers: lang === "zh" ? { "accept-language": "zh-CN" } : {} })).text();
+      const html = await (
+        await page.request.get(`/sales/${sale.saleId}`, { headers: lang === "zh" ? { "accept-language": "zh-CN" } : {} })
+      ).text();
       expect(html).not.toContain(t.syncingClock);
       expect(html).toContain(t.startsIn);
 
@@ -264,7 +277,9 @@ for (const variant of VARIANTS) {
       const bare = await openSale({ ...SALE, startsInMs: -1_000 });
 
       // The catalog API hands the picture on (for My orders and the console too).
-      const answer = await page.request.get(`/api/trpc/sale.get?input=${encodeURIComponent(JSON.stringify({ json: { saleId: pictured.saleId } }))}`);
+      const answer = await page.request.get(
+        `/api/trpc/sale.get?input=${encodeURIComponent(JSON.stringify({ json: { saleId: pictured.saleId } }))}`,
+      );
       expect((await answer.json()).result.data.json.imageUrl).toBe("/products/lantern.svg");
 
       await page.goto("/");

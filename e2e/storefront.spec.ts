@@ -150,7 +150,14 @@ async function expectNothingCutOrOverlapping(page: Page) {
     for (const el of document.querySelectorAll<HTMLElement>("main *, header *")) {
       // A deliberate ellipsis that keeps the whole text in its title (the header's email) is not cut.
       const ellipsis = getComputedStyle(el).textOverflow === "ellipsis" && el.title.includes(el.textContent?.trim() ?? "");
-      if (el.children.length === 0 && !ellipsis && !el.closest(".visually-hidden") && el.textContent?.trim() && el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflow !== "visible") {
+      if (
+        el.children.length === 0 &&
+        !ellipsis &&
+        !el.closest(".visually-hidden") &&
+        el.textContent?.trim() &&
+        el.scrollWidth > el.clientWidth + 1 &&
+        getComputedStyle(el).overflow !== "visible"
+      ) {
         found.push(`text cut in <${el.tagName.toLowerCase()}>: ${el.textContent.trim()}`);
       }
       const box = el.getBoundingClientRect();
@@ -171,7 +178,11 @@ test.describe("on a phone", () => {
   test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
 
   test("the journey fits a 390×844 screen", async ({ page }) => {
-    const sale = await openSale({ ...SALE, productName: `E2E phone sale ${Date.now().toString(36)} with a rather long product name`, startsInMs: -1_000 });
+    const sale = await openSale({
+      ...SALE,
+      productName: `E2E phone sale ${Date.now().toString(36)} with a rather long product name`,
+      startsInMs: -1_000,
+    });
     await page.goto(`/sales/${sale.saleId}`);
     await signUpNewShopper(page);
     await expectNothingCutOrOverlapping(page);
@@ -190,9 +201,11 @@ test("every input has a label, and a keyboard alone signs up and buys", async ({
   const sale = await openSale({ ...SALE, startsInMs: -1_000 });
   for (const path of ["/sign-in", "/sign-up"]) {
     await page.goto(path);
-    const unlabelled = await page.locator("input:not([type=hidden])").evaluateAll((inputs) =>
-      inputs.filter((input) => (input as HTMLInputElement).labels?.length === 0 && !input.getAttribute("aria-label")).length,
-    );
+    const unlabelled = await page
+      .locator("input:not([type=hidden])")
+      .evaluateAll(
+        (inputs) => inputs.filter((input) => (input as HTMLInputElement).labels?.length === 0 && !input.getAttribute("aria-label")).length,
+      );
     expect(unlabelled, `unlabelled inputs on ${path}`).toBe(0);
   }
 

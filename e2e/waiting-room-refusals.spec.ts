@@ -34,12 +34,27 @@ test.afterAll(() => services?.close());
 /** The sentence under Buy, and the polite region it is said in. */
 function refusal(page: Page) {
   const panel = salePanel(page);
-  return { status: panel.getByTestId("purchase-status"), announced: panel.locator('[aria-live="polite"]', { has: page.getByTestId("purchase-status") }) };
+  return {
+    status: panel.getByTestId("purchase-status"),
+    announced: panel.locator('[aria-live="polite"]', { has: page.getByTestId("purchase-status") }),
+  };
 }
 
 /** A room sale of 5 units, two shoppers seated in it through the API, and ours signed in on its page. */
-async function waitingBehindTwo(page: Page, context: BrowserContext, lang: Lang, room: { admissionRate: number; arrivalOrder: "ARRIVAL" | "RANDOM"; startsInMs: number }) {
-  const { saleId } = await openSale({ priceCents: 2990, originalPriceCents: 5990, stock: 5, unitLimit: 1, purchaseChallenge: false, ...room });
+async function waitingBehindTwo(
+  page: Page,
+  context: BrowserContext,
+  lang: Lang,
+  room: { admissionRate: number; arrivalOrder: "ARRIVAL" | "RANDOM"; startsInMs: number },
+) {
+  const { saleId } = await openSale({
+    priceCents: 2990,
+    originalPriceCents: 5990,
+    stock: 5,
+    unitLimit: 1,
+    purchaseChallenge: false,
+    ...room,
+  });
   const [me, ...others] = await roomShoppers(services, 3);
   await seatThroughApi(saleId, others);
   await signIn(context, me!, lang);
@@ -61,9 +76,16 @@ function joinsFrom(page: Page): () => number {
   return () => joins;
 }
 
-test("the room is closed and opened again while a shopper waits: the page hears of it, takes a place in the new line and buys", async ({ page, context }) => {
+test("the room is closed and opened again while a shopper waits: the page hears of it, takes a place in the new line and buys", async ({
+  page,
+  context,
+}) => {
   test.setTimeout(90_000);
-  const { saleId, me, others, panel } = await waitingBehindTwo(page, context, "en", { admissionRate: 1, arrivalOrder: "ARRIVAL", startsInMs: 8_000 });
+  const { saleId, me, others, panel } = await waitingBehindTwo(page, context, "en", {
+    admissionRate: 1,
+    arrivalOrder: "ARRIVAL",
+    startsInMs: 8_000,
+  });
   await expect(panel.getByTestId("room-place")).toHaveText("2 ahead of you");
   const before = await storedSeat(page, saleId, me.id);
   const joins = joinsFrom(page);
@@ -79,7 +101,12 @@ test("the room is closed and opened again while a shopper waits: the page hears 
   const after = await storedSeat(page, saleId, me.id);
   expect(after.epoch).toBeGreaterThan(before.epoch!);
   expect(after.seat).toBe(1);
-  await expect(panel.getByTestId("room-place").filter({ hasText: /^0 ahead of you$/ }).or(panel.getByTestId("room-turn"))).toBeVisible();
+  await expect(
+    panel
+      .getByTestId("room-place")
+      .filter({ hasText: /^0 ahead of you$/ })
+      .or(panel.getByTestId("room-turn")),
+  ).toBeVisible();
   await snap(page, "room-reopened-new-place");
 
   // The others come back after it, behind it: the page holds one seat, from one join.
@@ -91,9 +118,16 @@ test("the room is closed and opened again while a shopper waits: the page hears 
   await snap(page, "room-reopened-bought");
 });
 
-test("a RANDOM room closed long enough for the page to see it, then opened again later, in Chinese: back in the room, the draw, a place, Buy", async ({ page, context }) => {
+test("a RANDOM room closed long enough for the page to see it, then opened again later, in Chinese: back in the room, the draw, a place, Buy", async ({
+  page,
+  context,
+}) => {
   test.setTimeout(90_000);
-  const { saleId, me, others, panel } = await waitingBehindTwo(page, context, "zh", { admissionRate: 5, arrivalOrder: "RANDOM", startsInMs: 30_000 });
+  const { saleId, me, others, panel } = await waitingBehindTwo(page, context, "zh", {
+    admissionRate: 5,
+    arrivalOrder: "RANDOM",
+    startsInMs: 30_000,
+  });
   await expect(panel.getByTestId("room-draw")).toBeVisible();
   const before = await storedSeat(page, saleId, me.id);
   expect(before.seat).toBe(3);
@@ -125,7 +159,10 @@ test("a RANDOM room closed long enough for the page to see it, then opened again
   await snap(page, "room-reopened-random-zh-bought");
 });
 
-test("the same seat in two tabs, in Chinese: the second tab's Buy says the place was used and Join again buys another", async ({ page, context }) => {
+test("the same seat in two tabs, in Chinese: the second tab's Buy says the place was used and Join again buys another", async ({
+  page,
+  context,
+}) => {
   test.setTimeout(90_000);
   // Two units a shopper: the second tab meets the spent ticket, not the unit limit.
   const { saleId } = await openSale({
@@ -149,7 +186,8 @@ test("the same seat in two tabs, in Chinese: the second tab's Buy says the place
   await second.goto(`/sales/${saleId}`);
   await expect(salePanel(second).getByTestId("room-turn")).toBeVisible();
   // One seat: the second tab's join found the first tab's.
-  const seatOf = (tab: Page) => tab.evaluate((key) => JSON.parse(localStorage.getItem(key) ?? "{}").seat, `room-ticket:${saleId}:${me!.id}`);
+  const seatOf = (tab: Page) =>
+    tab.evaluate((key) => JSON.parse(localStorage.getItem(key) ?? "{}").seat, `room-ticket:${saleId}:${me!.id}`);
   expect(await seatOf(second)).toBe(await seatOf(first));
 
   await salePanel(first).getByRole("button", { name: "立即抢购" }).click();

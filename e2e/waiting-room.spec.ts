@@ -70,7 +70,9 @@ async function expectCountdownToTurn(page: Page, from: number) {
   for (let ahead = from - 1; ahead >= 0; ahead--) {
     // The first step waits for the opening as well.
     const timeout = ahead === from - 1 ? OPENS_IN_MS + 5_000 : 5_000;
-    await expect.poll(async () => aheadCount(await place.textContent({ timeout: 200 }).catch(() => null)), { timeout, intervals: [100] }).toBe(ahead);
+    await expect
+      .poll(async () => aheadCount(await place.textContent({ timeout: 200 }).catch(() => null)), { timeout, intervals: [100] })
+      .toBe(ahead);
     const wait = aheadCount(await eta.textContent({ timeout: 200 }).catch(() => null));
     if (Number.isFinite(wait)) waits.push(wait);
   }
@@ -79,7 +81,10 @@ async function expectCountdownToTurn(page: Page, from: number) {
   expect(waits).toEqual([...waits].sort((a, b) => b - a));
 }
 
-test("a shopper waits in line before the opening, is admitted and buys with one request; a reload keeps the place", async ({ page, context }) => {
+test("a shopper waits in line before the opening, is admitted and buys with one request; a reload keeps the place", async ({
+  page,
+  context,
+}) => {
   test.setTimeout(90_000);
   const AHEAD = 3;
   const { saleId, productName } = await roomSale({ startsInMs: OPENS_IN_MS });
@@ -118,7 +123,9 @@ test("a shopper waits in line before the opening, is admitted and buys with one 
   await snap(page, "room-reloaded-before-join-answers");
   releaseJoin();
   // The server kept the seat too: the same seat's ticket after the join answered.
-  await expect.poll(() => page.evaluate((key) => JSON.parse(localStorage.getItem(key) ?? "{}").seat, `room-ticket:${saleId}:${me!.id}`)).toBe(JSON.parse(ticketBefore!).seat);
+  await expect
+    .poll(() => page.evaluate((key) => JSON.parse(localStorage.getItem(key) ?? "{}").seat, `room-ticket:${saleId}:${me!.id}`))
+    .toBe(JSON.parse(ticketBefore!).seat);
   await expect(panel.getByTestId("room-place")).toHaveText(`${AHEAD} ahead of you`);
 
   // The opening: the line moves, one place a second.
@@ -197,11 +204,17 @@ test("with the proof-of-work challenge on, the page solves it while waiting and 
 test("an anonymous shopper is asked to sign in to join the waiting room", async ({ page }) => {
   const { saleId } = await roomSale({ startsInMs: 60_000 });
   await page.goto(`/sales/${saleId}`);
-  await expect(salePanel(page).getByRole("link", { name: "Sign in to join the waiting room" })).toHaveAttribute("href", `/sign-in?next=${encodeURIComponent(`/sales/${saleId}`)}`);
+  await expect(salePanel(page).getByRole("link", { name: "Sign in to join the waiting room" })).toHaveAttribute(
+    "href",
+    `/sign-in?next=${encodeURIComponent(`/sales/${saleId}`)}`,
+  );
   await snap(page, "room-anonymous");
 });
 
 async function expectNoSidewaysScroll(page: Page) {
-  const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
+  const { scrollWidth, innerWidth } = await page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    innerWidth: window.innerWidth,
+  }));
   expect(scrollWidth, `${scrollWidth}px wide on a ${innerWidth}px screen`).toBeLessThanOrEqual(innerWidth);
 }

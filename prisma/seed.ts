@@ -18,7 +18,8 @@ import { prepareDatabase, prepareEnvironment } from "../server/cli/prepare";
  * on a fresh clone it writes this machine's SESSION_SECRET into .env, or reads the one there, so
  * the tokens it signs are the ones a later (or running) `npm start` accepts.
  */
-const USAGE = "usage: npm run seed -- --users N --stock S [--unit-limit L] [--buckets K] [--starts-in SEC] [--duration SEC] [--admission-rate R [--arrival-order random|arrival] [--challenge]] --json FILE";
+const USAGE =
+  "usage: npm run seed -- --users N --stock S [--unit-limit L] [--buckets K] [--starts-in SEC] [--duration SEC] [--admission-rate R [--arrival-order random|arrival] [--challenge]] --json FILE";
 
 function positiveInt(name: string, raw: string | undefined, fallback?: number, min = 1, max = Number.MAX_SAFE_INTEGER): number {
   if (raw === undefined && fallback !== undefined) return fallback;
@@ -90,8 +91,13 @@ try {
   const shoppers = await createShoppers(services, users);
   await warmUpSale(services, saleId);
   writeFileSync(values.json, JSON.stringify({ saleId, productId, users: shoppers.map(({ id, token }) => ({ id, token })) }));
-  const room = admissionRate > 0 ? `, a waiting room admitting ${admissionRate}/s (${arrivalOrder.toLowerCase()} order${values.challenge ? ", challenge on" : ""})` : "";
-  console.log(`sale ${saleId} (${stock} units in ${buckets} bucket(s), starts ${startsAt.toISOString()}${room}), ${shoppers.length} shoppers -> ${values.json}`);
+  const room =
+    admissionRate > 0
+      ? `, a waiting room admitting ${admissionRate}/s (${arrivalOrder.toLowerCase()} order${values.challenge ? ", challenge on" : ""})`
+      : "";
+  console.log(
+    `sale ${saleId} (${stock} units in ${buckets} bucket(s), starts ${startsAt.toISOString()}${room}), ${shoppers.length} shoppers -> ${values.json}`,
+  );
 } finally {
   await services.close();
 }

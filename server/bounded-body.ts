@@ -25,4 +25,3 @@ export async function readTextWithin(req: Request, maxBytes: number): Promise<st
   }
   return Buffer.concat(chunks).toString("utf8");
 }
-

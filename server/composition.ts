@@ -64,7 +64,13 @@ async function createCore(env: Env) {
     },
     /** After closeQueues, with the caller's extra connections. */
     async disconnect(...more: (RedisConnection | undefined)[]) {
-      await Promise.allSettled([db.$disconnect(), sql.end(), redis.quit(), queueConnection.quit(), ...more.map((connection) => connection?.quit())]);
+      await Promise.allSettled([
+        db.$disconnect(),
+        sql.end(),
+        redis.quit(),
+        queueConnection.quit(),
+        ...more.map((connection) => connection?.quit()),
+      ]);
     },
   };
 }
@@ -118,7 +124,11 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
   // The instance that serves /api/metrics also shows what the worker's reconciler found.
   if (options.processMetrics) registerReconcileGauges(metrics.registry, () => readPublishedReconciliations({ redis, env }));
   const orderEnqueuer = createOrderEnqueuer({ redis, queues, env });
-  const passwords = new PasswordHasher({ concurrency: env.PASSWORD_HASH_CONCURRENCY, queueLimit: env.PASSWORD_HASH_QUEUE_LIMIT, waitMs: env.PASSWORD_HASH_WAIT_MS });
+  const passwords = new PasswordHasher({
+    concurrency: env.PASSWORD_HASH_CONCURRENCY,
+    queueLimit: env.PASSWORD_HASH_QUEUE_LIMIT,
+    waitMs: env.PASSWORD_HASH_WAIT_MS,
+  });
   const contacts = contactSender(env);
   return {
     ...core.services,
@@ -155,11 +165,9 @@ const holder = globalThis as unknown as { __flashSaleServices?: Promise<Services
 
 /** The web process's services, created once (and kept across Next.js dev reloads). */
 export function getServices(): Promise<Services> {
-  holder.__flashSaleServices ??= createServices(processEnv(), { followBroadcasts: true, processMetrics: true }).catch(
-    (error: unknown) => {
-      holder.__flashSaleServices = undefined; // let the next request try again
-      throw error;
-    },
-  );
+  holder.__flashSaleServices ??= createServices(processEnv(), { followBroadcasts: true, processMetrics: true }).catch((error: unknown) => {
+    holder.__flashSaleServices = undefined; // let the next request try again
+    throw error;
+  });
   return holder.__flashSaleServices;
 }

@@ -61,7 +61,10 @@ describe("admins ensured by many processes at once", () => {
 
   it("createAdminOnce leaves a shopper's account a shopper", async () => {
     await t.services.db.user.create({ data: { email: "taken@start.test", passwordHash: "x" } });
-    expect(await createAdminOnce(processes[0]!, { email: "taken@start.test", password: "whatever-password" })).toEqual({ created: false, role: "SHOPPER" });
+    expect(await createAdminOnce(processes[0]!, { email: "taken@start.test", password: "whatever-password" })).toEqual({
+      created: false,
+      role: "SHOPPER",
+    });
   });
 
   it("ensureAdmin (ADMIN_EMAIL / ADMIN_PASSWORD): no duplicate key for anyone, one admin with that password", async () => {

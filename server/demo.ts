@@ -12,7 +12,8 @@ const DEMO_SALE_OPENS_IN_MS = 15_000;
 const DEMO_PRODUCT_IMAGE = "/products/keyboard.svg";
 
 const isDeadlock = (error: unknown) =>
-  (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2034") || (error as { errno?: unknown } | null)?.errno === 1213;
+  (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2034") ||
+  (error as { errno?: unknown } | null)?.errno === 1213;
 
 /**
  * `npm start` on a database with no open sale gets a sale to play with, opening a few seconds
@@ -113,7 +114,9 @@ export async function warmColdSales(services: WarmUpServices, options: { now?: D
         break;
       }
       if (Date.now() > deadline) {
-        throw new Error(`Sale ${sale.id} is still not warm after ${waitMs} ms: another process holds its warm-up claim (${claim}) and has not finished.`);
+        throw new Error(
+          `Sale ${sale.id} is still not warm after ${waitMs} ms: another process holds its warm-up claim (${claim}) and has not finished.`,
+        );
       }
       waited = true;
       await new Promise((resolve) => setTimeout(resolve, 100));

@@ -44,16 +44,28 @@ describe("readEnv", () => {
   });
   it("reads the managed-Redis settings, and refuses a CA file it cannot use", () => {
     const none = readEnv({});
-    expect([none.REDIS_QUEUE_URL, none.REDIS_TLS_CA_FILE, none.REDIS_CLUSTER_USERNAME, none.REDIS_CLUSTER_PASSWORD, none.REDIS_CLUSTER_TLS]).toEqual([undefined, undefined, undefined, undefined, "0"]);
+    expect([
+      none.REDIS_QUEUE_URL,
+      none.REDIS_TLS_CA_FILE,
+      none.REDIS_CLUSTER_USERNAME,
+      none.REDIS_CLUSTER_PASSWORD,
+      none.REDIS_CLUSTER_TLS,
+    ]).toEqual([undefined, undefined, undefined, undefined, "0"]);
     expect(readEnv({ REDIS_QUEUE_URL: "" }).REDIS_QUEUE_URL).toBeUndefined();
-    expect(readEnv({ REDIS_QUEUE_URL: "rediss://jobs:s3cret@queues.example.com:6380/0" }).REDIS_QUEUE_URL).toBe("rediss://jobs:s3cret@queues.example.com:6380/0");
-    expect(() => readEnv({ REDIS_QUEUE_URL: "queues.example.com:6379" })).toThrow(/REDIS_QUEUE_URL: REDIS_QUEUE_URL must look like redis:\/\//);
+    expect(readEnv({ REDIS_QUEUE_URL: "rediss://jobs:s3cret@queues.example.com:6380/0" }).REDIS_QUEUE_URL).toBe(
+      "rediss://jobs:s3cret@queues.example.com:6380/0",
+    );
+    expect(() => readEnv({ REDIS_QUEUE_URL: "queues.example.com:6379" })).toThrow(
+      /REDIS_QUEUE_URL: REDIS_QUEUE_URL must look like redis:\/\//,
+    );
     expect(() => readEnv({ REDIS_CLUSTER_TLS: "yes" })).toThrow(/REDIS_CLUSTER_TLS/);
     const dir = mkdtempSync(path.join(tmpdir(), "env-ca-"));
     try {
       const notPem = path.join(dir, "ca.txt");
       writeFileSync(notPem, "not a certificate");
-      expect(() => readEnv({ REDIS_TLS_CA_FILE: path.join(dir, "missing.pem") })).toThrow(/REDIS_TLS_CA_FILE: no such file: .*missing\.pem/);
+      expect(() => readEnv({ REDIS_TLS_CA_FILE: path.join(dir, "missing.pem") })).toThrow(
+        /REDIS_TLS_CA_FILE: no such file: .*missing\.pem/,
+      );
       expect(() => readEnv({ REDIS_TLS_CA_FILE: notPem })).toThrow(/REDIS_TLS_CA_FILE: .*holds no PEM certificate/);
       const pem = path.join(dir, "ca.pem");
       writeFileSync(pem, "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
@@ -68,7 +80,9 @@ describe("readEnv", () => {
   });
   it("demands a real session secret in production", () => {
     expect(() => readEnv({ NODE_ENV: "production" })).toThrow(/SESSION_SECRET/);
-    expect(() => readEnv({ NODE_ENV: "production", SESSION_SECRET: DEV_SESSION_SECRET })).toThrow(/SESSION_SECRET: is the public development default/);
+    expect(() => readEnv({ NODE_ENV: "production", SESSION_SECRET: DEV_SESSION_SECRET })).toThrow(
+      /SESSION_SECRET: is the public development default/,
+    );
     expect(readEnv({ NODE_ENV: "production", SESSION_SECRET: "x".repeat(40) }).NODE_ENV).toBe("production");
   });
   it("says what is wrong in one line, as an EnvError", () => {
@@ -96,8 +110,16 @@ describe("mail", () => {
 describe("sign-ups", () => {
   it("ships a real shop's sign-up limits, 0 turning one off", () => {
     const env = readEnv({});
-    expect([env.SIGN_UP_MAX_PER_ADDRESS, env.SIGN_UP_ADDRESS_WINDOW_SECONDS, env.SIGN_UP_MAX_PER_DEVICE, env.SIGN_UP_DEVICE_WINDOW_SECONDS]).toEqual([5, 3600, 3, 86_400]);
-    expect(readEnv({ SIGN_UP_MAX_PER_ADDRESS: "0", SIGN_UP_MAX_PER_DEVICE: "0" })).toMatchObject({ SIGN_UP_MAX_PER_ADDRESS: 0, SIGN_UP_MAX_PER_DEVICE: 0 });
+    expect([
+      env.SIGN_UP_MAX_PER_ADDRESS,
+      env.SIGN_UP_ADDRESS_WINDOW_SECONDS,
+      env.SIGN_UP_MAX_PER_DEVICE,
+      env.SIGN_UP_DEVICE_WINDOW_SECONDS,
+    ]).toEqual([5, 3600, 3, 86_400]);
+    expect(readEnv({ SIGN_UP_MAX_PER_ADDRESS: "0", SIGN_UP_MAX_PER_DEVICE: "0" })).toMatchObject({
+      SIGN_UP_MAX_PER_ADDRESS: 0,
+      SIGN_UP_MAX_PER_DEVICE: 0,
+    });
     expect(() => readEnv({ SIGN_UP_ADDRESS_WINDOW_SECONDS: "0" })).toThrow(/SIGN_UP_ADDRESS_WINDOW_SECONDS/);
     expect(() => readEnv({ SIGN_UP_MAX_PER_DEVICE: "-1" })).toThrow(/SIGN_UP_MAX_PER_DEVICE/);
   });
@@ -123,7 +145,9 @@ describe("sections", () => {
   });
   it("starts a production process only once the required section is set", () => {
     expect(() => readEnv({ NODE_ENV: "production" })).toThrow(/SESSION_SECRET/);
-    expect(() => readEnv({ NODE_ENV: "production", SESSION_SECRET: "x".repeat(40), PAYMENT_PROVIDERS: "alipay" })).toThrow(/ALIPAY_APP_ID: is required/);
+    expect(() => readEnv({ NODE_ENV: "production", SESSION_SECRET: "x".repeat(40), PAYMENT_PROVIDERS: "alipay" })).toThrow(
+      /ALIPAY_APP_ID: is required/,
+    );
     expect(readEnv({ NODE_ENV: "production", SESSION_SECRET: "x".repeat(40) }).PAYMENT_PROVIDERS).toEqual([]);
   });
 });
@@ -142,9 +166,15 @@ describe("payment providers", () => {
 
   it("refuses the sandbox in production on its public key or app id, and only then", () => {
     const withSandbox = { ...production, PAYMENT_PROVIDERS: "sandbox" };
-    expect(() => readEnv({ ...withSandbox, SANDBOX_PAY_APP_ID: realSandbox.SANDBOX_PAY_APP_ID })).toThrow(/SANDBOX_PAY_KEY: is the public development default/);
-    expect(() => readEnv({ ...withSandbox, SANDBOX_PAY_KEY: realSandbox.SANDBOX_PAY_KEY })).toThrow(/SANDBOX_PAY_APP_ID: is the public development default/);
-    expect(() => readEnv({ ...withSandbox, SANDBOX_PAY_KEY: DEV_SANDBOX_PAY_KEY, SANDBOX_PAY_APP_ID: DEV_SANDBOX_PAY_APP_ID })).toThrow(/SANDBOX_PAY_KEY.*SANDBOX_PAY_APP_ID/);
+    expect(() => readEnv({ ...withSandbox, SANDBOX_PAY_APP_ID: realSandbox.SANDBOX_PAY_APP_ID })).toThrow(
+      /SANDBOX_PAY_KEY: is the public development default/,
+    );
+    expect(() => readEnv({ ...withSandbox, SANDBOX_PAY_KEY: realSandbox.SANDBOX_PAY_KEY })).toThrow(
+      /SANDBOX_PAY_APP_ID: is the public development default/,
+    );
+    expect(() => readEnv({ ...withSandbox, SANDBOX_PAY_KEY: DEV_SANDBOX_PAY_KEY, SANDBOX_PAY_APP_ID: DEV_SANDBOX_PAY_APP_ID })).toThrow(
+      /SANDBOX_PAY_KEY.*SANDBOX_PAY_APP_ID/,
+    );
     // The sandbox off: its defaults are never used, so they are no reason to refuse.
     expect(readEnv(production).SANDBOX_PAY_KEY).toBe(DEV_SANDBOX_PAY_KEY);
     // Outside production the defaults are the demo's.
@@ -204,9 +234,15 @@ describe("provider variables", () => {
 
   it("names an unreadable key, a wrong-sized APIv3 key, a malformed id", () => {
     const both = { PAYMENT_PROVIDERS: "alipay,wechatpay", ...alipay, ...wechatpay };
-    expect(() => readEnv({ ...both, ALIPAY_PRIVATE_KEY: "MIIEvQ-not-base64" })).toThrow(/^Invalid environment: ALIPAY_PRIVATE_KEY: is not a readable RSA private key \(PEM, or the bare base64 body/);
-    expect(() => readEnv({ ...both, ALIPAY_PUBLIC_KEY: pkcs8 })).toThrow(/^Invalid environment: ALIPAY_PUBLIC_KEY: is not a readable RSA public key/);
-    expect(() => readEnv({ ...both, WECHATPAY_PLATFORM_PUBLIC_KEY: "abc" })).toThrow(/WECHATPAY_PLATFORM_PUBLIC_KEY: is not a readable RSA public key/);
+    expect(() => readEnv({ ...both, ALIPAY_PRIVATE_KEY: "MIIEvQ-not-base64" })).toThrow(
+      /^Invalid environment: ALIPAY_PRIVATE_KEY: is not a readable RSA private key \(PEM, or the bare base64 body/,
+    );
+    expect(() => readEnv({ ...both, ALIPAY_PUBLIC_KEY: pkcs8 })).toThrow(
+      /^Invalid environment: ALIPAY_PUBLIC_KEY: is not a readable RSA public key/,
+    );
+    expect(() => readEnv({ ...both, WECHATPAY_PLATFORM_PUBLIC_KEY: "abc" })).toThrow(
+      /WECHATPAY_PLATFORM_PUBLIC_KEY: is not a readable RSA public key/,
+    );
     expect(() => readEnv({ ...both, WECHATPAY_APIV3_KEY: "x".repeat(31) })).toThrow(/WECHATPAY_APIV3_KEY: must be exactly 32 bytes/);
     expect(() => readEnv({ ...both, WECHATPAY_APIV3_KEY: "é".repeat(16) })).not.toThrow(); // 32 bytes of UTF-8
     expect(() => readEnv({ ...both, WECHATPAY_MCH_ID: "19 00" })).toThrow(/WECHATPAY_MCH_ID: must be the identifier the provider issued/);
@@ -221,8 +257,13 @@ describe("provider variables", () => {
   it("in production too: real providers need their variables, and the sandbox rules stay", () => {
     const production = { NODE_ENV: "production", SESSION_SECRET: "s".repeat(40) };
     expect(() => readEnv({ ...production, PAYMENT_PROVIDERS: "alipay" })).toThrow(/ALIPAY_APP_ID: is required/);
-    expect(readEnv({ ...production, PAYMENT_PROVIDERS: "alipay,wechatpay", ...alipay, ...wechatpay }).PAYMENT_PROVIDERS).toEqual(["alipay", "wechatpay"]);
-    expect(() => readEnv({ ...production, PAYMENT_PROVIDERS: "alipay,sandbox", ...alipay })).toThrow(/SANDBOX_PAY_KEY: is the public development default/);
+    expect(readEnv({ ...production, PAYMENT_PROVIDERS: "alipay,wechatpay", ...alipay, ...wechatpay }).PAYMENT_PROVIDERS).toEqual([
+      "alipay",
+      "wechatpay",
+    ]);
+    expect(() => readEnv({ ...production, PAYMENT_PROVIDERS: "alipay,sandbox", ...alipay })).toThrow(
+      /SANDBOX_PAY_KEY: is the public development default/,
+    );
   });
 });
 

@@ -58,7 +58,12 @@ const providerId = z
   .string()
   .trim()
   .transform((value) => value || undefined)
-  .pipe(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be the identifier the provider issued (letters, digits, _ . -)").optional())
+  .pipe(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be the identifier the provider issued (letters, digits, _ . -)")
+      .optional(),
+  )
   .optional();
 /** A key's text, as the env holds it; read and checked once the providers are known. */
 const keyText = z
@@ -143,7 +148,10 @@ const requiredInProduction = {
    * The built-in sandbox payment provider: its merchant app id and HMAC-SHA256 key. It is a demo
    * (anyone may "pay" on its page), so the dev key is fine wherever the sandbox is fine.
    */
-  SANDBOX_PAY_APP_ID: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/).default(DEV_SANDBOX_PAY_APP_ID),
+  SANDBOX_PAY_APP_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,32}$/)
+    .default(DEV_SANDBOX_PAY_APP_ID),
   SANDBOX_PAY_KEY: z.string().min(32, "SANDBOX_PAY_KEY must be at least 32 characters").default(DEV_SANDBOX_PAY_KEY),
   /**
    * The payment providers checkout offers, in order (`alipay`, `wechatpay`, `sandbox`; comma
@@ -179,7 +187,12 @@ const requiredInProduction = {
   WECHATPAY_APIV3_KEY: z
     .string()
     .transform((value) => value || undefined)
-    .pipe(z.string().refine((value) => Buffer.byteLength(value, "utf8") === 32, "must be exactly 32 bytes (the APIv3 key set in the merchant platform)").optional())
+    .pipe(
+      z
+        .string()
+        .refine((value) => Buffer.byteLength(value, "utf8") === 32, "must be exactly 32 bytes (the APIv3 key set in the merchant platform)")
+        .optional(),
+    )
     .optional(),
   WECHATPAY_PLATFORM_PUBLIC_KEY: keyText,
   WECHATPAY_PLATFORM_PUBLIC_KEY_ID: providerId,
@@ -188,7 +201,10 @@ const requiredInProduction = {
 /** DEPLOYMENT: facts of a deployment, set when it has them (ports, proxies, an admin, a migration job). */
 const deploymentFacts = {
   /** Prefix of every Redis key this deployment owns (seckill keys and BullMQ queues). */
-  REDIS_NAMESPACE: z.string().regex(/^[A-Za-z0-9_-]+$/).default("fs"),
+  REDIS_NAMESPACE: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .default("fs"),
   PORT: intFrom(3000, 1),
   /**
    * The seckill service's own port: `npm run seckill` listens there; `npm start` puts its first
@@ -232,7 +248,12 @@ const deploymentFacts = {
    * Queue and Worker connects there; stock, reservations, limits, sessions and pub/sub stay on
    * REDIS_URL / the Cluster. Unset: the queues share that Redis.
    */
-  REDIS_QUEUE_URL: optionalText.pipe(z.string().regex(/^rediss?:\/\//, "REDIS_QUEUE_URL must look like redis://user:pass@host:6379/0").optional()),
+  REDIS_QUEUE_URL: optionalText.pipe(
+    z
+      .string()
+      .regex(/^rediss?:\/\//, "REDIS_QUEUE_URL must look like redis://user:pass@host:6379/0")
+      .optional(),
+  ),
   /** PEM file of the private CA a TLS Redis's certificate is signed by, for every TLS connection (`rediss://`, REDIS_CLUSTER_TLS). */
   REDIS_TLS_CA_FILE: optionalText.transform((file, ctx) => {
     if (file === undefined) return undefined;
@@ -250,7 +271,12 @@ const deploymentFacts = {
    * for TLS from the start). Unset: each link is written to the process's log instead (a developer's
    * machine; production logs a warning at start, see docs/operations.md).
    */
-  SMTP_URL: optionalText.pipe(z.string().regex(/^smtps?:\/\//, "SMTP_URL must look like smtp://user:pass@host:587 or smtps://host:465").optional()),
+  SMTP_URL: optionalText.pipe(
+    z
+      .string()
+      .regex(/^smtps?:\/\//, "SMTP_URL must look like smtp://user:pass@host:587 or smtps://host:465")
+      .optional(),
+  ),
   /** The sender of the shop's mail, an address or `Name <address>`. */
   MAIL_FROM: z.string().min(3).default("Flash Sale <no-reply@flash-sale.test>"),
 };
@@ -408,10 +434,7 @@ const tuningKnobs = {
    * Mail domains that ignore dots in an address's local part (comma-separated): their addresses are compared without them.
    * googlemail.com reads as gmail.com. Applies to addresses canonicalised from then on (sign-ups; rows filled at migration).
    */
-  EMAIL_DOTLESS_DOMAINS: z
-    .string()
-    .default(DEFAULT_DOTLESS_DOMAINS.join(","))
-    .transform(parseDotlessDomains),
+  EMAIL_DOTLESS_DOMAINS: z.string().default(DEFAULT_DOTLESS_DOMAINS.join(",")).transform(parseDotlessDomains),
   /**
    * Password hashes (sign-up, sign-in, admin:create) a process runs at once, off the event loop; the rest wait their turn.
    * Default: the cores less one for the loop, at most 3 (libuv's pool of 4 also serves files and DNS).
@@ -523,11 +546,17 @@ const envSchema = z
     if (value.NODE_ENV !== "production") return;
     // These defaults are published in this repository: with them anyone signs sessions or payments.
     const refuse = (variable: string, message: string) => ctx.addIssue({ code: "custom", path: [variable], message });
-    if (value.SESSION_SECRET === DEV_SESSION_SECRET) refuse("SESSION_SECRET", "is the public development default; set your own (32+ random characters) in production");
+    if (value.SESSION_SECRET === DEV_SESSION_SECRET)
+      refuse("SESSION_SECRET", "is the public development default; set your own (32+ random characters) in production");
     if (!value.PAYMENT_PROVIDERS.includes("sandbox")) return;
     const orDisable = "or leave sandbox out of PAYMENT_PROVIDERS";
-    if (value.SANDBOX_PAY_KEY === DEV_SANDBOX_PAY_KEY) refuse("SANDBOX_PAY_KEY", `is the public development default, with which anyone can forge a payment; set your own (32+ random characters), ${orDisable}`);
-    if (value.SANDBOX_PAY_APP_ID === DEV_SANDBOX_PAY_APP_ID) refuse("SANDBOX_PAY_APP_ID", `is the public development default; set your own app id, ${orDisable}`);
+    if (value.SANDBOX_PAY_KEY === DEV_SANDBOX_PAY_KEY)
+      refuse(
+        "SANDBOX_PAY_KEY",
+        `is the public development default, with which anyone can forge a payment; set your own (32+ random characters), ${orDisable}`,
+      );
+    if (value.SANDBOX_PAY_APP_ID === DEV_SANDBOX_PAY_APP_ID)
+      refuse("SANDBOX_PAY_APP_ID", `is the public development default; set your own app id, ${orDisable}`);
   });
 
 export type Env = z.infer<typeof envSchema>;

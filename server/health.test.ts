@@ -5,7 +5,11 @@ describe("sharedCheck", () => {
   it("asks once for callers at the same time, and again only once the answer is freshMs old", async () => {
     let clock = 0;
     let asked = 0;
-    const ask = sharedCheck(async () => ++asked, 1000, () => clock);
+    const ask = sharedCheck(
+      async () => ++asked,
+      1000,
+      () => clock,
+    );
     expect(await Promise.all([ask(), ask(), ask()])).toEqual([1, 1, 1]);
     clock = 999;
     expect(await ask()).toBe(1);
@@ -32,11 +36,30 @@ describe("checkReadiness", () => {
   const never = () => new Promise(() => {});
 
   it("is ready with Redis and the queue answering, and asks nothing of MySQL", async () => {
-    expect(await checkReadiness(services(async () => "PONG", async () => ({ waiting: 0 })))).toEqual({ ready: true });
+    expect(
+      await checkReadiness(
+        services(
+          async () => "PONG",
+          async () => ({ waiting: 0 }),
+        ),
+      ),
+    ).toEqual({ ready: true });
   });
 
   it("is not ready when Redis or the queue fails or is silent past the timeout", async () => {
-    expect(await checkReadiness(services(async () => Promise.reject(new Error("ECONNREFUSED")), async () => ({})))).toEqual({ ready: false });
-    expect(await checkReadiness(services(async () => "PONG", never), 50)).toEqual({ ready: false });
+    expect(
+      await checkReadiness(
+        services(
+          async () => Promise.reject(new Error("ECONNREFUSED")),
+          async () => ({}),
+        ),
+      ),
+    ).toEqual({ ready: false });
+    expect(
+      await checkReadiness(
+        services(async () => "PONG", never),
+        50,
+      ),
+    ).toEqual({ ready: false });
   });
 });

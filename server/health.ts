@@ -35,7 +35,10 @@ export interface Readiness {
  * and a readiness probe that needed it would take the shop out of service with it.
  */
 export async function checkReadiness(services: ReadinessServices, timeoutMs = 2000): Promise<Readiness> {
-  const [redis, queue] = await Promise.all([probe(() => services.redis.ping(), timeoutMs), probe(() => services.queues.createOrder.getJobCounts("waiting"), timeoutMs)]);
+  const [redis, queue] = await Promise.all([
+    probe(() => services.redis.ping(), timeoutMs),
+    probe(() => services.queues.createOrder.getJobCounts("waiting"), timeoutMs),
+  ]);
   return { ready: redis.ok && queue.ok };
 }
 

@@ -114,14 +114,30 @@ describe("import rules", () => {
   it("keeps server/clients/ free of the domain", () => {
     const domain = [...graph]
       .filter(([file]) => rel(file).startsWith("server/clients/") && !isTest(file))
-      .flatMap(([file, targets]) => targets.filter((t) => !/^server\/(clients|generated)\//.test(rel(t))).map((t) => `${rel(file)} -> ${rel(t)}`));
+      .flatMap(([file, targets]) =>
+        targets.filter((t) => !/^server\/(clients|generated)\//.test(rel(t))).map((t) => `${rel(file)} -> ${rel(t)}`),
+      );
     expect(domain).toEqual([]);
   });
 
   it("detects a circle and an upward arrow when one is there", () => {
     const a = "/x/server/a.ts";
     const b = "/x/server/b.ts";
-    expect(importCircles(new Map([[a, [b]], [b, [a]]]))).toEqual([[a, b]]);
-    expect(importCircles(new Map([[a, [b]], [b, []]]))).toEqual([]);
+    expect(
+      importCircles(
+        new Map([
+          [a, [b]],
+          [b, [a]],
+        ]),
+      ),
+    ).toEqual([[a, b]]);
+    expect(
+      importCircles(
+        new Map([
+          [a, [b]],
+          [b, []],
+        ]),
+      ),
+    ).toEqual([]);
   });
 });

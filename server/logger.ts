@@ -9,7 +9,8 @@ export function serializeError(error: Error): unknown {
   const serialized = pino.stdSerializers.err(error) as unknown;
   if (typeof serialized !== "object" || serialized === null) return serialized;
   const command = (serialized as { command?: unknown }).command as { name?: unknown; args?: unknown } | undefined;
-  if (typeof command?.name === "string" && CREDENTIAL_COMMANDS.has(command.name.toLowerCase())) (serialized as { command: unknown }).command = { ...command, args: ["***"] };
+  if (typeof command?.name === "string" && CREDENTIAL_COMMANDS.has(command.name.toLowerCase()))
+    (serialized as { command: unknown }).command = { ...command, args: ["***"] };
   return serialized;
 }
 

@@ -112,7 +112,12 @@ export function purchasePathOutcome(answer: { data: unknown } | { errorCode: str
 }
 
 /** Seconds since `startedAt` (performance.now()) into the purchase-path histogram. */
-export function observePurchasePath(metrics: Pick<Metrics, "purchasePathSeconds">, procedure: string, outcome: string, startedAt: number): void {
+export function observePurchasePath(
+  metrics: Pick<Metrics, "purchasePathSeconds">,
+  procedure: string,
+  outcome: string,
+  startedAt: number,
+): void {
   metrics.purchasePathSeconds.observe(procedure, outcome, (performance.now() - startedAt) / 1000);
 }
 

@@ -44,7 +44,11 @@ describe("the Lua scripts", () => {
 
   it("loads every .lua file under server/, as a script or included by one", () => {
     const loaded = new Set([...scripts, ...includes]);
-    expect(luaFilesUnder(path.join(root, "server")).filter((file) => !loaded.has(file)).map(rel)).toEqual([]);
+    expect(
+      luaFilesUnder(path.join(root, "server"))
+        .filter((file) => !loaded.has(file))
+        .map(rel),
+    ).toEqual([]);
   });
 
   it("keeps shared Lua in includes/ folders, and scripts out of them", () => {

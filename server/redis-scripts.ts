@@ -83,12 +83,28 @@ export interface SeckillCommands {
   ): Promise<[number, number?, number?, string?, number?, number?, number?, number?, number?, number?, string?, string?]>;
   releaseOrder(stockKey: string, usersKey: string, releasedKey: string, orderId: string, userId: string): Promise<[number, number]>;
   adjustStock(stockKey: string, fenceKey: string, delta: number, seenFence: string): Promise<[number, number, number]>;
-  releaseReservation(stockKey: string, usersKey: string, pendingKey: string, reservationId: string, userId: string, returnUnit: "1" | "0"): Promise<[number, number]>;
+  releaseReservation(
+    stockKey: string,
+    usersKey: string,
+    pendingKey: string,
+    reservationId: string,
+    userId: string,
+    returnUnit: "1" | "0",
+  ): Promise<[number, number]>;
   takeStock(stockKey: string, pendingKey: string, reservationId: string): Promise<[number, number]>;
-  settleReservations(ordersKey: string, pendingKey: string, jobsKey: string, ...reservationAndOrderIds: (string | number)[]): Promise<number>;
+  settleReservations(
+    ordersKey: string,
+    pendingKey: string,
+    jobsKey: string,
+    ...reservationAndOrderIds: (string | number)[]
+  ): Promise<number>;
   readLedger(stockKey: string, pendingKey: string, releasedKey: string): Promise<[number, number, number, number]>;
   countInWindow(counterKey: string, ...argv: ["take", limit: number, windowMs: number] | ["give-back"]): Promise<[number, number]>;
-  adjustHomeCount(usersKey: string, holdsKey: string, ...argv: ["taken" | "released", userId: string, reservationId: string] | ["returned", userId: string]): Promise<number>;
+  adjustHomeCount(
+    usersKey: string,
+    holdsKey: string,
+    ...argv: ["taken" | "released", userId: string, reservationId: string] | ["returned", userId: string]
+  ): Promise<number>;
   repairStock(
     stockKey: string,
     pendingKey: string,
@@ -114,5 +130,8 @@ export type AppRedis = RedisConnection & SeckillCommands;
 
 /** The command connection (writes coalesced per turn of the event loop) with the scripts defined on it. */
 export function createAppRedis(target: RedisTarget, options: RedisOptions = {}): AppRedis {
-  return defineScripts<SeckillCommands>(createRedis(target, options), scriptPaths().map((file) => path.join(process.cwd(), file)));
+  return defineScripts<SeckillCommands>(
+    createRedis(target, options),
+    scriptPaths().map((file) => path.join(process.cwd(), file)),
+  );
 }

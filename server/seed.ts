@@ -27,7 +27,10 @@ export interface SeededShopper {
 export async function createShoppers(
   services: Pick<Services, "env" | "passwords">,
   count: number,
-  options: { emailPrefix?: string; /** Default true: seeded shoppers have verified their email, as most real ones have. */ contactVerified?: boolean } = {},
+  options: {
+    emailPrefix?: string;
+    /** Default true: seeded shoppers have verified their email, as most real ones have. */ contactVerified?: boolean;
+  } = {},
 ): Promise<SeededShopper[]> {
   const prefix = options.emailPrefix ?? `shopper-${Date.now().toString(36)}`;
   // One hash for every shopper: seeding a million stays as fast as inserting them.
@@ -53,6 +56,7 @@ export async function createShoppers(
   }
   const { SESSION_SECRET, SESSION_TTL_SECONDS } = services.env;
   const shoppers: SeededShopper[] = [];
-  for (const [id, email, role] of users) shoppers.push({ id, email, token: await signSession({ id, role }, SESSION_SECRET, SESSION_TTL_SECONDS) });
+  for (const [id, email, role] of users)
+    shoppers.push({ id, email, token: await signSession({ id, role }, SESSION_SECRET, SESSION_TTL_SECONDS) });
   return shoppers;
 }

@@ -97,7 +97,8 @@ describe("tracing one purchase", () => {
       expect(purchase.attributes).toMatchObject({ "seckill.sale_id": saleId, "seckill.outcome": "QUEUED" });
     }
     // Every purchase reaches an enqueue: as its parent, or as a link of a batch it joined late.
-    const enqueueOf = (purchase: ReadableSpan) => enqueues.find((e) => parentOf(e) === idOf(purchase) || linkedTo(e).includes(idOf(purchase)));
+    const enqueueOf = (purchase: ReadableSpan) =>
+      enqueues.find((e) => parentOf(e) === idOf(purchase) || linkedTo(e).includes(idOf(purchase)));
     expect(purchases.every((purchase) => enqueueOf(purchase))).toBe(true);
     const shared = enqueues.find((e) => e.links.length === 1);
     expect(shared, "the two-purchase job's enqueue links the other purchase").toBeDefined();
@@ -118,8 +119,20 @@ describe("tracing one purchase", () => {
     const firstJob = jobs.find((job) => idOf(job) === parentOf(commit!))!;
     const trace = traceOf(firstJob);
     expect(commit!.spanContext().traceId).toBe(trace);
-    const inTrace = exporter.getFinishedSpans().filter((span) => traceOf(span) === trace).map((span) => span.name);
-    expect(inTrace).toEqual(expect.arrayContaining(["seckill.token", "seckill.purchase", "seckill.enqueue", "add create-order.create-order", "process create-order", "orders.group_commit"]));
+    const inTrace = exporter
+      .getFinishedSpans()
+      .filter((span) => traceOf(span) === trace)
+      .map((span) => span.name);
+    expect(inTrace).toEqual(
+      expect.arrayContaining([
+        "seckill.token",
+        "seckill.purchase",
+        "seckill.enqueue",
+        "add create-order.create-order",
+        "process create-order",
+        "orders.group_commit",
+      ]),
+    );
   });
 
   it("is exported over OTLP by the real seckill service and worker processes, one trace across both", async () => {

@@ -5,7 +5,16 @@
  * registers NodeSDK with ParentBased(TraceIdRatioBased(ratio)), exporting over OTLP/HTTP when an
  * endpoint is configured. The trace's shape: docs/architecture.md, *Tracing*.
  */
-import { ROOT_CONTEXT, SpanStatusCode, trace, TraceFlags, type Attributes, type Link, type Span, type SpanContext } from "@opentelemetry/api";
+import {
+  ROOT_CONTEXT,
+  SpanStatusCode,
+  trace,
+  TraceFlags,
+  type Attributes,
+  type Link,
+  type Span,
+  type SpanContext,
+} from "@opentelemetry/api";
 import { BullMQOtel } from "bullmq-otel";
 import type { SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import type { Env } from "./env";

@@ -15,7 +15,13 @@ const OBSERVED: [string, string, number][] = [
 describe("TwoLabelHistogram", () => {
   it("renders exactly as prom-client's own Histogram for the same observations", async () => {
     const theirs = new Registry();
-    const reference = new Histogram({ name: "h_seconds", help: "help text", labelNames: ["procedure", "outcome"], buckets: BOUNDS, registers: [theirs] });
+    const reference = new Histogram({
+      name: "h_seconds",
+      help: "help text",
+      labelNames: ["procedure", "outcome"],
+      buckets: BOUNDS,
+      registers: [theirs],
+    });
     const ours = new Registry();
     const histogram = new TwoLabelHistogram("h_seconds", "help text", ["procedure", "outcome"], BOUNDS, ours);
     for (const [procedure, outcome, value] of OBSERVED) {

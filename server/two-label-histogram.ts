@@ -44,7 +44,12 @@ export class TwoLabelHistogram<A extends string, B extends string> {
     if (!row) this.cells.set(first, (row = new Map()));
     let cell = row.get(second);
     if (!cell) {
-      cell = { labels: { [this.labelNames[0]]: first, [this.labelNames[1]]: second }, buckets: new Float64Array(this.upperBounds.length), sum: 0, count: 0 };
+      cell = {
+        labels: { [this.labelNames[0]]: first, [this.labelNames[1]]: second },
+        buckets: new Float64Array(this.upperBounds.length),
+        sum: 0,
+        count: 0,
+      };
       row.set(second, cell);
     }
     const bounds = this.upperBounds;

@@ -86,9 +86,17 @@ async function main() {
   // Declared again every round too: a Redis that lost its data lost them with it.
   const declareSchedulers = () =>
     Promise.all([
-      services.queues.sweepOrders.upsertJobScheduler(SWEEP_SCHEDULER_ID, { every: config.ORDER_SWEEP_INTERVAL_SECONDS * 1000 }, { name: "sweep" }),
+      services.queues.sweepOrders.upsertJobScheduler(
+        SWEEP_SCHEDULER_ID,
+        { every: config.ORDER_SWEEP_INTERVAL_SECONDS * 1000 },
+        { name: "sweep" },
+      ),
       services.queues.reconcile.upsertJobScheduler(RECONCILE_SCHEDULER_ID, { every: config.RECONCILE_INTERVAL_MS }, { name: "reconcile" }),
-      services.queues.pruneNotifications.upsertJobScheduler(PRUNE_NOTIFICATIONS_SCHEDULER_ID, { every: PRUNE_NOTIFICATIONS_EVERY_MS }, { name: "prune" }),
+      services.queues.pruneNotifications.upsertJobScheduler(
+        PRUNE_NOTIFICATIONS_SCHEDULER_ID,
+        { every: PRUNE_NOTIFICATIONS_EVERY_MS },
+        { name: "prune" },
+      ),
     ]);
   await declareSchedulers();
   const redeclare = setInterval(
@@ -96,7 +104,12 @@ async function main() {
     Math.max(config.RECONCILE_INTERVAL_MS, 5000),
   );
   log.info(
-    { concurrency: config.WORKER_CONCURRENCY, batch: config.ORDER_BATCH_SIZE, redis: describeRedis(config), queueRedis: describeRedis(queueRedis(config)) },
+    {
+      concurrency: config.WORKER_CONCURRENCY,
+      batch: config.ORDER_BATCH_SIZE,
+      redis: describeRedis(config),
+      queueRedis: describeRedis(queueRedis(config)),
+    },
     "worker ready",
   );
 
@@ -111,9 +124,15 @@ async function main() {
     // Past the drain timeout the rest stay locked until WORKER_LOCK_MS lapses, then another
     // worker takes them: exiting first beats being killed mid-commit at the grace period's end.
     const finished = Promise.all([...workers.map((worker) => worker.close()), orderProcessor.drain()]).then(() => true);
-    const inTime = await Promise.race([finished, new Promise<false>((resolve) => setTimeout(resolve, config.WORKER_DRAIN_TIMEOUT_MS, false).unref())]);
+    const inTime = await Promise.race([
+      finished,
+      new Promise<false>((resolve) => setTimeout(resolve, config.WORKER_DRAIN_TIMEOUT_MS, false).unref()),
+    ]);
     if (!inTime) {
-      log.warn({ withinMs: config.WORKER_DRAIN_TIMEOUT_MS }, "worker stopping with jobs still in hand: another worker takes them once their lock lapses");
+      log.warn(
+        { withinMs: config.WORKER_DRAIN_TIMEOUT_MS },
+        "worker stopping with jobs still in hand: another worker takes them once their lock lapses",
+      );
       // Closing the connections below cannot hang the exit either.
       setTimeout(() => process.exit(0), 5000).unref();
       await Promise.all(workers.map((worker) => worker.close(true)));

@@ -14,7 +14,9 @@ const t = MESSAGES.en;
 describe("unaskedErrorText", () => {
   it("asks for Try again, not Buy again, when a call nobody pressed for meets a rate limit", () => {
     expect(unaskedErrorText({ message: "Rate limited", data: { httpStatus: 429 } }, t)).toBe(t.tooManyRequestsUnasked);
-    expect(unaskedErrorText({ message: "", meta: { response: new Response(null, { status: 429 }) } }, MESSAGES.zh)).toBe(MESSAGES.zh.tooManyRequestsUnasked);
+    expect(unaskedErrorText({ message: "", meta: { response: new Response(null, { status: 429 }) } }, MESSAGES.zh)).toBe(
+      MESSAGES.zh.tooManyRequestsUnasked,
+    );
     expect(t.tooManyRequestsUnasked).not.toMatch(/Buy/);
     expect(MESSAGES.zh.tooManyRequestsUnasked).not.toMatch(/抢购/);
   });
@@ -41,7 +43,9 @@ describe("errorText", () => {
   });
 
   it("asks to sign in again for a 401 that carries no sentence of the server's", () => {
-    expect(errorText({ message: "Unexpected token", meta: { response: new Response(null, { status: 401 }) } }, MESSAGES.zh)).toBe(MESSAGES.zh.signInFirst);
+    expect(errorText({ message: "Unexpected token", meta: { response: new Response(null, { status: 401 }) } }, MESSAGES.zh)).toBe(
+      MESSAGES.zh.signInFirst,
+    );
   });
 
   it("passes other messages through: the server wrote them for people", () => {
@@ -60,24 +64,47 @@ describe("authErrorText", () => {
   });
 
   it("says how long the sign-in throttle makes one wait", () => {
-    const throttled = { message: "Too many failed sign-ins", data: { httpStatus: 429 }, meta: { response: new Response(null, { status: 429, headers: { "retry-after": "830" } }) } };
+    const throttled = {
+      message: "Too many failed sign-ins",
+      data: { httpStatus: 429 },
+      meta: { response: new Response(null, { status: 429, headers: { "retry-after": "830" } }) },
+    };
     expect(authErrorText(throttled, t)).toBe("Too many failed sign-ins. Try again in 14 minutes.");
     expect(authErrorText({ ...throttled, meta: {} }, t)).toBe("Too many failed sign-ins. Try again later.");
-    expect(authErrorText({ ...throttled, meta: { response: new Response(null, { status: 429, headers: { "retry-after": "20" } }) } }, MESSAGES.zh)).toBe("登录失败次数过多，请 1 分钟后再试。");
+    expect(
+      authErrorText(
+        { ...throttled, meta: { response: new Response(null, { status: 429, headers: { "retry-after": "20" } }) } },
+        MESSAGES.zh,
+      ),
+    ).toBe("登录失败次数过多，请 1 分钟后再试。");
   });
 
   it("says the sign-up limit's refusal in the server's words, which name who waits and how long", () => {
-    const limited = (message: string) => ({ message, data: { httpStatus: 429, code: "TOO_MANY_REQUESTS" }, meta: { response: new Response(null, { status: 429, headers: { "retry-after": "3000" } }) } });
-    expect(authErrorText(limited("此浏览器的注册次数过多，请 50 分钟后再试。"), MESSAGES.zh, "signUp")).toBe("此浏览器的注册次数过多，请 50 分钟后再试。");
-    expect(authErrorText(limited("Too many sign-ups from your address. Try again in 50 minutes."), t, "signUp")).toBe("Too many sign-ups from your address. Try again in 50 minutes.");
+    const limited = (message: string) => ({
+      message,
+      data: { httpStatus: 429, code: "TOO_MANY_REQUESTS" },
+      meta: { response: new Response(null, { status: 429, headers: { "retry-after": "3000" } }) },
+    });
+    expect(authErrorText(limited("此浏览器的注册次数过多，请 50 分钟后再试。"), MESSAGES.zh, "signUp")).toBe(
+      "此浏览器的注册次数过多，请 50 分钟后再试。",
+    );
+    expect(authErrorText(limited("Too many sign-ups from your address. Try again in 50 minutes."), t, "signUp")).toBe(
+      "Too many sign-ups from your address. Try again in 50 minutes.",
+    );
     // A sign-in's 429 stays the throttle's sentence; a sign-up's plain 429 (no tRPC answer) errorText's.
     expect(authErrorText(limited("whatever"), t, "signIn")).toBe("Too many failed sign-ins. Try again in 50 minutes.");
-    expect(authErrorText({ message: "Unexpected token", meta: { response: new Response(null, { status: 429 }) } }, t, "signUp")).toBe(t.tooManyRequests);
+    expect(authErrorText({ message: "Unexpected token", meta: { response: new Response(null, { status: 429 }) } }, t, "signUp")).toBe(
+      t.tooManyRequests,
+    );
   });
 
   it("leaves the gateway's plain 429 and other errors to errorText", () => {
-    expect(authErrorText({ message: "Unexpected token", meta: { response: new Response(null, { status: 429 }) } }, t)).toBe(t.tooManyRequests);
-    expect(authErrorText({ message: "An account with this email already exists. Sign in instead.", data: { httpStatus: 409 } }, t)).toBe("An account with this email already exists. Sign in instead.");
+    expect(authErrorText({ message: "Unexpected token", meta: { response: new Response(null, { status: 429 }) } }, t)).toBe(
+      t.tooManyRequests,
+    );
+    expect(authErrorText({ message: "An account with this email already exists. Sign in instead.", data: { httpStatus: 409 } }, t)).toBe(
+      "An account with this email already exists. Sign in instead.",
+    );
   });
 });
 
@@ -98,7 +125,9 @@ describe("payErrorText", () => {
     expect(payErrorText(deadline, zh)).toBe("该订单的支付时间已过。");
     expect(payErrorText(paid, zh)).toBe("该订单已无法支付：它已付款或已取消。");
     expect(payErrorText(unreachable, zh)).toBe("暂时无法连接支付机构，未做任何更改。请稍后重试。");
-    expect(payErrorText({ message: "No order #7 for this account.", data: { httpStatus: 404, code: "NOT_FOUND" } }, zh)).toBe("找不到该订单。");
+    expect(payErrorText({ message: "No order #7 for this account.", data: { httpStatus: 404, code: "NOT_FOUND" } }, zh)).toBe(
+      "找不到该订单。",
+    );
   });
 
   it("tells a provider that is down from a shop that is overloaded", () => {
@@ -116,14 +145,19 @@ describe("payErrorText", () => {
 describe("streamRefused", () => {
   /** The error a page's subscription gets from a server answering every stream with `status`, through the page's own link. */
   async function subscriptionErrorFor(status: number): Promise<unknown> {
-    const server = createServer((_req, res) => res.writeHead(status, { "content-type": "application/json", "retry-after": "30" }).end("{}"));
+    const server = createServer((_req, res) =>
+      res.writeHead(status, { "content-type": "application/json", "retry-after": "30" }).end("{}"),
+    );
     server.listen(0, "127.0.0.1");
     await once(server, "listening");
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/trpc`;
     const client = createTRPCClient<AppRouter>({ links: [httpSubscriptionLink({ url, transformer: superjson, EventSource })] });
     try {
       return await new Promise((resolve) => {
-        const subscription = client.room.onStatus.subscribe({ saleId: 1, ticket: "t" }, { onError: (error) => (subscription.unsubscribe(), resolve(error)) });
+        const subscription = client.room.onStatus.subscribe(
+          { saleId: 1, ticket: "t" },
+          { onError: (error) => (subscription.unsubscribe(), resolve(error)) },
+        );
       });
     } finally {
       server.close();

@@ -14,7 +14,14 @@ import { errorText } from "./errors";
 import { useNow } from "./use-now";
 import styles from "./account.module.css";
 
-const STATUS_TONE: Record<OrderStatus, string> = { WAIT_PAY: "wait", PAID: "ok", SHIPPED: "ok", CANCELLED: "", REFUNDING: "wait", REFUNDED: "" };
+const STATUS_TONE: Record<OrderStatus, string> = {
+  WAIT_PAY: "wait",
+  PAID: "ok",
+  SHIPPED: "ok",
+  CANCELLED: "",
+  REFUNDING: "wait",
+  REFUNDED: "",
+};
 
 /** The attempt that took the order's money (the first, should a second have come too), if any. */
 function paidPayment(payments: readonly PaymentView[]): PaymentView | undefined {
@@ -44,14 +51,22 @@ export function MyOrders({ returnedOrderId, declined = false }: { returnedOrderI
         <h1>{t.myOrders}</h1>
         <Link href="/">{t.backToSales}</Link>
       </div>
-      {me.isPending || orders.isLoading ? <p className="muted" role="status">{t.loading}</p> : null}
+      {me.isPending || orders.isLoading ? (
+        <p className="muted" role="status">
+          {t.loading}
+        </p>
+      ) : null}
       {me.data === null ? (
         <p className="muted">
           <Link href="/sign-in?next=%2Forders">{t.ordersSignIn}</Link>
         </p>
       ) : null}
       {me.data && returnedOrderId !== null ? <PaymentProgress orderId={returnedOrderId} declined={declined} /> : null}
-      {orders.isError ? <p className="status bad" role="alert">{t.couldNotLoadOrders(errorText(orders.error, t))}</p> : null}
+      {orders.isError ? (
+        <p className="status bad" role="alert">
+          {t.couldNotLoadOrders(errorText(orders.error, t))}
+        </p>
+      ) : null}
       {orders.data?.length === 0 ? <p className="muted">{t.noOrders}</p> : null}
       <div className="orders">
         {orders.data?.map((order) => (
@@ -107,7 +122,9 @@ function OrderCard({ order, remainingMs, highlighted }: { order: OrderView; rema
               {t.pay(money(order.amountCents))}
             </Link>
           ) : null}
-          {order.canCancel ? <CancelOrder orderId={order.id} pending={cancel.isPending} onConfirm={() => cancel.mutate({ orderId: order.id })} /> : null}
+          {order.canCancel ? (
+            <CancelOrder orderId={order.id} pending={cancel.isPending} onConfirm={() => cancel.mutate({ orderId: order.id })} />
+          ) : null}
         </div>
       ) : null}
       {cancel.error ? (
@@ -227,7 +244,12 @@ function PaymentProgress({ orderId, declined }: { orderId: number; declined: boo
     if (orderStatus) void queryClient.invalidateQueries(trpc.order.list.queryFilter());
   }, [orderStatus, queryClient, trpc]);
 
-  if (status.isError) return <p className="status bad" role="alert">{errorText(status.error, t)}</p>;
+  if (status.isError)
+    return (
+      <p className="status bad" role="alert">
+        {errorText(status.error, t)}
+      </p>
+    );
   if (!status.data) return null;
   if (status.data.orderStatus === "WAIT_PAY" && declined) {
     return (

@@ -65,25 +65,37 @@ export function PayPage({ orderId }: { orderId: number }) {
         <h1>{t.payForOrder(orderId)}</h1>
         <Link href="/orders">{t.backToOrders}</Link>
       </div>
-      {me.isPending || (me.data && order.isPending) ? <p className="muted" role="status">{t.loading}</p> : null}
+      {me.isPending || (me.data && order.isPending) ? (
+        <p className="muted" role="status">
+          {t.loading}
+        </p>
+      ) : null}
       {me.data === null ? (
         <p className="muted">
           <Link href={`/sign-in?next=${encodeURIComponent(`/orders/${orderId}/pay`)}`}>{t.signInToPay}</Link>
         </p>
       ) : null}
-      {order.isError ? <p className="status bad" role="alert">{errorText(order.error, t)}</p> : null}
+      {order.isError ? (
+        <p className="status bad" role="alert">
+          {errorText(order.error, t)}
+        </p>
+      ) : null}
       {view ? (
         <section className="card" aria-label={t.payForOrder(orderId)}>
           <h2>{view.productName}</h2>
           <dl className="pay-facts">
             <div>
               <dt>{t.amountDue}</dt>
-              <dd className="price" data-testid="pay-amount">{money(view.amountCents)}</dd>
+              <dd className="price" data-testid="pay-amount">
+                {money(view.amountCents)}
+              </dd>
             </div>
             {view.status === "WAIT_PAY" ? (
               <div>
                 <dt>{t.timeLeftToPay}</dt>
-                <dd className="clock" data-testid="pay-time-left">{countdownText(remainingMs)}</dd>
+                <dd className="clock" data-testid="pay-time-left">
+                  {countdownText(remainingMs)}
+                </dd>
               </div>
             ) : null}
           </dl>
@@ -96,7 +108,9 @@ export function PayPage({ orderId }: { orderId: number }) {
           ) : remainingMs <= 0 ? (
             <p className="muted">{t.payTimeUp}</p>
           ) : offered.data?.providers.length === 0 ? (
-            <p className="status bad" role="alert">{t.paymentsNotSetUp}</p>
+            <p className="status bad" role="alert">
+              {t.paymentsNotSetUp}
+            </p>
           ) : (
             <fieldset className="providers" disabled={pendingProvider !== undefined}>
               <legend>{t.choosePaymentMethod}</legend>
@@ -175,7 +189,11 @@ function QrPayment({ orderId, qr }: { orderId: number; qr: ShownQr }) {
       <p className={`status ${said[state].tone}`} role="status" data-testid="qr-status">
         {said[state].text}
       </p>
-      {status.isError ? <p className="status bad" role="alert">{errorText(status.error, t)}</p> : null}
+      {status.isError ? (
+        <p className="status bad" role="alert">
+          {errorText(status.error, t)}
+        </p>
+      ) : null}
       {state !== "WAITING" ? (
         <p>
           <Link href={`/orders?order=${orderId}`}>{t.paidSeeOrders}</Link>

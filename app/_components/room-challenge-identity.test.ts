@@ -13,7 +13,17 @@ describe("challengeIdentity", () => {
   });
 
   it("is null for what is not a signed challenge", () => {
-    for (const value of [undefined, null, "x", 1, {}, { parameters: {} }, { signature: "a".repeat(64) }, { ...challenge, signature: "not hex" }, { ...challenge, parameters: null }]) {
+    for (const value of [
+      undefined,
+      null,
+      "x",
+      1,
+      {},
+      { parameters: {} },
+      { signature: "a".repeat(64) },
+      { ...challenge, signature: "not hex" },
+      { ...challenge, parameters: null },
+    ]) {
       expect(challengeIdentity(value)).toBeNull();
     }
   });

@@ -24,7 +24,14 @@ function loadWidget(): Promise<void> {
  * attribution link, no pointer-movement collector (the server asks for none), no artificial
  * minimum duration; the timeout is the widget's default (90 s), far above the costliest room challenge.
  */
-const WIDGET_CONFIGURATION = { auto: "off", display: "invisible", hideFooter: true, hideLogo: true, humanInteractionSignature: false, minDuration: 0 };
+const WIDGET_CONFIGURATION = {
+  auto: "off",
+  display: "invisible",
+  hideFooter: true,
+  hideLogo: true,
+  humanInteractionSignature: false,
+  minDuration: 0,
+};
 
 /**
  * Solves the room's proof-of-work challenge in the background while the shopper waits (Web
@@ -34,7 +41,15 @@ const WIDGET_CONFIGURATION = { auto: "off", display: "invisible", hideFooter: tr
  * what it needs to through `onProgress`. A new challenge (a new seat) starts a new solve; the
  * same challenge read again does not.
  */
-export function RoomChallengeSolver({ challenge, onSolved, onProgress }: { challenge: RoomChallenge; onSolved: (solution: string) => void; onProgress?: (progress: ChallengeProgress) => void }) {
+export function RoomChallengeSolver({
+  challenge,
+  onSolved,
+  onProgress,
+}: {
+  challenge: RoomChallenge;
+  onSolved: (solution: string) => void;
+  onProgress?: (progress: ChallengeProgress) => void;
+}) {
   const host = useRef<HTMLDivElement>(null);
   const latest = useRef({ challenge, onSolved, onProgress });
   useEffect(() => {

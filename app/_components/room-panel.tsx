@@ -100,7 +100,8 @@ export function RoomPanel({
   const [newLineSeat, setNewLineSeat] = useState<string | null>(null);
 
   const refusedBeforehand = standing?.hint ?? refusedAtJoin;
-  const mayJoin = signedIn && userId !== null && standing !== undefined && refusedBeforehand === null && phase !== "ENDED" && !soldOut && !ended;
+  const mayJoin =
+    signedIn && userId !== null && standing !== undefined && refusedBeforehand === null && phase !== "ENDED" && !soldOut && !ended;
 
   // The ticket kept from before a reload: its place shows before room.join answers.
   useEffect(() => {
@@ -120,7 +121,10 @@ export function RoomPanel({
       if (from === "join" && shownEpoch.current !== null && answer.epoch > shownEpoch.current) setNewLineSeat(seatIdentity(answer));
       setWaiting((current) => {
         // room.onStatus does not repeat the challenge: the seat's own, from its join, still holds.
-        const next = from === "status" && current && seatIdentity(current) === seatIdentity(answer) ? { ...answer, challenge: current.challenge } : answer;
+        const next =
+          from === "status" && current && seatIdentity(current) === seatIdentity(answer)
+            ? { ...answer, challenge: current.challenge }
+            : answer;
         if (userId !== null) store(saleId, userId, next);
         return next;
       });
@@ -208,6 +212,7 @@ export function RoomPanel({
       join.reset();
     }
     wasSoldOut.current = soldOut;
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- purchase, join: new each render; only a change of soldOut counts
   }, [soldOut]);
 
   const moment = waiting && now !== null ? roomMoment(waiting, now) : null;
@@ -248,7 +253,21 @@ export function RoomPanel({
   const done = orderCreated || refusedBeforehand === "UNIT_LIMIT_REACHED";
   const inRoom = waiting !== null && mayJoin && !done && reservationId === null;
   const reopened = waiting !== null && seatIdentity(waiting) === newLineSeat;
-  const status = roomStatus({ t, purchase, result, reservationId, standing, refusedAtJoin, soldOut, unitsMayReturn, join, retrying, moment, reopened, updatesPaused });
+  const status = roomStatus({
+    t,
+    purchase,
+    result,
+    reservationId,
+    standing,
+    refusedAtJoin,
+    soldOut,
+    unitsMayReturn,
+    join,
+    retrying,
+    moment,
+    reopened,
+    updatesPaused,
+  });
   const payFor = orderToPay(result.data?.status === "ORDER_CREATED" ? result.data.orderId : null, standing?.order);
   return (
     <div className="buy room" data-testid="waiting-room">
@@ -303,7 +322,9 @@ function RoomLine({ waiting, moment, t }: { waiting: Waiting; moment: RoomMoment
       {moment?.kind === "DRAW_PENDING" ? (
         <>
           <p data-testid="room-draw">
-            <time dateTime={new Date(waiting.opensAt).toISOString()}>{t.placesDrawnAt(openingParts(new Date(waiting.opensAt), t.intlLocale).time)}</time>
+            <time dateTime={new Date(waiting.opensAt).toISOString()}>
+              {t.placesDrawnAt(openingParts(new Date(waiting.opensAt), t.intlLocale).time)}
+            </time>
           </p>
           <p className="muted">{t.drawExplained}</p>
         </>

@@ -4,7 +4,13 @@ import { parseStoredTicket, roomMoment, seatIdentity, waitParts } from "./room-w
 const opensAt = 1_700_000_000_000;
 // Rate 2 per second from the opening, 10 seats.
 const line = { frontier: 0, frontierAt: opensAt, rate: 2, joined: 10 };
-const seat = (position: number) => ({ position, admitAt: position === 0 ? 0 : opensAt + position * 500, line, opensAt, passWindowMs: 120_000 });
+const seat = (position: number) => ({
+  position,
+  admitAt: position === 0 ? 0 : opensAt + position * 500,
+  line,
+  opensAt,
+  passWindowMs: 120_000,
+});
 
 describe("roomMoment", () => {
   it("is the draw still to come for a seat without a place", () => {

@@ -43,7 +43,18 @@ export function parseStoredTicket(text: string | null): Waiting | null {
   try {
     const value = JSON.parse(text) as Partial<Waiting> | null;
     if (value?.status !== "WAITING" || typeof value.ticket !== "string") return null;
-    const numbers = [value.epoch, value.seat, value.position, value.admitAt, value.opensAt, value.passWindowMs, value.line?.frontier, value.line?.frontierAt, value.line?.rate, value.line?.joined];
+    const numbers = [
+      value.epoch,
+      value.seat,
+      value.position,
+      value.admitAt,
+      value.opensAt,
+      value.passWindowMs,
+      value.line?.frontier,
+      value.line?.frontierAt,
+      value.line?.rate,
+      value.line?.joined,
+    ];
     if (!numbers.every((n) => typeof n === "number" && Number.isFinite(n))) return null;
     return value as Waiting;
   } catch {

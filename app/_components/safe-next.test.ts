@@ -9,7 +9,18 @@ describe("safeNext", () => {
   });
 
   it("sends anything else home: other sites, protocol-relative and backslash tricks, schemes, nothing", () => {
-    for (const next of ["https://evil.test/", "//evil.test/", "/\\evil.test", "\\\\evil.test", "javascript:alert(1)", "JaVaScRiPt:alert(1)", "data:text/html,x", "evil.test", "", null]) {
+    for (const next of [
+      "https://evil.test/",
+      "//evil.test/",
+      "/\\evil.test",
+      "\\\\evil.test",
+      "javascript:alert(1)",
+      "JaVaScRiPt:alert(1)",
+      "data:text/html,x",
+      "evil.test",
+      "",
+      null,
+    ]) {
       expect(safeNext(next), String(next)).toBe("/");
     }
   });

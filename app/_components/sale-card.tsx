@@ -115,20 +115,24 @@ export function SaleCard({
         />
       ) : sale.room ? (
         // The catalog does not seat anyone: the sale page does, for the shopper who opens it.
-        phase === "ENDED" || soldOut ? null : <p className="muted" data-testid="room-note">{t.roomOnSalePage}</p>
+        phase === "ENDED" || soldOut ? null : (
+          <p className="muted" data-testid="room-note">
+            {t.roomOnSalePage}
+          </p>
+        )
       ) : (
-      <BuyPanel
-        saleId={sale.id}
-        signedIn={signedIn}
-        phase={phase}
-        live={synced && phase === "LIVE"}
-        soldOut={soldOut}
-        unitsMayReturn={sale.unitsMayReturn}
-        standing={standing.data}
-        onSoldOut={() => setSoldOutAnswer(sale)}
-        refreshStanding={refreshStanding}
-        onReserved={refreshStock}
-      />
+        <BuyPanel
+          saleId={sale.id}
+          signedIn={signedIn}
+          phase={phase}
+          live={synced && phase === "LIVE"}
+          soldOut={soldOut}
+          unitsMayReturn={sale.unitsMayReturn}
+          standing={standing.data}
+          onSoldOut={() => setSoldOutAnswer(sale)}
+          refreshStanding={refreshStanding}
+          onReserved={refreshStock}
+        />
       )}
       {detailed ? null : (
         <p className="card-link">
@@ -147,7 +151,16 @@ function ProductImage({ sale, t }: { sale: SaleView; t: Messages }) {
   if (!sale.imageUrl) {
     return (
       <div className="product-image placeholder" aria-hidden="true" data-testid="product-image">
-        <svg viewBox="0 0 24 24" width="56" height="56" fill="none" stroke="currentColor" strokeWidth="1.5" strokeLinecap="round" strokeLinejoin="round">
+        <svg
+          viewBox="0 0 24 24"
+          width="56"
+          height="56"
+          fill="none"
+          stroke="currentColor"
+          strokeWidth="1.5"
+          strokeLinecap="round"
+          strokeLinejoin="round"
+        >
           <rect x="3" y="4" width="18" height="16" rx="2" />
           <circle cx="9" cy="10" r="2" />
           <path d="m21 16-5-5-9 9" />
@@ -158,6 +171,7 @@ function ProductImage({ sale, t }: { sale: SaleView; t: Messages }) {
   }
   return (
     // A plain img: small local SVGs, nothing for next/image to optimise.
+    // eslint-disable-next-line @next/next/no-img-element -- see the line above
     <img className="product-image" src={sale.imageUrl} alt={t.productImage(sale.productName)} {...IMAGE_SIZE} data-testid="product-image" />
   );
 }
@@ -311,12 +325,14 @@ function BuyPanel({
     if (answer === "QUEUED") onReserved();
     if (answer === "UNIT_LIMIT_REACHED") void refreshStanding();
     // Only a new answer counts: the callbacks are new on every render.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- see the line above
   }, [answer]);
   // A unit came back to a sold-out sale: the SOLD_OUT this panel holds is stale, Buy is offered again.
   const wasSoldOut = useRef(soldOut);
   useEffect(() => {
     if (buyComesBack(wasSoldOut.current, soldOut)) startOver();
     wasSoldOut.current = soldOut;
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- startOver: new each render; only a change of soldOut counts
   }, [soldOut]);
 
   const token = issue.data?.status === "ISSUED" ? issue.data.token : null;
@@ -329,6 +345,7 @@ function BuyPanel({
     void refreshStanding().then((fresh) => {
       if (mayBuyAnother(fresh)) startOver();
     });
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- refreshStanding, startOver: new each render; only a new order counts
   }, [createdOrderId]);
 
   const buy = () => {
@@ -355,6 +372,7 @@ function BuyPanel({
   };
   useEffect(() => {
     if (token && buyWhenReady.current) buy();
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- buy reads the latest token itself; only a new token counts
   }, [token]);
 
   const waitingForToken = mayHaveToken && !token && (issue.isIdle || issue.isPending || notStartedYet || opening);
@@ -445,7 +463,8 @@ function panelStatus({
 }): Status {
   const queued = resultStatus(t, result, reservationId);
   if (queued) return queued;
-  const refused = purchase.data && purchase.data.status !== "QUEUED" && purchase.data.status !== "UNIT_LIMIT_REACHED" ? purchase.data.status : null;
+  const refused =
+    purchase.data && purchase.data.status !== "QUEUED" && purchase.data.status !== "UNIT_LIMIT_REACHED" ? purchase.data.status : null;
   // The order this page bought stays said, beside its Pay, until a newer press says something else.
   if (boughtOrderId !== null && !refused && !purchase.isError) return createdStatus(t, boughtOrderId);
   const bought = standing?.order ? boughtNote(t, standing.order) : null;
@@ -458,7 +477,8 @@ function panelStatus({
   // Known before pressing anything: a fact about this sale and shopper, not an error.
   if (standing?.hint) return { tone: "note", text: t.refusal[standing.hint] };
   // Retried long enough: said in the page's words, with Try again beside it (nobody pressed Buy).
-  if (issue.isError && issue.error) return { tone: "bad", text: isMomentary(issue.error) ? t.notOpenYet : unaskedErrorText(issue.error, t) };
+  if (issue.isError && issue.error)
+    return { tone: "bad", text: isMomentary(issue.error) ? t.notOpenYet : unaskedErrorText(issue.error, t) };
   if (issue.data && !["ISSUED", "NOT_STARTED", "UNIT_LIMIT_REACHED"].includes(issue.data.status)) {
     return { tone: "bad", text: t.refusal[issue.data.status as keyof Messages["refusal"]] };
   }

@@ -24,10 +24,16 @@ export function Storefront({ initialSales, renderedAt }: { initialSales?: SaleVi
           {t.couldNotLoadSales(errorText(sales.error, t))}
         </p>
       ) : null}
-      {sales.isPending ? <p className="muted" role="status">{t.loadingSales}</p> : null}
+      {sales.isPending ? (
+        <p className="muted" role="status">
+          {t.loadingSales}
+        </p>
+      ) : null}
       {sales.data?.length === 0 ? <p className="muted">{t.noSales}</p> : null}
       <div className="grid">
-        {sales.data?.map((sale) => <SaleCard key={sale.id} sale={sale} signedIn={Boolean(me.data)} renderedAt={renderedAt} />)}
+        {sales.data?.map((sale) => (
+          <SaleCard key={sale.id} sale={sale} signedIn={Boolean(me.data)} renderedAt={renderedAt} />
+        ))}
       </div>
     </div>
   );

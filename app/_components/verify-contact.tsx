@@ -9,7 +9,11 @@ import { errorText } from "./errors";
 import { useTRPC } from "./trpc";
 
 /** What a refused link means, by the code auth.verifyContact answers with. */
-function refusalText(error: { message: string; data?: { code?: string; httpStatus?: number } | null }, a: AccountMessages, t: ReturnType<typeof useMessages>): string {
+function refusalText(
+  error: { message: string; data?: { code?: string; httpStatus?: number } | null },
+  a: AccountMessages,
+  t: ReturnType<typeof useMessages>,
+): string {
   switch (error.data?.code) {
     case "CONFLICT":
       return a.linkUsed;
@@ -48,13 +52,21 @@ export function VerifyContact({ token }: { token: string | null }) {
     <section className="card narrow" aria-labelledby="verify-title">
       <h1 id="verify-title">{a.verifyTitle}</h1>
       {!token ? (
-        <p className="status bad" role="alert">{a.linkMissing}</p>
+        <p className="status bad" role="alert">
+          {a.linkMissing}
+        </p>
       ) : verify.isSuccess ? (
-        <p className="status ok" role="status" data-testid="verify-result">{a.verified}</p>
+        <p className="status ok" role="status" data-testid="verify-result">
+          {a.verified}
+        </p>
       ) : verify.isError ? (
-        <p className="status bad" role="alert" data-testid="verify-result">{refusalText(verify.error, a, t)}</p>
+        <p className="status bad" role="alert" data-testid="verify-result">
+          {refusalText(verify.error, a, t)}
+        </p>
       ) : (
-        <p className="status" role="status">{a.verifying}</p>
+        <p className="status" role="status">
+          {a.verifying}
+        </p>
       )}
       {refused && me.data?.contactVerified ? <p className="status ok">{a.alreadyVerified}</p> : null}
       {refused && me.data && !me.data.contactVerified ? <ContactNotVerified /> : null}

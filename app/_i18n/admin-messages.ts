@@ -40,7 +40,10 @@ const en = {
     created: (id: number) => `Sale #${id} created and loaded, ready for its opening.`,
     createdNotWarmed: (id: number) => `Sale #${id} created. It could not be loaded right now; it will be loaded before it opens.`,
   },
-  phase: { UPCOMING: "Upcoming", LIVE: "Live", ENDED: "Ended", SOLD_OUT: "Sold out" } as Record<"UPCOMING" | "LIVE" | "ENDED" | "SOLD_OUT", string>,
+  phase: { UPCOMING: "Upcoming", LIVE: "Live", ENDED: "Ended", SOLD_OUT: "Sold out" } as Record<
+    "UPCOMING" | "LIVE" | "ENDED" | "SOLD_OUT",
+    string
+  >,
 
   form: {
     productName: "Product name",
@@ -52,7 +55,8 @@ const en = {
     price: "Sale price (¥)",
     stock: "Stock (units)",
     stockBuckets: "Stock split into parts",
-    stockBucketsHint: "Keep 1. Only for an item so popular that one stock counter cannot keep up: the stock is split into this many parts, each counted separately. Cannot be changed later.",
+    stockBucketsHint:
+      "Keep 1. Only for an item so popular that one stock counter cannot keep up: the stock is split into this many parts, each counted separately. Cannot be changed later.",
     unitLimit: "Units per shopper",
     startsAt: "Starts at",
     endsAt: "Ends at",
@@ -61,7 +65,8 @@ const en = {
     requireRealName: "Real-name verified shoppers only (one person's accounts share the limit)",
     requireVerifiedContact: "Shoppers with a verified email only",
     accountsCreatedBefore: "Only accounts created before",
-    accountsCreatedBeforeHint: "Leave empty to let any account buy. Accounts made at or after this moment cannot (for example, the moment the sale was announced).",
+    accountsCreatedBeforeHint:
+      "Leave empty to let any account buy. Accounts made at or after this moment cannot (for example, the moment the sale was announced).",
     admissionRate: "Waiting room: places admitted per second (0 = no waiting room)",
     admissionRateHint: "With a waiting room, shoppers join a line on the sale's page and buy when their place comes up.",
     arrivalOrder: "Early arrivals",
@@ -155,16 +160,25 @@ const en = {
 
   crowd: {
     title: "Crowd",
-    intro: "Who buys in this sale: its shoppers are the accounts holding or having held an order in it. A group is two or more of them sharing a sign-up address, a device or a real-name identity; the busiest 10 of each.",
+    intro:
+      "Who buys in this sale: its shoppers are the accounts holding or having held an order in it. A group is two or more of them sharing a sign-up address, a device or a real-name identity; the busiest 10 of each.",
     readAt: (time: string) => `Read at ${time}, again every 10 seconds.`,
     stale: (why: string) => `Could not read it again (${why}): showing the last reading.`,
     shoppers: "Shoppers",
     blacklistedShoppers: "Of them blacklisted",
     newShoppers: "Of them new (24 h)",
     newOverall: "New accounts, whole shop (24 h)",
-    kinds: { ADDRESS: "Busiest sign-up addresses", DEVICE: "Busiest sign-up devices", PERSON: "Accounts of one person (real name)" } as Record<"ADDRESS" | "DEVICE" | "PERSON", string>,
+    kinds: {
+      ADDRESS: "Busiest sign-up addresses",
+      DEVICE: "Busiest sign-up devices",
+      PERSON: "Accounts of one person (real name)",
+    } as Record<"ADDRESS" | "DEVICE" | "PERSON", string>,
     keyHeader: { ADDRESS: "Address", DEVICE: "Device", PERSON: "Person" } as Record<"ADDRESS" | "DEVICE" | "PERSON", string>,
-    groupName: { ADDRESS: (label: string) => `address ${label}`, DEVICE: (label: string) => `device ${label}`, PERSON: (label: string) => `person ${label}` } as Record<"ADDRESS" | "DEVICE" | "PERSON", (label: string) => string>,
+    groupName: {
+      ADDRESS: (label: string) => `address ${label}`,
+      DEVICE: (label: string) => `device ${label}`,
+      PERSON: (label: string) => `person ${label}`,
+    } as Record<"ADDRESS" | "DEVICE" | "PERSON", (label: string) => string>,
     none: "None: no two of its shoppers share one.",
     accounts: "Accounts",
     orders: "Orders in this sale",
@@ -179,7 +193,8 @@ const en = {
     confirmLabel: "Confirm blacklisting",
     confirmOne: (account: string) => `the account ${account}`,
     confirmGroup: (n: number, group: string) => `the ${n} listed account(s) of ${group} not yet blacklisted`,
-    confirmText: (what: string) => `Blacklist ${what}? They are refused at once in every sale, at the purchase and in the waiting room, and signed out everywhere.`,
+    confirmText: (what: string) =>
+      `Blacklist ${what}? They are refused at once in every sale, at the purchase and in the waiting room, and signed out everywhere.`,
     yes: "Yes, blacklist",
     keep: "Keep them",
     done: (n: number, already: number) => `Blacklisted ${n} account(s)${already ? `; ${already} already were` : ""}.`,
@@ -306,7 +321,8 @@ const zh: typeof en = {
     confirmLabel: "确认退款",
     confirmOne: (id) => `订单 #${id}`,
     confirmMany: (n, ids) => `${n} 个订单（${ids}）`,
-    confirmText: (what, total) => `确定通过原支付渠道为${what}退款${total ? `，共 ${total}` : ""}吗？每件商品会回到其活动库存。此操作无法撤销。`,
+    confirmText: (what, total) =>
+      `确定通过原支付渠道为${what}退款${total ? `，共 ${total}` : ""}吗？每件商品会回到其活动库存。此操作无法撤销。`,
     yesRefund: "确定退款",
     keep: "保留订单",
   },
@@ -327,7 +343,8 @@ const zh: typeof en = {
 
   crowd: {
     title: "购买人群",
-    intro: "谁在这场活动里购买：这里的顾客是在本活动持有或曾经持有订单的账号。两个及以上顾客共用同一注册地址、同一设备或同一实名身份即为一组；每类显示最多的 10 组。",
+    intro:
+      "谁在这场活动里购买：这里的顾客是在本活动持有或曾经持有订单的账号。两个及以上顾客共用同一注册地址、同一设备或同一实名身份即为一组；每类显示最多的 10 组。",
     readAt: (time) => `读取于 ${time}，每 10 秒刷新一次。`,
     stale: (why) => `刷新失败（${why}）：显示的是上一次的读数。`,
     shoppers: "顾客",

@@ -61,10 +61,17 @@ const en = {
   warmUpSection: "Warm-up",
   warmedUp: "Loaded in Redis",
   notWarmedUp: "Not loaded",
-  warmUpHelp: "Loads stock (from MySQL, minus reservations still on their way), window, unit limit and eligibility into Redis and resets every web instance's sold-out flag.",
+  warmUpHelp:
+    "Loads stock (from MySQL, minus reservations still on their way), window, unit limit and eligibility into Redis and resets every web instance's sold-out flag.",
   warmUp: "Warm up",
   warmUpAgain: "Warm up again",
-  warmSummary: (w: { stock: number; pendingReservations: number; shoppersHolding: number; unitLimit: number; eligibilityOverrides: number }) =>
+  warmSummary: (w: {
+    stock: number;
+    pendingReservations: number;
+    shoppersHolding: number;
+    unitLimit: number;
+    eligibilityOverrides: number;
+  }) =>
     `Loaded ${w.stock} unit(s), ${w.pendingReservations} pending reservation(s) kept, ${w.shoppersHolding} shopper(s) holding units, ${w.unitLimit} unit(s) per shopper, ${w.eligibilityOverrides} eligibility override(s).`,
   liveSection: "Live numbers",
   redisStock: "Redis stock",

@@ -169,7 +169,10 @@ const en = {
   amountDue: "Amount due",
   timeLeftToPay: "Time left to pay",
   choosePaymentMethod: "Choose how to pay",
-  providerName: { alipay: "Alipay 支付宝", wechatpay: "WeChat Pay 微信支付", sandbox: "Sandbox" } satisfies Record<PaymentProviderName, string>,
+  providerName: { alipay: "Alipay 支付宝", wechatpay: "WeChat Pay 微信支付", sandbox: "Sandbox" } satisfies Record<
+    PaymentProviderName,
+    string
+  >,
   providerHint: {
     alipay: "Pay on Alipay's page, or in the Alipay app on a phone.",
     wechatpay: "Scan a QR code with WeChat, or pay in WeChat on a phone.",
@@ -299,7 +302,8 @@ const zh: Messages = {
   announcePlace: (count) => `您已获得排位：前面还有 ${count} 人。`,
   announceTurn: "轮到您购买了。",
   roomReopened: "排队室已重新开启：您已获得新的排位。",
-  roomUpdatesPaused: (seconds) => `您的账号或网络打开了过多接收实时更新的页面，本页的实时更新已暂停。您的排位保持不变，${seconds} 秒后会再试。`,
+  roomUpdatesPaused: (seconds) =>
+    `您的账号或网络打开了过多接收实时更新的页面，本页的实时更新已暂停。您的排位保持不变，${seconds} 秒后会再试。`,
   joinAgain: "重新排队",
   passExpired: "您的购买时段已过。重新排队可在队尾获得新的排位。",
   roomRefusal: {

@@ -19,7 +19,10 @@ export interface BaselineOptions {
 const SERVE_SCRIPT = "bench/baselines/serve.ts";
 
 /** Starts serve.ts (from the project root, like every bench script) and resolves once it listens. */
-export function startBaselineProcess<K extends BaselineKind>(kind: K, options: BaselineOptions[K]): Promise<BaselineServer & { pid: number }> {
+export function startBaselineProcess<K extends BaselineKind>(
+  kind: K,
+  options: BaselineOptions[K],
+): Promise<BaselineServer & { pid: number }> {
   // tsx as a loader, not a wrapper, so SIGTERM reaches the server itself.
   const child = spawn(process.execPath, ["--import", "tsx", SERVE_SCRIPT, kind, JSON.stringify(options)], {
     stdio: ["ignore", "pipe", "pipe"],

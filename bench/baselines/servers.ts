@@ -145,7 +145,11 @@ export interface NaiveMysqlOptions {
  * userId must be an existing user (orders.user_id is a foreign key).
  */
 export async function startNaiveMysqlServer(options: NaiveMysqlOptions): Promise<BaselineServer> {
-  const pool = mariadb.createPool({ ...parseDatabaseUrl(options.databaseUrl), connectionLimit: options.poolSize ?? 20, acquireTimeout: 30_000 });
+  const pool = mariadb.createPool({
+    ...parseDatabaseUrl(options.databaseUrl),
+    connectionLimit: options.poolSize ?? 20,
+    acquireTimeout: 30_000,
+  });
   const payTimeoutMs = (options.payTimeoutSeconds ?? readEnv({}).ORDER_PAY_TIMEOUT_SECONDS) * 1000;
   const template = await readSaleOrderTemplate(pool, options.saleId);
   const insertOne = orderInsertSql(1);
@@ -164,7 +168,11 @@ export async function startNaiveMysqlServer(options: NaiveMysqlOptions): Promise
         if (taken.affectedRows === 1) {
           await connection.query(
             insertOne,
-            orderRowParameters(template, [{ reservationId: newReservationId(options.saleId, userId), userId }], new Date(Date.now() + payTimeoutMs)),
+            orderRowParameters(
+              template,
+              [{ reservationId: newReservationId(options.saleId, userId), userId }],
+              new Date(Date.now() + payTimeoutMs),
+            ),
           );
         }
         await connection.commit();

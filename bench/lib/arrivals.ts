@@ -21,6 +21,7 @@ export function arrivalSchedule(attemptsPerSecond: number, warmupSeconds: number
   return {
     warmupAttempts: Math.floor(rampAttempts + attemptsPerSecond * (warmupSeconds - ramp)),
     // During the ramp n(t) = rate·t² / (2·ramp), so t(n) = √(2·ramp·n / rate).
-    dueOffsetMs: (n) => 1000 * (n < rampAttempts ? Math.sqrt((2 * ramp * n) / attemptsPerSecond) : ramp + (n - rampAttempts) / attemptsPerSecond),
+    dueOffsetMs: (n) =>
+      1000 * (n < rampAttempts ? Math.sqrt((2 * ramp * n) / attemptsPerSecond) : ramp + (n - rampAttempts) / attemptsPerSecond),
   };
 }

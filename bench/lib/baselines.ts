@@ -24,7 +24,14 @@ export interface BaselineResults {
   seconds: number;
   hello: { requestsPerSecond: number; p99Ms: number | null; resources?: ResourceUse };
   luaCeiling: { requestsPerSecond: number; p99Ms: number | null; outcomes: Record<string, number>; resources?: ResourceUse };
-  naive: { attemptsPerSecond: number; measuredAttempts: number; measuredSeconds: number; soldOutRate: number | null; outcomes: Record<string, number>; note: string };
+  naive: {
+    attemptsPerSecond: number;
+    measuredAttempts: number;
+    measuredSeconds: number;
+    soldOutRate: number | null;
+    outcomes: Record<string, number>;
+    note: string;
+  };
   bareInsert: { rows: number; batchSize: number; rowsPerSecond: number };
 }
 
@@ -55,10 +62,16 @@ export interface RunningBaseline {
 type StartContext = Omit<Context, "databaseUrl" | "bareInsert">;
 
 /** The crowd's request shape: a bearer token, an address per shopper, a small JSON body. */
-const crowdHeaders = (context: Pick<Context, "bearers" | "shopperIds">) => (i: number) => shopperHeaders(context.bearers, i % context.shopperIds.length);
+const crowdHeaders = (context: Pick<Context, "bearers" | "shopperIds">) => (i: number) =>
+  shopperHeaders(context.bearers, i % context.shopperIds.length);
 
 /** A started baseline server, each `measure()` a probe-length run over the probes' connections. */
-function running(name: string, server: BaselineServer & { pid: number }, context: Pick<StartContext, "options" | "log">, request: Pick<LoadOptions, "requestFor" | "classify">): RunningBaseline {
+function running(
+  name: string,
+  server: BaselineServer & { pid: number },
+  context: Pick<StartContext, "options" | "log">,
+  request: Pick<LoadOptions, "requestFor" | "classify">,
+): RunningBaseline {
   const { options, log } = context;
   return {
     measure() {
@@ -97,7 +110,11 @@ export async function startCeilingBaseline(context: StartContext): Promise<Runni
   const users = shopperIds.length;
   const ceilingSale = await openSale(context.services, { name: "Bench baseline: Lua ceiling", stock: 10_000_000, unitLimit: 1_000_000 });
   await issueCeilingTokens(context.services.redis, context.namespace, ceilingSale.saleId, shopperIds, CEILING_TOKEN);
-  const ceiling = await startBaselineProcess("lua-ceiling", { redisUrl: context.redisUrl, namespace: context.namespace, saleId: ceilingSale.saleId });
+  const ceiling = await startBaselineProcess("lua-ceiling", {
+    redisUrl: context.redisUrl,
+    namespace: context.namespace,
+    saleId: ceilingSale.saleId,
+  });
   const headers = crowdHeaders(context);
   let sent = 0;
   return running("bare Lua ceiling", ceiling, context, {
@@ -122,17 +139,38 @@ export async function runBaselines(context: Context & { paired: { hello: LoadRes
   const naive = await startBaselineProcess("naive-mysql", { databaseUrl: context.databaseUrl, saleId: naiveSale.saleId });
   const plan = buildPlan(options.users, options.repeatRatio);
   const attempts = plan.shopperOf.length;
-  const classify = (status: number, body: string) => (status === 200 ? ((JSON.parse(body) as { status?: string }).status ?? "no status") : `error HTTP ${status}`);
-  const naiveRequest = (i: number) => ({ headers: headers(plan.shopperOf[i % attempts]!), body: JSON.stringify({ userId: shopperIds[plan.shopperOf[i % attempts]!] }) });
+  const classify = (status: number, body: string) =>
+    status === 200 ? ((JSON.parse(body) as { status?: string }).status ?? "no status") : `error HTTP ${status}`;
+  const naiveRequest = (i: number) => ({
+    headers: headers(plan.shopperOf[i % attempts]!),
+    body: JSON.stringify({ userId: shopperIds[plan.shopperOf[i % attempts]!] }),
+  });
   let naiveNote: string;
   let naiveRun: LoadResult;
   let soldOutRun: LoadResult | null = null;
   try {
-    naiveRun = await measureLoad({ url: naive.url, path: "/", method: "POST", connections: options.concurrency, amount: attempts, durationSeconds: NAIVE_MAX_SECONDS, requestFor: naiveRequest, classify });
+    naiveRun = await measureLoad({
+      url: naive.url,
+      path: "/",
+      method: "POST",
+      connections: options.concurrency,
+      amount: attempts,
+      durationSeconds: NAIVE_MAX_SECONDS,
+      requestFor: naiveRequest,
+      classify,
+    });
     if (naiveRun.requests < attempts) {
       // Cut by time: the rest of the crowd would meet a sold-out sale (if it is sold out by then);
       // measure that rate and estimate the whole crowd's time from both.
-      soldOutRun = await measureLoad({ url: naive.url, path: "/", method: "POST", connections: options.concurrency, durationSeconds: 5, requestFor: (i) => naiveRequest(naiveRun.requests + i), classify });
+      soldOutRun = await measureLoad({
+        url: naive.url,
+        path: "/",
+        method: "POST",
+        connections: options.concurrency,
+        durationSeconds: 5,
+        requestFor: (i) => naiveRequest(naiveRun.requests + i),
+        classify,
+      });
     }
   } finally {
     await naive.close();
@@ -170,9 +208,20 @@ export async function runBaselines(context: Context & { paired: { hello: LoadRes
  * of writes, which the drain never meets). As many rows as the probe drained, the same batch
  * size, into the headline sale's product and price.
  */
-export async function measureBareInsertBaseline(context: { databaseUrl: string; services: Services; saleId: number; drainedOrders: number; log: (line: string) => void }) {
+export async function measureBareInsertBaseline(context: {
+  databaseUrl: string;
+  services: Services;
+  saleId: number;
+  drainedOrders: number;
+  log: (line: string) => void;
+}) {
   context.log("baseline: bare batched INSERT");
   const batchSize = context.services.env.ORDER_BATCH_SIZE;
-  const insert = await measureBareBatchedInsert({ databaseUrl: context.databaseUrl, saleId: context.saleId, rows: Math.max(context.drainedOrders, 1000), batchSize });
+  const insert = await measureBareBatchedInsert({
+    databaseUrl: context.databaseUrl,
+    saleId: context.saleId,
+    rows: Math.max(context.drainedOrders, 1000),
+    batchSize,
+  });
   return { rows: insert.rows, batchSize, rowsPerSecond: insert.rowsPerSecond };
 }

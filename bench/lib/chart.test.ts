@@ -20,7 +20,9 @@ const chart: LineChartSpec = {
 
 describe("lineChartSpec", () => {
   it("draws one panel per input panel, on a log x scale by default, series in order of appearance", () => {
-    const spec = lineChartSpec(chart) as unknown as { hconcat: Array<{ title: string; encoding: Record<string, any>; data: { values: unknown[] } }> };
+    const spec = lineChartSpec(chart) as unknown as {
+      hconcat: Array<{ title: string; encoding: Record<string, any>; data: { values: unknown[] } }>;
+    };
     expect(spec.hconcat.map((p) => p.title)).toEqual(["Throughput", "p99"]);
     expect(spec.hconcat[0]!.encoding.x.scale.type).toBe("log");
     expect(spec.hconcat[0]!.encoding.y.scale.type).toBe("linear");
@@ -30,8 +32,12 @@ describe("lineChartSpec", () => {
   });
 
   it("refuses a point a log scale cannot place, instead of dropping it silently", () => {
-    expect(() => lineChartSpec({ ...chart, panels: [{ title: "T", yTitle: "y", points: [{ series: "a", x: 0, y: 1 }] }] })).toThrow(/log scale/);
-    expect(() => lineChartSpec({ ...chart, xScale: "linear", panels: [{ title: "T", yTitle: "y", points: [{ series: "a", x: 0, y: 1 }] }] })).not.toThrow();
+    expect(() => lineChartSpec({ ...chart, panels: [{ title: "T", yTitle: "y", points: [{ series: "a", x: 0, y: 1 }] }] })).toThrow(
+      /log scale/,
+    );
+    expect(() =>
+      lineChartSpec({ ...chart, xScale: "linear", panels: [{ title: "T", yTitle: "y", points: [{ series: "a", x: 0, y: 1 }] }] }),
+    ).not.toThrow();
   });
 });
 

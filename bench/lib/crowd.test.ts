@@ -27,8 +27,14 @@ describe("the crowd's plan", () => {
 
 describe("answerOf", () => {
   it("reads a tRPC result, a tRPC error, the gateway's refusal and garbage", () => {
-    expect(answerOf(200, '{"result":{"data":{"json":{"status":"QUEUED","reservationId":"r1"}}}}')).toEqual({ outcome: "QUEUED", reservationId: "r1", token: undefined });
-    expect(answerOf(429, '{"error":{"json":{"message":"slow down","data":{"code":"TOO_MANY_REQUESTS"}}}}').outcome).toBe("error TOO_MANY_REQUESTS");
+    expect(answerOf(200, '{"result":{"data":{"json":{"status":"QUEUED","reservationId":"r1"}}}}')).toEqual({
+      outcome: "QUEUED",
+      reservationId: "r1",
+      token: undefined,
+    });
+    expect(answerOf(429, '{"error":{"json":{"message":"slow down","data":{"code":"TOO_MANY_REQUESTS"}}}}').outcome).toBe(
+      "error TOO_MANY_REQUESTS",
+    );
     expect(answerOf(503, '{"error":{"message":"busy","code":"SERVICE_UNAVAILABLE"}}').outcome).toBe("error SERVICE_UNAVAILABLE");
     expect(answerOf(502, "upstream unavailable").outcome).toBe("error HTTP 502");
   });
@@ -44,7 +50,8 @@ describe("answerOf", () => {
 describe("a crowd's tallies", () => {
   it("counts answered attempts without the unanswered, and takes the worse step's p99", () => {
     expect(answeredAttempts({ outcomes: { QUEUED: 3, SOLD_OUT: 5, [NO_ANSWER]: 2 } })).toBe(8);
-    const latency = (token: number | null, purchase: number | null) => ({ token: { p99: token }, purchase: { p99: purchase }, byOutcome: {} }) as never;
+    const latency = (token: number | null, purchase: number | null) =>
+      ({ token: { p99: token }, purchase: { p99: purchase }, byOutcome: {} }) as never;
     expect(worstP99({ latency: latency(12, 40) })).toBe(40);
     expect(worstP99({ latency: latency(null, null) })).toBeNull();
   });
@@ -73,11 +80,23 @@ describe("the sweep", () => {
 describe("bench options", () => {
   it("reads the issue's command line", () => {
     const options = parseOptions(["--users", "1000000", "--stock", "10000", "--baselines", "--set", "ORDER_BATCH_SIZE=500"]);
-    expect(options).toMatchObject({ users: 1_000_000, stock: 10_000, baselines: true, sweep: false, concurrency: 100, early: 2000, settings: { ORDER_BATCH_SIZE: "500" }, targets: [] });
+    expect(options).toMatchObject({
+      users: 1_000_000,
+      stock: 10_000,
+      baselines: true,
+      sweep: false,
+      concurrency: 100,
+      early: 2000,
+      settings: { ORDER_BATCH_SIZE: "500" },
+      targets: [],
+    });
   });
 
   it("takes running systems to load as base URLs", () => {
-    expect(parseOptions(["--target", "http://127.0.0.1:3000/", "--target", "https://staging.example:8443"]).targets).toEqual(["http://127.0.0.1:3000", "https://staging.example:8443"]);
+    expect(parseOptions(["--target", "http://127.0.0.1:3000/", "--target", "https://staging.example:8443"]).targets).toEqual([
+      "http://127.0.0.1:3000",
+      "https://staging.example:8443",
+    ]);
   });
 
   /** The usage error parseOptions prints before it exits with status 2. */
@@ -96,8 +115,12 @@ describe("bench options", () => {
   }
 
   it("refuses a target that is not a base URL, and what only the bench's own processes can do with one", () => {
-    expect(usageError(["--target", "127.0.0.1:3000"])).toContain('--target takes a URL such as http://127.0.0.1:3000, not "127.0.0.1:3000"');
-    expect(usageError(["--target", "localhost:3000"])).toContain("--target takes the base URL of the running system (http or https, no path)");
+    expect(usageError(["--target", "127.0.0.1:3000"])).toContain(
+      '--target takes a URL such as http://127.0.0.1:3000, not "127.0.0.1:3000"',
+    );
+    expect(usageError(["--target", "localhost:3000"])).toContain(
+      "--target takes the base URL of the running system (http or https, no path)",
+    );
     expect(usageError(["--target", "http://127.0.0.1:3000/api/seckill"])).toContain("no path");
     expect(usageError(["--target", "http://127.0.0.1:3000", "--baselines", "--workers", "2"])).toBe(
       "--target loads a running system with the headline sale only; --workers, --baselines need the processes the bench starts itself",

@@ -1,5 +1,9 @@
 import { performance } from "node:perf_hooks";
-import autocannon, { type Client as AutocannonClient, type Request as AutocannonRequest, type Result as AutocannonResult } from "autocannon";
+import autocannon, {
+  type Client as AutocannonClient,
+  type Request as AutocannonRequest,
+  type Result as AutocannonResult,
+} from "autocannon";
 import { latencySummary, round, type LatencySummary } from "./stats";
 import type { Bearers } from "./packed-strings";
 
@@ -360,14 +364,21 @@ export async function runCrowd(options: CrowdOptions): Promise<CrowdRun> {
         stopIfDone();
       },
     };
-    if (typeof client.requestIterator?.requestBuilder !== "function") throw new Error("autocannon's request builder moved: see bench/autocannon.d.ts");
+    if (typeof client.requestIterator?.requestBuilder !== "function")
+      throw new Error("autocannon's request builder moved: see bench/autocannon.d.ts");
     client.requestIterator.requestBuilder = (request, context) => (request === tokenRequest ? buildToken(context) : buildPurchase(context));
     client.setRequests([tokenRequest, purchaseRequest]);
   };
 
   const progressTimer = setInterval(() => {
     if (Number.isNaN(tally.startedAt)) return;
-    options.onProgress?.({ attempts: tally.answered, total, requests: tally.httpRequests, seconds: (performance.now() - tally.startedAt) / 1000, queued: tally.queued.length });
+    options.onProgress?.({
+      attempts: tally.answered,
+      total,
+      requests: tally.httpRequests,
+      seconds: (performance.now() - tally.startedAt) / 1000,
+      queued: tally.queued.length,
+    });
   }, 1000);
   const perUrl = Math.max(1, Math.floor(options.connections / options.urls.length));
   let results: AutocannonResult[];

@@ -11,7 +11,8 @@ import { runCrowd, shopperIp, TOKEN_PATH, PURCHASE_PATH } from "./crowd";
  */
 async function fakeService(delayMs: number) {
   const server = http.createServer((req, res) => {
-    const answer = (json: unknown) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ result: { data: { json } } }));
+    const answer = (json: unknown) =>
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ result: { data: { json } } }));
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
@@ -20,8 +21,12 @@ async function fakeService(delayMs: number) {
       const input = (JSON.parse(Buffer.concat(chunks).toString()) as { json: { saleId: number; token?: string } }).json;
       const fromShopper = shopper >= 0 && req.headers["x-forwarded-for"] === shopperIp(shopper) && input.saleId === 7;
       if (fromShopper && req.url === TOKEN_PATH) setTimeout(() => answer({ status: "ISSUED", token: `t${shopper}` }), delayMs);
-      else if (fromShopper && req.url === PURCHASE_PATH && input.token === `t${shopper}`) answer({ status: "QUEUED", reservationId: `r${shopper}` });
-      else res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { json: { data: { code: "BAD_REQUEST" } } } }));
+      else if (fromShopper && req.url === PURCHASE_PATH && input.token === `t${shopper}`)
+        answer({ status: "QUEUED", reservationId: `r${shopper}` });
+      else
+        res
+          .writeHead(400, { "content-type": "application/json" })
+          .end(JSON.stringify({ error: { json: { data: { code: "BAD_REQUEST" } } } }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -59,7 +64,15 @@ describe("the open-loop crowd", () => {
 
   it("counts a warm-up's attempts apart: the plan's first shoppers, then the measured ones", async () => {
     const url = await fakeService(0);
-    const run = await runOpenLoopCrowd({ urls: [url], connections: 4, saleId: 7, ...shoppers(50), attemptsPerSecond: 200, seconds: 0.1, warmupSeconds: 0.05 });
+    const run = await runOpenLoopCrowd({
+      urls: [url],
+      connections: 4,
+      saleId: 7,
+      ...shoppers(50),
+      attemptsPerSecond: 200,
+      seconds: 0.1,
+      warmupSeconds: 0.05,
+    });
     const shoppersOf = (queued: { shopper: number }[]) => queued.map((q) => q.shopper).sort((x, y) => x - y);
     expect(run.warmup.attempts).toBe(10);
     expect(shoppersOf(run.warmup.queued)).toEqual(Array.from({ length: 10 }, (_, i) => i));
@@ -70,7 +83,16 @@ describe("the open-loop crowd", () => {
 
   it("ramps a warm-up's rate up: a ramp as long as the warm-up holds half its attempts", async () => {
     const url = await fakeService(0);
-    const run = await runOpenLoopCrowd({ urls: [url], connections: 4, saleId: 7, ...shoppers(50), attemptsPerSecond: 200, seconds: 0.1, warmupSeconds: 0.1, rampSeconds: 0.1 });
+    const run = await runOpenLoopCrowd({
+      urls: [url],
+      connections: 4,
+      saleId: 7,
+      ...shoppers(50),
+      attemptsPerSecond: 200,
+      seconds: 0.1,
+      warmupSeconds: 0.1,
+      rampSeconds: 0.1,
+    });
     expect(run.warmup.attempts).toBe(10);
     expect(run.rampSeconds).toBe(0.1);
     expect(run.attempts).toBe(20);

@@ -40,14 +40,19 @@ describe("doorSample", () => {
 
   it("has no CPU per purchase without a CPU reading or without an answer", () => {
     expect(doorSample({ answered: 100, seconds: 1, p99Ms: null, outcomes: {} }, SYSTEM).systemCpuMicrosPerPurchase).toBeNull();
-    expect(doorSample({ answered: 0, seconds: 1, p99Ms: null, outcomes: {}, resources: use([["worker/main.ts", 1]]) }, SYSTEM).systemCpuMicrosPerPurchase).toBeNull();
+    expect(
+      doorSample({ answered: 0, seconds: 1, p99Ms: null, outcomes: {}, resources: use([["worker/main.ts", 1]]) }, SYSTEM)
+        .systemCpuMicrosPerPurchase,
+    ).toBeNull();
   });
 });
 
 describe("brokenAnswers", () => {
   it("names no answer, error pages and errors, not refusals nor an overloaded system's 429 and 503", () => {
     expect(brokenAnswers({ QUEUED: 900, TICKET_USED: 3, "error TOO_MANY_REQUESTS": 2, "error SERVICE_UNAVAILABLE": 5 })).toBeNull();
-    expect(brokenAnswers({ QUEUED: 900, "error HTTP 502": 4, "no answer": 1, "error INTERNAL_SERVER_ERROR": 2 })).toBe("error HTTP 502 4, no answer 1, error INTERNAL_SERVER_ERROR 2");
+    expect(brokenAnswers({ QUEUED: 900, "error HTTP 502": 4, "no answer": 1, "error INTERNAL_SERVER_ERROR": 2 })).toBe(
+      "error HTTP 502 4, no answer 1, error INTERNAL_SERVER_ERROR 2",
+    );
   });
 });
 
@@ -65,7 +70,16 @@ describe("doorCpuShare", () => {
   });
 });
 
-const sample = (perSecond: number, micros: number | null): DoorSample => ({ perSecond, answered: perSecond * 10, seconds: 10, systemCpuSeconds: null, systemCpuMicrosPerPurchase: micros, cpuByProcess: [], p99Ms: null, outcomes: {} });
+const sample = (perSecond: number, micros: number | null): DoorSample => ({
+  perSecond,
+  answered: perSecond * 10,
+  seconds: 10,
+  systemCpuSeconds: null,
+  systemCpuMicrosPerPurchase: micros,
+  cpuByProcess: [],
+  p99Ms: null,
+  outcomes: {},
+});
 
 describe("doorRow", () => {
   it("divides through by straight and checks it against 0.85", () => {
@@ -80,7 +94,12 @@ describe("doorRow", () => {
   });
 
   it("keeps what the door is, and names the door in its line", () => {
-    const row = doorRow({ door: "through nginx (deploy/nginx)", path: "one-request", via: "Debian's nginx" }, sample(8200, 92), sample(8600, 78), []);
+    const row = doorRow(
+      { door: "through nginx (deploy/nginx)", path: "one-request", via: "Debian's nginx" },
+      sample(8200, 92),
+      sample(8600, 78),
+      [],
+    );
     expect(row.via).toBe("Debian's nginx");
     expect(doorLine(row)).toBe(
       "through nginx (deploy/nginx), one-request: 8200 purchases/s vs straight at the seckill service 8600/s: 0.95 (target ≥ 0.85, met); system CPU per purchase 92 µs vs 78 µs: the door's share 15 %",

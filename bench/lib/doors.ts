@@ -64,7 +64,10 @@ export interface DoorRow extends DoorNames {
  * A run's figures: `answered` purchases in `seconds`, and the CPU of the system's processes
  * (`system`, names of `resources`' rows) per purchase.
  */
-export function doorSample(run: { answered: number; seconds: number; resources?: ResourceUse; p99Ms: number | null; outcomes: Record<string, number> }, system: readonly string[]): DoorSample {
+export function doorSample(
+  run: { answered: number; seconds: number; resources?: ResourceUse; p99Ms: number | null; outcomes: Record<string, number> },
+  system: readonly string[],
+): DoorSample {
   const rows = run.resources?.rows ?? [];
   const mine = rows.filter((row) => system.includes(row.component));
   const systemCpuSeconds = run.resources && mine.length ? mine.reduce((sum, row) => sum + row.cpuSeconds, 0) : null;
@@ -92,7 +95,9 @@ const OVERLOAD_ANSWERS: ReadonlySet<string> = new Set(["error TOO_MANY_REQUESTS"
  * never checked; these stop the run.
  */
 export function brokenAnswers(outcomes: Record<string, number>): string | null {
-  const broken = Object.entries(outcomes).filter(([outcome, n]) => n > 0 && (outcome === NO_ANSWER || (outcome.startsWith("error ") && !OVERLOAD_ANSWERS.has(outcome))));
+  const broken = Object.entries(outcomes).filter(
+    ([outcome, n]) => n > 0 && (outcome === NO_ANSWER || (outcome.startsWith("error ") && !OVERLOAD_ANSWERS.has(outcome))),
+  );
   return broken.length ? broken.map(([outcome, n]) => `${outcome} ${n}`).join(", ") : null;
 }
 
@@ -106,10 +111,19 @@ export function doorCpuShare(throughMicros: number | null, straightMicros: numbe
  * The door against straight in PAIRED_ROUNDS back-to-back pairs (bench/lib/paired.ts), which goes
  * first alternating; the median round's two runs make the row, every round is listed.
  */
-export async function measureDoor(names: DoorNames, through: () => Promise<DoorSample>, straight: () => Promise<DoorSample>): Promise<DoorRow> {
+export async function measureDoor(
+  names: DoorNames,
+  through: () => Promise<DoorSample>,
+  straight: () => Promise<DoorSample>,
+): Promise<DoorRow> {
   const rounds = await measurePairs(PAIRED_ROUNDS, through, straight, { ours: (run) => run.perSecond, baseline: (run) => run.perSecond });
   const median = medianRound(rounds);
-  return doorRow(names, median.ours, median.baseline, rounds.map((r) => ({ ...r.figures, doorCpu: r.ours.systemCpuMicrosPerPurchase, straightCpu: r.baseline.systemCpuMicrosPerPurchase })));
+  return doorRow(
+    names,
+    median.ours,
+    median.baseline,
+    rounds.map((r) => ({ ...r.figures, doorCpu: r.ours.systemCpuMicrosPerPurchase, straightCpu: r.baseline.systemCpuMicrosPerPurchase })),
+  );
 }
 
 /** A row from the median round's runs and every round's figures. */

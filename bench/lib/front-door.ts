@@ -121,7 +121,9 @@ async function nginxBeside(system: NpmStartSystem, { log, connections }: Context
     }
     await sleep(50);
   }
-  log(`${NGINX_DOOR} at ${nginx.url}: upstream seckill 127.0.0.1:${seckillPort}, upstream web 127.0.0.1:${webPorts.join(", 127.0.0.1:")}, keepalive ${keepalive}, real IP from 127.0.0.1's X-Forwarded-For`);
+  log(
+    `${NGINX_DOOR} at ${nginx.url}: upstream seckill 127.0.0.1:${seckillPort}, upstream web 127.0.0.1:${webPorts.join(", 127.0.0.1:")}, keepalive ${keepalive}, real IP from 127.0.0.1's X-Forwarded-For`,
+  );
   return nginx;
 }
 
@@ -141,7 +143,9 @@ export type DoorCrowd = (
 const JIT_WARMUP_ATTEMPTS = 2000;
 
 /** The crowd's two steps by distinct shoppers on a sale that cannot sell out, through each door and straight. */
-export async function twoStepDoorRows(context: Context & { services: Services; probeSeconds: number; crowd: DoorCrowd }): Promise<DoorRow[]> {
+export async function twoStepDoorRows(
+  context: Context & { services: Services; probeSeconds: number; crowd: DoorCrowd },
+): Promise<DoorRow[]> {
   return withNpmStart(context, async (running) => {
     const { system } = running;
     const { saleId } = await openSale(context.services, { name: "Bench front-door probe", stock: 10_000_000, unitLimit: 1_000_000 });
@@ -150,11 +154,21 @@ export async function twoStepDoorRows(context: Context & { services: Services; p
     for (const door of doors(running)) await context.crowd(door.url, saleId, { attempts: JIT_WARMUP_ATTEMPTS }, `${door.name}: warm-up`);
     const measure = (url: string, label: string, processes: string[]) => async () => {
       const run = await context.crowd(url, saleId, { seconds: context.probeSeconds }, label, watch);
-      return checked(label, doorSample({ answered: answeredAttempts(run), seconds: run.seconds, resources: run.resources, p99Ms: worstP99(run), outcomes: run.outcomes }, processes));
+      return checked(
+        label,
+        doorSample(
+          { answered: answeredAttempts(run), seconds: run.seconds, resources: run.resources, p99Ms: worstP99(run), outcomes: run.outcomes },
+          processes,
+        ),
+      );
     };
     const rows: DoorRow[] = [];
     for (const door of doors(running)) {
-      const row = await measureDoor({ door: door.name, path: TWO_STEP, via: door.via }, measure(door.url, door.name, door.system), measure(system.seckillUrl, STRAIGHT, door.system));
+      const row = await measureDoor(
+        { door: door.name, path: TWO_STEP, via: door.via },
+        measure(door.url, door.name, door.system),
+        measure(system.seckillUrl, STRAIGHT, door.system),
+      );
       context.log(doorLine(row));
       rows.push(row);
     }
@@ -166,7 +180,9 @@ export async function twoStepDoorRows(context: Context & { services: Services; p
  * The room's one-request purchase: each run a room sale of its own whose tickets are collected
  * through the same door and then spent at peak (bench/lib/room-run.ts ticketPeakRound).
  */
-export async function ticketDoorRows(context: Context & { round: Omit<TicketRoundContext, "urls" | "watch">; expectedPerSecond: number }): Promise<DoorRow[]> {
+export async function ticketDoorRows(
+  context: Context & { round: Omit<TicketRoundContext, "urls" | "watch">; expectedPerSecond: number },
+): Promise<DoorRow[]> {
   return withNpmStart(context, async (running) => {
     const { system } = running;
     const watch = watching(running);
@@ -180,11 +196,27 @@ export async function ticketDoorRows(context: Context & { round: Omit<TicketRoun
       // Connection errors and timeouts are counted apart from the answers: here, as no answer.
       const unanswered = purchase.errors + purchase.timeouts;
       const outcomes = unanswered ? { ...purchase.outcomes, [NO_ANSWER]: unanswered } : purchase.outcomes;
-      return checked(label, doorSample({ answered: purchase.requests, seconds: purchase.seconds, resources: purchase.resources, p99Ms: purchase.latencyMs.p99, outcomes }, processes));
+      return checked(
+        label,
+        doorSample(
+          {
+            answered: purchase.requests,
+            seconds: purchase.seconds,
+            resources: purchase.resources,
+            p99Ms: purchase.latencyMs.p99,
+            outcomes,
+          },
+          processes,
+        ),
+      );
     };
     const rows: DoorRow[] = [];
     for (const door of doors(running)) {
-      const row = await measureDoor({ door: door.name, path: ONE_REQUEST, via: door.via }, measure(door.url, door.name, door.system), measure(system.seckillUrl, STRAIGHT, door.system));
+      const row = await measureDoor(
+        { door: door.name, path: ONE_REQUEST, via: door.via },
+        measure(door.url, door.name, door.system),
+        measure(system.seckillUrl, STRAIGHT, door.system),
+      );
       context.log(doorLine(row));
       rows.push(row);
     }

@@ -162,7 +162,8 @@ async function runOnce(options: LoadOptions, takeIndex: () => number, phase: str
           );
         }, 1000);
   // autocannon ignores `duration` when given `amount`: the time bound is kept here.
-  const timeBound = options.amount && options.durationSeconds ? setTimeout(() => instance.stop(), options.durationSeconds * 1000) : undefined;
+  const timeBound =
+    options.amount && options.durationSeconds ? setTimeout(() => instance.stop(), options.durationSeconds * 1000) : undefined;
   try {
     const result: AutocannonResult = await instance;
     return { tally, result, seconds: result.duration };

@@ -47,7 +47,9 @@ describe("startNpmStart", () => {
 
   it("counts start.ts and every process it spawned, and stops them all", async () => {
     const processes = system!.processes();
-    expect(Object.keys(processes)).toEqual(expect.arrayContaining(["server/cli/start.ts", "server/seckill-service/main.ts", "worker/main.ts"]));
+    expect(Object.keys(processes)).toEqual(
+      expect.arrayContaining(["server/cli/start.ts", "server/seckill-service/main.ts", "worker/main.ts"]),
+    );
     const pids = Object.values(processes).flat();
     expect(pids.length).toBeGreaterThanOrEqual(4);
     await system!.stop();

@@ -25,7 +25,11 @@ export interface NpmStartSystem {
 
 const STOP_TIMEOUT_MS = 30_000;
 
-const answersHealth = (url: string) => fetch(`${url}/api/health`).then((r) => r.ok, () => false);
+const answersHealth = (url: string) =>
+  fetch(`${url}/api/health`).then(
+    (r) => r.ok,
+    () => false,
+  );
 
 /** A loaded shared machine brings npm start up in minutes, not seconds. */
 const START_TIMEOUT_MS = 300_000;
@@ -80,7 +84,8 @@ export async function startNpmStart(childEnv: Record<string, string>, log: (line
   try {
     await waitFor(
       async () => {
-        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`npm start exited early (${child.signalCode ?? child.exitCode})`);
+        if (child.exitCode !== null || child.signalCode !== null)
+          throw new Error(`npm start exited early (${child.signalCode ?? child.exitCode})`);
         tree();
         if (!output.includes('"worker ready"') || !(await answersHealth(frontDoorUrl))) return false;
         seckillUrl = await seckillServiceUrl(seckillPort);
@@ -99,7 +104,12 @@ export async function startNpmStart(childEnv: Record<string, string>, log: (line
 /** The web instances' ports in start.ts's output ("… the rest proxied to web (internal ports 41235, 41237)"); empty when it has not said. */
 export function webPortsFromOutput(output: string): number[] {
   const ports = /proxied to web \(internal ports ([\d, ]+)\)/.exec(output)?.[1];
-  return ports ? ports.split(",").map((port) => Number(port.trim())).filter((port) => Number.isInteger(port) && port > 0) : [];
+  return ports
+    ? ports
+        .split(",")
+        .map((port) => Number(port.trim()))
+        .filter((port) => Number.isInteger(port) && port > 0)
+    : [];
 }
 
 /** The seckill service at SECKILL_PORT (start.ts puts its first one there) once it answers; null before. */

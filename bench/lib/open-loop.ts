@@ -143,7 +143,13 @@ export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLo
   const measuredFrom = startedAt + schedule.dueOffsetMs(warmupDue);
   const progress = setInterval(() => {
     const both = (count: (tally: CrowdTally) => number) => count(warmup.tally) + count(measured.tally);
-    options.onProgress?.({ attempts: both((t) => t.answered), total: warmupDue + due, requests: both((t) => t.httpRequests), seconds: (performance.now() - startedAt) / 1000, queued: both((t) => t.queued.length) });
+    options.onProgress?.({
+      attempts: both((t) => t.answered),
+      total: warmupDue + due,
+      requests: both((t) => t.httpRequests),
+      seconds: (performance.now() - startedAt) / 1000,
+      queued: both((t) => t.queued.length),
+    });
   }, 1000);
   const scheduled = new Promise<void>((resolve) => {
     const tick = setInterval(() => {
@@ -182,7 +188,12 @@ export async function runOpenLoopCrowd(options: OpenLoopOptions): Promise<OpenLo
     attemptsPerSecond: round(options.attemptsPerSecond, 1)!,
     lateStarts,
     maxStartLagMs: round(maxStartLagMs, 2)!,
-    warmup: warmup.tally.result({ sent: warmupDue, seconds: schedule.dueOffsetMs(warmupDue) / 1000, errors: warmup.errors, timeouts: warmup.timeouts }),
+    warmup: warmup.tally.result({
+      sent: warmupDue,
+      seconds: schedule.dueOffsetMs(warmupDue) / 1000,
+      errors: warmup.errors,
+      timeouts: warmup.timeouts,
+    }),
     rampSeconds: options.rampSeconds ?? 0,
     resources,
     bySecond: bySecond.rows(),

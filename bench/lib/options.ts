@@ -147,10 +147,13 @@ export function parseOptions(argv: string[]): BenchOptions {
   }
   const targets = parsed.target.map(targetUrl);
   if (targets.length) {
-    const given = (value: string | boolean | string[] | undefined) => (Array.isArray(value) ? value.length > 0 : value !== undefined && value !== false);
+    const given = (value: string | boolean | string[] | undefined) =>
+      Array.isArray(value) ? value.length > 0 : value !== undefined && value !== false;
     const needOwnSystem = OWN_SYSTEM_OPTIONS.filter((name) => given(parsed[name]));
     if (needOwnSystem.length) {
-      fail(`--target loads a running system with the headline sale only; ${needOwnSystem.map((name) => `--${name}`).join(", ")} need the processes the bench starts itself`);
+      fail(
+        `--target loads a running system with the headline sale only; ${needOwnSystem.map((name) => `--${name}`).join(", ")} need the processes the bench starts itself`,
+      );
     }
   }
   const roomOnly = ["arrivals", "arrival-seconds", "admission-rate", "arrival-order", "challenge"] as const;

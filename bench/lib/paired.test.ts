@@ -27,7 +27,12 @@ describe("measurePairs", () => {
   });
 
   it("gives a ratio of 0, not Infinity, when the baseline answered nothing", async () => {
-    const [round] = await measurePairs(1, async () => 5, async () => 0, { ours: (n) => n, baseline: (n) => n });
+    const [round] = await measurePairs(
+      1,
+      async () => 5,
+      async () => 0,
+      { ours: (n) => n, baseline: (n) => n },
+    );
     expect(round!.figures.ratio).toBe(0);
   });
 });

@@ -31,7 +31,10 @@ describe("processTree", () => {
   it("finds a process and what it spawned, each named by its script", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "procs-tree-"));
     const script = path.join(dir, "parent.mjs");
-    writeFileSync(script, `import { spawn } from "node:child_process"; spawn("sleep", ["30"], { stdio: "ignore" }); setInterval(() => {}, 1000);`);
+    writeFileSync(
+      script,
+      `import { spawn } from "node:child_process"; spawn("sleep", ["30"], { stdio: "ignore" }); setInterval(() => {}, 1000);`,
+    );
     const parent = spawn(process.execPath, ["--no-warnings", script], { stdio: "ignore" });
     try {
       let tree: Record<string, number[]> = {};
@@ -58,7 +61,9 @@ describe("processTree", () => {
 describe("scriptOf", () => {
   it("names a node process by its entry, not by a preload", () => {
     expect(scriptOf(["node", "--import", "tsx", "server/cli/start.ts"], "node")).toBe("server/cli/start.ts");
-    expect(scriptOf(["node", "--max-semi-space-size=64", "--import", "tsx", "server/seckill-service/main.ts"], "node")).toBe("server/seckill-service/main.ts");
+    expect(scriptOf(["node", "--max-semi-space-size=64", "--import", "tsx", "server/seckill-service/main.ts"], "node")).toBe(
+      "server/seckill-service/main.ts",
+    );
     expect(scriptOf(["node", "--import", "./preload.ts", "worker/main.ts"], "node")).toBe("worker/main.ts");
   });
 

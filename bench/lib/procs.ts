@@ -158,11 +158,21 @@ export class ResourceSampler {
     const seconds = (performance.now() - this.startedAt) / 1000;
     const rows: ResourceRow[] = Object.entries(this.components).map(([component, pids]) => {
       const cpuSeconds = Math.max(0, this.cpu(pids) - (this.start.get(component) ?? 0));
-      return { component, cpuSeconds: round(cpuSeconds, 2)!, cores: round(cpuSeconds / seconds, 2)!, peakRssMiB: round(this.peak.get(component) ?? 0, 0)! };
+      return {
+        component,
+        cpuSeconds: round(cpuSeconds, 2)!,
+        cores: round(cpuSeconds / seconds, 2)!,
+        peakRssMiB: round(this.peak.get(component) ?? 0, 0)!,
+      };
     });
     const self = process.cpuUsage(this.selfAtStart);
     const selfSeconds = (self.user + self.system) / 1e6;
-    rows.push({ component: LOAD_GENERATOR, cpuSeconds: round(selfSeconds, 2)!, cores: round(selfSeconds / seconds, 2)!, peakRssMiB: round(this.peak.get("this process") ?? 0, 0)! });
+    rows.push({
+      component: LOAD_GENERATOR,
+      cpuSeconds: round(selfSeconds, 2)!,
+      cores: round(selfSeconds / seconds, 2)!,
+      peakRssMiB: round(this.peak.get("this process") ?? 0, 0)!,
+    });
     const machine = machineCpu();
     const machineSeconds = machine.busy - this.machineAtStart.busy;
     const accounted = rows.reduce((sum, row) => sum + row.cpuSeconds, 0);
@@ -170,7 +180,9 @@ export class ResourceSampler {
     return {
       seconds: round(seconds, 2)!,
       rows,
-      firstComponentBySecond: samples.slice(1).map((sample, i) => ({ seconds: (sample.at - samples[i]!.at) / 1000, cpuSeconds: sample.cpuSeconds - samples[i]!.cpuSeconds })),
+      firstComponentBySecond: samples
+        .slice(1)
+        .map((sample, i) => ({ seconds: (sample.at - samples[i]!.at) / 1000, cpuSeconds: sample.cpuSeconds - samples[i]!.cpuSeconds })),
       machineCores: round(machineSeconds / seconds, 2)!,
       otherCores: round(Math.max(0, machineSeconds - accounted) / seconds, 2)!,
     };

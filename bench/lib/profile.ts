@@ -49,7 +49,6 @@ export function areaOf(url: string, functionName: string): string {
   return functionName.startsWith("(") ? functionName : "(native)";
 }
 
-
 export function summarizeProfile(profile: CpuProfile, process: string, top = 15): ProfileSummary {
   const selfMs = new Map<number, number>();
   for (let i = 0; i < profile.samples.length; i++) {

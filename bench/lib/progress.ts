@@ -3,7 +3,19 @@ export function progressBar(label: string) {
   const tty = process.stderr.isTTY;
   let lastLine = 0;
   return {
-    update({ attempts, total, requests, seconds, queued }: { attempts: number; total: number; requests: number; seconds: number; queued: number }) {
+    update({
+      attempts,
+      total,
+      requests,
+      seconds,
+      queued,
+    }: {
+      attempts: number;
+      total: number;
+      requests: number;
+      seconds: number;
+      queued: number;
+    }) {
       const share = total ? attempts / total : 0;
       const width = 30;
       const filled = Math.round(share * width);

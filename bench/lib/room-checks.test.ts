@@ -1,12 +1,25 @@
 import { describe, expect, it } from "vitest";
-import { arrivalDueOffsetMs, checkAdmittedPerSecond, checkPlacesIncrease, longestWaitingStretch, ticketsForRound, waitingOverTime, type PresentedPass } from "./room-checks";
+import {
+  arrivalDueOffsetMs,
+  checkAdmittedPerSecond,
+  checkPlacesIncrease,
+  longestWaitingStretch,
+  ticketsForRound,
+  waitingOverTime,
+  type PresentedPass,
+} from "./room-checks";
 
 const OPENS = 1_000_000;
 
 /** Passes admitted at `rate` per second from `fromMs` after the opening, `count` of them, the first `reserved` reserving. */
 function line(rate: number, count: number, reserved: number, fromMs = 0): PresentedPass[] {
   // Everyone seated at the opening: shoppers wait all along.
-  return Array.from({ length: count }, (_, i) => ({ seatedAt: OPENS, admitAt: OPENS + fromMs + (i * 1000) / rate, admitted: true, reserved: i < reserved }));
+  return Array.from({ length: count }, (_, i) => ({
+    seatedAt: OPENS,
+    admitAt: OPENS + fromMs + (i * 1000) / rate,
+    admitted: true,
+    reserved: i < reserved,
+  }));
 }
 
 describe("arrivalDueOffsetMs", () => {
@@ -89,7 +102,12 @@ describe("longestWaitingStretch", () => {
       { seatedAt: 30, admitAt: 40 },
     ];
     expect(longestWaitingStretch(passes)).toEqual({ from: 0, to: 20 });
-    expect(longestWaitingStretch([{ seatedAt: 0, admitAt: 10 }, { seatedAt: 9, admitAt: 50 }])).toEqual({ from: 0, to: 50 });
+    expect(
+      longestWaitingStretch([
+        { seatedAt: 0, admitAt: 10 },
+        { seatedAt: 9, admitAt: 50 },
+      ]),
+    ).toEqual({ from: 0, to: 50 });
   });
 
   it("skips a short start where joins trickled in and were admitted on arrival", () => {
@@ -122,7 +140,10 @@ describe("checkPlacesIncrease", () => {
     ]);
     expect(swapped.ok).toBe(false);
     expect(swapped.outOfOrder).toBe(1);
-    expect(swapped.examples[0]).toEqual([{ position: 3, admitAt: 20 }, { position: 2, admitAt: 30 }]);
+    expect(swapped.examples[0]).toEqual([
+      { position: 3, admitAt: 20 },
+      { position: 2, admitAt: 30 },
+    ]);
     const twice = checkPlacesIncrease([
       { position: 1, admitAt: 10 },
       { position: 1, admitAt: 10 },

@@ -92,7 +92,13 @@ export function checkAdmittedPerSecond(passes: readonly PresentedPass[], rate: n
   const perSecond = spanMs > 0 ? ((inSpan - 1) * 1000) / spanMs : 0;
   const checked = inSpan >= MIN_SPAN_ADMISSIONS;
   const ok = !checked || within(perSecond);
-  return { rows, checkedSeconds, ok, limitedBy, span: { fromMs: from - opensAt, toMs: end - opensAt, admitted: inSpan, perSecond, checked, ok } };
+  return {
+    rows,
+    checkedSeconds,
+    ok,
+    limitedBy,
+    span: { fromMs: from - opensAt, toMs: end - opensAt, admitted: inSpan, perSecond, checked, ok },
+  };
 }
 
 /**
@@ -133,7 +139,10 @@ export interface Placed {
  * each place is above the one before. Returns the pairs out of order (at most `limit` of them)
  * and how many places were given twice.
  */
-export function checkPlacesIncrease(tickets: readonly Placed[], limit = 5): { ok: boolean; outOfOrder: number; examples: [Placed, Placed][]; repeated: number } {
+export function checkPlacesIncrease(
+  tickets: readonly Placed[],
+  limit = 5,
+): { ok: boolean; outOfOrder: number; examples: [Placed, Placed][]; repeated: number } {
   const sorted = [...tickets].sort((a, b) => a.admitAt - b.admitAt || a.position - b.position);
   let outOfOrder = 0;
   let repeated = 0;
@@ -163,7 +172,12 @@ export function ticketsForRound(expectedPerSecond: number, seconds: number): num
  * Shoppers holding a ticket not yet admitted, sampled every `stepMs` from the opening: seated by
  * then, admitted after it.
  */
-export function waitingOverTime(tickets: readonly { seatedAt: number; admitAt: number }[], opensAt: number, untilMs: number, stepMs = 250): { atMs: number; waiting: number }[] {
+export function waitingOverTime(
+  tickets: readonly { seatedAt: number; admitAt: number }[],
+  opensAt: number,
+  untilMs: number,
+  stepMs = 250,
+): { atMs: number; waiting: number }[] {
   const seated = tickets.map((t) => t.seatedAt).sort((a, b) => a - b);
   const admitted = tickets.map((t) => t.admitAt).sort((a, b) => a - b);
   const countUpTo = (sorted: number[], at: number) => {

@@ -109,7 +109,10 @@ interface Parsed {
 /** A tRPC answer's data (status and the rest), its error code, or the HTTP status. */
 export function parseRoomAnswer(status: number, body: string): Parsed {
   try {
-    const parsed = JSON.parse(body) as { result?: { data?: { json?: Parsed } }; error?: { json?: { data?: { code?: string } }; code?: string } };
+    const parsed = JSON.parse(body) as {
+      result?: { data?: { json?: Parsed } };
+      error?: { json?: { data?: { code?: string } }; code?: string };
+    };
     const data = parsed.result?.data?.json;
     if (data?.status) return data;
     const code = parsed.error?.json?.data?.code ?? parsed.error?.code;
@@ -126,7 +129,9 @@ export async function runRoomCrowd(options: RoomCrowdOptions): Promise<RoomCrowd
   const { arrivals, saleId, bearers } = options;
   const first = options.firstShopper ?? 0;
   const perUrl = Math.max(1, Math.floor(options.connections / options.urls.length));
-  const pools = options.urls.map((url) => new Pool(url, { connections: perUrl, pipelining: 1, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS }));
+  const pools = options.urls.map(
+    (url) => new Pool(url, { connections: perUrl, pipelining: 1, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS }),
+  );
   // Due arrivals past a short line start as it shortens, their latency still counted from when they
   // were due; a purchase joins the line at its admitAt. Queued behind the opening's whole backlog of
   // joins instead, a purchase would outwait its pass window once the joins outrun the service.
@@ -242,7 +247,17 @@ export async function runRoomCrowd(options: RoomCrowdOptions): Promise<RoomCrowd
       );
       return;
     }
-    const ticket: RoomTicket = { shopper, seat: answer.seat!, position: answer.position!, admitAt: answer.admitAt!, answeredAt: Date.now(), seatedAt: answer.line?.frontierAt ?? Date.now(), ahead: answer.ahead ?? 0, purchase: null, early: 0 };
+    const ticket: RoomTicket = {
+      shopper,
+      seat: answer.seat!,
+      position: answer.position!,
+      admitAt: answer.admitAt!,
+      answeredAt: Date.now(),
+      seatedAt: answer.line?.frontierAt ?? Date.now(),
+      ahead: answer.ahead ?? 0,
+      purchase: null,
+      early: 0,
+    };
     tickets.push(ticket);
     const solution = solve(answer.challenge);
     // A failed solve is the shopper's problem, shown as an unanswered arrival, not the run's crash.
@@ -251,7 +266,13 @@ export async function runRoomCrowd(options: RoomCrowdOptions): Promise<RoomCrowd
   };
 
   const progress = setInterval(() => {
-    options.onProgress?.({ attempts: finished, total: arrivals, requests: httpRequests, seconds: (performance.now() - firstDue) / 1000, queued: queued.length });
+    options.onProgress?.({
+      attempts: finished,
+      total: arrivals,
+      requests: httpRequests,
+      seconds: (performance.now() - firstDue) / 1000,
+      queued: queued.length,
+    });
   }, 1000);
   let next = 0;
   const scheduled = new Promise<void>((resolve) => {

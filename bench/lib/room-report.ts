@@ -27,8 +27,11 @@ export interface RoomBenchReport {
 }
 
 const fmt = (n: unknown, unit = "") =>
-  n === null || n === undefined || (typeof n === "number" && !Number.isFinite(n)) ? "–" : `${typeof n === "number" ? n.toLocaleString("en-US") : String(n)}${unit}`;
-const latencyRow = (name: string, l: LatencySummary) => `| ${name} | ${fmt(l.count)} | ${fmt(l.p50)} | ${fmt(l.p90)} | ${fmt(l.p99)} | ${fmt(l.max)} |`;
+  n === null || n === undefined || (typeof n === "number" && !Number.isFinite(n))
+    ? "–"
+    : `${typeof n === "number" ? n.toLocaleString("en-US") : String(n)}${unit}`;
+const latencyRow = (name: string, l: LatencySummary) =>
+  `| ${name} | ${fmt(l.count)} | ${fmt(l.p50)} | ${fmt(l.p90)} | ${fmt(l.p99)} | ${fmt(l.max)} |`;
 
 /** Waiting shoppers and admitted per second over the run, as two panels over seconds from the opening. */
 export function roomChart(room: RoomReport): LineChartSpec {
@@ -37,7 +40,11 @@ export function roomChart(room: RoomReport): LineChartSpec {
     xTitle: "seconds from the opening",
     xScale: "linear",
     panels: [
-      { title: "Waiting", yTitle: "shoppers holding a ticket not yet admitted", points: room.waiting.map((w) => ({ series: "waiting", x: w.atMs / 1000, y: w.waiting })) },
+      {
+        title: "Waiting",
+        yTitle: "shoppers holding a ticket not yet admitted",
+        points: room.waiting.map((w) => ({ series: "waiting", x: w.atMs / 1000, y: w.waiting })),
+      },
       {
         title: "Admitted per second",
         yTitle: "purchases presented at admitAt, per second",
@@ -60,29 +67,60 @@ export function roomSection(room: RoomReport, chartFile?: string): string[] {
   lines.push(
     `- ${fmt(s.arrivals)} arrivals (${s.arrivalOrder === "RANDOM" ? "random draw among those seated before the opening, who arrive from half the arrival seconds before it" : "order of arrival"}) due evenly over ${s.arrivalSeconds} s from the opening, open loop, room.join through the seckill service over real HTTP; each ticket's ONE seckill.purchase due at its admitAt. Admission rate ${fmt(s.admissionRate)}/s, ${fmt(s.stock)} units, unit limit 1.`,
   );
-  lines.push(`- This machine answered ${fmt(round(c.joinsPerSecond, 0))} joins/s over the arrivals (first due → last join answer); closed loop it answered ${fmt(p.ours.joinsPerSecond)} joins/s (the peak round's ticket collection).`, "");
+  lines.push(
+    `- This machine answered ${fmt(round(c.joinsPerSecond, 0))} joins/s over the arrivals (first due → last join answer); closed loop it answered ${fmt(p.ours.joinsPerSecond)} joins/s (the peak round's ticket collection).`,
+    "",
+  );
   if (chartFile) lines.push(`![waiting and admitted per second](${chartFile})`, "");
 
   const joinP99 = c.latency.join.p99;
   lines.push("| figure | value | target |", "| --- | ---: | --- |");
-  lines.push(`| arrivals / answered as tickets / sold out at the join | ${fmt(s.arrivals)} / ${fmt(c.tickets)} / ${fmt(c.finalOutcomes["join: SOLD_OUT"] ?? 0)} | every arrival answered |`);
+  lines.push(
+    `| arrivals / answered as tickets / sold out at the join | ${fmt(s.arrivals)} / ${fmt(c.tickets)} / ${fmt(c.finalOutcomes["join: SOLD_OUT"] ?? 0)} | every arrival answered |`,
+  );
   lines.push(`| reservations (QUEUED) | ${fmt(c.queued)} | the stock |`);
-  lines.push(`| join answer p50 / p99 / max (ms, from the due moment) | ${fmt(c.latency.join.p50)} / ${fmt(joinP99)} / ${fmt(c.latency.join.max)} | p99 < ${JOIN_P99_TARGET_MS} ms (reported, ${joinP99 === null ? "–" : joinP99 < JOIN_P99_TARGET_MS ? "met" : "**not met**"}) |`);
-  lines.push(`| purchase at admitAt p50 / p99 / max (ms, from admitAt) | ${fmt(c.latency.purchase.p50)} / ${fmt(c.latency.purchase.p99)} / ${fmt(c.latency.purchase.max)} | – |`);
-  lines.push(`| ticket purchases / bare Lua ceiling (requests/s at peak, one request per attempt) | ${fmt(round(p.ours.purchase.requestsPerSecond, 0))} / ${fmt(round(p.ceiling.requestsPerSecond, 0))} = ${fmt(round(p.ratio, 2))} | ≥ 0.5 (${p.ratio >= 0.5 ? "met" : "**not met**"}) |`);
+  lines.push(
+    `| join answer p50 / p99 / max (ms, from the due moment) | ${fmt(c.latency.join.p50)} / ${fmt(joinP99)} / ${fmt(c.latency.join.max)} | p99 < ${JOIN_P99_TARGET_MS} ms (reported, ${joinP99 === null ? "–" : joinP99 < JOIN_P99_TARGET_MS ? "met" : "**not met**"}) |`,
+  );
+  lines.push(
+    `| purchase at admitAt p50 / p99 / max (ms, from admitAt) | ${fmt(c.latency.purchase.p50)} / ${fmt(c.latency.purchase.p99)} / ${fmt(c.latency.purchase.max)} | – |`,
+  );
+  lines.push(
+    `| ticket purchases / bare Lua ceiling (requests/s at peak, one request per attempt) | ${fmt(round(p.ours.purchase.requestsPerSecond, 0))} / ${fmt(round(p.ceiling.requestsPerSecond, 0))} = ${fmt(round(p.ratio, 2))} | ≥ 0.5 (${p.ratio >= 0.5 ? "met" : "**not met**"}) |`,
+  );
   const ticketCpu = p.ours.firstJoinCpuMsPerAnswer;
   const purchaseCpu = p.ours.purchaseCpuMsPerAnswer;
   const cpuVerdict = ticketCpu === null || purchaseCpu === null ? "–" : ticketCpu <= purchaseCpu ? "met" : "**not met**";
-  lines.push(`| seckill service CPU per ticket answer (a first join) / per purchase (ms) | ${fmt(ticketCpu)} / ${fmt(purchaseCpu)} | no more than per purchase (${cpuVerdict}) |`);
-  lines.push(`| seckill service CPU per join with again (a new seat: gate, then script) (ms) | ${fmt(p.ours.againJoinCpuMsPerAnswer)} | – |`);
+  lines.push(
+    `| seckill service CPU per ticket answer (a first join) / per purchase (ms) | ${fmt(ticketCpu)} / ${fmt(purchaseCpu)} | no more than per purchase (${cpuVerdict}) |`,
+  );
+  lines.push(
+    `| seckill service CPU per join with again (a new seat: gate, then script) (ms) | ${fmt(p.ours.againJoinCpuMsPerAnswer)} | – |`,
+  );
   lines.push("");
 
   lines.push("| round | first | ticket purchases/s | ceiling/s | ratio |", "| ---: | --- | ---: | ---: | ---: |");
-  p.rounds.forEach((r, i) => lines.push(`| ${i + 1} | ${r.oursFirst ? "ours" : "baseline"} | ${fmt(round(r.ours, 0))} | ${fmt(round(r.baseline, 0))} | ${fmt(round(r.ratio, 2))} |`));
-  lines.push("", `The peak round: ${fmt(p.ours.tickets)} tickets collected, purchases answered ${Object.entries(p.ours.purchase.outcomes).map(([o, n]) => `${o} ${fmt(n)}`).join(", ")} (a TICKET_USED here means the round ran out of tickets).`, "");
+  p.rounds.forEach((r, i) =>
+    lines.push(
+      `| ${i + 1} | ${r.oursFirst ? "ours" : "baseline"} | ${fmt(round(r.ours, 0))} | ${fmt(round(r.baseline, 0))} | ${fmt(round(r.ratio, 2))} |`,
+    ),
+  );
+  lines.push(
+    "",
+    `The peak round: ${fmt(p.ours.tickets)} tickets collected, purchases answered ${Object.entries(p.ours.purchase.outcomes)
+      .map(([o, n]) => `${o} ${fmt(n)}`)
+      .join(", ")} (a TICKET_USED here means the round ran out of tickets).`,
+    "",
+  );
 
-  lines.push("### Admitted per second (by second of admitAt, from the opening)", "", "| second | admitted | checked (±5 %) | ok |", "| ---: | ---: | :---: | :---: |");
-  for (const r of room.admission.rows) lines.push(`| ${r.second} | ${fmt(r.admitted)} | ${r.checked ? "yes" : "–"} | ${r.ok ? "yes" : "**no**"} |`);
+  lines.push(
+    "### Admitted per second (by second of admitAt, from the opening)",
+    "",
+    "| second | admitted | checked (±5 %) | ok |",
+    "| ---: | ---: | :---: | :---: |",
+  );
+  for (const r of room.admission.rows)
+    lines.push(`| ${r.second} | ${fmt(r.admitted)} | ${r.checked ? "yes" : "–"} | ${r.ok ? "yes" : "**no**"} |`);
   if (room.admission.span) {
     const span = room.admission.span;
     lines.push(
@@ -93,7 +131,8 @@ export function roomSection(room: RoomReport, chartFile?: string): string[] {
   lines.push("");
 
   lines.push("### Checks", "", "| check | expected | actual | ok |", "| --- | ---: | ---: | :---: |");
-  for (const check of room.checks) lines.push(`| ${check.name} | ${fmt(check.expected)} | ${fmt(check.actual)} | ${check.ok ? "yes" : "**NO**"} |`);
+  for (const check of room.checks)
+    lines.push(`| ${check.name} | ${fmt(check.expected)} | ${fmt(check.actual)} | ${check.ok ? "yes" : "**NO**"} |`);
   lines.push("");
 
   lines.push("### Answers", "", "| step | outcome | count |", "| --- | --- | ---: |");
@@ -105,12 +144,22 @@ export function roomSection(room: RoomReport, chartFile?: string): string[] {
   if (c.latency.rejoin.count) lines.push(latencyRow("room.join (after the draw)", c.latency.rejoin));
   lines.push(latencyRow("seckill.purchase at admitAt", c.latency.purchase));
   lines.push(latencyRow("peak round: seckill.purchase (closed loop)", p.ours.purchase.latencyMs));
-  if (c.challenges) lines.push("", `Challenges solved: ${fmt(c.challenges.solved)}, solver time p50 ${fmt(c.challenges.solveMs.p50)} ms, p99 ${fmt(c.challenges.solveMs.p99)} ms.`);
+  if (c.challenges)
+    lines.push(
+      "",
+      `Challenges solved: ${fmt(c.challenges.solved)}, solver time p50 ${fmt(c.challenges.solveMs.p50)} ms, p99 ${fmt(c.challenges.solveMs.p99)} ms.`,
+    );
   lines.push("");
 
   if (room.resources) {
-    lines.push(`CPU during the room crowd (${fmt(room.resources.seconds)} s; the machine ${fmt(room.resources.machineCores)} cores busy):`, "", "| component | CPU seconds | cores busy | peak RSS (MiB) |", "| --- | ---: | ---: | ---: |");
-    for (const row of room.resources.rows) lines.push(`| ${row.component} | ${fmt(row.cpuSeconds)} | ${fmt(row.cores)} | ${fmt(row.peakRssMiB)} |`);
+    lines.push(
+      `CPU during the room crowd (${fmt(room.resources.seconds)} s; the machine ${fmt(room.resources.machineCores)} cores busy):`,
+      "",
+      "| component | CPU seconds | cores busy | peak RSS (MiB) |",
+      "| --- | ---: | ---: | ---: |",
+    );
+    for (const row of room.resources.rows)
+      lines.push(`| ${row.component} | ${fmt(row.cpuSeconds)} | ${fmt(row.cores)} | ${fmt(row.peakRssMiB)} |`);
     lines.push("");
   }
   return lines;
@@ -119,14 +168,21 @@ export function roomSection(room: RoomReport, chartFile?: string): string[] {
 export function roomMarkdown(r: RoomBenchReport): string {
   const lines: string[] = [];
   lines.push(`# Flash-sale benchmark, waiting room — ${r.startedAt.replace("T", " ").slice(0, 19)} UTC`, "");
-  lines.push(`**Result: ${r.room.ok ? "PASS" : "FAIL"}** — ${r.room.ok ? "every check held" : "a check failed (see below)"}. The proof-of-work challenge is ${r.room.settings.challenge ? "on" : "off (a bench-only setting)"}.`, "");
+  lines.push(
+    `**Result: ${r.room.ok ? "PASS" : "FAIL"}** — ${r.room.ok ? "every check held" : "a check failed (see below)"}. The proof-of-work challenge is ${r.room.settings.challenge ? "on" : "off (a bench-only setting)"}.`,
+    "",
+  );
   lines.push("```", r.command, "```", "");
   lines.push(...roomSection(r.room, r.chart));
   lines.push(...doorSection(r.frontDoor ?? []));
   lines.push(...profileSection(r.profile ?? []));
   lines.push("## Where and on what", "");
-  lines.push(`- Machine: ${fmt(r.machine.cpuModel)}, ${fmt(r.machine.cores)} cores, ${fmt(r.machine.memoryGiB)} GiB, Node ${fmt(r.machine.node)}; load generator, seckill service, worker, MariaDB and Redis all on it; load average at start ${JSON.stringify(r.machine.loadAverageAtStart)} (above 2, other work shared the cores).`);
-  lines.push(`- MariaDB ${r.services.mariadb}, Redis ${r.services.redis}. Code: ${fmt(r.code.commit)} (${fmt(r.code.subject)})${r.code.dirty ? ", with uncommitted changes" : ""}.`);
+  lines.push(
+    `- Machine: ${fmt(r.machine.cpuModel)}, ${fmt(r.machine.cores)} cores, ${fmt(r.machine.memoryGiB)} GiB, Node ${fmt(r.machine.node)}; load generator, seckill service, worker, MariaDB and Redis all on it; load average at start ${JSON.stringify(r.machine.loadAverageAtStart)} (above 2, other work shared the cores).`,
+  );
+  lines.push(
+    `- MariaDB ${r.services.mariadb}, Redis ${r.services.redis}. Code: ${fmt(r.code.commit)} (${fmt(r.code.subject)})${r.code.dirty ? ", with uncommitted changes" : ""}.`,
+  );
   lines.push(`- Seeding ${fmt(r.seed.shoppers)} shoppers took ${fmt(r.seed.seconds)} s.`, "");
   return lines.join("\n");
 }

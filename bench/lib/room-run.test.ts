@@ -7,7 +7,17 @@ import { latencySummary } from "./stats";
 const OPENS = 1_000_000;
 
 function crowd(overrides: Partial<RoomCrowdRun> = {}): RoomCrowdRun {
-  const tickets: RoomTicket[] = Array.from({ length: 4000 }, (_, i) => ({ shopper: i, seat: i + 1, position: i + 1, admitAt: OPENS + i, answeredAt: OPENS + 2500, seatedAt: OPENS, ahead: i, purchase: i < 3000 ? "QUEUED" : "SOLD_OUT", early: 0 }));
+  const tickets: RoomTicket[] = Array.from({ length: 4000 }, (_, i) => ({
+    shopper: i,
+    seat: i + 1,
+    position: i + 1,
+    admitAt: OPENS + i,
+    answeredAt: OPENS + 2500,
+    seatedAt: OPENS,
+    ahead: i,
+    purchase: i < 3000 ? "QUEUED" : "SOLD_OUT",
+    early: 0,
+  }));
   return {
     arrivals: 4000,
     startedAt: OPENS,
@@ -31,7 +41,12 @@ function crowd(overrides: Partial<RoomCrowdRun> = {}): RoomCrowdRun {
 }
 
 function failed(run: RoomCrowdRun) {
-  return roomChecks(run, checkAdmittedPerSecond(presentedPasses(run.tickets), 1000, OPENS), { ...checkPlacesIncrease(run.tickets.filter((t) => t.ahead > 0)), atTheFront: 1 }, 1000)
+  return roomChecks(
+    run,
+    checkAdmittedPerSecond(presentedPasses(run.tickets), 1000, OPENS),
+    { ...checkPlacesIncrease(run.tickets.filter((t) => t.ahead > 0)), atTheFront: 1 },
+    1000,
+  )
     .filter((c) => !c.ok)
     .map((c) => c.name);
 }

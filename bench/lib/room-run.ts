@@ -5,7 +5,14 @@ import type { Services } from "../../server/services";
 import { PURCHASE_PATH, shopperHeaders } from "./crowd";
 import { send } from "./open-loop";
 import { JOIN_PATH, parseRoomAnswer, runRoomCrowd, type RoomCrowdRun, type RoomTicket } from "./room-crowd";
-import { checkAdmittedPerSecond, checkPlacesIncrease, ticketsForRound, waitingOverTime, type AdmissionCheck, type PresentedPass } from "./room-checks";
+import {
+  checkAdmittedPerSecond,
+  checkPlacesIncrease,
+  ticketsForRound,
+  waitingOverTime,
+  type AdmissionCheck,
+  type PresentedPass,
+} from "./room-checks";
 import { checkSale, openSale, waitForDrain, type Check } from "./sale";
 import { collectLoadGeneratorGarbage, measureLoad, PROBE_WARMUP_SECONDS, type LoadResult } from "./load";
 import { ResourceSampler, type ResourceUse } from "./procs";
@@ -100,7 +107,9 @@ export async function runRoom(context: RoomContext): Promise<RoomReport> {
     room: { admissionRate: room.admissionRate, arrivalOrder: room.arrivalOrder, purchaseChallenge: room.challenge },
   });
   const opensAt = sale.startsAt.getTime();
-  log(`room sale ${sale.saleId}: ${arrivals.toLocaleString("en-US")} arrivals over ${room.arrivalSeconds} s, ${room.admissionRate.toLocaleString("en-US")} admitted/s, ${room.arrivalOrder} order, challenge ${room.challenge ? "on" : "off"}`);
+  log(
+    `room sale ${sale.saleId}: ${arrivals.toLocaleString("en-US")} arrivals over ${room.arrivalSeconds} s, ${room.admissionRate.toLocaleString("en-US")} admitted/s, ${room.arrivalOrder} order, challenge ${room.challenge ? "on" : "off"}`,
+  );
   collectLoadGeneratorGarbage();
   await sleep(Math.max(0, opensAt - lead - Date.now() - 200));
   const bar = progressBar("room crowd");
@@ -129,20 +138,36 @@ export async function runRoom(context: RoomContext): Promise<RoomReport> {
   const admission = checkAdmittedPerSecond(presentedPasses(crowd.tickets), room.admissionRate, opensAt);
   // A ticket answered at the front (nobody ahead) names the moment it was read, not the line's for
   // its place: a RANDOM seat that reads its drawn place after the place passed is admitted then.
-  const places = { ...checkPlacesIncrease(crowd.tickets.filter((t) => t.ahead > 0)), atTheFront: crowd.tickets.filter((t) => t.ahead === 0).length };
+  const places = {
+    ...checkPlacesIncrease(crowd.tickets.filter((t) => t.ahead > 0)),
+    atTheFront: crowd.tickets.filter((t) => t.ahead === 0).length,
+  };
   const checks: Check[] = [...verdict.checks, ...roomChecks(crowd, admission, places, room.admissionRate)];
-  if (!drained) checks.push({ name: "every reservation in MySQL within the drain timeout", expected: "drained", actual: "not drained", ok: false });
+  if (!drained)
+    checks.push({ name: "every reservation in MySQL within the drain timeout", expected: "drained", actual: "not drained", ok: false });
 
   const peak = await measureTicketPeak(context);
   const replayed = Object.values(peak.replays).reduce((a, b) => a + b, 0);
   checks.push({
     name: "peak sale (cannot sell out): spent tickets replayed answered TICKET_USED",
     expected: replayed,
-    actual: Object.entries(peak.replays).map(([o, n]) => `${o} ${n}`).join(", ") || "none replayed",
+    actual:
+      Object.entries(peak.replays)
+        .map(([o, n]) => `${o} ${n}`)
+        .join(", ") || "none replayed",
     ok: replayed > 0 && peak.replays.TICKET_USED === replayed,
   });
   const ok = checks.every((c) => c.ok);
-  log(`room checks: ${ok ? "all held" : `FAILED: ${checks.filter((c) => !c.ok).map((c) => c.name).join("; ")}`}`);
+  log(
+    `room checks: ${
+      ok
+        ? "all held"
+        : `FAILED: ${checks
+            .filter((c) => !c.ok)
+            .map((c) => c.name)
+            .join("; ")}`
+    }`,
+  );
   const { tickets, queued, ...rest } = crowd;
   const lastAdmitAt = tickets.reduce((max, t) => Math.max(max, t.admitAt), opensAt);
   return {
@@ -177,7 +202,12 @@ export function presentedPasses(tickets: readonly RoomTicket[]): PresentedPass[]
 }
 
 /** The room's own checks beside the sale's invariants. */
-export function roomChecks(crowd: RoomCrowdRun, admission: AdmissionCheck, places: ReturnType<typeof checkPlacesIncrease> & { atTheFront: number }, rate: number): Check[] {
+export function roomChecks(
+  crowd: RoomCrowdRun,
+  admission: AdmissionCheck,
+  places: ReturnType<typeof checkPlacesIncrease> & { atTheFront: number },
+  rate: number,
+): Check[] {
   const unexpected = Object.entries(crowd.finalOutcomes).filter(([outcome]) => !ANSWERED.has(outcome));
   const seats = new Set(crowd.tickets.map((t) => t.seat));
   const buyers = new Set(crowd.queued.map((q) => q.shopper));
@@ -197,25 +227,42 @@ export function roomChecks(crowd: RoomCrowdRun, admission: AdmissionCheck, place
       name: `room: admitted per second within ±5 % of ${rate.toLocaleString("en-US")}, every whole second while shoppers waited and stock remained`,
       expected: `${admission.checkedSeconds} s checked`,
       actual: admission.checkedSeconds
-        ? off.length ? off.map((r) => `second ${r.second}: ${r.admitted}`).join(", ") : "all within"
+        ? off.length
+          ? off.map((r) => `second ${r.second}: ${r.admitted}`).join(", ")
+          : "all within"
         : admission.span
           ? `no whole second: the line held shoppers back for ${round((admission.span.toMs - admission.span.fromMs) / 1000, 3)} s, ${admission.span.admitted} admitted, ${round(admission.span.perSecond, 0)}/s${admission.span.checked ? "" : " (too few to check)"}`
           : "nobody admitted",
       ok: admission.ok,
     },
-    { name: "room: purchases refused as early (NOT_ADMITTED_YET) at their admitAt", expected: 0, actual: crowd.refusedEarly, ok: crowd.refusedEarly === 0 },
+    {
+      name: "room: purchases refused as early (NOT_ADMITTED_YET) at their admitAt",
+      expected: 0,
+      actual: crowd.refusedEarly,
+      ok: crowd.refusedEarly === 0,
+    },
     {
       name: `room: places strictly increasing with admission moment (tickets answered with someone ahead; ${places.atTheFront.toLocaleString("en-US")} answered at the front, admitted as read, left out)`,
       expected: "in order",
-      actual: places.ok ? "in order" : `${places.outOfOrder} out of order, ${places.repeated} given twice; e.g. ${JSON.stringify(places.examples.slice(0, 2))}`,
+      actual: places.ok
+        ? "in order"
+        : `${places.outOfOrder} out of order, ${places.repeated} given twice; e.g. ${JSON.stringify(places.examples.slice(0, 2))}`,
       ok: places.ok,
     },
     { name: "room: seats given twice", expected: 0, actual: crowd.tickets.length - seats.size, ok: seats.size === crowd.tickets.length },
-    { name: "room: shoppers admitted and reserving twice", expected: 0, actual: crowd.queued.length - buyers.size, ok: buyers.size === crowd.queued.length },
+    {
+      name: "room: shoppers admitted and reserving twice",
+      expected: 0,
+      actual: crowd.queued.length - buyers.size,
+      ok: buyers.size === crowd.queued.length,
+    },
     {
       name: "room: spent tickets replayed right after their QUEUED: refused (TICKET_USED, UNIT_LIMIT_REACHED at a limit of 1, SOLD_OUT once the flag is up)",
       expected: "refused",
-      actual: Object.entries(crowd.replays).map(([o, n]) => `${o} ${n}`).join(", ") || "none replayed",
+      actual:
+        Object.entries(crowd.replays)
+          .map(([o, n]) => `${o} ${n}`)
+          .join(", ") || "none replayed",
       ok: replayedQueued === 0 && replayOther.length === 0,
     },
   ];
@@ -246,7 +293,9 @@ async function measureTicketPeak(context: RoomContext): Promise<TicketPeak> {
       { ours: (run) => run.purchase.requestsPerSecond, baseline: (run) => run.requestsPerSecond },
     );
     const median = medianRound(rounds);
-    log(`ticket purchases ${Math.round(median.figures.ours)}/s vs bare Lua ceiling ${Math.round(median.figures.baseline)}/s: ${median.figures.ratio.toFixed(2)}`);
+    log(
+      `ticket purchases ${Math.round(median.figures.ours)}/s vs bare Lua ceiling ${Math.round(median.figures.baseline)}/s: ${median.figures.ratio.toFixed(2)}`,
+    );
     return { ours: median.ours, ceiling: median.baseline, ratio: median.figures.ratio, rounds: rounds.map((r) => r.figures), replays };
   } finally {
     await ceiling.close();
@@ -259,7 +308,11 @@ async function measureTicketPeak(context: RoomContext): Promise<TicketPeak> {
  * each shopper's first join of it is a first join), with tickets for `expectedPerSecond` over the
  * probe's seconds; spent tickets replayed are tallied into `replays`.
  */
-export async function ticketPeakRound(context: TicketRoundContext, expectedPerSecond: number, replays: Record<string, number>): Promise<PeakRound> {
+export async function ticketPeakRound(
+  context: TicketRoundContext,
+  expectedPerSecond: number,
+  replays: Record<string, number>,
+): Promise<PeakRound> {
   const sale = await openSale(context.services, {
     name: "Bench room purchase-path probe",
     stock: 10_000_000,
@@ -291,7 +344,8 @@ async function peakRound(context: TicketRoundContext, saleId: number, count: num
     progressLabel: false,
   });
   // The first tickets were spent in the warm-up; replayed now, within their pass window.
-  for (const [outcome, n] of Object.entries(await replayTickets(context, saleId, collected.tickets.slice(0, REPLAY_SAMPLE)))) replays[outcome] = (replays[outcome] ?? 0) + n;
+  for (const [outcome, n] of Object.entries(await replayTickets(context, saleId, collected.tickets.slice(0, REPLAY_SAMPLE))))
+    replays[outcome] = (replays[outcome] ?? 0) + n;
   const cpuPer = (use: ResourceUse | undefined, answers: number) => {
     const seconds = use?.rows[0]?.cpuSeconds;
     return seconds === undefined || answers === 0 ? null : round((seconds * 1000) / answers, 3);
@@ -335,7 +389,14 @@ async function collectTickets(context: TicketRoundContext, saleId: number, count
           const parsed = parseRoomAnswer(answer.status, answer.body);
           if (parsed.status === "WAITING" && parsed.ticket) tickets.push({ shopper, ticket: parsed.ticket });
           else refused[parsed.status] = (refused[parsed.status] ?? 0) + 1;
-          if (tickets.length % 5000 === 0) bar.update({ attempts: tickets.length, total: count, requests: next, seconds: (performance.now() - startedAt) / 1000, queued: 0 });
+          if (tickets.length % 5000 === 0)
+            bar.update({
+              attempts: tickets.length,
+              total: count,
+              requests: next,
+              seconds: (performance.now() - startedAt) / 1000,
+              queued: 0,
+            });
         }
       }),
     );
@@ -361,7 +422,12 @@ async function replayTickets(context: Pick<RoomContext, "urls" | "bearers">, sal
   const answers: Record<string, number> = {};
   try {
     for (const held of spent) {
-      const answer = await send(pool, PURCHASE_PATH, shopperHeaders(context.bearers, held.shopper), JSON.stringify({ json: { saleId, ticket: held.ticket } }));
+      const answer = await send(
+        pool,
+        PURCHASE_PATH,
+        shopperHeaders(context.bearers, held.shopper),
+        JSON.stringify({ json: { saleId, ticket: held.ticket } }),
+      );
       const status = parseRoomAnswer(answer.status, answer.body).status;
       answers[status] = (answers[status] ?? 0) + 1;
     }

@@ -14,7 +14,10 @@ export interface RoomSaleSettings {
   purchaseChallenge: boolean;
 }
 
-export async function openSale(services: Services, input: { name: string; stock: number; unitLimit?: number; startsInMs?: number; stockBuckets?: number; room?: RoomSaleSettings }) {
+export async function openSale(
+  services: Services,
+  input: { name: string; stock: number; unitLimit?: number; startsInMs?: number; stockBuckets?: number; room?: RoomSaleSettings },
+) {
   const startsAt = new Date(Date.now() + (input.startsInMs ?? 0));
   const { saleId } = await createSale(services, {
     productName: input.name,
@@ -43,7 +46,10 @@ export async function ordersInMysql(services: Services, saleId: number): Promise
  * growing orders table, polled every few ms, would compete with the very drain it times.
  */
 async function soldInMysql(services: Services, saleId: number): Promise<number> {
-  const [row] = (await services.sql.query("SELECT s.total_stock - st.count AS sold FROM sales s JOIN stock st ON st.sale_id = s.id WHERE s.id = ?", [saleId])) as {
+  const [row] = (await services.sql.query(
+    "SELECT s.total_stock - st.count AS sold FROM sales s JOIN stock st ON st.sale_id = s.id WHERE s.id = ?",
+    [saleId],
+  )) as {
     sold: number | bigint;
   }[];
   if (!row) throw new Error(`Sale ${saleId} has no stock row`);
@@ -103,7 +109,13 @@ export interface Check {
  * stock sold (when the crowd could buy it all), no oversell, nobody twice, and the QUEUED answers
  * are exactly the orders.
  */
-export async function checkSale(services: Services, saleId: number, stock: number, crowd: Pick<CrowdRun, "queued">, crowdCouldSellOut: boolean) {
+export async function checkSale(
+  services: Services,
+  saleId: number,
+  stock: number,
+  crowd: Pick<CrowdRun, "queued">,
+  crowdCouldSellOut: boolean,
+) {
   const ledger: SaleLedger = await readSaleLedger(services, saleId);
   const violations = invariantViolations(ledger);
   const orders = await services.db.order.findMany({ where: { saleId }, select: { reservationId: true, userId: true } });
@@ -114,12 +126,27 @@ export async function checkSale(services: Services, saleId: number, stock: numbe
   const duplicateBuyers = orders.length - new Set(orders.map((o) => o.userId)).size;
   const expectedOrders = crowdCouldSellOut ? stock : crowd.queued.length;
   const checks: Check[] = [
-    { name: "ledger invariants (server/recovery/invariants.ts)", expected: "none", actual: violations.length ? violations.join("; ") : "none", ok: violations.length === 0 },
+    {
+      name: "ledger invariants (server/recovery/invariants.ts)",
+      expected: "none",
+      actual: violations.length ? violations.join("; ") : "none",
+      ok: violations.length === 0,
+    },
     { name: "orders in MySQL", expected: expectedOrders, actual: orders.length, ok: orders.length === expectedOrders },
-    { name: "oversold units (orders beyond the stock)", expected: 0, actual: Math.max(0, orders.length - stock), ok: orders.length <= stock },
+    {
+      name: "oversold units (orders beyond the stock)",
+      expected: 0,
+      actual: Math.max(0, orders.length - stock),
+      ok: orders.length <= stock,
+    },
     { name: "shoppers with two orders (unit limit 1)", expected: 0, actual: duplicateBuyers, ok: duplicateBuyers === 0 },
     { name: "MySQL stock", expected: stock - expectedOrders, actual: ledger.dbStock, ok: ledger.dbStock === stock - expectedOrders },
-    { name: "Redis stock", expected: stock - expectedOrders, actual: ledger.redisStock ?? "missing", ok: ledger.redisStock === stock - expectedOrders },
+    {
+      name: "Redis stock",
+      expected: stock - expectedOrders,
+      actual: ledger.redisStock ?? "missing",
+      ok: ledger.redisStock === stock - expectedOrders,
+    },
     { name: "pending reservations", expected: 0, actual: ledger.pendingReservations, ok: ledger.pendingReservations === 0 },
     { name: "QUEUED answers without an order", expected: 0, actual: queuedWithoutOrder, ok: queuedWithoutOrder === 0 },
     { name: "orders no shopper was told about", expected: 0, actual: ordersWithoutAnswer, ok: ordersWithoutAnswer === 0 },

@@ -56,7 +56,9 @@ export async function secondInstanceRow(context: {
 }): Promise<ScaleRow> {
   const extra = await startSeckillService(context.childEnv);
   try {
-    const run = await context.crowd([...context.urls, extra.url], context.saleId, context.plan, "purchase path, 2 instances", { maxSeconds: context.seconds });
+    const run = await context.crowd([...context.urls, extra.url], context.saleId, context.plan, "purchase path, 2 instances", {
+      maxSeconds: context.seconds,
+    });
     return scaleRow("seckill service processes", `${context.urls.length + 1}`, run);
   } finally {
     await extra.stop();
@@ -64,9 +66,19 @@ export async function secondInstanceRow(context: {
 }
 
 /** One sale of `stock` units sold to `users` distinct shoppers on a local Redis Cluster, with K = 1 and K = 10 buckets. */
-export async function bucketRows(context: { childEnv: Record<string, string>; stock: number; users: number; crowd: Crowd; log: (line: string) => void }): Promise<ScaleRow[]> {
+export async function bucketRows(context: {
+  childEnv: Record<string, string>;
+  stock: number;
+  users: number;
+  crowd: Crowd;
+  log: (line: string) => void;
+}): Promise<ScaleRow[]> {
   const cluster = await startRedisCluster(3);
-  const clusterEnv = { ...context.childEnv, REDIS_CLUSTER_NODES: cluster.nodes, REDIS_NAMESPACE: `${context.childEnv.REDIS_NAMESPACE}_cluster` };
+  const clusterEnv = {
+    ...context.childEnv,
+    REDIS_CLUSTER_NODES: cluster.nodes,
+    REDIS_NAMESPACE: `${context.childEnv.REDIS_NAMESPACE}_cluster`,
+  };
   context.log(`Redis Cluster on ${cluster.nodes}`);
   const services = await createServices(readEnv({ ...clusterEnv }));
   const processes: ChildHandle[] = [];
@@ -75,10 +87,21 @@ export async function bucketRows(context: { childEnv: Record<string, string>; st
     processes.push(service, await startWorker(clusterEnv));
     const rows: ScaleRow[] = [];
     for (const buckets of [1, 10]) {
-      const sale = await openSale(services, { name: `Bench cluster sale, ${buckets} bucket(s)`, stock: context.stock, stockBuckets: buckets });
+      const sale = await openSale(services, {
+        name: `Bench cluster sale, ${buckets} bucket(s)`,
+        stock: context.stock,
+        stockBuckets: buckets,
+      });
       const run = await context.crowd([service.url], sale.saleId, buildPlan(context.users, 0), `cluster, K=${buckets}`);
       await waitForDrain(services, sale.saleId, run.queued.length, 180_000);
-      rows.push(scaleRow("stock buckets on a 3-master Redis Cluster", `K = ${buckets}`, run, await checkSale(services, sale.saleId, context.stock, run, run.attempts >= context.stock)));
+      rows.push(
+        scaleRow(
+          "stock buckets on a 3-master Redis Cluster",
+          `K = ${buckets}`,
+          run,
+          await checkSale(services, sale.saleId, context.stock, run, run.attempts >= context.stock),
+        ),
+      );
     }
     return rows;
   } finally {

@@ -18,7 +18,8 @@ export function parsePrometheus(text: string): Sample[] {
     const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)/.exec(line);
     if (!match) continue;
     const labels: Record<string, string> = {};
-    for (const pair of (match[2] ?? "").matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[pair[1]!] = pair[2]!.replace(/\\(.)/g, "$1");
+    for (const pair of (match[2] ?? "").matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+      labels[pair[1]!] = pair[2]!.replace(/\\(.)/g, "$1");
     samples.push({ name: match[1]!, labels, value: Number(match[3]) });
   }
   return samples;
@@ -52,10 +53,25 @@ export function metricChecks(seckill: readonly Sample[], workers: readonly Sampl
   const written = sumOf(workers, "orders_written_total");
   const batched = sumOf(workers, "orders_group_commit_batch_size_sum");
   // Every worker reports the same queue: the most any of them saw.
-  const waiting = Math.max(0, ...workers.filter((s) => s.name === "queue_jobs" && s.labels.queue === "create-order" && s.labels.state === "waiting").map((s) => s.value));
+  const waiting = Math.max(
+    0,
+    ...workers
+      .filter((s) => s.name === "queue_jobs" && s.labels.queue === "create-order" && s.labels.state === "waiting")
+      .map((s) => s.value),
+  );
   return [
-    { name: "metrics: answers in seckill_request_duration_seconds", expected: counts.requests, actual: answered, ok: answered === counts.requests },
-    { name: "metrics: QUEUED purchases in seckill_request_duration_seconds", expected: counts.queued, actual: queued, ok: queued === counts.queued },
+    {
+      name: "metrics: answers in seckill_request_duration_seconds",
+      expected: counts.requests,
+      actual: answered,
+      ok: answered === counts.requests,
+    },
+    {
+      name: "metrics: QUEUED purchases in seckill_request_duration_seconds",
+      expected: counts.queued,
+      actual: queued,
+      ok: queued === counts.queued,
+    },
     { name: "metrics: orders_written_total (every worker)", expected: counts.orders, actual: written, ok: written === counts.orders },
     { name: "metrics: reservations through group commits", expected: counts.orders, actual: batched, ok: batched >= counts.orders },
     { name: "metrics: create-order jobs waiting after the drain", expected: 0, actual: waiting, ok: waiting === 0 },

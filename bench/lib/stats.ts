@@ -55,7 +55,15 @@ export class LatencyBySecond {
     return Array.from({ length: Math.max(this.latencies.length, this.answers.length, this.latestStarts.length) }, (_, second) => {
       const { count, p50, p99, max } = latencySummary(this.latencies[second] ?? []);
       const latestStart = this.latestStarts[second];
-      return { second, due: count, answered: this.answers[second] ?? 0, p50, p99, max, latestStartMs: latestStart === undefined ? null : round(latestStart, 2) };
+      return {
+        second,
+        due: count,
+        answered: this.answers[second] ?? 0,
+        p50,
+        p99,
+        max,
+        latestStartMs: latestStart === undefined ? null : round(latestStart, 2),
+      };
     });
   }
 }

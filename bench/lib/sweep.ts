@@ -31,7 +31,12 @@ export function sweepCrowds(stock: number, users: number): number[] {
 /** Drives one crowd at a sale (the headline run's crowd, bound to its system and shoppers). */
 export type CrowdAt = (saleId: number, plan: Plan, label: string, extra?: { maxSeconds?: number }) => Promise<CrowdRun>;
 
-export async function runSweep(context: { services: Services; shoppers: number; crowd: CrowdAt; log: (line: string) => void }): Promise<SweepPoint[]> {
+export async function runSweep(context: {
+  services: Services;
+  shoppers: number;
+  crowd: CrowdAt;
+  log: (line: string) => void;
+}): Promise<SweepPoint[]> {
   const points: SweepPoint[] = [];
   for (const stock of SWEEP_STOCKS) {
     for (const users of sweepCrowds(stock, context.shoppers)) {

@@ -10,7 +10,9 @@ describe("a warm-up refused by the per-IP request rate", () => {
   });
 
   it("counts the share among the attempts that were answered", () => {
-    expect(crowdRefusedProblem({ "no answer": 1000, "error TOO_MANY_REQUESTS": 150, QUEUED: 850 })).toContain("150 of 1,000 warm-up attempts");
+    expect(crowdRefusedProblem({ "no answer": 1000, "error TOO_MANY_REQUESTS": 150, QUEUED: 850 })).toContain(
+      "150 of 1,000 warm-up attempts",
+    );
   });
 
   it("lets a few refusals, or none, or an empty warm-up, through", () => {
@@ -23,6 +25,8 @@ describe("a warm-up refused by the per-IP request rate", () => {
 describe("the targets' health check", () => {
   it("names a target that does not answer, before anything is seeded into its database", async () => {
     // Port 1 on loopback: nothing listens there, so the connection is refused at once.
-    await expect(checkTargets(["http://127.0.0.1:1"])).rejects.toThrow("--target http://127.0.0.1:1: http://127.0.0.1:1/api/health answered nothing; is the system running there?");
+    await expect(checkTargets(["http://127.0.0.1:1"])).rejects.toThrow(
+      "--target http://127.0.0.1:1: http://127.0.0.1:1/api/health answered nothing; is the system running there?",
+    );
   });
 });

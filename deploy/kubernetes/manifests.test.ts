@@ -109,7 +109,12 @@ interface PodSpec {
   hostIPC?: boolean;
   volumes?: Record<string, unknown>[];
   terminationGracePeriodSeconds?: number;
-  topologySpreadConstraints?: { topologyKey: string; maxSkew: number; whenUnsatisfiable: string; labelSelector?: { matchLabels?: Labels } }[];
+  topologySpreadConstraints?: {
+    topologyKey: string;
+    maxSkew: number;
+    whenUnsatisfiable: string;
+    labelSelector?: { matchLabels?: Labels };
+  }[];
 }
 interface Manifest {
   apiVersion: string;
@@ -126,7 +131,12 @@ interface Manifest {
     ports?: { name?: string; port: number; targetPort?: PortRef }[];
     ingressClassName?: string;
     tls?: { hosts: string[]; secretName: string }[];
-    rules?: { host?: string; http: { paths: { path: string; pathType: string; backend: { service: { name: string; port: { name?: string; number?: number } } } }[] } }[];
+    rules?: {
+      host?: string;
+      http: {
+        paths: { path: string; pathType: string; backend: { service: { name: string; port: { name?: string; number?: number } } } }[];
+      };
+    }[];
     scaleTargetRef?: { apiVersion: string; kind: string; name: string };
     metrics?: { type: string; resource?: { name: string } }[];
   };
@@ -146,7 +156,9 @@ function parseYamlFile(file: string): unknown[] {
 const yamlFiles = readdirSync(folder)
   .filter((name) => name.endsWith(".yaml"))
   .sort();
-const objects: Located[] = yamlFiles.filter((file) => file !== KUSTOMIZATION && file !== KUSTOMIZE_CONFIG).flatMap((file) => parseYamlFile(file).map((manifest) => ({ file, manifest: manifest as Manifest })));
+const objects: Located[] = yamlFiles
+  .filter((file) => file !== KUSTOMIZATION && file !== KUSTOMIZE_CONFIG)
+  .flatMap((file) => parseYamlFile(file).map((manifest) => ({ file, manifest: manifest as Manifest })));
 interface Kustomization {
   namespace: string;
   resources: string[];
@@ -173,7 +185,10 @@ const scripts = (JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"
 function scriptOf(container: Container): string {
   const command = (container.command ?? []).join(" ");
   const script = Object.keys(scripts).find((name) => scripts[name] === command);
-  if (!script || !command.startsWith("node ")) throw new Error(`${container.name}: command must be a package.json script's node command line, got ${JSON.stringify(container.command)}`);
+  if (!script || !command.startsWith("node "))
+    throw new Error(
+      `${container.name}: command must be a package.json script's node command line, got ${JSON.stringify(container.command)}`,
+    );
   return script;
 }
 function deploymentRunning(script: string): Manifest {
@@ -199,7 +214,8 @@ function environmentOf(container: Container): Record<string, string> {
 
 const labelsMatch = (selector: Labels, labels: Labels) => Object.entries(selector).every(([key, value]) => labels[key] === value);
 const selectedDeployments = (selector: Labels) => deployments.filter((d) => labelsMatch(selector, d.spec!.template!.metadata.labels));
-const containerPortFor = (container: Container, port: PortRef) => container.ports?.find((p) => (typeof port === "string" ? p.name === port : p.containerPort === port));
+const containerPortFor = (container: Container, port: PortRef) =>
+  container.ports?.find((p) => (typeof port === "string" ? p.name === port : p.containerPort === port));
 
 /**
  * The fields of `manifest` its schema does not define, as paths. The models' schemas accept
@@ -249,18 +265,34 @@ function fieldsUnknownToSchema(model: ModelClass, manifest: object): string[] {
 describe("Kubernetes manifests (deploy/kubernetes)", () => {
   it("holds each kind the deployment needs", () => {
     const kinds = new Set(objects.map((o) => o.manifest.kind));
-    for (const kind of ["Namespace", "ConfigMap", "Secret", "Job", "Deployment", "Service", "Ingress", "HorizontalPodAutoscaler", "PodDisruptionBudget"]) expect(kinds, kind).toContain(kind);
+    for (const kind of [
+      "Namespace",
+      "ConfigMap",
+      "Secret",
+      "Job",
+      "Deployment",
+      "Service",
+      "Ingress",
+      "HorizontalPodAutoscaler",
+      "PodDisruptionBudget",
+    ])
+      expect(kinds, kind).toContain(kind);
   });
 
-  it.each(objects.map((o) => [`${o.file}: ${o.manifest.kind} ${o.manifest.metadata?.name}`, o] as const))("%s is valid against its schema, with no field it does not define", (_, { manifest }) => {
-    const model = MODELS[`${manifest.apiVersion} ${manifest.kind}`];
-    expect(model, `a schema for ${manifest.apiVersion} ${manifest.kind}`).toBeDefined();
-    expect(() => new model!(manifest as never).validate()).not.toThrow();
-    expect(fieldsUnknownToSchema(model!, manifest)).toEqual([]);
-  });
+  it.each(objects.map((o) => [`${o.file}: ${o.manifest.kind} ${o.manifest.metadata?.name}`, o] as const))(
+    "%s is valid against its schema, with no field it does not define",
+    (_, { manifest }) => {
+      const model = MODELS[`${manifest.apiVersion} ${manifest.kind}`];
+      expect(model, `a schema for ${manifest.apiVersion} ${manifest.kind}`).toBeDefined();
+      expect(() => new model!(manifest as never).validate()).not.toThrow();
+      expect(fieldsUnknownToSchema(model!, manifest)).toEqual([]);
+    },
+  );
 
   it("the strict check finds a misspelt field", () => {
-    const web = structuredClone(deploymentRunning("web")) as unknown as { spec: { template: { spec: { containers: Record<string, unknown>[] } } } };
+    const web = structuredClone(deploymentRunning("web")) as unknown as {
+      spec: { template: { spec: { containers: Record<string, unknown>[] } } };
+    };
     const container = web.spec.template.spec.containers[0]!;
     container.readinesProbe = container.readinessProbe;
     delete container.readinessProbe;
@@ -268,9 +300,20 @@ describe("Kubernetes manifests (deploy/kubernetes)", () => {
   });
 
   it("the kustomization lists every manifest but the Secret template, in one namespace, with one image", () => {
-    expect(Object.keys(kustomization).sort()).toEqual(["apiVersion", "configMapGenerator", "configurations", "images", "kind", "namespace", "replacements", "resources"]);
+    expect(Object.keys(kustomization).sort()).toEqual([
+      "apiVersion",
+      "configMapGenerator",
+      "configurations",
+      "images",
+      "kind",
+      "namespace",
+      "replacements",
+      "resources",
+    ]);
     expect(kustomization.configurations).toEqual([KUSTOMIZE_CONFIG]);
-    expect([...kustomization.resources].sort()).toEqual(yamlFiles.filter((file) => ![KUSTOMIZATION, KUSTOMIZE_CONFIG, SECRET_TEMPLATE, CONTROLLER_CONFIG].includes(file)));
+    expect([...kustomization.resources].sort()).toEqual(
+      yamlFiles.filter((file) => ![KUSTOMIZATION, KUSTOMIZE_CONFIG, SECRET_TEMPLATE, CONTROLLER_CONFIG].includes(file)),
+    );
     expect(named("Namespace").map((n) => n.metadata.name)).toEqual([kustomization.namespace]);
     expect(named("Secret").map((s) => s.metadata.namespace)).toEqual([kustomization.namespace]);
     expect(kustomization.images.map((image) => image.name)).toEqual([IMAGE]);
@@ -278,7 +321,8 @@ describe("Kubernetes manifests (deploy/kubernetes)", () => {
   });
 
   it("each container runs an npm script's node command line; the Job migrates, one Deployment each runs web, seckill, worker", () => {
-    for (const workload of workloads) for (const container of containersOf(workload)) expect(Object.keys(scripts), container.name).toContain(scriptOf(container));
+    for (const workload of workloads)
+      for (const container of containersOf(workload)) expect(Object.keys(scripts), container.name).toContain(scriptOf(container));
     expect(named("Job").flatMap((job) => containersOf(job).map(scriptOf))).toEqual(["db:migrate"]);
     for (const script of ["web", "seckill", "worker"]) deploymentRunning(script);
   });
@@ -302,7 +346,8 @@ describe("Kubernetes manifests (deploy/kubernetes)", () => {
     }
     expect(configKeys).toContain("MAIL_FROM");
     for (const workload of workloads) {
-      for (const container of containersOf(workload)) expect(readEnv(environmentOf(container)).SMTP_URL, container.name).toMatch(/^smtps?:\/\//);
+      for (const container of containersOf(workload))
+        expect(readEnv(environmentOf(container)).SMTP_URL, container.name).toMatch(/^smtps?:\/\//);
     }
   });
 
@@ -317,7 +362,10 @@ describe("Kubernetes manifests (deploy/kubernetes)", () => {
     for (const workload of workloads) {
       for (const container of containersOf(workload)) {
         const environment = environmentOf(container);
-        expect(PRODUCTION_MUST_SET.filter((name) => !(name in environment)), container.name).toEqual([]);
+        expect(
+          PRODUCTION_MUST_SET.filter((name) => !(name in environment)),
+          container.name,
+        ).toEqual([]);
         expect(() => readEnv(environment), container.name).not.toThrow();
         expect(readEnv(environment).NODE_ENV).toBe("production");
       }
@@ -325,13 +373,15 @@ describe("Kubernetes manifests (deploy/kubernetes)", () => {
   });
 
   it("the app pods leave the schema to the migration Job", () => {
-    for (const deployment of deployments) for (const container of containersOf(deployment)) expect(environmentOf(container).MIGRATE_ON_START, container.name).toBe("0");
+    for (const deployment of deployments)
+      for (const container of containersOf(deployment)) expect(environmentOf(container).MIGRATE_ON_START, container.name).toBe("0");
   });
 
   it("web and seckill listen on their container port and probe a path they serve on it", () => {
     const served = {
       web: (probePath: string) => existsSync(path.join(root, "app", probePath, "route.ts")),
-      seckill: (probePath: string) => readFileSync(path.join(root, "server/seckill-service/server.ts"), "utf8").includes(`pathname === "${probePath}"`),
+      seckill: (probePath: string) =>
+        readFileSync(path.join(root, "server/seckill-service/server.ts"), "utf8").includes(`pathname === "${probePath}"`),
     };
     for (const [script, listensOn] of [
       ["web", "PORT"],
@@ -339,7 +389,10 @@ describe("Kubernetes manifests (deploy/kubernetes)", () => {
     ] as const) {
       const container = containersOf(deploymentRunning(script)).find((c) => scriptOf(c) === script)!;
       const port = readEnv(environmentOf(container))[listensOn];
-      expect(container.ports?.map((p) => p.containerPort), script).toEqual([port]);
+      expect(
+        container.ports?.map((p) => p.containerPort),
+        script,
+      ).toEqual([port]);
       // Readiness asks what the purchase path needs (not MySQL), liveness only that the process answers.
       expect(container.readinessProbe?.httpGet?.path, `${script} readiness`).toBe("/api/ready");
       expect(container.livenessProbe?.httpGet?.path, `${script} liveness`).toBe("/api/live");
@@ -354,12 +407,22 @@ describe("Kubernetes manifests (deploy/kubernetes)", () => {
   });
 
   it("each Service selects exactly one Deployment and targets one of its container ports", () => {
-    for (const deployment of deployments) expect(labelsMatch(deployment.spec!.selector!.matchLabels!, deployment.spec!.template!.metadata.labels), deployment.metadata.name).toBe(true);
+    for (const deployment of deployments)
+      expect(
+        labelsMatch(deployment.spec!.selector!.matchLabels!, deployment.spec!.template!.metadata.labels),
+        deployment.metadata.name,
+      ).toBe(true);
     for (const service of named("Service")) {
       const selected = selectedDeployments(service.spec!.selector as Labels);
-      expect(selected.map((d) => d.metadata.name), service.metadata.name).toHaveLength(1);
+      expect(
+        selected.map((d) => d.metadata.name),
+        service.metadata.name,
+      ).toHaveLength(1);
       for (const port of service.spec!.ports!) {
-        expect(containersOf(selected[0]!).some((c) => containerPortFor(c, port.targetPort ?? port.port)), `${service.metadata.name} port ${port.port}`).toBe(true);
+        expect(
+          containersOf(selected[0]!).some((c) => containerPortFor(c, port.targetPort ?? port.port)),
+          `${service.metadata.name} port ${port.port}`,
+        ).toBe(true);
       }
     }
   });
@@ -382,7 +445,10 @@ describe("Kubernetes manifests (deploy/kubernetes)", () => {
       const service = serviceRunning(script);
       expect(route!.backend.service.name, prefix).toBe(service.metadata.name);
       const { name, number } = route!.backend.service.port;
-      expect(service.spec!.ports!.some((p) => (name !== undefined ? p.name === name : p.port === number)), `${prefix} goes to a port of ${service.metadata.name}`).toBe(true);
+      expect(
+        service.spec!.ports!.some((p) => (name !== undefined ? p.name === name : p.port === number)),
+        `${prefix} goes to a port of ${service.metadata.name}`,
+      ).toBe(true);
     }
   });
 
@@ -394,7 +460,9 @@ describe("Kubernetes manifests (deploy/kubernetes)", () => {
     // Utilisation is counted against the request, and the autoscaler, not an apply, owns the count.
     for (const container of containersOf(seckill)) expect(container.resources?.requests?.cpu, container.name).toBeDefined();
     expect(seckill.spec!.replicas).toBeUndefined();
-    const budgeted = named("PodDisruptionBudget").flatMap((budget) => selectedDeployments(budget.spec!.selector!.matchLabels!).map((d) => d.metadata.name));
+    const budgeted = named("PodDisruptionBudget").flatMap((budget) =>
+      selectedDeployments(budget.spec!.selector!.matchLabels!).map((d) => d.metadata.name),
+    );
     expect(budgeted.sort()).toEqual([deploymentRunning("seckill").metadata.name, deploymentRunning("web").metadata.name].sort());
   });
 });
@@ -441,13 +509,20 @@ describe("the front door on Kubernetes: ingress-nginx with deploy/nginx's limits
   const annotation = (ingress: Manifest, key: string) => ingress.metadata.annotations?.[`nginx.ingress.kubernetes.io/${key}`];
   const ingressFor = (path: string) => {
     const found = ingresses.filter((ingress) => pathsOf(ingress).some((p) => p.path === path));
-    expect(found.map((i) => i.metadata.name), `one Ingress routes ${path}`).toHaveLength(1);
+    expect(
+      found.map((i) => i.metadata.name),
+      `one Ingress routes ${path}`,
+    ).toHaveLength(1);
     return found[0]!;
   };
   const controller = objects.filter((o) => o.file === CONTROLLER_CONFIG).map((o) => o.manifest);
 
   it("uses only annotations and controller keys ingress-nginx documents", () => {
-    for (const ingress of ingresses) expect(Object.keys(ingress.metadata.annotations ?? {}).filter((key) => !DOCUMENTED_ANNOTATIONS.has(key)), ingress.metadata.name).toEqual([]);
+    for (const ingress of ingresses)
+      expect(
+        Object.keys(ingress.metadata.annotations ?? {}).filter((key) => !DOCUMENTED_ANNOTATIONS.has(key)),
+        ingress.metadata.name,
+      ).toEqual([]);
     expect(controller.map((c) => c.kind)).toEqual(["ConfigMap"]);
     expect(Object.keys(controller[0]!.data ?? {}).filter((key) => !DOCUMENTED_CONTROLLER_KEYS.has(key))).toEqual([]);
   });
@@ -456,7 +531,10 @@ describe("the front door on Kubernetes: ingress-nginx with deploy/nginx's limits
     for (const ingress of ingresses) {
       const name = ingress.metadata.name;
       expect(ingress.spec!.ingressClassName, name).toBe("nginx");
-      expect(ingress.spec!.tls?.flatMap((t) => t.hosts), name).toEqual(ingress.spec!.rules!.map((r) => r.host));
+      expect(
+        ingress.spec!.tls?.flatMap((t) => t.hosts),
+        name,
+      ).toEqual(ingress.spec!.rules!.map((r) => r.host));
       expect(Number(annotation(ingress, "limit-connections")), name).toBeGreaterThan(0);
       expect(Number(annotation(ingress, "limit-connections")), name).toBeLessThanOrEqual(frontDoor.connectionsPerAddress);
       expect([frontDoor.maxBody, frontDoor.purchaseMaxBody], name).toContain(annotation(ingress, "proxy-body-size"));
@@ -518,20 +596,26 @@ describe("the front door on Kubernetes: ingress-nginx with deploy/nginx's limits
     const [config] = controller;
     // ingress-nginx sends $full_x_forwarded_for (what came in, then the address it saw) only with
     // both keys; otherwise its peer's address alone, the load balancer's for every shopper.
-    expect(config!.data).toMatchObject({ "use-forwarded-headers": "true", "compute-full-forwarded-for": "true", "forwarded-for-header": "X-Forwarded-For" });
+    expect(config!.data).toMatchObject({
+      "use-forwarded-headers": "true",
+      "compute-full-forwarded-for": "true",
+      "forwarded-for-header": "X-Forwarded-For",
+    });
     // With use-forwarded-headers the realip module takes nginx's own client address (its limits'
     // key) from the header of any peer in proxy-real-ip-cidr; its default, 0.0.0.0/0, trusts all.
     const trusted = config!.data!["proxy-real-ip-cidr"]!.split(",").map((cidr) => cidr.trim());
     expect(trusted.length).toBeGreaterThan(0);
     for (const cidr of trusted) expect(cidr.endsWith("/0"), cidr).toBe(false);
     for (const script of ["web", "seckill"]) {
-      for (const container of containersOf(deploymentRunning(script))) expect(readEnv(environmentOf(container)).TRUSTED_PROXY_HOPS, container.name).toBe(1);
+      for (const container of containersOf(deploymentRunning(script)))
+        expect(readEnv(environmentOf(container)).TRUSTED_PROXY_HOPS, container.name).toBe(1);
     }
   });
 
   it("web, seckill and worker listen on every interface of their pod (LISTEN_HOST=0.0.0.0)", () => {
     for (const script of ["web", "seckill", "worker"]) {
-      for (const container of containersOf(deploymentRunning(script))) expect(environmentOf(container).LISTEN_HOST, container.name).toBe("0.0.0.0");
+      for (const container of containersOf(deploymentRunning(script)))
+        expect(environmentOf(container).LISTEN_HOST, container.name).toBe("0.0.0.0");
     }
   });
 });
@@ -544,12 +628,24 @@ function restrictedViolations(pod: PodSpec): string[] {
   const problems: string[] = [];
   const podContext = pod.securityContext ?? {};
   for (const field of ["hostNetwork", "hostPID", "hostIPC"] as const) if (pod[field]) problems.push(`${field} is set`);
-  const RESTRICTED_VOLUMES = new Set(["configMap", "csi", "downwardAPI", "emptyDir", "ephemeral", "persistentVolumeClaim", "projected", "secret"]);
+  const RESTRICTED_VOLUMES = new Set([
+    "configMap",
+    "csi",
+    "downwardAPI",
+    "emptyDir",
+    "ephemeral",
+    "persistentVolumeClaim",
+    "projected",
+    "secret",
+  ]);
   for (const volume of pod.volumes ?? []) {
-    for (const type of Object.keys(volume).filter((key) => key !== "name")) if (!RESTRICTED_VOLUMES.has(type)) problems.push(`volume ${String(volume.name)}: ${type}`);
+    for (const type of Object.keys(volume).filter((key) => key !== "name"))
+      if (!RESTRICTED_VOLUMES.has(type)) problems.push(`volume ${String(volume.name)}: ${type}`);
   }
-  const unconfined = (context: SecurityContext) => context.seccompProfile?.type === "Unconfined" || context.appArmorProfile?.type === "Unconfined";
-  const customSeLinux = (context: SecurityContext) => context.seLinuxOptions?.user !== undefined || context.seLinuxOptions?.role !== undefined;
+  const unconfined = (context: SecurityContext) =>
+    context.seccompProfile?.type === "Unconfined" || context.appArmorProfile?.type === "Unconfined";
+  const customSeLinux = (context: SecurityContext) =>
+    context.seLinuxOptions?.user !== undefined || context.seLinuxOptions?.role !== undefined;
   if (unconfined(podContext)) problems.push("pod: an Unconfined profile");
   if (customSeLinux(podContext)) problems.push("pod: an SELinux user or role");
   if (podContext.windowsOptions?.hostProcess) problems.push("pod: hostProcess");
@@ -565,7 +661,8 @@ function restrictedViolations(pod: PodSpec): string[] {
     for (const added of context.capabilities?.add ?? []) if (added !== "NET_BIND_SERVICE") problems.push(`${at}: adds capability ${added}`);
     if (!(context.runAsNonRoot ?? podContext.runAsNonRoot)) problems.push(`${at}: runAsNonRoot is not true`);
     if (context.runAsUser === 0) problems.push(`${at}: runAsUser 0`);
-    if (!(podSeccomp || ["RuntimeDefault", "Localhost"].includes(context.seccompProfile?.type ?? ""))) problems.push(`${at}: no RuntimeDefault or Localhost seccomp profile`);
+    if (!(podSeccomp || ["RuntimeDefault", "Localhost"].includes(context.seccompProfile?.type ?? "")))
+      problems.push(`${at}: no RuntimeDefault or Localhost seccomp profile`);
     if (unconfined(context)) problems.push(`${at}: an Unconfined profile`);
     if (customSeLinux(context)) problems.push(`${at}: an SELinux user or role`);
     if (context.windowsOptions?.hostProcess) problems.push(`${at}: hostProcess`);
@@ -579,7 +676,9 @@ function restrictedViolations(pod: PodSpec): string[] {
 function kustomizeBuild(dir: string): Manifest[] {
   const result = spawnSync("kubectl", ["kustomize", dir], { encoding: "utf8" });
   if (result.error || result.status !== 0) {
-    throw new Error(`kubectl kustomize ${dir} failed (these tests need kubectl, for its built-in kustomize): ${result.error?.message ?? result.stderr}`);
+    throw new Error(
+      `kubectl kustomize ${dir} failed (these tests need kubectl, for its built-in kustomize): ${result.error?.message ?? result.stderr}`,
+    );
   }
   return parseAllDocuments(result.stdout).map((document) => document.toJS() as Manifest);
 }
@@ -611,7 +710,12 @@ describe("the kustomize build: what kubectl apply -k deploy/kubernetes applies",
   };
 
   it("holds the manifests' objects, each valid against its schema with no field it does not define, and none of the build's helpers", () => {
-    expect(built.map((m) => m.kind).sort()).toEqual(objects.filter((o) => kustomization.resources.includes(o.file)).map((o) => o.manifest.kind).sort());
+    expect(built.map((m) => m.kind).sort()).toEqual(
+      objects
+        .filter((o) => kustomization.resources.includes(o.file))
+        .map((o) => o.manifest.kind)
+        .sort(),
+    );
     for (const manifest of built) {
       const model = MODELS[`${manifest.apiVersion} ${manifest.kind}`];
       expect(model, `a schema for ${manifest.apiVersion} ${manifest.kind}`).toBeDefined();
@@ -624,13 +728,15 @@ describe("the kustomize build: what kubectl apply -k deploy/kubernetes applies",
 
   it("runs every pod from the kustomization's image", () => {
     const [{ newName, newTag }] = kustomization.images as [Kustomization["images"][number]];
-    for (const workload of podsOf) for (const container of containersOf(workload)) expect(container.image, container.name).toBe(`${newName}:${newTag}`);
+    for (const workload of podsOf)
+      for (const container of containersOf(workload)) expect(container.image, container.name).toBe(`${newName}:${newTag}`);
   });
 
   it('every pod meets the "restricted" Pod Security level, which the namespace enforces', () => {
     expect(builtNamed("Namespace")[0]!.metadata.labels).toMatchObject({ "pod-security.kubernetes.io/enforce": "restricted" });
     expect(podsOf.length).toBeGreaterThanOrEqual(4);
-    for (const workload of podsOf) expect(restrictedViolations(workload.spec!.template!.spec), `${workload.kind} ${workload.metadata.name}`).toEqual([]);
+    for (const workload of podsOf)
+      expect(restrictedViolations(workload.spec!.template!.spec), `${workload.kind} ${workload.metadata.name}`).toEqual([]);
   });
 
   it("the restricted check finds what the level refuses", () => {
@@ -638,7 +744,12 @@ describe("the kustomize build: what kubectl apply -k deploy/kubernetes applies",
     expect(restrictedViolations(pod)).toEqual([]);
     const container = pod.containers[0]!;
     delete pod.securityContext!.seccompProfile;
-    container.securityContext = { ...container.securityContext, allowPrivilegeEscalation: true, capabilities: { add: ["SYS_ADMIN"] }, runAsUser: 0 };
+    container.securityContext = {
+      ...container.securityContext,
+      allowPrivilegeEscalation: true,
+      capabilities: { add: ["SYS_ADMIN"] },
+      runAsUser: 0,
+    };
     container.ports = [{ containerPort: 3000, hostPort: 3000 }];
     pod.hostNetwork = true;
     pod.volumes = [{ name: "host", hostPath: { path: "/" } }];
@@ -658,7 +769,10 @@ describe("the kustomize build: what kubectl apply -k deploy/kubernetes applies",
     expect(builtDeployments).toHaveLength(3);
     for (const deployment of builtDeployments) {
       const constraints = deployment.spec!.template!.spec.topologySpreadConstraints ?? [];
-      expect(constraints.map((c) => c.topologyKey).sort(), deployment.metadata.name).toEqual(["kubernetes.io/hostname", "topology.kubernetes.io/zone"]);
+      expect(constraints.map((c) => c.topologyKey).sort(), deployment.metadata.name).toEqual([
+        "kubernetes.io/hostname",
+        "topology.kubernetes.io/zone",
+      ]);
       for (const constraint of constraints) {
         expect(constraint.whenUnsatisfiable, deployment.metadata.name).toBe("ScheduleAnyway");
         expect(constraint.labelSelector?.matchLabels, deployment.metadata.name).toEqual(deployment.spec!.selector!.matchLabels);
@@ -711,7 +825,9 @@ describe("the kustomize build: what kubectl apply -k deploy/kubernetes applies",
     const names = new Set([job, migrationJob(nextRelease), migrationJob(pinned)].map((j) => j.metadata.name));
     expect(names.size).toBe(3);
     expect(containersOf(migrationJob(nextRelease))[0]!.image).toBe(`${current.newName}:0.2.0`);
-    expect(containersOf(migrationJob(pinned))[0]!.image).toBe(`${current.newName}:${current.newTag}@sha256:${"0123456789abcdef".repeat(4)}`);
+    expect(containersOf(migrationJob(pinned))[0]!.image).toBe(
+      `${current.newName}:${current.newTag}@sha256:${"0123456789abcdef".repeat(4)}`,
+    );
     // Everything else keeps its name: a Deployment is updated in place.
     const others = (objects: Manifest[]) => objects.filter((m) => m.kind !== "Job").map((m) => `${m.kind}/${m.metadata.name}`);
     expect(others(nextRelease)).toEqual(others(built));
@@ -740,10 +856,19 @@ describe("Prometheus on Kubernetes (deploy/observability/prometheus-kubernetes.y
     expect(config.scrape_configs).toHaveLength(1);
     const [job] = config.scrape_configs as [Job];
     expect(job.kubernetes_sd_configs).toEqual([{ role: "pod", namespaces: { names: [kustomization.namespace] } }]);
-    const rule = (target: Partial<Relabel>) => job.relabel_configs.filter((r) => Object.entries(target).every(([key, value]) => JSON.stringify(r[key as keyof Relabel]) === JSON.stringify(value)));
+    const rule = (target: Partial<Relabel>) =>
+      job.relabel_configs.filter((r) =>
+        Object.entries(target).every(([key, value]) => JSON.stringify(r[key as keyof Relabel]) === JSON.stringify(value)),
+      );
     expect(rule({ source_labels: [annotationLabel("prometheus.io/scrape")], action: "keep", regex: "true" })).toHaveLength(1);
     expect(rule({ source_labels: ["__meta_kubernetes_pod_phase"], action: "keep", regex: "Running" })).toHaveLength(1);
-    expect(rule({ source_labels: ["__meta_kubernetes_pod_container_port_number"], action: "keepequal", target_label: annotationLabel("prometheus.io/port") })).toHaveLength(1);
+    expect(
+      rule({
+        source_labels: ["__meta_kubernetes_pod_container_port_number"],
+        action: "keepequal",
+        target_label: annotationLabel("prometheus.io/port"),
+      }),
+    ).toHaveLength(1);
     expect(rule({ source_labels: [annotationLabel("prometheus.io/path")], target_label: "__metrics_path__" })).toHaveLength(1);
     // job="web", "seckill", "worker", as in compose's prometheus.yml, which the alerts and the dashboard share.
     expect(rule({ source_labels: ["__meta_kubernetes_pod_label_app_kubernetes_io_component"], target_label: "job" })).toHaveLength(1);

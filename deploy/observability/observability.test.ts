@@ -40,7 +40,10 @@ function exportedSeries(): Map<string, Series> {
       const kind = (match[1] === "TwoLabelHistogram" ? "Histogram" : match[1]) as MetricKind;
       const name = /^\s*(?:\{\s*name:\s*)?"([a-z_:]+)"/.exec(chunk)?.[1];
       if (!name) return;
-      const list = match[1] === "TwoLabelHistogram" ? /^\s*"[^"]*",\s*"[^"]*",\s*\[([^\]]*)\]/.exec(chunk)?.[1] : /labelNames:\s*\[([^\]]*)\]/.exec(chunk)?.[1];
+      const list =
+        match[1] === "TwoLabelHistogram"
+          ? /^\s*"[^"]*",\s*"[^"]*",\s*\[([^\]]*)\]/.exec(chunk)?.[1]
+          : /labelNames:\s*\[([^\]]*)\]/.exec(chunk)?.[1];
       const labels = [...(list ?? "").matchAll(/"([a-z_]+)"/g)].map((m) => m[1]!);
       series.set(name, { kind, labels });
       if (kind === "Histogram" || kind === "Summary") {
@@ -58,8 +61,10 @@ const TARGET_LABELS = ["instance", "job", "pod"];
 /** The label names an expression or an alert's templates use: matchers, by/without, $labels.x. */
 function labelsIn(text: string): string[] {
   const found = new Set<string>();
-  for (const [, matchers] of text.matchAll(/\{([^{}]*)\}/g)) for (const [, label] of matchers!.matchAll(/([a-z_]+)\s*(?:=~|!~|!=|=)\s*"/g)) found.add(label!);
-  for (const [, list] of text.matchAll(/\b(?:by|without|on|ignoring)\s*\(([^)]*)\)/g)) for (const label of list!.split(",").map((l) => l.trim())) if (label) found.add(label);
+  for (const [, matchers] of text.matchAll(/\{([^{}]*)\}/g))
+    for (const [, label] of matchers!.matchAll(/([a-z_]+)\s*(?:=~|!~|!=|=)\s*"/g)) found.add(label!);
+  for (const [, list] of text.matchAll(/\b(?:by|without|on|ignoring)\s*\(([^)]*)\)/g))
+    for (const label of list!.split(",").map((l) => l.trim())) if (label) found.add(label);
   for (const [, label] of text.matchAll(/\$labels\.([a-z_]+)/g)) found.add(label!);
   return [...found];
 }
@@ -86,9 +91,12 @@ interface Rule {
   expr: string;
   annotations: Record<string, string>;
 }
-const rules = (parse(readFileSync(path.join(here, "alerts.yml"), "utf8")) as { groups: { rules: Rule[] }[] }).groups.flatMap((g) => g.rules);
+const rules = (parse(readFileSync(path.join(here, "alerts.yml"), "utf8")) as { groups: { rules: Rule[] }[] }).groups.flatMap(
+  (g) => g.rules,
+);
 /** promtool's unit tests of the rules: the series each test feeds in. */
-const ruleTests = (parse(readFileSync(path.join(here, "alerts.test.yml"), "utf8")) as { tests: { input_series: { series: string }[] }[] }).tests;
+const ruleTests = (parse(readFileSync(path.join(here, "alerts.test.yml"), "utf8")) as { tests: { input_series: { series: string }[] }[] })
+  .tests;
 
 describe("the Grafana dashboard", () => {
   const exported = exportedSeries();
@@ -104,7 +112,10 @@ describe("the Grafana dashboard", () => {
         expect(series.length, `${panel.title}: ${expr}`).toBeGreaterThan(0);
         for (const name of series) expect(exported.has(name), `${panel.title}: ${name} is not exported by the code`).toBe(true);
         const known = labelsOf(exported, expr);
-        expect(labelsIn(expr).filter((label) => !known.has(label)), `${panel.title}: ${expr}`).toEqual([]);
+        expect(
+          labelsIn(expr).filter((label) => !known.has(label)),
+          `${panel.title}: ${expr}`,
+        ).toEqual([]);
       }
     }
   });
@@ -130,7 +141,15 @@ describe("the alert rules", () => {
   const exported = exportedSeries();
   it("alert on the code's own series", () => {
     expect(rules.map((rule) => rule.alert)).toEqual(
-      expect.arrayContaining(["SaleInvariantBroken", "StockShortageRelease", "OrderBacklogGrowing", "JobsFailing", "ReconcilerStale", "DependencyDown", "PurchaseP99OverTarget"]),
+      expect.arrayContaining([
+        "SaleInvariantBroken",
+        "StockShortageRelease",
+        "OrderBacklogGrowing",
+        "JobsFailing",
+        "ReconcilerStale",
+        "DependencyDown",
+        "PurchaseP99OverTarget",
+      ]),
     );
     for (const { alert, expr } of rules) {
       const series = seriesIn(expr);
@@ -142,18 +161,25 @@ describe("the alert rules", () => {
   it("match, group and name only labels the code gives their series (sale_id, never sale)", () => {
     for (const { alert, expr, annotations } of rules) {
       const known = labelsOf(exported, expr);
-      expect(labelsIn([expr, ...Object.values(annotations)].join("\n")).filter((label) => !known.has(label)), alert).toEqual([]);
+      expect(
+        labelsIn([expr, ...Object.values(annotations)].join("\n")).filter((label) => !known.has(label)),
+        alert,
+      ).toEqual([]);
     }
   });
 
   it("take rate and increase of counters only, delta and deriv of gauges only", () => {
-    const applied = (functions: string, expr: string) => [...expr.matchAll(new RegExp(`\\b(?:${functions})\\(\\s*([a-z_:]+)`, "g"))].map((m) => m[1]!);
+    const applied = (functions: string, expr: string) =>
+      [...expr.matchAll(new RegExp(`\\b(?:${functions})\\(\\s*([a-z_:]+)`, "g"))].map((m) => m[1]!);
     for (const { alert, expr } of rules) {
       for (const name of applied("rate|irate|increase", expr)) expect(exported.get(name)?.kind, `${alert}: ${name}`).toBe("Counter");
-      for (const name of applied("delta|idelta|deriv|predict_linear", expr)) expect(exported.get(name)?.kind, `${alert}: ${name}`).toBe("Gauge");
+      for (const name of applied("delta|idelta|deriv|predict_linear", expr))
+        expect(exported.get(name)?.kind, `${alert}: ${name}`).toBe("Gauge");
     }
     // The check reads through aggregations: a gauge under increase() is caught.
-    expect(applied("rate|irate|increase", "max by (sale_id) (increase(seckill_stock_shortage_releases[10m]))")).toEqual(["seckill_stock_shortage_releases"]);
+    expect(applied("rate|irate|increase", "max by (sale_id) (increase(seckill_stock_shortage_releases[10m]))")).toEqual([
+      "seckill_stock_shortage_releases",
+    ]);
   });
 
   it("are unit-tested on series shaped as the code exports them", () => {
@@ -163,7 +189,10 @@ describe("the alert rules", () => {
         expect(exported.has(name!), series).toBe(true);
         const known = new Set([...TARGET_LABELS, ...exported.get(name!)!.labels]);
         const labels = [...matchers.matchAll(/([a-z_]+)\s*=/g)].map((m) => m[1]!);
-        expect(labels.filter((label) => !known.has(label)), series).toEqual([]);
+        expect(
+          labels.filter((label) => !known.has(label)),
+          series,
+        ).toEqual([]);
       }
     }
   });

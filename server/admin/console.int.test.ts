@@ -29,7 +29,11 @@ afterAll(() => t?.cleanup());
 
 const callerFor = async (token: string | null) =>
   createCaller(await createContext(t.services, new Headers(token ? { authorization: `Bearer ${token}` } : {})));
-const codeOf = (promise: Promise<unknown>) => promise.then(() => "OK", (e: unknown) => (e instanceof TRPCError ? e.code : String(e)));
+const codeOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => "OK",
+    (e: unknown) => (e instanceof TRPCError ? e.code : String(e)),
+  );
 
 const saleForm = (overrides: Record<string, unknown> = {}) => ({
   productName: "Console kettle",
@@ -77,7 +81,14 @@ describe("admin procedures", () => {
       stock: ["Stock must be at least 1"],
     });
     const sale = await admin.admin.createSale(saleForm({ requireRealName: true, minMemberLevel: 3 }));
-    expect(sale).toMatchObject({ productName: "Console kettle", totalStock: 20, requireRealName: true, minMemberLevel: 3, phase: "LIVE", warmedUp: true });
+    expect(sale).toMatchObject({
+      productName: "Console kettle",
+      totalStock: 20,
+      requireRealName: true,
+      minMemberLevel: 3,
+      phase: "LIVE",
+      warmedUp: true,
+    });
     const edited = await admin.admin.updateSale({ ...saleForm({ productName: "Console kettle II", unitLimit: 2 }), saleId: sale.id });
     expect(edited).toMatchObject({ productName: "Console kettle II", unitLimit: 2, totalStock: 20 });
     expect(await codeOf(admin.admin.adjustStock({ saleId: sale.id, delta: 0 }))).toBe("BAD_REQUEST");
@@ -88,14 +99,24 @@ describe("admin procedures", () => {
     const sale = await admin.admin.createSale(saleForm({ stock: 5 }));
     expect((await admin.admin.warmUp({ saleId: sale.id })).stock).toBe(5);
     const buyers = await createShoppers(t.services, 4, { emailPrefix: "console-buyer" });
-    const placed = await placeOrders(t.services, sale.id, buyers.slice(0, 3).map((b) => b.id));
+    const placed = await placeOrders(
+      t.services,
+      sale.id,
+      buyers.slice(0, 3).map((b) => b.id),
+    );
     expect((await buyAsShopper(t.services, { userId: buyers[0]!.id, saleId: sale.id })).status).toBe("UNIT_LIMIT_REACHED");
     // Two of the three are paid (the notify path's transition), one stays unpaid.
     for (const p of placed.slice(0, 2)) expect(await applyOrderEvent(t.services.db, p.orderId, "PAY")).toBe(true);
 
     await t.services.purchaseStats.flush(t.services.redis, t.env.REDIS_NAMESPACE);
     const dashboard = await admin.admin.dashboard({ saleId: sale.id });
-    expect(dashboard.ledger).toMatchObject({ totalStock: 5, redisStock: 2, pendingReservations: 0, dbStock: 2, ordersByStatus: { PAID: 2, WAIT_PAY: 1 } });
+    expect(dashboard.ledger).toMatchObject({
+      totalStock: 5,
+      redisStock: 2,
+      pendingReservations: 0,
+      dbStock: 2,
+      ordersByStatus: { PAID: 2, WAIT_PAY: 1 },
+    });
     expect(dashboard).toMatchObject({ ledgerState: "HOLDS", problems: [] });
     expect(dashboard.perSecond).toHaveLength(60);
     // The dashboard leaves out the second still filling; read the stats directly, including it.
@@ -107,13 +128,25 @@ describe("admin procedures", () => {
 
     const { orders: paid, total } = await admin.admin.orders({ saleId: sale.id, status: "PAID" });
     expect(total).toBe(2);
-    expect(paid.map((o) => o.id).sort()).toEqual(placed.slice(0, 2).map((p) => p.orderId).sort());
+    expect(paid.map((o) => o.id).sort()).toEqual(
+      placed
+        .slice(0, 2)
+        .map((p) => p.orderId)
+        .sort(),
+    );
     const { orders: byEmail } = await admin.admin.orders({ email: buyers[2]!.email.toUpperCase() });
     expect(byEmail.map((o) => o.id)).toEqual([placed[2]!.orderId]);
 
     const shipped = await admin.admin.shipMany({ orderIds: placed.map((p) => p.orderId) });
-    expect(shipped.shipped.sort()).toEqual(placed.slice(0, 2).map((p) => p.orderId).sort());
-    expect(shipped.refused).toEqual([{ orderId: placed[2]!.orderId, reason: `Order #${placed[2]!.orderId} is wait_pay; only paid orders can be shipped.` }]);
+    expect(shipped.shipped.sort()).toEqual(
+      placed
+        .slice(0, 2)
+        .map((p) => p.orderId)
+        .sort(),
+    );
+    expect(shipped.refused).toEqual([
+      { orderId: placed[2]!.orderId, reason: `Order #${placed[2]!.orderId} is wait_pay; only paid orders can be shipped.` },
+    ]);
 
     await refreshSaleGauges(t.services);
     const text = await t.services.metrics.registry.metrics();

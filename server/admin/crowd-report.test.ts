@@ -84,7 +84,11 @@ describe("shapeCrowd", () => {
     }));
     const crowd = shapeCrowd(
       rows({
-        groups: { ADDRESS: [{ key: "198.51.100.1", accounts: 80, orders: "80", blacklisted: null as unknown as number, newAccounts: 0 }], DEVICE: [], PERSON: [] },
+        groups: {
+          ADDRESS: [{ key: "198.51.100.1", accounts: 80, orders: "80", blacklisted: null as unknown as number, newAccounts: 0 }],
+          DEVICE: [],
+          PERSON: [],
+        },
         members: { ADDRESS: many, DEVICE: [], PERSON: [] },
       }),
     );
@@ -94,9 +98,21 @@ describe("shapeCrowd", () => {
 
   it("reads an empty sale as zeros", () => {
     const crowd = shapeCrowd(
-      rows({ summary: { shoppers: 0n, blacklisted: null as unknown as bigint, newShoppers: null as unknown as bigint }, newOverall: 0n, groups: { ADDRESS: [], DEVICE: [], PERSON: [] }, members: { ADDRESS: [], DEVICE: [], PERSON: [] } }),
+      rows({
+        summary: { shoppers: 0n, blacklisted: null as unknown as bigint, newShoppers: null as unknown as bigint },
+        newOverall: 0n,
+        groups: { ADDRESS: [], DEVICE: [], PERSON: [] },
+        members: { ADDRESS: [], DEVICE: [], PERSON: [] },
+      }),
     );
-    expect(crowd).toMatchObject({ shoppers: 0, blacklistedShoppers: 0, newAccounts: { shoppers: 0, overall: 0 }, addresses: [], devices: [], persons: [] });
+    expect(crowd).toMatchObject({
+      shoppers: 0,
+      blacklistedShoppers: 0,
+      newAccounts: { shoppers: 0, overall: 0 },
+      addresses: [],
+      devices: [],
+      persons: [],
+    });
   });
 });
 

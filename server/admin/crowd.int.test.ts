@@ -31,7 +31,8 @@ beforeAll(async () => {
 
   // s0–s2 (and s8, s9) signed up from one address; s3, s4 from another; s0 and s3 on one device;
   // s1 and s4 are one person. s8 buys only in another sale, s9 nowhere: neither is this sale's crowd.
-  const set = (i: number[], data: Record<string, unknown>) => t.services.db.user.updateMany({ where: { id: { in: i.map((n) => s[n]!.id) } }, data });
+  const set = (i: number[], data: Record<string, unknown>) =>
+    t.services.db.user.updateMany({ where: { id: { in: i.map((n) => s[n]!.id) } }, data });
   await set([0, 1, 2, 8, 9], { signupAddress: "203.0.113.7" });
   await set([3, 4], { signupAddress: "198.51.100.4" });
   await set([5], { signupAddress: "192.0.2.1" });
@@ -45,7 +46,11 @@ beforeAll(async () => {
   await warmUpSale(t.services, saleId);
   const other = await createLiveSale(t.services, { stock: 5 });
   await warmUpSale(t.services, other.saleId);
-  await placeOrders(t.services, saleId, [0, 1, 2, 3, 4, 5, 6, 7].map((n) => s[n]!.id));
+  await placeOrders(
+    t.services,
+    saleId,
+    [0, 1, 2, 3, 4, 5, 6, 7].map((n) => s[n]!.id),
+  );
   await placeOrders(t.services, saleId, [s[0]!.id]);
   await placeOrders(t.services, other.saleId, [s[8]!.id]);
   // Blacklisted before the report: shown as such, last in its group.
@@ -55,7 +60,11 @@ afterAll(() => t?.cleanup());
 
 const callerFor = async (token: string | null) =>
   createCaller(await createContext(t.services, new Headers(token ? { authorization: `Bearer ${token}` } : {})));
-const codeOf = (promise: Promise<unknown>) => promise.then(() => "OK", (e: unknown) => (e instanceof TRPCError ? e.code : String(e)));
+const codeOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => "OK",
+    (e: unknown) => (e instanceof TRPCError ? e.code : String(e)),
+  );
 const ids = (...n: number[]) => n.map((i) => s[i]!.id);
 const memberIds = (group: SaleCrowd["addresses"][number]) => group.members.map((m) => m.userId);
 
@@ -74,12 +83,24 @@ describe("admin.saleCrowd", () => {
     const overall = await t.services.db.user.count({ where: { createdAt: { gte: newAccountsSince(crowd.readAt) } } });
     expect(crowd).toMatchObject({ saleId, shoppers: 8, blacklistedShoppers: 1, newAccounts: { shoppers: 7, overall } });
 
-    expect(crowd.addresses.map(({ label, accounts, orders, blacklisted, newAccounts }) => ({ label, accounts, orders, blacklisted, newAccounts }))).toEqual([
+    expect(
+      crowd.addresses.map(({ label, accounts, orders, blacklisted, newAccounts }) => ({
+        label,
+        accounts,
+        orders,
+        blacklisted,
+        newAccounts,
+      })),
+    ).toEqual([
       { label: "203.0.113.7", accounts: 3, orders: 4, blacklisted: 1, newAccounts: 2 },
       { label: "198.51.100.4", accounts: 2, orders: 2, blacklisted: 0, newAccounts: 2 },
     ]);
     expect(memberIds(crowd.addresses[0]!)).toEqual(ids(0, 1, 2));
-    expect(crowd.addresses[0]!.members.map((m) => [m.orders, m.blacklisted, m.newAccount])).toEqual([[2, false, true], [1, false, true], [1, true, false]]);
+    expect(crowd.addresses[0]!.members.map((m) => [m.orders, m.blacklisted, m.newAccount])).toEqual([
+      [2, false, true],
+      [1, false, true],
+      [1, true, false],
+    ]);
 
     expect(crowd.devices).toHaveLength(1);
     expect(crowd.devices[0]).toMatchObject({ label: "dev-aaaa…", accounts: 2, orders: 3, fullAddress: null });
@@ -106,7 +127,10 @@ describe("admin.blacklistAccounts", () => {
     const admin = await callerFor(adminToken);
     const before = await admin.admin.saleCrowd({ saleId });
     const group = before.addresses.find((g) => g.label === "198.51.100.4")!;
-    expect(await admin.admin.blacklistAccounts({ userIds: toBlacklist(group) })).toEqual({ blacklisted: ids(3, 4), alreadyBlacklisted: [] });
+    expect(await admin.admin.blacklistAccounts({ userIds: toBlacklist(group) })).toEqual({
+      blacklisted: ids(3, 4),
+      alreadyBlacklisted: [],
+    });
 
     expect((await buyAsShopper(t.services, { userId: s[3]!.id, saleId })).status).toBe("BLACKLISTED");
     expect((await buyAsShopper(t.services, { userId: s[5]!.id, saleId })).status).toBe("QUEUED");

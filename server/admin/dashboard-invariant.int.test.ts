@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buyAsShopper, createLiveSale, createTestEnvironment, mapConcurrently, startWorker, waitFor, type ChildHandle, type TestEnvironment } from "../testing/harness";
+import {
+  buyAsShopper,
+  createLiveSale,
+  createTestEnvironment,
+  mapConcurrently,
+  startWorker,
+  waitFor,
+  type ChildHandle,
+  type TestEnvironment,
+} from "../testing/harness";
 import { createShoppers } from "../seed";
 import { cancelOrder } from "../orders/cancel";
 import { warmUpSale } from "../recovery/warmup";
@@ -21,7 +30,11 @@ let t: TestEnvironment;
 let worker: ChildHandle;
 
 beforeAll(async () => {
-  t = await createTestEnvironment("dashboard_invariant", { PURCHASE_RATE_PER_SHOPPER: "0", ORDER_ENQUEUE_WAIT_MS: "5", REDIS_COMMAND_TIMEOUT_MS: "10000" });
+  t = await createTestEnvironment("dashboard_invariant", {
+    PURCHASE_RATE_PER_SHOPPER: "0",
+    ORDER_ENQUEUE_WAIT_MS: "5",
+    REDIS_COMMAND_TIMEOUT_MS: "10000",
+  });
   worker = await startWorker(t.childEnv);
 }, 120_000);
 afterAll(async () => {
@@ -40,18 +53,27 @@ describe("the dashboard's invariant", () => {
     const stats = { queued: 0, cancelled: 0, inFlightReadings: 0 };
     // Sixteen lanes of shoppers pressing Buy until the readings are done (sold out most of the time,
     // so each unit given back is won again at once).
-    const buyers = mapConcurrently(Array.from({ length: 16 }, (_, lane) => lane), 16, async (lane) => {
-      for (let i = lane; buying; i += 16) {
-        const answer = await buyAsShopper(services, { userId: shoppers[i % SHOPPERS]!.id, saleId });
-        if (answer.status === "QUEUED") stats.queued++;
-        // A sold-out answer comes from memory: yield, or these lanes starve the readings.
-        await new Promise((resolve) => setTimeout(resolve, 2));
-      }
-    });
+    const buyers = mapConcurrently(
+      Array.from({ length: 16 }, (_, lane) => lane),
+      16,
+      async (lane) => {
+        for (let i = lane; buying; i += 16) {
+          const answer = await buyAsShopper(services, { userId: shoppers[i % SHOPPERS]!.id, saleId });
+          if (answer.status === "QUEUED") stats.queued++;
+          // A sold-out answer comes from memory: yield, or these lanes starve the readings.
+          await new Promise((resolve) => setTimeout(resolve, 2));
+        }
+      },
+    );
     // Shoppers give up some of what they won, so units go back and are sold again while we read.
     const cancels = (async () => {
       while (buying) {
-        const unpaid = await services.db.order.findMany({ where: { saleId, status: "WAIT_PAY" }, select: { id: true, userId: true }, take: 2, orderBy: { id: "desc" } });
+        const unpaid = await services.db.order.findMany({
+          where: { saleId, status: "WAIT_PAY" },
+          select: { id: true, userId: true },
+          take: 2,
+          orderBy: { id: "desc" },
+        });
         await Promise.all(
           unpaid.map(async (o) => {
             if ((await cancelOrder(services, o.id, { reason: "USER", userId: o.userId })).outcome === "CANCELLED") stats.cancelled++;
@@ -81,13 +103,18 @@ describe("the dashboard's invariant", () => {
 
     // A unit taken from Redis behind the system's back: red at the very next reading, in words.
     // The sale may have sold out, so first give one unit back, to a bucket we then know holds one.
-    const unpaid = await services.db.order.findFirstOrThrow({ where: { saleId, status: "WAIT_PAY" }, select: { id: true, userId: true, stockBucket: true } });
+    const unpaid = await services.db.order.findFirstOrThrow({
+      where: { saleId, status: "WAIT_PAY" },
+      select: { id: true, userId: true, stockBucket: true },
+    });
     expect((await cancelOrder(services, unpaid.id, { reason: "USER", userId: unpaid.userId })).outcome).toBe("CANCELLED");
     expect((await readSaleDashboard(services, saleId)).ledgerState).toBe("HOLDS");
     await services.redis.decr(bucketKeys(t.env.REDIS_NAMESPACE, saleId, unpaid.stockBucket).stock);
     const dashboard = await readSaleDashboard(services, saleId);
     expect(dashboard.ledgerState).toBe("DRIFT");
-    expect(dashboard.problems.map((p) => p.en)).toEqual([expect.stringMatching(new RegExp(`^Bucket ${unpaid.stockBucket}: 1 unit of stock is missing from Redis`))]);
+    expect(dashboard.problems.map((p) => p.en)).toEqual([
+      expect.stringMatching(new RegExp(`^Bucket ${unpaid.stockBucket}: 1 unit of stock is missing from Redis`)),
+    ]);
   }, 300_000);
 
   it("shows a sale not yet warmed up as its own state, not as broken", async () => {

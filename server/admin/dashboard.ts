@@ -32,7 +32,10 @@ export interface SaleDashboard {
   readAt: Date;
 }
 
-async function readQueueDepth(queue: { name: string; getJobCounts(...types: string[]): Promise<Record<string, number>> }): Promise<QueueDepth> {
+async function readQueueDepth(queue: {
+  name: string;
+  getJobCounts(...types: string[]): Promise<Record<string, number>>;
+}): Promise<QueueDepth> {
   const counts = await queue.getJobCounts("waiting", "active", "delayed", "failed", "completed");
   return {
     queue: queue.name,
@@ -45,7 +48,10 @@ async function readQueueDepth(queue: { name: string; getJobCounts(...types: stri
 }
 
 /** Everything the live dashboard shows for one sale, read in one go (polled once a second). */
-export async function readSaleDashboard(services: Pick<Services, "db" | "env" | "queues" | "redis">, saleId: number): Promise<SaleDashboard> {
+export async function readSaleDashboard(
+  services: Pick<Services, "db" | "env" | "queues" | "redis">,
+  saleId: number,
+): Promise<SaleDashboard> {
   const { redis, env, queues } = services;
   const now = Date.now();
   const [sale, { ledger, verdict }, salePoints, shopPoints, depths, room] = await Promise.all([
@@ -57,5 +63,14 @@ export async function readSaleDashboard(services: Pick<Services, "db" | "env" | 
     readRoomGauges(redis, env.REDIS_NAMESPACE, saleId),
   ]);
   const perSecond = withShopRefusals(salePoints, shopPoints);
-  return { sale, ledger, ledgerState: verdict.state, problems: verdict.problems.map((p) => p.text), perSecond, queues: depths, room, readAt: new Date() };
+  return {
+    sale,
+    ledger,
+    ledgerState: verdict.state,
+    problems: verdict.problems.map((p) => p.text),
+    perSecond,
+    queues: depths,
+    room,
+    readAt: new Date(),
+  };
 }

@@ -133,7 +133,8 @@ export async function refundOrders(
   request: { orderIds: readonly number[]; reason?: string; adminId?: number },
 ): Promise<OrderRefund[]> {
   const orderIds = [...new Set(request.orderIds)];
-  if (orderIds.length < 1 || orderIds.length > MAX_REFUND_BATCH) throw new AppError("BAD_REQUEST", `Choose between 1 and ${MAX_REFUND_BATCH} orders to refund.`);
+  if (orderIds.length < 1 || orderIds.length > MAX_REFUND_BATCH)
+    throw new AppError("BAD_REQUEST", `Choose between 1 and ${MAX_REFUND_BATCH} orders to refund.`);
   const results: OrderRefund[] = [];
   const failures: unknown[] = [];
   for (const orderId of orderIds) {
@@ -143,6 +144,7 @@ export async function refundOrders(
       failures.push(error);
     }
   }
-  if (failures.length) throw new AggregateError(failures, `${failures.length} of ${orderIds.length} refunds could not be started; asking again is safe`);
+  if (failures.length)
+    throw new AggregateError(failures, `${failures.length} of ${orderIds.length} refunds could not be started; asking again is safe`);
   return results;
 }

@@ -26,7 +26,11 @@ afterAll(async () => {
 let board: ReturnType<typeof createQueueBoard> | undefined;
 const boardRequest = (path: string, method = "GET", body?: unknown) =>
   (board ??= createQueueBoard(t.services)).fetch(
-    new Request(`http://127.0.0.1${QUEUE_BOARD_PATH}${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: { "content-type": "application/json" } }),
+    new Request(`http://127.0.0.1${QUEUE_BOARD_PATH}${path}`, {
+      method,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      headers: { "content-type": "application/json" },
+    }),
   );
 
 describe("queue board", () => {
@@ -39,9 +43,13 @@ describe("queue board", () => {
       { jobId: "notify-1", attempts: 1 },
     );
     const connection = new Redis(t.env.REDIS_URL, { maxRetriesPerRequest: null });
-    const failing = new Worker(QUEUE.paymentNotify, async () => {
-      throw new Error("provider unreachable");
-    }, { connection, prefix: queuePrefix(t.env.REDIS_NAMESPACE) });
+    const failing = new Worker(
+      QUEUE.paymentNotify,
+      async () => {
+        throw new Error("provider unreachable");
+      },
+      { connection, prefix: queuePrefix(t.env.REDIS_NAMESPACE) },
+    );
     try {
       await waitFor(async () => (await paymentNotify.getFailedCount()) === 1, 20_000, "the notify job to fail");
     } finally {
@@ -51,8 +59,12 @@ describe("queue board", () => {
 
     const listing = await boardRequest("/api/queues?activeQueue=cancel-order&status=delayed&page=1");
     expect(listing.status).toBe(200);
-    const { queues } = (await listing.json()) as { queues: Array<{ name: string; counts: Record<string, number>; jobs: Array<{ id: string }> }> };
-    expect(queues.map((q) => q.name).sort()).toEqual([QUEUE.cancelOrder, QUEUE.createOrder, QUEUE.paymentNotify, QUEUE.refundPayment, QUEUE.sweepOrders].sort());
+    const { queues } = (await listing.json()) as {
+      queues: Array<{ name: string; counts: Record<string, number>; jobs: Array<{ id: string }> }>;
+    };
+    expect(queues.map((q) => q.name).sort()).toEqual(
+      [QUEUE.cancelOrder, QUEUE.createOrder, QUEUE.paymentNotify, QUEUE.refundPayment, QUEUE.sweepOrders].sort(),
+    );
     const cancel = queues.find((q) => q.name === QUEUE.cancelOrder)!;
     expect(cancel.counts.delayed).toBe(1);
     expect(cancel.jobs.map((j) => j.id)).toEqual(["cancel-7-8-2"]);
@@ -66,7 +78,11 @@ describe("queue board", () => {
   it("refuses adding jobs and promoting timers, and loads no font from a CDN", async () => {
     const { createOrder, cancelOrder } = t.services.queues;
     const before = await createOrder.count();
-    const added = await boardRequest(`/api/queues/${QUEUE.createOrder}/add`, "POST", { name: "create-order", data: { reservations: [] }, options: {} });
+    const added = await boardRequest(`/api/queues/${QUEUE.createOrder}/add`, "POST", {
+      name: "create-order",
+      data: { reservations: [] },
+      options: {},
+    });
     expect(added.status).toBe(405);
     expect(((await added.json()) as { error: { message: string } }).error.message).toContain("admin console");
     expect(await createOrder.count()).toBe(before);
@@ -91,7 +107,8 @@ describe("the queue board behind the web app's route (/admin/queues)", () => {
     const admin = await ensureAdmin(t.services, { email: "board-admin@example.test", password: "board-admin-password" });
     adminToken = await signSession({ id: admin.id, role: "ADMIN" }, t.env.SESSION_SECRET, 3600);
   }, 120_000);
-  const get = (path: string, headers: Record<string, string> = {}) => fetch(`${web!.url}${QUEUE_BOARD_PATH}${path}`, { headers, redirect: "manual" });
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    fetch(`${web!.url}${QUEUE_BOARD_PATH}${path}`, { headers, redirect: "manual" });
 
   it("sends a signed-out visitor to /admin on the address they used, not to the instance's port", async () => {
     const answer = await get("");

@@ -43,7 +43,9 @@ describe("isAllowedBoardRequest", () => {
 describe("withoutCdnFonts", () => {
   it("drops the Google Fonts stylesheet and nothing else", () => {
     const page = `<head><link rel="icon" href="static/favicon.ico">\n    <link href="https://fonts.googleapis.com/css2?family=IBM+Plex+Sans:wght@400&display=swap" rel="stylesheet">\n<link href="static/css/main.css" rel="stylesheet"></head>`;
-    expect(withoutCdnFonts(page)).toBe(`<head><link rel="icon" href="static/favicon.ico">\n    \n<link href="static/css/main.css" rel="stylesheet"></head>`);
+    expect(withoutCdnFonts(page)).toBe(
+      `<head><link rel="icon" href="static/favicon.ico">\n    \n<link href="static/css/main.css" rel="stylesheet"></head>`,
+    );
   });
 });
 
@@ -87,7 +89,8 @@ describe("boardAccessRefusal", () => {
   });
 
   it("answers the board's API calls in JSON, and lets an admin through", async () => {
-    const put = (session: { role: string } | null) => boardAccessRefusal(session, new Request("http://x/admin/queues/api/queues/create-order/retry/failed", { method: "PUT" }));
+    const put = (session: { role: string } | null) =>
+      boardAccessRefusal(session, new Request("http://x/admin/queues/api/queues/create-order/retry/failed", { method: "PUT" }));
     expect(put(null)!.status).toBe(401);
     expect(put({ role: "SHOPPER" })!.status).toBe(403);
     expect(((await put({ role: "SHOPPER" })!.json()) as { error: { code: string } }).error.code).toBe("FORBIDDEN");

@@ -63,16 +63,19 @@ const BOARD_LOCALES: Record<Lang, string> = { en: "en-US", zh: "zh-CN" };
 
 /** The board's own UI in the visitor's language: bull-board reads it from the page's config. */
 export function withBoardLocale(html: string, lang: Lang): string {
-  return html.replace(/(<script id="__UI_CONFIG__" type="application\/json">)([\s\S]*?)(<\/script>)/, (whole, open: string, json: string, close: string) => {
-    let config: Record<string, unknown>;
-    try {
-      config = JSON.parse(json) as Record<string, unknown>;
-    } catch {
-      return whole;
-    }
-    const next = JSON.stringify({ ...config, locale: { lng: BOARD_LOCALES[lang] } }).replace(/</g, "\\u003c");
-    return `${open}${next}${close}`;
-  });
+  return html.replace(
+    /(<script id="__UI_CONFIG__" type="application\/json">)([\s\S]*?)(<\/script>)/,
+    (whole, open: string, json: string, close: string) => {
+      let config: Record<string, unknown>;
+      try {
+        config = JSON.parse(json) as Record<string, unknown>;
+      } catch {
+        return whole;
+      }
+      const next = JSON.stringify({ ...config, locale: { lng: BOARD_LOCALES[lang] } }).replace(/</g, "\\u003c");
+      return `${open}${next}${close}`;
+    },
+  );
 }
 
 /** A way back to the admin console on every board page, where bull-board's own header has none. */
@@ -106,7 +109,13 @@ export function boardAccessRefusal(session: { role: string } | null, request: Re
     return Response.json({ error: { message: text.signInAsAdmin, code: "UNAUTHORIZED" } }, { status: 401, headers: noStore });
   }
   if (!page) return Response.json({ error: { message: text.adminsOnlyBody, code: "FORBIDDEN" } }, { status: 403, headers: noStore });
-  const html = plainPageHtml({ lang, title: text.adminsOnlyTitle, heading: text.adminsOnlyHeading, body: text.adminsOnlyBody, link: { href: "/", text: text.backToShop } });
+  const html = plainPageHtml({
+    lang,
+    title: text.adminsOnlyTitle,
+    heading: text.adminsOnlyHeading,
+    body: text.adminsOnlyBody,
+    link: { href: "/", text: text.backToShop },
+  });
   return new Response(html, { status: 403, headers: { ...noStore, "content-type": "text/html; charset=utf-8" } });
 }
 
@@ -137,7 +146,9 @@ export function createQueueBoard(services: Pick<Services, "queues">): Hono {
       new BullMQAdapter(sweepOrders, { readOnlyMode: true }),
     ],
     serverAdapter: adapter,
-    options: { uiConfig: { boardTitle: "Flash sale queues", hideDocsLink: true, miscLinks: [{ text: "Admin console · 管理后台", url: "/admin" }] } },
+    options: {
+      uiConfig: { boardTitle: "Flash sale queues", hideDocsLink: true, miscLinks: [{ text: "Admin console · 管理后台", url: "/admin" }] },
+    },
   });
   return new Hono()
     .basePath(QUEUE_BOARD_PATH)

@@ -9,7 +9,10 @@ import { revokeSessions } from "../gateway/revocation";
  * otherwise keep working until it expires. An admin cannot change their own role (the last admin
  * demoting themselves would lock everyone out of the console).
  */
-export async function changeRole(services: Pick<Services, "db" | "env" | "redis" | "sessions">, input: { actorId: number; userId: number; role: Role }): Promise<{ userId: number; role: Role }> {
+export async function changeRole(
+  services: Pick<Services, "db" | "env" | "redis" | "sessions">,
+  input: { actorId: number; userId: number; role: Role },
+): Promise<{ userId: number; role: Role }> {
   if (input.actorId === input.userId) throw new AppError("BAD_REQUEST", "You cannot change your own role; ask another admin.");
   const user = await services.db.user.findUnique({ where: { id: input.userId }, select: { role: true } });
   if (!user) throw new AppError("NOT_FOUND", `User ${input.userId} does not exist.`);

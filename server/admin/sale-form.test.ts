@@ -26,8 +26,12 @@ describe("sale form rules", () => {
   });
 
   it("points at the field that is wrong", () => {
-    expect(fieldErrors(newSaleInput.safeParse({ ...valid, endsAt: valid.startsAt }))).toEqual({ endsAt: ["The sale must end after it starts"] });
-    expect(fieldErrors(newSaleInput.safeParse({ ...valid, priceCents: 5000 }))).toEqual({ priceCents: ["The sale price cannot be above the original price"] });
+    expect(fieldErrors(newSaleInput.safeParse({ ...valid, endsAt: valid.startsAt }))).toEqual({
+      endsAt: ["The sale must end after it starts"],
+    });
+    expect(fieldErrors(newSaleInput.safeParse({ ...valid, priceCents: 5000 }))).toEqual({
+      priceCents: ["The sale price cannot be above the original price"],
+    });
     expect(fieldErrors(newSaleInput.safeParse({ ...valid, stock: 0 }))).toEqual({ stock: ["Stock must be at least 1"] });
     expect(fieldErrors(newSaleInput.safeParse({ ...valid, productName: "  " }))).toEqual({ productName: ["Enter the product's name"] });
     expect(fieldErrors(newSaleInput.safeParse({ ...valid, unitLimit: 0 }))).toEqual({ unitLimit: ["Allow at least 1 unit per shopper"] });
@@ -36,10 +40,18 @@ describe("sale form rules", () => {
   it("takes 1 to 64 stock parts (buckets), 1 when not given, never more parts than units", () => {
     expect(newSaleInput.parse(valid).stockBuckets).toBe(1);
     expect(newSaleInput.parse({ ...valid, requireRealName: false, stockBuckets: 64 }).stockBuckets).toBe(64);
-    expect(fieldErrors(newSaleInput.safeParse({ ...valid, requireRealName: false, stockBuckets: 0 }))).toEqual({ stockBuckets: ["At least 1 part"] });
-    expect(fieldErrors(newSaleInput.safeParse({ ...valid, requireRealName: false, stockBuckets: 65 }))).toEqual({ stockBuckets: ["At most 64 parts"] });
-    expect(fieldErrors(newSaleInput.safeParse({ ...valid, requireRealName: false, stockBuckets: 2.5 }))).toEqual({ stockBuckets: ["Whole parts only"] });
-    expect(fieldErrors(newSaleInput.safeParse({ ...valid, requireRealName: false, stock: 3, stockBuckets: 4 }))).toEqual({ stockBuckets: ["No more parts than units"] });
+    expect(fieldErrors(newSaleInput.safeParse({ ...valid, requireRealName: false, stockBuckets: 0 }))).toEqual({
+      stockBuckets: ["At least 1 part"],
+    });
+    expect(fieldErrors(newSaleInput.safeParse({ ...valid, requireRealName: false, stockBuckets: 65 }))).toEqual({
+      stockBuckets: ["At most 64 parts"],
+    });
+    expect(fieldErrors(newSaleInput.safeParse({ ...valid, requireRealName: false, stockBuckets: 2.5 }))).toEqual({
+      stockBuckets: ["Whole parts only"],
+    });
+    expect(fieldErrors(newSaleInput.safeParse({ ...valid, requireRealName: false, stock: 3, stockBuckets: 4 }))).toEqual({
+      stockBuckets: ["No more parts than units"],
+    });
   });
 
   it("keeps a real-name sale in one part, so one person's accounts meet one count", () => {
@@ -62,18 +74,32 @@ describe("sale form rules", () => {
 
   it("a waiting room admits 0 (none) to 1,000,000 whole places per second, random draw by default", () => {
     expect(newSaleInput.parse(valid)).toMatchObject({ admissionRate: 0, arrivalOrder: "RANDOM", purchaseChallenge: false });
-    expect(newSaleInput.parse({ ...valid, admissionRate: 1_000_000, arrivalOrder: "ARRIVAL", purchaseChallenge: true })).toMatchObject({ admissionRate: 1_000_000, arrivalOrder: "ARRIVAL", purchaseChallenge: true });
-    expect(fieldErrors(newSaleInput.safeParse({ ...valid, admissionRate: -1 }))).toEqual({ admissionRate: ["The admission rate cannot be negative (0 = no waiting room)"] });
-    expect(fieldErrors(newSaleInput.safeParse({ ...valid, admissionRate: 1_000_001 }))).toEqual({ admissionRate: ["At most 1,000,000 places per second"] });
-    expect(fieldErrors(newSaleInput.safeParse({ ...valid, admissionRate: 2.5 }))).toEqual({ admissionRate: ["The admission rate must be a whole number of places per second"] });
-    expect(fieldErrors(newSaleInput.safeParse({ ...valid, arrivalOrder: "LOTTERY" }))).toEqual({ arrivalOrder: ["Choose how early arrivals are ordered"] });
+    expect(newSaleInput.parse({ ...valid, admissionRate: 1_000_000, arrivalOrder: "ARRIVAL", purchaseChallenge: true })).toMatchObject({
+      admissionRate: 1_000_000,
+      arrivalOrder: "ARRIVAL",
+      purchaseChallenge: true,
+    });
+    expect(fieldErrors(newSaleInput.safeParse({ ...valid, admissionRate: -1 }))).toEqual({
+      admissionRate: ["The admission rate cannot be negative (0 = no waiting room)"],
+    });
+    expect(fieldErrors(newSaleInput.safeParse({ ...valid, admissionRate: 1_000_001 }))).toEqual({
+      admissionRate: ["At most 1,000,000 places per second"],
+    });
+    expect(fieldErrors(newSaleInput.safeParse({ ...valid, admissionRate: 2.5 }))).toEqual({
+      admissionRate: ["The admission rate must be a whole number of places per second"],
+    });
+    expect(fieldErrors(newSaleInput.safeParse({ ...valid, arrivalOrder: "LOTTERY" }))).toEqual({
+      arrivalOrder: ["Choose how early arrivals are ordered"],
+    });
   });
 
   it("refuses the challenge without a waiting room, on a new sale and on an edit", () => {
     const message = "The proof-of-work challenge needs a waiting room: set an admission rate above 0, or turn the challenge off";
     expect(fieldErrors(newSaleInput.safeParse({ ...valid, purchaseChallenge: true }))).toEqual({ purchaseChallenge: [message] });
     const { stock: _stock, ...edit } = valid;
-    expect(fieldErrors(saleEditInput.safeParse({ ...edit, saleId: 3, admissionRate: 0, purchaseChallenge: true }))).toEqual({ purchaseChallenge: [message] });
+    expect(fieldErrors(saleEditInput.safeParse({ ...edit, saleId: 3, admissionRate: 0, purchaseChallenge: true }))).toEqual({
+      purchaseChallenge: [message],
+    });
     expect(saleEditInput.safeParse({ ...edit, saleId: 3, admissionRate: 10, purchaseChallenge: true }).success).toBe(true);
     expect(fieldMessageIn("zh", message)).toBe("人机验证需要排队室：请把放行速率设为大于 0，或关闭人机验证");
   });
@@ -81,7 +107,9 @@ describe("sale form rules", () => {
   it("an edit gives only the fields it names: nothing defaults, so nothing left out is reset", () => {
     expect(saleEditInput.parse({ saleId: 3, priceCents: 100 })).toEqual({ saleId: 3, priceCents: 100 });
     expect(saleEditInput.safeParse({ saleId: 3, purchaseChallenge: true }).success).toBe(true);
-    expect(fieldErrors(saleEditInput.safeParse({ saleId: 3, admissionRate: -1 }))).toEqual({ admissionRate: ["The admission rate cannot be negative (0 = no waiting room)"] });
+    expect(fieldErrors(saleEditInput.safeParse({ saleId: 3, admissionRate: -1 }))).toEqual({
+      admissionRate: ["The admission rate cannot be negative (0 = no waiting room)"],
+    });
   });
 
   it("every field message has its Chinese, found from the English zod carries", () => {
@@ -89,7 +117,15 @@ describe("sale form rules", () => {
     expect(fieldMessageIn("zh", "At most 64 parts")).toBe("最多 64 份");
     expect(fieldMessageIn("en", "Stock must be at least 1")).toBe("Stock must be at least 1");
     expect(fieldMessageIn("zh", "something else")).toBe("something else");
-    const result = newSaleInput.safeParse({ ...valid, productName: "", stock: Number.NaN, unitLimit: 0, imageUrl: "ftp://x", admissionRate: -1, arrivalOrder: "X" });
+    const result = newSaleInput.safeParse({
+      ...valid,
+      productName: "",
+      stock: Number.NaN,
+      unitLimit: 0,
+      imageUrl: "ftp://x",
+      admissionRate: -1,
+      arrivalOrder: "X",
+    });
     for (const messages of Object.values(fieldErrors(result)) as Array<string[] | undefined>) {
       for (const message of messages ?? []) expect(fieldMessageIn("zh", message), message).toMatch(/[\u4e00-\u9fff]/);
     }
@@ -102,7 +138,9 @@ describe("sale form rules", () => {
     expect(newSaleInput.parse(valid).imageUrl).toBeNull();
     for (const bad of ["http://example.com/a.png", "//evil.example/a.png", "javascript:alert(1)", "kettle.png", "/a b.png"]) {
       expect(isImageUrl(bad), bad).toBe(false);
-      expect(fieldErrors(newSaleInput.safeParse({ ...valid, imageUrl: bad })), bad).toEqual({ imageUrl: ["Use a path on this site (starting with /) or an https:// address"] });
+      expect(fieldErrors(newSaleInput.safeParse({ ...valid, imageUrl: bad })), bad).toEqual({
+        imageUrl: ["Use a path on this site (starting with /) or an https:// address"],
+      });
     }
   });
 
@@ -119,7 +157,9 @@ describe("sale form rules", () => {
   it("edits carry no stock (that goes through the ledger) but the same rules", () => {
     const { stock: _stock, ...edit } = valid;
     expect(saleEditInput.safeParse({ ...edit, saleId: 3 }).success).toBe(true);
-    expect(fieldErrors(saleEditInput.safeParse({ ...edit, saleId: 3, minMemberLevel: -1 }))).toEqual({ minMemberLevel: ["Member levels start at 0"] });
+    expect(fieldErrors(saleEditInput.safeParse({ ...edit, saleId: 3, minMemberLevel: -1 }))).toEqual({
+      minMemberLevel: ["Member levels start at 0"],
+    });
   });
 
   it("a stock change is a non-zero whole number of units", () => {

@@ -45,7 +45,13 @@ const imageUrl = z
   .string()
   .trim()
   .max(500, say({ en: "Keep the image URL under 500 characters", zh: "图片地址不能超过 500 个字符" }))
-  .refine((v) => v === "" || isImageUrl(v), say({ en: "Use a path on this site (starting with /) or an https:// address", zh: "请填写本站路径（以 / 开头）或 https:// 开头的地址" }))
+  .refine(
+    (v) => v === "" || isImageUrl(v),
+    say({
+      en: "Use a path on this site (starting with /) or an https:// address",
+      zh: "请填写本站路径（以 / 开头）或 https:// 开头的地址",
+    }),
+  )
   .transform((v) => (v === "" ? null : v))
   .nullable()
   .default(null);
@@ -59,7 +65,11 @@ const saleFields = z.object({
     .trim()
     .min(1, say({ en: "Enter the product's name", zh: "请填写商品名称" }))
     .max(191, say({ en: "Keep the name under 191 characters", zh: "名称不能超过 191 个字符" })),
-  description: z.string().trim().max(2000, say({ en: "Keep the description under 2000 characters", zh: "描述不能超过 2000 个字符" })).default(""),
+  description: z
+    .string()
+    .trim()
+    .max(2000, say({ en: "Keep the description under 2000 characters", zh: "描述不能超过 2000 个字符" }))
+    .default(""),
   imageUrl,
   originalPriceCents: cents({ en: "The original price", zh: "原价" }),
   priceCents: cents({ en: "The sale price", zh: "秒杀价" }),
@@ -74,7 +84,9 @@ const saleFields = z.object({
   // Left out of a new sale: the shop's default (on in production; createSaleFromForm).
   requireVerifiedContact: z.boolean().optional(),
   accountsCreatedBefore: z.coerce
-    .date({ error: say({ en: "Enter a valid moment for the newest accounts allowed, or leave it empty", zh: "请填写有效的注册截止时间，或留空" }) })
+    .date({
+      error: say({ en: "Enter a valid moment for the newest accounts allowed, or leave it empty", zh: "请填写有效的注册截止时间，或留空" }),
+    })
     .nullable()
     .default(null),
   minMemberLevel: z
@@ -90,7 +102,9 @@ const saleFields = z.object({
     .min(0, say({ en: "The admission rate cannot be negative (0 = no waiting room)", zh: "放行速率不能为负数（0 = 不排队）" }))
     .max(MAX_ADMISSION_RATE, say({ en: "At most 1,000,000 places per second", zh: "每秒最多放行 1,000,000 人" }))
     .default(0),
-  arrivalOrder: z.enum(["RANDOM", "ARRIVAL"], { error: say({ en: "Choose how early arrivals are ordered", zh: "请选择提前到达顾客的排序方式" }) }).default("RANDOM"),
+  arrivalOrder: z
+    .enum(["RANDOM", "ARRIVAL"], { error: say({ en: "Choose how early arrivals are ordered", zh: "请选择提前到达顾客的排序方式" }) })
+    .default("RANDOM"),
   purchaseChallenge: z.boolean().default(false),
 });
 
@@ -109,7 +123,9 @@ export const REAL_NAME_ONE_BUCKET = say({
 const ENDS_BEFORE_START = say({ en: "The sale must end after it starts", zh: "结束时间必须晚于开始时间" });
 const PRICE_ABOVE_ORIGINAL = say({ en: "The sale price cannot be above the original price", zh: "秒杀价不能高于原价" });
 
-type AcrossFields = Partial<Pick<SaleFields, "priceCents" | "originalPriceCents" | "startsAt" | "endsAt" | "admissionRate" | "purchaseChallenge">>;
+type AcrossFields = Partial<
+  Pick<SaleFields, "priceCents" | "originalPriceCents" | "startsAt" | "endsAt" | "admissionRate" | "purchaseChallenge">
+>;
 
 /**
  * Rules between two fields, as field → message; a rule whose fields are not both given (a partial
@@ -171,9 +187,14 @@ export const newSaleInput = saleFields
     checkAcrossFields(value, ctx);
     // A real-name sale counts a person's units in their home bucket: one bucket, so two accounts
     // of one person always meet the same count (includes/count-shopper.lua).
-    if (value.requireRealName && value.stockBuckets > 1) ctx.addIssue({ code: "custom", path: ["stockBuckets"], message: REAL_NAME_ONE_BUCKET });
+    if (value.requireRealName && value.stockBuckets > 1)
+      ctx.addIssue({ code: "custom", path: ["stockBuckets"], message: REAL_NAME_ONE_BUCKET });
     if (value.stock >= 1 && value.stockBuckets > value.stock) {
-      ctx.addIssue({ code: "custom", path: ["stockBuckets"], message: say({ en: "No more parts than units", zh: "拆分份数不能多于库存件数" }) });
+      ctx.addIssue({
+        code: "custom",
+        path: ["stockBuckets"],
+        message: say({ en: "No more parts than units", zh: "拆分份数不能多于库存件数" }),
+      });
     }
   });
 export type NewSaleInput = z.infer<typeof newSaleInput>;

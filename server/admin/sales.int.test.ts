@@ -25,7 +25,9 @@ beforeAll(async () => {
 afterAll(() => t?.cleanup());
 
 const asAdmin = async (lang?: string) =>
-  createCaller(await createContext(t.services, new Headers({ authorization: `Bearer ${adminToken}`, ...(lang ? { "accept-language": lang } : {}) })));
+  createCaller(
+    await createContext(t.services, new Headers({ authorization: `Bearer ${adminToken}`, ...(lang ? { "accept-language": lang } : {}) })),
+  );
 
 const saleForm = (overrides: Record<string, unknown> = {}) => ({
   productName: "Warm kettle",
@@ -48,7 +50,11 @@ const saleForm = (overrides: Record<string, unknown> = {}) => ({
 const redisSale = async (saleId: number) => {
   const keys = bucketKeys(t.env.REDIS_NAMESPACE, saleId, 0);
   const [stock, meta] = await Promise.all([t.services.redis.get(keys.stock), t.services.redis.hgetall(keys.meta)]);
-  return { stock: stock === null ? null : Number(stock), startsAt: meta.startsAt ? Number(meta.startsAt) : null, limit: meta.limit ? Number(meta.limit) : null };
+  return {
+    stock: stock === null ? null : Number(stock),
+    startsAt: meta.startsAt ? Number(meta.startsAt) : null,
+    limit: meta.limit ? Number(meta.limit) : null,
+  };
 };
 
 describe("sales from the console", () => {
@@ -56,7 +62,14 @@ describe("sales from the console", () => {
     const admin = await asAdmin();
     const form = saleForm();
     const sale = await admin.admin.createSale(form);
-    expect(sale).toMatchObject({ warmedUp: true, imageUrl: "/products/kettle.svg", remaining: 12, sold: 0, soldOut: false, phase: "UPCOMING" });
+    expect(sale).toMatchObject({
+      warmedUp: true,
+      imageUrl: "/products/kettle.svg",
+      remaining: 12,
+      sold: 0,
+      soldOut: false,
+      phase: "UPCOMING",
+    });
     expect(await redisSale(sale.id)).toEqual({ stock: 12, startsAt: form.startsAt.getTime(), limit: 1 });
   });
 
@@ -88,7 +101,11 @@ describe("sales from the console", () => {
       ["en", /start is in the past/],
       ["zh-CN", /开始时间已经过去/],
     ] as const) {
-      const error = await (await asAdmin(lang)).admin.createSale(saleForm({ startsAt: new Date(Date.now() - 3600_000) })).catch((e: unknown) => e);
+      const error = await (
+        await asAdmin(lang)
+      ).admin
+        .createSale(saleForm({ startsAt: new Date(Date.now() - 3600_000) }))
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(TRPCError);
       expect((error as TRPCError).code).toBe("BAD_REQUEST");
       expect((error as TRPCError).cause?.message ?? "").toMatch(/start is in the past/);
@@ -105,7 +122,9 @@ describe("sales from the console", () => {
     const later = new Date(Date.now() + 120_000);
     // Another holder of the sale's stock-change lock (a stock change, the reconciler): the
     // warm-up after the edit waits for it, then gives up.
-    const edited = await withStockChangeLock(t.services.sql, sale.id, 1000, () => updateSale(t.services, { ...terms, saleId: sale.id, startsAt: later }));
+    const edited = await withStockChangeLock(t.services.sql, sale.id, 1000, () =>
+      updateSale(t.services, { ...terms, saleId: sale.id, startsAt: later }),
+    );
     if (!edited.held) throw new Error("the test could not take the lock");
     expect(edited.value.warmedUp).toBe(false);
     expect(await redisSale(sale.id)).toEqual({ stock: 12, startsAt: null, limit: null });
@@ -135,9 +154,18 @@ describe("waiting-room settings from the console", () => {
 
   it("an edit naming only some fields keeps the rest: the room, the rules and the description stay", async () => {
     const admin = await asAdmin();
-    const sale = await admin.admin.createSale(saleForm({ description: "Boils fast", minMemberLevel: 2, admissionRate: 40, arrivalOrder: "ARRIVAL", purchaseChallenge: true }));
+    const sale = await admin.admin.createSale(
+      saleForm({ description: "Boils fast", minMemberLevel: 2, admissionRate: 40, arrivalOrder: "ARRIVAL", purchaseChallenge: true }),
+    );
     const edited = await admin.admin.updateSale({ saleId: sale.id, priceCents: 3900 });
-    expect(edited).toMatchObject({ priceCents: 3900, description: "Boils fast", minMemberLevel: 2, admissionRate: 40, arrivalOrder: "ARRIVAL", purchaseChallenge: true });
+    expect(edited).toMatchObject({
+      priceCents: 3900,
+      description: "Boils fast",
+      minMemberLevel: 2,
+      admissionRate: 40,
+      arrivalOrder: "ARRIVAL",
+      purchaseChallenge: true,
+    });
     expect(await t.services.redis.hget(roomKeys(t.env.REDIS_NAMESPACE, sale.id).meta, "rate")).toBe("40");
 
     // The rules between fields hold for the merged terms: no challenge once the room is closed, no price above the stored original.
@@ -164,13 +192,16 @@ describe("waiting-room settings from the console", () => {
     };
     const challenge = await refusal("en", { admissionRate: 0, purchaseChallenge: true });
     expect(challenge.message).toMatch(/challenge needs a waiting room/);
-    for (const input of [{ admissionRate: -1 }, { admissionRate: 1_000_001 }, { admissionRate: 1.5 }, { arrivalOrder: "LOTTERY" }]) await refusal("zh-CN", input);
+    for (const input of [{ admissionRate: -1 }, { admissionRate: 1_000_001 }, { admissionRate: 1.5 }, { arrivalOrder: "LOTTERY" }])
+      await refusal("zh-CN", input);
     expect(await t.services.db.sale.count()).toBe(before);
 
     const admin = await asAdmin();
     const sale = await admin.admin.createSale(saleForm({ admissionRate: 5 }));
     const { stock: _stock, ...terms } = saleForm();
-    await expect(admin.admin.updateSale({ ...terms, saleId: sale.id, admissionRate: 0, purchaseChallenge: true })).rejects.toThrow(/challenge needs a waiting room/);
+    await expect(admin.admin.updateSale({ ...terms, saleId: sale.id, admissionRate: 0, purchaseChallenge: true })).rejects.toThrow(
+      /challenge needs a waiting room/,
+    );
     expect(await admin.admin.sale({ saleId: sale.id })).toMatchObject({ admissionRate: 5, purchaseChallenge: false });
     expect(await t.services.redis.hget(roomKeys(t.env.REDIS_NAMESPACE, sale.id).meta, "rate")).toBe("5");
   });

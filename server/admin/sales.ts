@@ -5,7 +5,15 @@ import { createSaleIn } from "../new-sale";
 import { phaseAt, type SalePhase } from "../seckill/phase";
 import { bucketKeys } from "../seckill/keys";
 import { warmUpSale, type WarmUpServices } from "../recovery/warmup";
-import { REAL_NAME_ONE_BUCKET, saleTerms, START_IN_PAST, startIsInPast, type NewSaleInput, type SaleEditInput, type SaleTerms } from "./sale-form";
+import {
+  REAL_NAME_ONE_BUCKET,
+  saleTerms,
+  START_IN_PAST,
+  startIsInPast,
+  type NewSaleInput,
+  type SaleEditInput,
+  type SaleTerms,
+} from "./sale-form";
 
 // Made on first use: creating it reads the environment, which a build must not need.
 let log: ReturnType<typeof createLogger> | undefined;
@@ -66,7 +74,10 @@ const adminSaleSelect = {
   product: { select: { name: true, description: true, originalPriceCents: true, imageUrl: true } },
 } as const;
 
-type AdminSaleRow = Omit<AdminSale, "productName" | "description" | "imageUrl" | "originalPriceCents" | "phase" | "warmedUp" | "remaining" | "sold" | "soldOut"> & {
+type AdminSaleRow = Omit<
+  AdminSale,
+  "productName" | "description" | "imageUrl" | "originalPriceCents" | "phase" | "warmedUp" | "remaining" | "sold" | "soldOut"
+> & {
   stock: { count: number } | null;
   product: { name: string; description: string; originalPriceCents: number; imageUrl: string | null };
 };
@@ -74,7 +85,10 @@ type AdminSaleRow = Omit<AdminSale, "productName" | "description" | "imageUrl" |
 export type AdminSaleServices = Pick<Services, "db" | "env" | "redis">;
 
 /** Each bucket's meta (loaded) and stock key, read in one pipeline for the whole list. */
-async function redisStandings(services: Pick<Services, "env" | "redis">, rows: readonly AdminSaleRow[]): Promise<Array<{ warmed: boolean; stock: number | null }>> {
+async function redisStandings(
+  services: Pick<Services, "env" | "redis">,
+  rows: readonly AdminSaleRow[],
+): Promise<Array<{ warmed: boolean; stock: number | null }>> {
   const pipeline = services.redis.pipeline();
   for (const row of rows) {
     for (let b = 0; b < row.stockBuckets; b++) {
@@ -125,7 +139,8 @@ export async function listAdminSales(services: AdminSaleServices, now = new Date
   return toAdminSales(services, rows, now);
 }
 
-const saleMissing = (saleId: number) => new AppError("NOT_FOUND", { en: `Sale #${saleId} does not exist.`, zh: `活动 #${saleId} 不存在。` });
+const saleMissing = (saleId: number) =>
+  new AppError("NOT_FOUND", { en: `Sale #${saleId} does not exist.`, zh: `活动 #${saleId} 不存在。` });
 
 export async function getAdminSale(services: AdminSaleServices, saleId: number, now = new Date()): Promise<AdminSale> {
   const row = await services.db.sale.findUnique({ where: { id: saleId }, select: adminSaleSelect });
@@ -143,7 +158,10 @@ async function warmAfterSave(services: WarmUpServices, saleId: number): Promise<
     await warmUpSale(services, saleId);
     return true;
   } catch (error) {
-    (log ??= createLogger("web")).warn({ saleId, err: error }, "warm-up after saving the sale failed; the reconciler loads it when it opens");
+    (log ??= createLogger("web")).warn(
+      { saleId, err: error },
+      "warm-up after saving the sale failed; the reconciler loads it when it opens",
+    );
     return false;
   }
 }
@@ -152,7 +170,10 @@ async function warmAfterSave(services: WarmUpServices, saleId: number): Promise<
 export async function createSaleFromForm(services: WarmUpServices, input: NewSaleInput, now = new Date()): Promise<AdminSale> {
   if (startIsInPast(input.startsAt, now)) throw new AppError("BAD_REQUEST", START_IN_PAST);
   const { saleId } = await services.db.$transaction(async (tx) => {
-    const created = await createSaleIn(tx, { ...input, requireVerifiedContact: input.requireVerifiedContact ?? services.env.NODE_ENV === "production" });
+    const created = await createSaleIn(tx, {
+      ...input,
+      requireVerifiedContact: input.requireVerifiedContact ?? services.env.NODE_ENV === "production",
+    });
     if (input.imageUrl) await tx.product.update({ where: { id: created.productId }, data: { imageUrl: input.imageUrl } });
     return created;
   });

@@ -177,11 +177,15 @@ describe.each([
     const { saleId } = await createLiveSale(t.services, { productName: "Interleaved change", stock: 6, stockBuckets: buckets });
     await warmUpSale(t.services, saleId);
     let round: SaleReconciliation | undefined;
-    const changed = await adjustSaleStock(t.services, { saleId, delta }, {
-      betweenHalves: async () => {
-        round = (await reconcileLiveSales(t.services, log)).find((r) => r.saleId === saleId);
+    const changed = await adjustSaleStock(
+      t.services,
+      { saleId, delta },
+      {
+        betweenHalves: async () => {
+          round = (await reconcileLiveSales(t.services, log)).find((r) => r.saleId === saleId);
+        },
       },
-    });
+    );
     expect(round).toBeDefined();
     expect(changed).toMatchObject({ totalStock: 6 + delta, dbStock: 6 + delta, redisStock: 6 + delta });
     expect(await overOffers(t.services, saleId)).toEqual([]);
@@ -200,27 +204,30 @@ describe("a stock change whose process dies between its halves", () => {
   it.each([
     { change: "raise", delta: 2, total: 8 },
     { change: "lowering", delta: -2, total: 6 },
-  ])("leaves Redis short, never over, and the next reconcile round finishes a raise or undoes a lowering ($change)", async ({ delta, total }) => {
-    const log = pino({ level: "silent" });
-    const { saleId } = await createLiveSale(t.services, { productName: "Crash mid-change", stock: 6, stockBuckets: 2 });
-    await warmUpSale(t.services, saleId);
-    const child = spawn(process.execPath, ["--import", "tsx", "server/testing/stock-change-dies.ts", String(saleId), String(delta)], {
-      env: { ...process.env, ...t.childEnv },
-      stdio: ["ignore", "ignore", "inherit"],
-    });
-    const [, signal] = (await once(child, "exit")) as [number | null, string | null];
-    expect(signal).toBe("SIGKILL");
-    expect(await overOffers(t.services, saleId)).toEqual([]);
+  ])(
+    "leaves Redis short, never over, and the next reconcile round finishes a raise or undoes a lowering ($change)",
+    async ({ delta, total }) => {
+      const log = pino({ level: "silent" });
+      const { saleId } = await createLiveSale(t.services, { productName: "Crash mid-change", stock: 6, stockBuckets: 2 });
+      await warmUpSale(t.services, saleId);
+      const child = spawn(process.execPath, ["--import", "tsx", "server/testing/stock-change-dies.ts", String(saleId), String(delta)], {
+        env: { ...process.env, ...t.childEnv },
+        stdio: ["ignore", "ignore", "inherit"],
+      });
+      const [, signal] = (await once(child, "exit")) as [number | null, string | null];
+      expect(signal).toBe("SIGKILL");
+      expect(await overOffers(t.services, saleId)).toEqual([]);
 
-    // Whatever the crash held (a lock, a connection) is gone once MySQL notices the closed socket.
-    await waitFor(
-      async () => {
-        await reconcileLiveSales(t.services, log);
-        return invariantViolations(await readSaleLedger(t.services, saleId)).length === 0;
-      },
-      15_000,
-      "a reconcile round to bring Redis in step",
-    );
-    expect(await readSaleLedger(t.services, saleId)).toMatchObject({ totalStock: total, dbStock: total, redisStock: total });
-  });
+      // Whatever the crash held (a lock, a connection) is gone once MySQL notices the closed socket.
+      await waitFor(
+        async () => {
+          await reconcileLiveSales(t.services, log);
+          return invariantViolations(await readSaleLedger(t.services, saleId)).length === 0;
+        },
+        15_000,
+        "a reconcile round to bring Redis in step",
+      );
+      expect(await readSaleLedger(t.services, saleId)).toMatchObject({ totalStock: total, dbStock: total, redisStock: total });
+    },
+  );
 });

@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLiveSale, createTestEnvironment, mapConcurrently, startSystem, waitFor, type ChildHandle, type TestEnvironment } from "../testing/harness";
+import {
+  createLiveSale,
+  createTestEnvironment,
+  mapConcurrently,
+  startSystem,
+  waitFor,
+  type ChildHandle,
+  type TestEnvironment,
+} from "../testing/harness";
 import { createShoppers, SEED_PASSWORD } from "../seed";
 import { warmUpSale } from "../recovery/warmup";
 import { saleKeys } from "../seckill/keys";
@@ -22,7 +30,12 @@ describe("an admin stock change with a reconcile round in the middle", () => {
 
   beforeAll(async () => {
     t = await createTestEnvironment("security_stock");
-    system = await startSystem(t.childEnv, { DEMO_SALE: "0", RECONCILE_INTERVAL_MS: "1000", REQUEST_RATE_PER_IP: "0", PURCHASE_RATE_PER_SHOPPER: "0" });
+    system = await startSystem(t.childEnv, {
+      DEMO_SALE: "0",
+      RECONCILE_INTERVAL_MS: "1000",
+      REQUEST_RATE_PER_IP: "0",
+      PURCHASE_RATE_PER_SHOPPER: "0",
+    });
   });
   afterAll(async () => {
     await system?.stop();
@@ -31,7 +44,11 @@ describe("an admin stock change with a reconcile round in the middle", () => {
 
   const reconciled = async (saleId: number) => (await readPublishedReconciliations(t.services)).find((r) => r.saleId === saleId);
 
-  async function call(path: string, token: string | null, input: unknown): Promise<{ status: number; body: { result?: { data: { json: unknown } }; error?: unknown } }> {
+  async function call(
+    path: string,
+    token: string | null,
+    input: unknown,
+  ): Promise<{ status: number; body: { result?: { data: { json: unknown } }; error?: unknown } }> {
     const response = await fetch(`${system.url}${path}`, {
       method: "POST",
       headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
@@ -89,11 +106,18 @@ describe("an admin stock change with a reconcile round in the middle", () => {
     expect(answers.filter((a) => a.status === "SOLD_OUT")).toHaveLength(4);
 
     // The worker turns every QUEUED answer into an order, and the shoppers are told so.
-    await waitFor(async () => (await services.db.order.count({ where: { saleId } })) === queued.length, 30_000, "the worker to create the orders");
+    await waitFor(
+      async () => (await services.db.order.count({ where: { saleId } })) === queued.length,
+      30_000,
+      "the worker to create the orders",
+    );
     for (const { shopper, reservationId } of queued) {
-      const response = await fetch(`${system.url}/api/trpc/seckill.result?input=${encodeURIComponent(JSON.stringify({ json: { reservationId } }))}`, {
-        headers: { authorization: `Bearer ${shopper.token}` },
-      });
+      const response = await fetch(
+        `${system.url}/api/trpc/seckill.result?input=${encodeURIComponent(JSON.stringify({ json: { reservationId } }))}`,
+        {
+          headers: { authorization: `Bearer ${shopper.token}` },
+        },
+      );
       expect(((await response.json()) as { result: { data: { json: { status: string } } } }).result.data.json.status).toBe("ORDER_CREATED");
     }
     await waitFor(async () => (await readSaleLedger(services, saleId)).pendingReservations === 0, 30_000, "the reservations to settle");

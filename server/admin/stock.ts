@@ -85,7 +85,13 @@ type RedisMove =
  * (`undoOnError`): a raise's units belong in Redis whatever happens, and the reconciler adds any
  * that did not arrive. `left` is the units reservable in all buckets after the change.
  */
-async function moveInRedis(services: Pick<Services, "env" | "redis">, saleId: number, deltas: readonly number[], fences: readonly string[], undoOnError: boolean): Promise<RedisMove> {
+async function moveInRedis(
+  services: Pick<Services, "env" | "redis">,
+  saleId: number,
+  deltas: readonly number[],
+  fences: readonly string[],
+  undoOnError: boolean,
+): Promise<RedisMove> {
   const { redis, env } = services;
   const moved: { bucket: number; delta: number; fence: string }[] = [];
   const keysOf = (bucket: number) => bucketKeys(env.REDIS_NAMESPACE, saleId, bucket);
@@ -126,17 +132,26 @@ async function moveInRedis(services: Pick<Services, "env" | "redis">, saleId: nu
  * never loaded has no reservation anywhere and changes in MySQL alone. Stable under the lock:
  * a bucket with no stock takes no reservation, and only a re-warm (which takes the lock) loads it.
  */
-async function lostRedisStock(services: Pick<Services, "env" | "redis">, saleId: number, move: Extract<RedisMove, { kind: "applied" }>): Promise<boolean> {
+async function lostRedisStock(
+  services: Pick<Services, "env" | "redis">,
+  saleId: number,
+  move: Extract<RedisMove, { kind: "applied" }>,
+): Promise<boolean> {
   if (!move.notWarmed.length) return false;
   if (move.warmed) return true;
-  const pending = await Promise.all(move.notWarmed.map((b) => services.redis.zcard(bucketKeys(services.env.REDIS_NAMESPACE, saleId, b).pending)));
+  const pending = await Promise.all(
+    move.notWarmed.map((b) => services.redis.zcard(bucketKeys(services.env.REDIS_NAMESPACE, saleId, b).pending)),
+  );
   return pending.some((n) => n > 0);
 }
 
 /** Each bucket's fence as it stands (one GET per bucket: several hash tags cannot share an MGET on a Cluster). */
 function readFences(services: Pick<Services, "env" | "redis">, saleId: number, buckets: number): Promise<string[]> {
   return Promise.all(
-    Array.from({ length: buckets }, async (_, b) => (await services.redis.get(bucketKeys(services.env.REDIS_NAMESPACE, saleId, b).fence)) ?? "0"),
+    Array.from(
+      { length: buckets },
+      async (_, b) => (await services.redis.get(bucketKeys(services.env.REDIS_NAMESPACE, saleId, b).fence)) ?? "0",
+    ),
   );
 }
 
@@ -162,7 +177,10 @@ export async function adjustSaleStock(
     changeHoldingLock(services, connection, { ...input, buckets: sale.stockBuckets }, options),
   );
   if (!locked.held) {
-    throw new AppError("CONFLICT", `Sale ${saleId}'s stock is being changed or loaded into Redis right now (another stock change, a warm-up or the reconciler); try again in a moment.`);
+    throw new AppError(
+      "CONFLICT",
+      `Sale ${saleId}'s stock is being changed or loaded into Redis right now (another stock change, a warm-up or the reconciler); try again in a moment.`,
+    );
   }
   return locked.value;
 }
@@ -187,7 +205,13 @@ async function changeHoldingLock(
     if (lowered.kind === "too-few-left") throw refuseLowering(saleId, delta, lowered.left, bucketNamed(lowered.bucket));
     if (lowered.kind === "fenced") throw changedUnderneath(saleId);
     if (await lostRedisStock(services, saleId, lowered)) {
-      await moveInRedis(services, saleId, deltas.map((d) => -d), lowered.fences, false);
+      await moveInRedis(
+        services,
+        saleId,
+        deltas.map((d) => -d),
+        lowered.fences,
+        false,
+      );
       throw new AppError(
         "PRECONDITION_FAILED",
         `Sale ${saleId}'s Redis state is being rebuilt (a re-warm from MySQL is due), so its reserved units cannot be told from its unsold ones; nothing was changed. Lower it again once the sale is warm.`,
@@ -196,13 +220,21 @@ async function changeHoldingLock(
     await options.betweenHalves?.();
     try {
       const mysql = await applyInMySql(connection, saleId, total, delta);
-      if (lowered.warmed && lowered.left <= 0) await broadcastSoldOut(redis, env.REDIS_NAMESPACE, services.soldOut, { saleId, soldOut: true });
+      if (lowered.warmed && lowered.left <= 0)
+        await broadcastSoldOut(redis, env.REDIS_NAMESPACE, services.soldOut, { saleId, soldOut: true });
       return { saleId, ...mysql, redisStock: lowered.warmed ? lowered.left : null };
     } catch (error) {
       // Whether MySQL took it is unknown: Redis stays lowered (offering less, never more) and the
       // reconciler's repair, proving from MySQL, gives the units back if it did not.
       if (error instanceof CommitOutcomeUnknown) throw outcomeUnknown(saleId, error);
-      if (lowered.warmed) await moveInRedis(services, saleId, deltas.map((d) => -d), lowered.fences, false);
+      if (lowered.warmed)
+        await moveInRedis(
+          services,
+          saleId,
+          deltas.map((d) => -d),
+          lowered.fences,
+          false,
+        );
       if (error instanceof StockShortageError) throw refuseLowering(saleId, delta, error.available, null);
       throw error;
     }

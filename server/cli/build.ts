@@ -4,7 +4,17 @@ import path from "node:path";
 import { withFileLock } from "./file-lock";
 
 /** What the Next.js build reads; a change to any of them calls for a new build. */
-const BUILD_INPUTS = ["app", "server", "public", "proxy.ts", "instrumentation.ts", "next.config.ts", "package.json", "tsconfig.json", "prisma/schema.prisma"];
+const BUILD_INPUTS = [
+  "app",
+  "server",
+  "public",
+  "proxy.ts",
+  "instrumentation.ts",
+  "next.config.ts",
+  "package.json",
+  "tsconfig.json",
+  "prisma/schema.prisma",
+];
 
 const SKIPPED = new Set(["node_modules", "testing", "cli"]);
 

@@ -5,7 +5,15 @@ import { createShoppers } from "../seed";
 import { saleKeys } from "../seckill/keys";
 import { warmUpSale } from "../recovery/warmup";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
-import { buyAsShopper, createLiveSale, createTestEnvironment, startPrepared, waitFor, type ProcessKind, type TestEnvironment } from "../testing/harness";
+import {
+  buyAsShopper,
+  createLiveSale,
+  createTestEnvironment,
+  startPrepared,
+  waitFor,
+  type ProcessKind,
+  type TestEnvironment,
+} from "../testing/harness";
 
 /**
  * Issue #43, item 1: each process run exactly as its Kubernetes container runs it, the first
@@ -55,7 +63,12 @@ describe("a container's command, run as its PID 1, stops cleanly on SIGTERM", ()
     const buyers = await createShoppers(services, 4, { emailPrefix: "container-stop" });
     await warmUpSale(services, saleId);
     // A long batch window keeps the jobs in the worker's hands when SIGTERM arrives.
-    const worker = await startPrepared("worker", { ...t.childEnv, DEMO_SALE: "0" }, { ORDER_BATCH_WAIT_MS: "5000" }, { asContainer: containerCommand("worker") });
+    const worker = await startPrepared(
+      "worker",
+      { ...t.childEnv, DEMO_SALE: "0" },
+      { ORDER_BATCH_WAIT_MS: "5000" },
+      { asContainer: containerCommand("worker") },
+    );
     await Promise.all(buyers.map((b) => buyAsShopper(services, { userId: b.id, saleId })));
     await services.orderEnqueuer.drain();
     const counts = () => services.queues.createOrder.getJobCounts("waiting", "active");

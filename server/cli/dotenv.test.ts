@@ -24,7 +24,11 @@ describe("missingEntries", () => {
   it("generates only the names neither the environment nor the file sets, empty values counting as set", () => {
     const missing = missingEntries("SESSION_SECRET=mine\n# SANDBOX_PAY_KEY=commented out\n", { PAYMENT_PROVIDERS: "" }, wanted);
     expect(missing).toEqual({ SANDBOX_PAY_KEY: "k".repeat(40) });
-    expect(missingEntries("", {}, wanted)).toEqual({ SESSION_SECRET: "s".repeat(40), SANDBOX_PAY_KEY: "k".repeat(40), PAYMENT_PROVIDERS: "sandbox" });
+    expect(missingEntries("", {}, wanted)).toEqual({
+      SESSION_SECRET: "s".repeat(40),
+      SANDBOX_PAY_KEY: "k".repeat(40),
+      PAYMENT_PROVIDERS: "sandbox",
+    });
     expect(missingEntries("SESSION_SECRET=a\nSANDBOX_PAY_KEY=b\n", { PAYMENT_PROVIDERS: "alipay" }, wanted)).toEqual({});
   });
 });
@@ -49,7 +53,11 @@ describe("addMissingToEnvFile", () => {
     const file = tempFile(before);
     const result = addMissingToEnvFile(file, { PAYMENT_PROVIDERS: "alipay" }, wanted, "generated");
     expect(result.written).toEqual(["SANDBOX_PAY_KEY"]);
-    expect(result.values).toEqual({ SESSION_SECRET: "keep-this-one-exactly-as-it-is-0123456789", SANDBOX_PAY_KEY: "k".repeat(40), PAYMENT_PROVIDERS: "alipay" });
+    expect(result.values).toEqual({
+      SESSION_SECRET: "keep-this-one-exactly-as-it-is-0123456789",
+      SANDBOX_PAY_KEY: "k".repeat(40),
+      PAYMENT_PROVIDERS: "alipay",
+    });
     const after = readFileSync(file, "utf8");
     expect(after.startsWith(before)).toBe(true);
     expect(after.slice(before.length)).toBe(`\n# generated\nSANDBOX_PAY_KEY=${"k".repeat(40)}\n`);
@@ -76,7 +84,9 @@ describe("addMissingToEnvFile", () => {
     let ready = 0;
     const run = () =>
       new Promise<string>((resolve, reject) => {
-        const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", writer, file], { stdio: ["ignore", "pipe", "inherit"] });
+        const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", writer, file], {
+          stdio: ["ignore", "pipe", "inherit"],
+        });
         let out = "";
         child.stdout.on("data", (chunk) => {
           out += String(chunk);

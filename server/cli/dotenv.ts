@@ -11,7 +11,11 @@ import { withFileLock } from "./file-lock";
 export type Generators = Readonly<Record<string, () => string>>;
 
 /** The wanted names neither the environment nor the file's text sets, each with a fresh value. */
-export function missingEntries(fileText: string, environment: Readonly<Record<string, string | undefined>>, wanted: Generators): Record<string, string> {
+export function missingEntries(
+  fileText: string,
+  environment: Readonly<Record<string, string | undefined>>,
+  wanted: Generators,
+): Record<string, string> {
   const inFile = parseEnv(fileText);
   const missing: Record<string, string> = {};
   for (const [name, generate] of Object.entries(wanted)) {
@@ -25,7 +29,8 @@ export function appendedText(fileText: string, entries: Readonly<Record<string, 
   const names = Object.keys(entries);
   if (names.length === 0) return "";
   for (const [name, value] of Object.entries(entries)) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || /[\s"'#\\]/.test(value)) throw new Error(`cannot write ${name} to .env: name or value needs quoting`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || /[\s"'#\\]/.test(value))
+      throw new Error(`cannot write ${name} to .env: name or value needs quoting`);
   }
   const separator = fileText === "" ? "" : fileText.endsWith("\n") ? "\n" : "\n\n";
   return `${separator}# ${comment}\n${names.map((name) => `${name}=${entries[name]}`).join("\n")}\n`;
@@ -42,16 +47,25 @@ export interface EnvFileResult {
  * Appends to `file` (creating it) each wanted name that neither `environment` nor the file sets,
  * under a lock and after reading the file again, so a value another process just wrote is kept.
  */
-export function addMissingToEnvFile(file: string, environment: Readonly<Record<string, string | undefined>>, wanted: Generators, comment: string): EnvFileResult {
+export function addMissingToEnvFile(
+  file: string,
+  environment: Readonly<Record<string, string | undefined>>,
+  wanted: Generators,
+  comment: string,
+): EnvFileResult {
   // Processes starting at once on one checkout take turns, so they agree on the values.
-  return withFileLock(`${file}.lock`, () => {
-    const text = existsSync(file) ? readFileSync(file, "utf8") : "";
-    const missing = missingEntries(text, environment, wanted);
-    const addition = appendedText(text, missing, comment);
-    if (addition) appendFileSync(file, addition);
-    const inFile = parseEnv(text + addition);
-    const values: Record<string, string> = {};
-    for (const name of Object.keys(wanted)) values[name] = environment[name] ?? inFile[name]!;
-    return { written: Object.keys(missing), values };
-  }, { timeoutMs: 20_000 });
+  return withFileLock(
+    `${file}.lock`,
+    () => {
+      const text = existsSync(file) ? readFileSync(file, "utf8") : "";
+      const missing = missingEntries(text, environment, wanted);
+      const addition = appendedText(text, missing, comment);
+      if (addition) appendFileSync(file, addition);
+      const inFile = parseEnv(text + addition);
+      const values: Record<string, string> = {};
+      for (const name of Object.keys(wanted)) values[name] = environment[name] ?? inFile[name]!;
+      return { written: Object.keys(missing), values };
+    },
+    { timeoutMs: 20_000 },
+  );
 }

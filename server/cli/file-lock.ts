@@ -37,7 +37,8 @@ export function withFileLock<T>(lock: string, fn: () => T, options: { timeoutMs:
         }
         continue;
       }
-      if (Date.now() > deadline) throw new Error(`${lock} has been held for ${options.timeoutMs} ms by another process; remove it if none is running`);
+      if (Date.now() > deadline)
+        throw new Error(`${lock} has been held for ${options.timeoutMs} ms by another process; remove it if none is running`);
       if (!waited) options.onWait?.();
       waited = true;
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);

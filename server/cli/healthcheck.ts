@@ -35,7 +35,13 @@ async function askWorkerDependencies(): Promise<void> {
   const { connectRedis } = await import("../clients/redis");
   const { explainConnectionError, parseDatabaseUrl } = await import("../clients/db");
   const config = env();
-  const redis = connectRedis(config, { maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: TIMEOUT_MS, commandTimeout: TIMEOUT_MS, lazyConnect: true });
+  const redis = connectRedis(config, {
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: TIMEOUT_MS,
+    commandTimeout: TIMEOUT_MS,
+    lazyConnect: true,
+  });
   // The connection's own error says why (refused, unknown host); the ping only that it failed.
   let connectionError: Error | undefined;
   redis.on("error", (error: Error) => (connectionError ??= error));
@@ -47,9 +53,11 @@ async function askWorkerDependencies(): Promise<void> {
     redis.disconnect();
   }
   const target = parseDatabaseUrl(config.DATABASE_URL);
-  const mysql = await mariadb.createConnection({ ...target, connectTimeout: TIMEOUT_MS, queryTimeout: TIMEOUT_MS }).catch((error: unknown) => {
-    throw new Error(`MySQL: ${explainConnectionError(error, target).message}`);
-  });
+  const mysql = await mariadb
+    .createConnection({ ...target, connectTimeout: TIMEOUT_MS, queryTimeout: TIMEOUT_MS })
+    .catch((error: unknown) => {
+      throw new Error(`MySQL: ${explainConnectionError(error, target).message}`);
+    });
   try {
     await mysql.query("SELECT 1");
   } finally {

@@ -49,6 +49,8 @@ describe("childEnvironment", () => {
     // still builds notify URLs and redirects on the front door's address.
     const instance = readEnv({ ...childEnvironment(config), PORT: "39017" });
     expect(instance.PUBLIC_BASE_URL).toBe("http://127.0.0.1:4123");
-    expect(readEnv({ ...childEnvironment(readEnv({ PUBLIC_BASE_URL: "https://shop.example/" })) }).PUBLIC_BASE_URL).toBe("https://shop.example");
+    expect(readEnv({ ...childEnvironment(readEnv({ PUBLIC_BASE_URL: "https://shop.example/" })) }).PUBLIC_BASE_URL).toBe(
+      "https://shop.example",
+    );
   });
 });

@@ -27,7 +27,10 @@ export async function prepareDatabase(config: Env, log: (line: string) => void):
     log("database schema is up to date (applied by the migration job)");
     return;
   }
-  const applied = await migrate(config.DATABASE_URL, log, { lockWaitSeconds: config.MIGRATE_WAIT_SECONDS, emailDotlessDomains: config.EMAIL_DOTLESS_DOMAINS });
+  const applied = await migrate(config.DATABASE_URL, log, {
+    lockWaitSeconds: config.MIGRATE_WAIT_SECONDS,
+    emailDotlessDomains: config.EMAIL_DOTLESS_DOMAINS,
+  });
   log(applied.length ? `migrations applied: ${applied.join(", ")}` : "database schema is up to date");
 }
 
@@ -62,7 +65,12 @@ export function adminNotice(email: string, password: string, signInUrl: string):
  * password); otherwise, for a demo only, DEMO_ADMIN_EMAIL with a generated password, created once
  * and printed once. A production start never creates an admin by itself.
  */
-export async function prepareAdmin(services: Pick<Services, "db" | "env" | "redis" | "sessions" | "passwords">, launch: Launch, log: (line: string) => void, print: (text: string) => void): Promise<void> {
+export async function prepareAdmin(
+  services: Pick<Services, "db" | "env" | "redis" | "sessions" | "passwords">,
+  launch: Launch,
+  log: (line: string) => void,
+  print: (text: string) => void,
+): Promise<void> {
   const { ADMIN_EMAIL, ADMIN_PASSWORD, PUBLIC_BASE_URL } = services.env;
   if (ADMIN_EMAIL && ADMIN_PASSWORD) {
     await ensureAdmin(services, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
@@ -78,7 +86,10 @@ export async function prepareAdmin(services: Pick<Services, "db" | "env" | "redi
   const password = generatePassword();
   const admin = await createAdminOnce(services, { email: DEMO_ADMIN_EMAIL, password });
   if (admin.created) print(adminNotice(DEMO_ADMIN_EMAIL, password, `${PUBLIC_BASE_URL}/admin`));
-  else if (admin.role === "ADMIN") log(`admin ${DEMO_ADMIN_EMAIL} exists; reset its password with npm run admin:create -- --email ${DEMO_ADMIN_EMAIL} --password <new password>`);
+  else if (admin.role === "ADMIN")
+    log(
+      `admin ${DEMO_ADMIN_EMAIL} exists; reset its password with npm run admin:create -- --email ${DEMO_ADMIN_EMAIL} --password <new password>`,
+    );
   else log(`${DEMO_ADMIN_EMAIL} is a shopper's account, so no demo admin was made; create one with npm run admin:create`);
 }
 

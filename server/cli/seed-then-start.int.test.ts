@@ -24,7 +24,11 @@ const children: ChildProcess[] = [];
 const cleanups: Array<() => Promise<unknown> | void> = [];
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-  await Promise.all(children.map((child) => (child.exitCode !== null || child.signalCode !== null ? null : new Promise((resolve) => child.once("exit", resolve)))));
+  await Promise.all(
+    children.map((child) =>
+      child.exitCode !== null || child.signalCode !== null ? null : new Promise((resolve) => child.once("exit", resolve)),
+    ),
+  );
   for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch(() => {});
 });
 
@@ -38,11 +42,35 @@ function freshClone(): string {
 /** The environment of a newcomer's shell: no secret, no NODE_ENV, only where MariaDB and Redis are. */
 function newcomerEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ["NODE_ENV", "SESSION_SECRET", "SANDBOX_PAY_KEY", "SANDBOX_PAY_APP_ID", "PAYMENT_PROVIDERS", "ADMIN_EMAIL", "ADMIN_PASSWORD", "PORT", "SECKILL_PORT", "PUBLIC_BASE_URL"]) delete env[name];
-  return { ...env, NEXT_TELEMETRY_DISABLED: "1", LOG_LEVEL: "info", DEMO_SALE: "0", REQUEST_RATE_PER_IP: "0", PURCHASE_RATE_PER_SHOPPER: "0", ...extra };
+  for (const name of [
+    "NODE_ENV",
+    "SESSION_SECRET",
+    "SANDBOX_PAY_KEY",
+    "SANDBOX_PAY_APP_ID",
+    "PAYMENT_PROVIDERS",
+    "ADMIN_EMAIL",
+    "ADMIN_PASSWORD",
+    "PORT",
+    "SECKILL_PORT",
+    "PUBLIC_BASE_URL",
+  ])
+    delete env[name];
+  return {
+    ...env,
+    NEXT_TELEMETRY_DISABLED: "1",
+    LOG_LEVEL: "info",
+    DEMO_SALE: "0",
+    REQUEST_RATE_PER_IP: "0",
+    PURCHASE_RATE_PER_SHOPPER: "0",
+    ...extra,
+  };
 }
 
-function run(cwd: string, args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+function run(
+  cwd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const child = spawn(process.execPath, ["--import", "tsx", ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   children.push(child);
   let output = "";
@@ -78,7 +106,10 @@ describe("npm run seed, then npm start, on a fresh clone with no .env", () => {
     await waitFor(
       async () => {
         if (start.child.exitCode !== null) throw new Error(`npm start exited early:\n${start.output()}`);
-        return fetch(`${base}/api/health`).then((r) => r.ok, () => false);
+        return fetch(`${base}/api/health`).then(
+          (r) => r.ok,
+          () => false,
+        );
       },
       120_000,
       "npm start (the seckill service) to be healthy",

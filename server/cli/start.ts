@@ -160,15 +160,25 @@ else if (webCount > 0) {
   for (let i = 0; i < seckillCount; i++) {
     const port = process.env.SECKILL_PORT ? config.SECKILL_PORT + i : await freePort();
     seckillPorts.push(port);
-    const child = run(`seckill:${port}`, process.execPath, SECKILL_SERVICE_ARGS, { SECKILL_PORT: String(port), LISTEN_HOST: "127.0.0.1" }, { ipc: true });
+    const child = run(
+      `seckill:${port}`,
+      process.execPath,
+      SECKILL_SERVICE_ARGS,
+      { SECKILL_PORT: String(port), LISTEN_HOST: "127.0.0.1" },
+      { ipc: true },
+    );
     if (child) seckills.push(child);
   }
-  log(`starting ${webCount} web instance(s) and ${seckillCount} seckill service(s); ${config.PUBLIC_BASE_URL} shows a starting page until they are ready`);
+  log(
+    `starting ${webCount} web instance(s) and ${seckillCount} seckill service(s); ${config.PUBLIC_BASE_URL} shows a starting page until they are ready`,
+  );
   void untilAllHealthy([...webPorts, ...seckillPorts], () => stopping).then(
     async (ready) => {
       if (!ready || stopping) return;
       await startingDoor!.handOver(seckills, webPorts);
-      log(`front door ready on port ${config.PORT}: ${SECKILL_ENDPOINT}/ answered by the seckill services (internal ports ${seckillPorts.join(", ")}), the rest proxied to web (internal ports ${webPorts.join(", ")})`);
+      log(
+        `front door ready on port ${config.PORT}: ${SECKILL_ENDPOINT}/ answered by the seckill services (internal ports ${seckillPorts.join(", ")}), the rest proxied to web (internal ports ${webPorts.join(", ")})`,
+      );
       const services = await createServices(config);
       try {
         await prepareDemoSale(services, log);
@@ -190,9 +200,10 @@ if (only === "worker" && workerCount === 1) {
   // Several workers on one machine: each its own metrics port, counting up from WORKER_METRICS_PORT.
   const metricsPort = (i: number) => (config.WORKER_METRICS_PORT === 0 ? 0 : config.WORKER_METRICS_PORT + i - 1);
   for (let i = 1; i <= workerCount; i++) {
-    run(workerCount > 1 ? `worker ${i}` : "worker", process.execPath, ["--import", "tsx", WORKER_ENTRY], { WORKER_METRICS_PORT: String(metricsPort(i)) });
+    run(workerCount > 1 ? `worker ${i}` : "worker", process.execPath, ["--import", "tsx", WORKER_ENTRY], {
+      WORKER_METRICS_PORT: String(metricsPort(i)),
+    });
   }
 }
 if (only === "web") log(`web on http://${config.LISTEN_HOST}:${config.PORT}  (health: /api/health)`);
 if (only === "seckill") log(`seckill service on http://${config.LISTEN_HOST}:${config.SECKILL_PORT}${SECKILL_ENDPOINT}`);
-

@@ -41,7 +41,11 @@ export function openStartingDoor(port: number, host: string): Promise<StartingDo
       resolve({
         async handOver(to, webPorts) {
           const message: FrontDoorHandover = { type: "front-door", webPorts };
-          await Promise.all(to.map((child) => new Promise<void>((sent, failed) => void child.send(message, server, (error) => (error ? failed(error) : sent())))));
+          await Promise.all(
+            to.map(
+              (child) => new Promise<void>((sent, failed) => void child.send(message, server, (error) => (error ? failed(error) : sent()))),
+            ),
+          );
           await close();
         },
         close,

@@ -23,7 +23,11 @@ describe("startingAnswer (PORT's answer while the processes behind it start)", (
   it("answers API paths, /api/health among them, in JSON", () => {
     const health = startingAnswer("/api/health", headers({ "accept-language": "zh" }));
     expect(health.headers["content-type"]).toBe("application/json; charset=utf-8");
-    expect(JSON.parse(health.body)).toEqual({ ok: false, starting: true, error: { message: "商店正在启动，请几秒钟后重试。", code: "SERVICE_UNAVAILABLE" } });
+    expect(JSON.parse(health.body)).toEqual({
+      ok: false,
+      starting: true,
+      error: { message: "商店正在启动，请几秒钟后重试。", code: "SERVICE_UNAVAILABLE" },
+    });
   });
 
   it("links back to the same page on this site only", () => {

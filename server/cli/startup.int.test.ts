@@ -65,9 +65,7 @@ function emptyEnvironment(name: string): Record<string, string> {
 
 /** Lines a healthy start never prints: pino errors and fatals, stack traces, crashes. */
 function problems(output: string): string[] {
-  return output
-    .split("\n")
-    .filter((line) => /"level":(5|6)\d|^\s+at |\b\w*Error\b|Unhandled|uncaught|exited early/i.test(line));
+  return output.split("\n").filter((line) => /"level":(5|6)\d|^\s+at |\b\w*Error\b|Unhandled|uncaught|exited early/i.test(line));
 }
 
 /** Each process's output, labelled, for a failure message. */
@@ -132,7 +130,10 @@ describe("processes starting at the same moment on an empty database", () => {
         expect(found.warm).toBe(true);
         // Warmed by one process; the others found it warm (or waited for it).
         expect(log.match(/warmed up sale/g) ?? [], log).toHaveLength(1);
-        expect(processes.flatMap((p) => problems(p.output())), log).toEqual([]);
+        expect(
+          processes.flatMap((p) => problems(p.output())),
+          log,
+        ).toEqual([]);
       } finally {
         await services.close();
       }
@@ -142,7 +143,12 @@ describe("processes starting at the same moment on an empty database", () => {
 });
 
 /** A tRPC mutation over HTTP, as a shopper's page sends it; the answer's status, or the failure. */
-async function mutate(base: string, procedure: string, input: unknown, bearer: string): Promise<{ status?: string; token?: string; reservationId?: string; failure?: string }> {
+async function mutate(
+  base: string,
+  procedure: string,
+  input: unknown,
+  bearer: string,
+): Promise<{ status?: string; token?: string; reservationId?: string; failure?: string }> {
   try {
     const response = await fetch(`${base}/api/seckill/${procedure}`, {
       method: "POST",
@@ -209,7 +215,9 @@ describe("a rolling restart: new processes start beside running ones", () => {
 
     const restarted = Date.now();
     const fresh = await startAll(["web", "seckill", "seckill", "worker"], env);
-    console.log(`rolling: the new generation healthy beside the old in ${Date.now() - restarted} ms; ${queued.length} purchases QUEUED so far`);
+    console.log(
+      `rolling: the new generation healthy beside the old in ${Date.now() - restarted} ms; ${queued.length} purchases QUEUED so far`,
+    );
     // Both generations serve, then the old one stops while shoppers still reach it.
     pool = [...seckillUrls(old), ...seckillUrls(fresh)];
     await waitFor(async () => queuedThrough(seckillUrls(fresh)) >= 20, 60_000, "purchases through the new seckill services");
@@ -221,7 +229,9 @@ describe("a rolling restart: new processes start beside running ones", () => {
     await waitFor(async () => queuedThrough(seckillUrls(fresh)) >= afterStop + 40, 60_000, "purchases once the old services are gone");
     buying = false;
     await lanes;
-    console.log(`rolling: ${queuedThrough(seckillUrls(old))} purchases QUEUED by the old services, ${queuedThrough(seckillUrls(fresh))} by the new`);
+    console.log(
+      `rolling: ${queuedThrough(seckillUrls(old))} purchases QUEUED by the old services, ${queuedThrough(seckillUrls(fresh))} by the new`,
+    );
     expect(next, "the test ran out of shoppers").toBeLessThan(shoppers.length);
 
     const log = outputs([...old, ...fresh]);
@@ -232,14 +242,24 @@ describe("a rolling restart: new processes start beside running ones", () => {
       "an order for every QUEUED answer",
     );
     for (const saleId of sales) {
-      await waitFor(async () => invariantViolations(await readSaleLedger(services, saleId)).length === 0, 30_000, `sale ${saleId}'s invariants`);
+      await waitFor(
+        async () => invariantViolations(await readSaleLedger(services, saleId)).length === 0,
+        30_000,
+        `sale ${saleId}'s invariants`,
+      );
     }
     const found = await inspect(services);
     expect(found.migrations).toEqual(listMigrations().map((m) => m.name));
     expect(found.admins).toEqual([{ email: ADMIN.email }]);
     expect(found.warm).toBe(true);
-    expect([...old, ...fresh].flatMap((p) => problems(p.output())), log).toEqual([]);
-    expect(fresh.every((p) => p.process.exitCode === null), log).toBe(true);
+    expect(
+      [...old, ...fresh].flatMap((p) => problems(p.output())),
+      log,
+    ).toEqual([]);
+    expect(
+      fresh.every((p) => p.process.exitCode === null),
+      log,
+    ).toBe(true);
     await stopAll(fresh);
   }, 300_000);
 });
@@ -275,12 +295,20 @@ describe("npm start's first request", () => {
       const [page, health] = await Promise.all(
         ["/", "/api/health"].map((path) =>
           fetch(`${base}${path}`, { signal: AbortSignal.timeout(10_000) }).then(
-            async (r) => ({ status: r.status, type: r.headers.get("content-type"), retryAfter: r.headers.get("retry-after"), body: await r.text() }),
+            async (r) => ({
+              status: r.status,
+              type: r.headers.get("content-type"),
+              retryAfter: r.headers.get("retry-after"),
+              body: await r.text(),
+            }),
             () => null,
           ),
         ),
       );
-      for (const [path, answer] of [["/", page], ["/api/health", health]] as const) {
+      for (const [path, answer] of [
+        ["/", page],
+        ["/api/health", health],
+      ] as const) {
         count(answer ? `${path} ${answer.status}` : `${path} no answer`);
         expect(answer?.status, `${path}: ${answer?.body}`).not.toBe(502);
         if (answer?.status === 503 && path === "/") {

@@ -66,7 +66,12 @@ for (const [suite, command, commandArgs] of [
 }
 {
   const outcome = checkCommitSubjects();
-  tallies.push({ suite: "commits", passed: outcome === "passed" ? 1 : 0, failed: outcome === "failed" ? 1 : 0, skipped: outcome === "skipped" ? 1 : 0 });
+  tallies.push({
+    suite: "commits",
+    passed: outcome === "passed" ? 1 : 0,
+    failed: outcome === "failed" ? 1 : 0,
+    skipped: outcome === "skipped" ? 1 : 0,
+  });
 }
 
 // The alert rules and the scrape configuration: syntax, then the rules' unit tests (promtool, from
@@ -109,10 +114,14 @@ for (const project of ["integration", "security", "chaos"]) tallies.push(vitestP
 // when an invariant fails or a step breaks); its speed figures mean nothing on a busy CI machine.
 // Through `npm run bench`, so the Node flags the bench runs with are the ones tested here.
 {
-  const status = run("npm", ["run", "--silent", "bench", "--", "--users", "5000", "--stock", "500", "--baselines", "--probe-seconds", "3", "--no-report"], {
-    BENCH_DATABASE_URL: "mysql://root@127.0.0.1:3306/fs_bench_ci",
-    BENCH_REDIS_NAMESPACE: "bench_ci",
-  });
+  const status = run(
+    "npm",
+    ["run", "--silent", "bench", "--", "--users", "5000", "--stock", "500", "--baselines", "--probe-seconds", "3", "--no-report"],
+    {
+      BENCH_DATABASE_URL: "mysql://root@127.0.0.1:3306/fs_bench_ci",
+      BENCH_REDIS_NAMESPACE: "bench_ci",
+    },
+  );
   tallies.push({ suite: "bench smoke", passed: status === 0 ? 1 : 0, failed: status === 0 ? 0 : 1, skipped: 0 });
 }
 

@@ -4,5 +4,13 @@
  * listens on every interface, as `next start` does. `preloads`: modules loaded first (a test's faults).
  */
 export function webServerArgs(port: number, hostname?: string, preloads: string[] = []): string[] {
-  return ["--import", "tsx", ...preloads.flatMap((file) => ["--import", file]), "server/cli/web.ts", "--port", String(port), ...(hostname ? ["--hostname", hostname] : [])];
+  return [
+    "--import",
+    "tsx",
+    ...preloads.flatMap((file) => ["--import", file]),
+    "server/cli/web.ts",
+    "--port",
+    String(port),
+    ...(hostname ? ["--hostname", hostname] : []),
+  ];
 }

@@ -83,8 +83,14 @@ describe("coalesceWrites against ioredis", () => {
   it("hands a pipeline's and a transaction's commands their own stream, and both still answer", async () => {
     const piped = await redis.pipeline().incr(KEY).incr(KEY).exec();
     const transaction = await redis.multi().incr(KEY).get(KEY).exec();
-    expect(piped).toEqual([[null, 1], [null, 2]]);
-    expect(transaction).toEqual([[null, 3], [null, "3"]]);
+    expect(piped).toEqual([
+      [null, 1],
+      [null, 2],
+    ]);
+    expect(transaction).toEqual([
+      [null, 3],
+      [null, "3"],
+    ]);
     expect(sent.filter((s) => ["incr", "get"].includes(s.name)).every((s) => s.piped)).toBe(true);
     expect(sent.map((s) => s.name)).toEqual(["incr", "incr", "multi", "incr", "get", "exec"]);
   });

@@ -85,7 +85,10 @@ export class LogSender implements ContactSender {
   constructor(private readonly log: (fields: Record<string, unknown>, line: string) => void) {}
 
   async send(to: string, message: ContactMessage): Promise<void> {
-    this.log({ to, subject: message.subject, link: message.actionUrl ?? message.text }, `not mailed (SMTP_URL is not set): ${message.actionUrl ?? message.subject}`);
+    this.log(
+      { to, subject: message.subject, link: message.actionUrl ?? message.text },
+      `not mailed (SMTP_URL is not set): ${message.actionUrl ?? message.subject}`,
+    );
   }
 
   async close(): Promise<void> {}

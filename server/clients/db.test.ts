@@ -34,7 +34,10 @@ describe("parseDatabaseUrl", () => {
     expect(parseDatabaseUrl("mysql://app:pw@db/shop?ssl=true").ssl).toEqual({ rejectUnauthorized: true });
   });
   it("sslca reads a private CA's PEM file and turns TLS on", () => {
-    expect(parseDatabaseUrl(`mysql://db/shop?ssl=true&sslca=${encodeURIComponent(caFile)}`).ssl).toEqual({ rejectUnauthorized: true, ca: PEM });
+    expect(parseDatabaseUrl(`mysql://db/shop?ssl=true&sslca=${encodeURIComponent(caFile)}`).ssl).toEqual({
+      rejectUnauthorized: true,
+      ca: PEM,
+    });
     expect(parseDatabaseUrl(`mysql://db/shop?sslca=${caFile}`).ssl).toEqual({ rejectUnauthorized: true, ca: PEM });
   });
   it("sslaccept=accept_invalid_certs encrypts without checking; strict checks", () => {
@@ -47,17 +50,28 @@ describe("parseDatabaseUrl", () => {
     expect(() => parseDatabaseUrl("mysql://db/shop?ssl=true&sslca=")).toThrow(/sslca names no file/);
     expect(() => parseDatabaseUrl(`mysql://db/shop?ssl=false&sslca=${caFile}`)).toThrow(/sslca contradicts ssl=false/);
     expect(() => parseDatabaseUrl("mysql://db/shop?ssl=false&sslaccept=strict")).toThrow(/sslaccept contradicts ssl=false/);
-    expect(() => parseDatabaseUrl(`mysql://db/shop?sslca=${caFile}&sslaccept=accept_invalid_certs`)).toThrow(/sslca contradicts sslaccept=accept_invalid_certs/);
-    expect(() => parseDatabaseUrl("mysql://db/shop?ssl=true&sslaccept=maybe")).toThrow(/sslaccept must be strict or accept_invalid_certs, not "maybe"/);
+    expect(() => parseDatabaseUrl(`mysql://db/shop?sslca=${caFile}&sslaccept=accept_invalid_certs`)).toThrow(
+      /sslca contradicts sslaccept=accept_invalid_certs/,
+    );
+    expect(() => parseDatabaseUrl("mysql://db/shop?ssl=true&sslaccept=maybe")).toThrow(
+      /sslaccept must be strict or accept_invalid_certs, not "maybe"/,
+    );
     expect(() => parseDatabaseUrl("mysql://db/shop?ssl=true&ssl=false")).toThrow(/\?ssl more than once/);
     expect(() => parseDatabaseUrl("mysql://db/shop?sslcert=/ca.pem")).toThrow(/\?sslcert is not an option this app reads/);
   });
   it("says what a TLS refusal means for DATABASE_URL", () => {
     const plain = parseDatabaseUrl("mysql://app:pw@db:3306/shop");
     const tls = parseDatabaseUrl("mysql://app:pw@db:3306/shop?ssl=true");
-    const sslDisabled = Object.assign(new Error("Trying to connect with ssl, but ssl not enabled in the server"), { code: "ER_SERVER_SSL_DISABLED", errno: 45023 });
-    expect(explainConnectionError(sslDisabled, tls).message).toMatch(/asks for TLS \(\?ssl=true\), but the MySQL server at db:3306 does not offer TLS/);
-    const insecure = Object.assign(new Error("Connections using insecure transport are prohibited while --require_secure_transport=ON."), { errno: 3159 });
+    const sslDisabled = Object.assign(new Error("Trying to connect with ssl, but ssl not enabled in the server"), {
+      code: "ER_SERVER_SSL_DISABLED",
+      errno: 45023,
+    });
+    expect(explainConnectionError(sslDisabled, tls).message).toMatch(
+      /asks for TLS \(\?ssl=true\), but the MySQL server at db:3306 does not offer TLS/,
+    );
+    const insecure = Object.assign(new Error("Connections using insecure transport are prohibited while --require_secure_transport=ON."), {
+      errno: 3159,
+    });
     expect(explainConnectionError(insecure, plain).message).toMatch(/requires TLS: add \?ssl=true to DATABASE_URL/);
     const denied = Object.assign(new Error("Access denied for user 'app'"), { errno: 1045 });
     expect(explainConnectionError(denied, plain).message).toMatch(/if it requires TLS .* add \?ssl=true/);

@@ -38,7 +38,8 @@ function readCaFile(file: string): string {
   } catch (error) {
     throw new Error(`DATABASE_URL's sslca cannot be read: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (!text.includes("-----BEGIN CERTIFICATE-----")) throw new Error(`DATABASE_URL's sslca ${file} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  if (!text.includes("-----BEGIN CERTIFICATE-----"))
+    throw new Error(`DATABASE_URL's sslca ${file} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
   return text;
 }
 
@@ -76,7 +77,8 @@ export function parseDatabaseUrl(url: string): MysqlTarget {
   const database = decodeURIComponent(parsed.pathname.replace(/^\//, ""));
   if (!database) throw new Error(`DATABASE_URL names no database: ${redactedUrl(url)}`);
   for (const name of parsed.searchParams.keys()) {
-    if (!(URL_OPTIONS as readonly string[]).includes(name)) throw new Error(`DATABASE_URL's ?${name} is not an option this app reads (${URL_OPTIONS.join(", ")})`);
+    if (!(URL_OPTIONS as readonly string[]).includes(name))
+      throw new Error(`DATABASE_URL's ?${name} is not an option this app reads (${URL_OPTIONS.join(", ")})`);
     if (parsed.searchParams.getAll(name).length > 1) throw new Error(`DATABASE_URL gives ?${name} more than once`);
   }
   const allowPublicKeyRetrieval = booleanOption(parsed, "allowPublicKeyRetrieval");

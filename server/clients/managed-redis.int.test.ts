@@ -4,7 +4,15 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
-import { buyAsShopper, createLiveSale, createTestEnvironment, startWorker, waitFor, type ChildHandle, type TestEnvironment } from "../testing/harness";
+import {
+  buyAsShopper,
+  createLiveSale,
+  createTestEnvironment,
+  startWorker,
+  waitFor,
+  type ChildHandle,
+  type TestEnvironment,
+} from "../testing/harness";
 import { generateCertificates, startSecuredRedis, type SecuredRedis, type TestCertificates } from "../testing/secured-redis";
 import { startRedisCluster, type LocalRedisCluster } from "../testing/redis-cluster";
 import { createShoppers } from "../seed";
@@ -121,7 +129,10 @@ describe("a TLS-only Redis on a private CA's certificate", () => {
   });
 
   it("serves rediss:// once REDIS_TLS_CA_FILE names the CA", async () => {
-    const services = await servicesOn({ REDIS_URL: redis.url(`:${DEFAULT_PASSWORD}`), REDIS_TLS_CA_FILE: certificates.caFile }, { followBroadcasts: true });
+    const services = await servicesOn(
+      { REDIS_URL: redis.url(`:${DEFAULT_PASSWORD}`), REDIS_TLS_CA_FILE: certificates.caFile },
+      { followBroadcasts: true },
+    );
     try {
       await expectPurchaseReserves(services);
       expect((await checkHealth(services)).ok).toBe(true);
@@ -131,7 +142,10 @@ describe("a TLS-only Redis on a private CA's certificate", () => {
   });
 
   it("refuses the connection without the CA: the certificate is not one the system trusts", async () => {
-    const connection = connectRedis(readEnv({ REDIS_URL: redis.url(`:${DEFAULT_PASSWORD}`) }), { maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const connection = connectRedis(readEnv({ REDIS_URL: redis.url(`:${DEFAULT_PASSWORD}`) }), {
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     const refused = new Promise<Error>((resolve) => connection.once("error", resolve));
     try {
       expect((await refused).message).toMatch(/certificate/i);
@@ -150,7 +164,12 @@ describe("a Redis Cluster with a password and TLS", () => {
 
   it("serves the app with REDIS_CLUSTER_PASSWORD, REDIS_CLUSTER_TLS and the CA", async () => {
     const services = await servicesOn(
-      { REDIS_CLUSTER_NODES: cluster.nodes, REDIS_CLUSTER_PASSWORD: CLUSTER_PASSWORD, REDIS_CLUSTER_TLS: "1", REDIS_TLS_CA_FILE: certificates.caFile },
+      {
+        REDIS_CLUSTER_NODES: cluster.nodes,
+        REDIS_CLUSTER_PASSWORD: CLUSTER_PASSWORD,
+        REDIS_CLUSTER_TLS: "1",
+        REDIS_TLS_CA_FILE: certificates.caFile,
+      },
       { followBroadcasts: true },
     );
     try {
@@ -180,8 +199,13 @@ describe("REDIS_QUEUE_URL: the queues on a Redis of their own", () => {
     const { saleId } = await createLiveSale(split.services, { productName: "Split queues test", stock: 5 });
     await warmUpSale(split.services, saleId);
     const shoppers = await createShoppers(split.services, 3, { emailPrefix: "split" });
-    for (const shopper of shoppers) expect(await buyAsShopper(split.services, { userId: shopper.id, saleId })).toMatchObject({ status: "QUEUED" });
-    await waitFor(async () => (await split.services.db.order.count({ where: { saleId } })) === shoppers.length, 30_000, "the worker's orders");
+    for (const shopper of shoppers)
+      expect(await buyAsShopper(split.services, { userId: shopper.id, saleId })).toMatchObject({ status: "QUEUED" });
+    await waitFor(
+      async () => (await split.services.db.order.count({ where: { saleId } })) === shoppers.length,
+      30_000,
+      "the worker's orders",
+    );
 
     const bullKeys = `${split.env.REDIS_NAMESPACE}:{bull}*`;
     const stockRedis = new Redis(split.env.REDIS_URL);

@@ -10,17 +10,27 @@ describe("where Redis is", () => {
     expect(redactedUrl("redis://127.0.0.1:6379/0")).toBe("redis://127.0.0.1:6379/0");
   });
   it("describes a Cluster by its seeds, never its password", () => {
-    const cluster = { ...single, REDIS_CLUSTER_NODES: [{ host: "10.0.0.1", port: 7000 }, { host: "::1", port: 7001 }], REDIS_CLUSTER_PASSWORD: "s3cret", REDIS_CLUSTER_TLS: "1" as const };
+    const cluster = {
+      ...single,
+      REDIS_CLUSTER_NODES: [
+        { host: "10.0.0.1", port: 7000 },
+        { host: "::1", port: 7001 },
+      ],
+      REDIS_CLUSTER_PASSWORD: "s3cret",
+      REDIS_CLUSTER_TLS: "1" as const,
+    };
     expect(describeRedis(cluster)).toBe("cluster 10.0.0.1:7000,[::1]:7001 (TLS)");
     expect(describeRedis(single)).not.toContain("s3cret");
   });
   it("puts the queues on REDIS_QUEUE_URL when it is set, with the same CA", () => {
     expect(queueRedis(single)).toBe(single);
-    expect(queueRedis({ ...single, REDIS_CLUSTER_NODES: [{ host: "10.0.0.1", port: 7000 }], REDIS_QUEUE_URL: "redis://q:6379/0" })).toEqual({
-      REDIS_URL: "redis://q:6379/0",
-      REDIS_CLUSTER_NODES: [],
-      REDIS_TLS_CA_FILE: "/etc/ca.pem",
-    });
+    expect(queueRedis({ ...single, REDIS_CLUSTER_NODES: [{ host: "10.0.0.1", port: 7000 }], REDIS_QUEUE_URL: "redis://q:6379/0" })).toEqual(
+      {
+        REDIS_URL: "redis://q:6379/0",
+        REDIS_CLUSTER_NODES: [],
+        REDIS_TLS_CA_FILE: "/etc/ca.pem",
+      },
+    );
   });
 });
 

@@ -35,7 +35,9 @@ export function queueRedis(settings: RedisSettings & { REDIS_QUEUE_URL?: string 
 /** Where a configuration's Redis is, for logs: its URL with the password masked, or the Cluster's seeds. */
 export function describeRedis(settings: RedisSettings): string {
   if (settings.REDIS_CLUSTER_NODES.length === 0) return redactedUrl(settings.REDIS_URL);
-  const seeds = settings.REDIS_CLUSTER_NODES.map((node) => (node.host.includes(":") ? `[${node.host}]:${node.port}` : `${node.host}:${node.port}`));
+  const seeds = settings.REDIS_CLUSTER_NODES.map((node) =>
+    node.host.includes(":") ? `[${node.host}]:${node.port}` : `${node.host}:${node.port}`,
+  );
   return `cluster ${seeds.join(",")}${settings.REDIS_CLUSTER_TLS === "1" ? " (TLS)" : ""}`;
 }
 
@@ -102,7 +104,9 @@ export type ScriptCommandName<File extends string> = File extends `${string}/${i
   ? ScriptCommandName<Rest>
   : CamelCase<DropLastSegment<File>>;
 type DropLastSegment<Name extends string> = Name extends `${infer Head}-${infer Tail}`
-  ? Tail extends `${string}-${string}` ? `${Head}-${DropLastSegment<Tail>}` : Head
+  ? Tail extends `${string}-${string}`
+    ? `${Head}-${DropLastSegment<Tail>}`
+    : Head
   : never;
 type CamelCase<Name extends string> = Name extends `${infer Head}-${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : Name;
 

@@ -24,7 +24,9 @@ async function insertLegacy(rows: [email: string, passwordHash: string][]): Prom
   try {
     const ids: number[] = [];
     for (const [email, hash] of rows) {
-      const result = (await conn.query("INSERT INTO users (email, password_hash) VALUES (?, ?)", [email, hash])) as { insertId: bigint | number };
+      const result = (await conn.query("INSERT INTO users (email, password_hash) VALUES (?, ?)", [email, hash])) as {
+        insertId: bigint | number;
+      };
       ids.push(Number(result.insertId));
     }
     return ids;
@@ -33,7 +35,8 @@ async function insertLegacy(rows: [email: string, passwordHash: string][]): Prom
   }
 }
 
-const canonicalOf = async (id: number) => (await t.services.db.user.findUniqueOrThrow({ where: { id }, select: { emailCanonical: true } })).emailCanonical;
+const canonicalOf = async (id: number) =>
+  (await t.services.db.user.findUniqueOrThrow({ where: { id }, select: { emailCanonical: true } })).emailCanonical;
 const outcome = (email: string, password: string) =>
   signIn(t.services, { email, password }, "10.9.0.1").then(
     (signedIn) => signedIn.user.id,
@@ -59,7 +62,9 @@ describe("filling canonical emails at migration", () => {
     expect(await canonicalOf(third!)).toBeNull();
     const collisions = lines.filter((line) => line.startsWith("email collision"));
     expect(collisions).toEqual([
-      expect.stringMatching(new RegExp(`^email collision: user ${second} is the same mailbox as user ${first}; user ${second} keeps no canonical email`)),
+      expect.stringMatching(
+        new RegExp(`^email collision: user ${second} is the same mailbox as user ${first}; user ${second} keeps no canonical email`),
+      ),
       expect.stringMatching(new RegExp(`^email collision: user ${third} is the same mailbox as user ${first}; `)),
     ]);
     expect(lines).toContain("filled the canonical email of 2 account(s)");
@@ -85,7 +90,9 @@ describe("filling canonical emails at migration", () => {
     await migrate(t.env.DATABASE_URL, (line) => resolved.push(line));
     expect(await canonicalOf(second!)).toBe("johnsmith@gmail.com");
     expect(await canonicalOf(third!)).toBeNull();
-    expect(resolved.filter((line) => line.startsWith("email collision"))).toEqual([expect.stringContaining(`user ${third} is the same mailbox as user ${second}`)]);
+    expect(resolved.filter((line) => line.startsWith("email collision"))).toEqual([
+      expect.stringContaining(`user ${third} is the same mailbox as user ${second}`),
+    ]);
   });
 
   it("fills with the configured dotless domains", async () => {
@@ -101,6 +108,8 @@ describe("filling canonical emails at migration", () => {
     const lines: string[] = [];
     await migrate(t.env.DATABASE_URL, (line) => lines.push(line));
     expect(await t.services.db.user.count({ where: { id: { in: ids }, emailCanonical: null } })).toBe(1);
-    expect(lines.filter((line) => line.startsWith("email collision"))).toContainEqual(expect.stringContaining(`user ${ids.at(-1)} is the same mailbox as user ${ids[7]}`));
+    expect(lines.filter((line) => line.startsWith("email collision"))).toContainEqual(
+      expect.stringContaining(`user ${ids.at(-1)} is the same mailbox as user ${ids[7]}`),
+    );
   });
 });

@@ -31,18 +31,27 @@ export function collisionLine({ userId, holderId }: CanonicalCollision): string 
   return `email collision: user ${userId} is the same mailbox as user ${holderId}; user ${userId} keeps no canonical email and cannot sign in until an operator resolves it (docs/operations.md, "Email collisions")`;
 }
 
-export async function fillCanonicalEmails(conn: Connection, dotlessDomains: readonly string[], log: (line: string) => void = () => {}): Promise<CanonicalFill> {
+export async function fillCanonicalEmails(
+  conn: Connection,
+  dotlessDomains: readonly string[],
+  log: (line: string) => void = () => {},
+): Promise<CanonicalFill> {
   const result: CanonicalFill = { filled: 0, collisions: [] };
   let after = 0;
   for (;;) {
-    const rows = (await conn.query("SELECT id, email FROM users WHERE email_canonical IS NULL AND id > ? ORDER BY id LIMIT ?", [after, CHUNK])) as { id: number; email: string }[];
+    const rows = (await conn.query("SELECT id, email FROM users WHERE email_canonical IS NULL AND id > ? ORDER BY id LIMIT ?", [
+      after,
+      CHUNK,
+    ])) as { id: number; email: string }[];
     if (rows.length === 0) break;
     after = Number(rows.at(-1)!.id);
     const wanted = new Map<string, number>(); // canonical -> the first unfilled row of this chunk that has it
     const updates: [string, number][] = [];
     const candidates = rows.map((row) => ({ id: Number(row.id), canonical: canonicalEmail(row.email, dotlessDomains) }));
     const held = new Map<string, number>();
-    const taken = (await conn.query("SELECT id, email_canonical FROM users WHERE email_canonical IN (?)", [[...new Set(candidates.map((c) => c.canonical))]])) as { id: number; email_canonical: string }[];
+    const taken = (await conn.query("SELECT id, email_canonical FROM users WHERE email_canonical IN (?)", [
+      [...new Set(candidates.map((c) => c.canonical))],
+    ])) as { id: number; email_canonical: string }[];
     for (const row of taken) held.set(row.email_canonical, Number(row.id));
     for (const { id, canonical } of candidates) {
       const holderId = held.get(canonical) ?? wanted.get(canonical);

@@ -45,7 +45,10 @@ function otherDatabase(tag: string): string {
 async function recorded(url: string) {
   const conn = await mariadb.createConnection(parseDatabaseUrl(url));
   try {
-    return (await conn.query("SELECT migration_name, finished_at FROM _prisma_migrations ORDER BY migration_name")) as { migration_name: string; finished_at: Date | null }[];
+    return (await conn.query("SELECT migration_name, finished_at FROM _prisma_migrations ORDER BY migration_name")) as {
+      migration_name: string;
+      finished_at: Date | null;
+    }[];
   } finally {
     await conn.end();
   }
@@ -72,7 +75,18 @@ describe("migrate", () => {
       expect(row.finished_at).not.toBeNull();
     }
     const tables = await query<Record<string, string>[]>("SHOW TABLES");
-    expect(tables.map((t) => Object.values(t)[0]).sort()).toEqual(["_prisma_migrations", "demo_sales", "orders", "payment_notifications", "payments", "products", "released_reservations", "sales", "stock", "users"]);
+    expect(tables.map((t) => Object.values(t)[0]).sort()).toEqual([
+      "_prisma_migrations",
+      "demo_sales",
+      "orders",
+      "payment_notifications",
+      "payments",
+      "products",
+      "released_reservations",
+      "sales",
+      "stock",
+      "users",
+    ]);
   });
 
   it("with eight migrators at once on a database that does not exist, applies and records each migration once", async () => {
@@ -107,7 +121,9 @@ describe("migrate", () => {
     const holder = await mariadb.createConnection({ ...server, database: undefined });
     try {
       await holder.query("SELECT GET_LOCK('prisma_migrate', 10)");
-      await expect(migrate(url, () => {}, { lockWaitSeconds: 1 })).rejects.toThrow(/held the migration lock \(prisma_migrate\) for over 1 s; nothing was migrated/);
+      await expect(migrate(url, () => {}, { lockWaitSeconds: 1 })).rejects.toThrow(
+        /held the migration lock \(prisma_migrate\) for over 1 s; nothing was migrated/,
+      );
     } finally {
       await holder.end();
     }

@@ -105,7 +105,11 @@ export interface MigrateOptions {
  * database is created with IF NOT EXISTS, and everything after runs under Prisma's own lock, read
  * again once it is held, so each migration is applied and recorded exactly once.
  */
-export async function migrate(databaseUrl: string, log: (line: string) => void = () => {}, options: MigrateOptions = {}): Promise<string[]> {
+export async function migrate(
+  databaseUrl: string,
+  log: (line: string) => void = () => {},
+  options: MigrateOptions = {},
+): Promise<string[]> {
   const lockWaitSeconds = options.lockWaitSeconds ?? DEFAULT_MIGRATION_WAIT_SECONDS;
   const target = parseDatabaseUrl(databaseUrl);
   const conn = await connectServer(databaseUrl);
@@ -116,7 +120,9 @@ export async function migrate(databaseUrl: string, log: (line: string) => void =
     const [free] = (await conn.query("SELECT GET_LOCK(?, 0) AS held", [MIGRATION_LOCK])) as { held: number | bigint | null }[];
     if (Number(free?.held) !== 1) {
       log(`waiting up to ${lockWaitSeconds} s for another process's migration (database lock ${MIGRATION_LOCK})`);
-      const [got] = (await conn.query("SELECT GET_LOCK(?, ?) AS held", [MIGRATION_LOCK, lockWaitSeconds])) as { held: number | bigint | null }[];
+      const [got] = (await conn.query("SELECT GET_LOCK(?, ?) AS held", [MIGRATION_LOCK, lockWaitSeconds])) as {
+        held: number | bigint | null;
+      }[];
       if (Number(got?.held) !== 1) {
         throw new Error(
           `Another process has held the migration lock (${MIGRATION_LOCK}) for over ${lockWaitSeconds} s; nothing was migrated. Is a migration stuck? (SELECT IS_USED_LOCK('${MIGRATION_LOCK}') names its connection.)`,
@@ -125,7 +131,9 @@ export async function migrate(databaseUrl: string, log: (line: string) => void =
     }
     try {
       await conn.query(MIGRATIONS_TABLE);
-      const rows = (await conn.query("SELECT migration_name, checksum, finished_at, rolled_back_at, logs FROM _prisma_migrations")) as AppliedRow[];
+      const rows = (await conn.query(
+        "SELECT migration_name, checksum, finished_at, rolled_back_at, logs FROM _prisma_migrations",
+      )) as AppliedRow[];
       const plan = planMigrations(listMigrations(), rows);
       // Under the lock nobody else is applying anything: an unfinished row is a failed migration.
       if (plan.unfinished.length) {
@@ -177,11 +185,15 @@ export async function readMigrationPlan(databaseUrl: string): Promise<MigrationP
     throw error;
   }
   try {
-    const rows = (await conn.query("SELECT migration_name, checksum, finished_at, rolled_back_at, logs FROM _prisma_migrations")) as AppliedRow[];
+    const rows = (await conn.query(
+      "SELECT migration_name, checksum, finished_at, rolled_back_at, logs FROM _prisma_migrations",
+    )) as AppliedRow[];
     const plan = planMigrations(listMigrations(), rows);
     const failed = rows.find((r) => r.rolled_back_at === null && r.finished_at === null && r.logs !== null);
     if (failed) {
-      throw new Error(`Migration ${failed.migration_name} failed (its error is in _prisma_migrations.logs); fix the database, then mark it rolled back or applied.`);
+      throw new Error(
+        `Migration ${failed.migration_name} failed (its error is in _prisma_migrations.logs); fix the database, then mark it rolled back or applied.`,
+      );
     }
     return plan;
   } catch (error) {
@@ -213,7 +225,9 @@ export async function waitForMigrations(
       );
     }
     if (!announced) {
-      log(`waiting up to ${timeoutSeconds} s for the migration job to apply ${waitingFor.join(", ")} (MIGRATE_ON_START=0: this process does not migrate)`);
+      log(
+        `waiting up to ${timeoutSeconds} s for the migration job to apply ${waitingFor.join(", ")} (MIGRATE_ON_START=0: this process does not migrate)`,
+      );
       announced = true;
     }
     await new Promise((resolve) => setTimeout(resolve, pollMs));

@@ -57,7 +57,10 @@ async function startupRefusal(kind: "seckill" | "worker", databaseUrl: string): 
 
 /** The error's message and its causes' (a pool's timeout carries the connection's error as its cause). */
 async function refusal(work: Promise<unknown>): Promise<string> {
-  const error = await work.then(() => undefined, (e: unknown) => e);
+  const error = await work.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (error === undefined) throw new Error("expected a refusal, and it worked");
   const words: string[] = [];
   for (let e: unknown = error; e instanceof Error; e = e.cause) words.push(e.message);
@@ -67,52 +70,60 @@ async function refusal(work: Promise<unknown>): Promise<string> {
 describe("a MySQL that requires TLS", () => {
   const verified = () => `?ssl=true&sslca=${encodeURIComponent(tls.certificates.caFile)}`;
 
-  it("with ?ssl=true&sslca=: migrations apply and the app's Prisma client and pool query over TLS", async () => {
-    const url = tls.url("flashsale", verified());
-    expect(await migrate(url)).toEqual(listMigrations().map((m) => m.name));
+  it(
+    "with ?ssl=true&sslca=: migrations apply and the app's Prisma client and pool query over TLS",
+    async () => {
+      const url = tls.url("flashsale", verified());
+      expect(await migrate(url)).toEqual(listMigrations().map((m) => m.name));
 
-    const services = await createServices(readEnv({ ...t.childEnv, DATABASE_URL: url }));
-    try {
-      expect(await services.db.user.count()).toBe(0);
-      const [viaPrisma] = await services.db.$queryRawUnsafe<{ Value: string }[]>("SHOW SESSION STATUS LIKE 'Ssl_version'");
-      expect(viaPrisma?.Value).toMatch(/^TLS/);
-      const [viaPool] = (await services.sql.query("SHOW SESSION STATUS LIKE 'Ssl_version'")) as { Value: string }[];
-      expect(viaPool?.Value).toMatch(/^TLS/);
-    } finally {
-      await services.close();
-    }
+      const services = await createServices(readEnv({ ...t.childEnv, DATABASE_URL: url }));
+      try {
+        expect(await services.db.user.count()).toBe(0);
+        const [viaPrisma] = await services.db.$queryRawUnsafe<{ Value: string }[]>("SHOW SESSION STATUS LIKE 'Ssl_version'");
+        expect(viaPrisma?.Value).toMatch(/^TLS/);
+        const [viaPool] = (await services.sql.query("SHOW SESSION STATUS LIKE 'Ssl_version'")) as { Value: string }[];
+        expect(viaPool?.Value).toMatch(/^TLS/);
+      } finally {
+        await services.close();
+      }
 
-    const job = await runCli(DB_MIGRATE, url);
-    expect(job, job.output).toMatchObject({ code: 0 });
-    expect(job.output).toContain("database is up to date");
+      const job = await runCli(DB_MIGRATE, url);
+      expect(job, job.output).toMatchObject({ code: 0 });
+      expect(job.output).toContain("database is up to date");
 
-    const health = await runCli(HEALTHCHECK, url);
-    expect(health, health.output).toMatchObject({ code: 0 });
+      const health = await runCli(HEALTHCHECK, url);
+      expect(health, health.output).toMatchObject({ code: 0 });
 
-    const worker = await startPrepared("worker", t.childEnv, { DATABASE_URL: url, MIGRATE_ON_START: "0" });
-    await worker.stop();
-  }, PROCESSES_TIMEOUT_MS);
+      const worker = await startPrepared("worker", t.childEnv, { DATABASE_URL: url, MIGRATE_ON_START: "0" });
+      await worker.stop();
+    },
+    PROCESSES_TIMEOUT_MS,
+  );
 
-  it("without TLS options: the migrator, a migration wait, db:migrate, the pool and a process refuse, naming TLS", async () => {
-    const plain = tls.url("flashsale");
-    await expect(migrate(plain)).rejects.toThrow(/requires TLS.*add \?ssl=true to DATABASE_URL/);
-    await expect(waitForMigrations(plain, { timeoutSeconds: 1 })).rejects.toThrow(/requires TLS.*add \?ssl=true/);
-    const job = await runCli(DB_MIGRATE, plain);
-    expect(job.code).not.toBe(0);
-    expect(job.output).toMatch(/requires TLS.*add \?ssl=true to DATABASE_URL/);
-    const health = await runCli(HEALTHCHECK, plain);
-    expect(health.code).toBe(1);
-    expect(health.output).toMatch(/worker unhealthy: MySQL: .*requires TLS/);
-    expect(await startupRefusal("worker", plain)).toMatch(/requires TLS.*add \?ssl=true to DATABASE_URL/);
+  it(
+    "without TLS options: the migrator, a migration wait, db:migrate, the pool and a process refuse, naming TLS",
+    async () => {
+      const plain = tls.url("flashsale");
+      await expect(migrate(plain)).rejects.toThrow(/requires TLS.*add \?ssl=true to DATABASE_URL/);
+      await expect(waitForMigrations(plain, { timeoutSeconds: 1 })).rejects.toThrow(/requires TLS.*add \?ssl=true/);
+      const job = await runCli(DB_MIGRATE, plain);
+      expect(job.code).not.toBe(0);
+      expect(job.output).toMatch(/requires TLS.*add \?ssl=true to DATABASE_URL/);
+      const health = await runCli(HEALTHCHECK, plain);
+      expect(health.code).toBe(1);
+      expect(health.output).toMatch(/worker unhealthy: MySQL: .*requires TLS/);
+      expect(await startupRefusal("worker", plain)).toMatch(/requires TLS.*add \?ssl=true to DATABASE_URL/);
 
-    // The pool every process queries through refuses too, with the server's own words.
-    const pool = createSqlPool(plain, 1);
-    try {
-      expect(await refusal(pool.query("SELECT 1"))).toMatch(/Access denied for user 'flashsale'/);
-    } finally {
-      await pool.end();
-    }
-  }, PROCESSES_TIMEOUT_MS);
+      // The pool every process queries through refuses too, with the server's own words.
+      const pool = createSqlPool(plain, 1);
+      try {
+        expect(await refusal(pool.query("SELECT 1"))).toMatch(/Access denied for user 'flashsale'/);
+      } finally {
+        await pool.end();
+      }
+    },
+    PROCESSES_TIMEOUT_MS,
+  );
 
   it("with ?ssl=true but not its private CA: the certificate is refused, pointing at ?sslca=", async () => {
     await expect(migrate(tls.url("flashsale", "?ssl=true"))).rejects.toThrow(/TLS .* certificate was not accepted.*\?sslca=/);
@@ -122,23 +133,29 @@ describe("a MySQL that requires TLS", () => {
 describe("a MySQL without TLS", () => {
   const tlsUrl = () => `${t.env.DATABASE_URL}?ssl=true`;
 
-  it("with ?ssl=true: the migrator, db:migrate, the pool, Prisma and the processes refuse rather than go plain text", async () => {
-    await expect(migrate(tlsUrl())).rejects.toThrow(/asks for TLS \(\?ssl=true\), but the MySQL server at 127\.0\.0\.1:\d+ does not offer TLS/);
-    const job = await runCli(DB_MIGRATE, tlsUrl());
-    expect(job.code).not.toBe(0);
-    expect(job.output).toMatch(/does not offer TLS/);
-    const health = await runCli(HEALTHCHECK, tlsUrl());
-    expect(health.code).toBe(1);
-    expect(health.output).toMatch(/worker unhealthy: MySQL: .*does not offer TLS/);
+  it(
+    "with ?ssl=true: the migrator, db:migrate, the pool, Prisma and the processes refuse rather than go plain text",
+    async () => {
+      await expect(migrate(tlsUrl())).rejects.toThrow(
+        /asks for TLS \(\?ssl=true\), but the MySQL server at 127\.0\.0\.1:\d+ does not offer TLS/,
+      );
+      const job = await runCli(DB_MIGRATE, tlsUrl());
+      expect(job.code).not.toBe(0);
+      expect(job.output).toMatch(/does not offer TLS/);
+      const health = await runCli(HEALTHCHECK, tlsUrl());
+      expect(health.code).toBe(1);
+      expect(health.output).toMatch(/worker unhealthy: MySQL: .*does not offer TLS/);
 
-    const services = await createServices(readEnv({ ...t.childEnv, DATABASE_URL: tlsUrl() }));
-    try {
-      expect(await refusal(services.sql.query("SELECT 1"))).toMatch(/ssl not enabled in the server/);
-      expect(await refusal(services.db.user.count())).toMatch(/ssl not enabled in the server/);
-    } finally {
-      await services.close();
-    }
+      const services = await createServices(readEnv({ ...t.childEnv, DATABASE_URL: tlsUrl() }));
+      try {
+        expect(await refusal(services.sql.query("SELECT 1"))).toMatch(/ssl not enabled in the server/);
+        expect(await refusal(services.db.user.count())).toMatch(/ssl not enabled in the server/);
+      } finally {
+        await services.close();
+      }
 
-    for (const kind of ["seckill", "worker"] as const) expect(await startupRefusal(kind, tlsUrl())).toMatch(/does not offer TLS/);
-  }, PROCESSES_TIMEOUT_MS);
+      for (const kind of ["seckill", "worker"] as const) expect(await startupRefusal(kind, tlsUrl())).toMatch(/does not offer TLS/);
+    },
+    PROCESSES_TIMEOUT_MS,
+  );
 });

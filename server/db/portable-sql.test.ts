@@ -106,7 +106,9 @@ describe("SQL that runs on MySQL 8 as on MariaDB", () => {
       .flatMap((folder) => listFiles(path.join(root, folder), /\.tsx?$/))
       .filter((file) => file !== import.meta.filename);
     const found = files.flatMap((file) =>
-      sqlStrings(readFileSync(file, "utf8")).flatMap((sql) => mariadbOnlySyntax(sql).map((rule) => `${path.relative(root, file)}: ${rule}: ${sql.slice(0, 80)}`)),
+      sqlStrings(readFileSync(file, "utf8")).flatMap((sql) =>
+        mariadbOnlySyntax(sql).map((rule) => `${path.relative(root, file)}: ${rule}: ${sql.slice(0, 80)}`),
+      ),
     );
     // The scan must see the statements it guards, or it proves nothing.
     expect(files.some((file) => file.endsWith("create-orders.ts"))).toBe(true);
@@ -116,7 +118,9 @@ describe("SQL that runs on MySQL 8 as on MariaDB", () => {
   it("no migration uses MariaDB-only syntax", () => {
     const migrations = listFiles(path.join(root, "prisma/migrations"), /\.sql$/);
     expect(migrations.length).toBeGreaterThan(0);
-    const found = migrations.flatMap((file) => mariadbOnlySyntax(readFileSync(file, "utf8")).map((rule) => `${path.relative(root, file)}: ${rule}`));
+    const found = migrations.flatMap((file) =>
+      mariadbOnlySyntax(readFileSync(file, "utf8")).map((rule) => `${path.relative(root, file)}: ${rule}`),
+    );
     expect(found).toEqual([]);
   });
 });

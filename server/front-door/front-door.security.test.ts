@@ -10,7 +10,18 @@ import {
   slowlorisHeaders,
   unfinishedPostBodies,
 } from "../testing/attacks";
-import { bodyOf, countOf, expectShopperServed, settled, SHOPPER_ADDRESS, type Shopper, setUpAttackScene, roomStreamPath, expectShopperStreamOpens, type AttackScene } from "../testing/shopper-checks";
+import {
+  bodyOf,
+  countOf,
+  expectShopperServed,
+  settled,
+  SHOPPER_ADDRESS,
+  type Shopper,
+  setUpAttackScene,
+  roomStreamPath,
+  expectShopperStreamOpens,
+  type AttackScene,
+} from "../testing/shopper-checks";
 import type { SeededShopper } from "../seed";
 import { freePort } from "../net";
 import { IDLE_UPSTREAM_SOCKETS } from "./front-door";
@@ -69,7 +80,11 @@ const served = (when: string) => expectShopperServed(asShopper(), when);
 
 /** Once the attacker has left, the front door's connections to Next shrink to its idle pool within `withinMs`. */
 async function expectUpstreamReleased(withinMs: number) {
-  await waitFor(async () => establishedConnectionsTo([webPort]) <= IDLE_UPSTREAM_SOCKETS, withinMs, `at most ${IDLE_UPSTREAM_SOCKETS} connections to web (now ${establishedConnectionsTo([webPort])})`);
+  await waitFor(
+    async () => establishedConnectionsTo([webPort]) <= IDLE_UPSTREAM_SOCKETS,
+    withinMs,
+    `at most ${IDLE_UPSTREAM_SOCKETS} connections to web (now ${establishedConnectionsTo([webPort])})`,
+  );
 }
 
 describe("npm start's front door under attack", () => {
@@ -85,7 +100,9 @@ describe("npm start's front door under attack", () => {
       await waitFor(async () => countOf(attack.statuses(), 429) >= 10, 5000, "the excess connections' answers");
       expect(countOf(attack.statuses(), 429)).toBe(10);
       const refused = attack.connections.find((c) => c.status() === 429)!.received();
-      expect(bodyOf(refused)).toMatchObject({ error: { json: { code: -32029, data: { code: "TOO_MANY_REQUESTS", httpStatus: 429, path: "seckill.token" } } } });
+      expect(bodyOf(refused)).toMatchObject({
+        error: { json: { code: -32029, data: { code: "TOO_MANY_REQUESTS", httpStatus: 429, path: "seckill.token" } } },
+      });
       expect(JSON.stringify(bodyOf(refused))).toContain("打开的连接过多");
       await served("while the attacker holds its allowance");
     } finally {
@@ -97,7 +114,11 @@ describe("npm start's front door under attack", () => {
     const attack = await unfinishedPostBodies(system.url, { count: 260 });
     try {
       await served("during");
-      await waitFor(async () => attack.connections.every((c) => c.closedByServer()), REQUEST_TIMEOUT_MS + 5000, "the front door to cut every unfinished body");
+      await waitFor(
+        async () => attack.connections.every((c) => c.closedByServer()),
+        REQUEST_TIMEOUT_MS + 5000,
+        "the front door to cut every unfinished body",
+      );
       expect(countOf(attack.statuses(), 408)).toBe(260);
       await served("after REQUEST_TIMEOUT_MS");
     } finally {
@@ -149,7 +170,11 @@ describe("npm start's front door under attack", () => {
     try {
       await served("during");
       expect(establishedConnectionsTo([webPort])).toBeLessThanOrEqual(IDLE_UPSTREAM_SOCKETS);
-      await waitFor(async () => attack.connections.every((c) => c.closedByServer()), HEADERS_TIMEOUT_MS + 5000, "the front door to cut every slow header");
+      await waitFor(
+        async () => attack.connections.every((c) => c.closedByServer()),
+        HEADERS_TIMEOUT_MS + 5000,
+        "the front door to cut every slow header",
+      );
       await served("after HEADERS_TIMEOUT_MS");
     } finally {
       attack.leave();
@@ -159,7 +184,12 @@ describe("npm start's front door under attack", () => {
 
   it("(d) a GET or HEAD carrying a body: refused and its connection closed, its bytes never read as a request", async () => {
     for (const method of ["GET", "HEAD"] as const) {
-      const exchange = await getWithBody(system.url, { method, path: "/api/health", smuggledPath: "/api/trpc/clock.now", followUpPath: "/api/health" });
+      const exchange = await getWithBody(system.url, {
+        method,
+        path: "/api/health",
+        smuggledPath: "/api/trpc/clock.now",
+        followUpPath: "/api/health",
+      });
       expect(exchange.statuses, `${method}: ${exchange.text.slice(0, 500)}`).toEqual([400]);
       expect(exchange.closedByServer).toBe(true);
       expect(exchange.text).not.toContain('"result"');
@@ -167,13 +197,16 @@ describe("npm start's front door under attack", () => {
     await served("after");
   });
 
-  it.each(Object.keys(CONFLICTING_FRAMINGS) as (keyof typeof CONFLICTING_FRAMINGS)[])("refuses %s with 400 and forwards nothing", async (framing) => {
-    const checksBefore = await readMetric(webUrl, "auth_password_checks_total");
-    const body = JSON.stringify({ json: { email: attacker.email, password: "not-the-password" } });
-    const exchange = await conflictingFraming(system.url, framing, { path: "/api/trpc/auth.signIn", body });
-    expect(exchange.statuses[0], exchange.text.slice(0, 300)).toBe(400);
-    expect(exchange.closedByServer).toBe(true);
-    expect(await readMetric(webUrl, "auth_password_checks_total")).toBe(checksBefore);
-    await served("after");
-  });
+  it.each(Object.keys(CONFLICTING_FRAMINGS) as (keyof typeof CONFLICTING_FRAMINGS)[])(
+    "refuses %s with 400 and forwards nothing",
+    async (framing) => {
+      const checksBefore = await readMetric(webUrl, "auth_password_checks_total");
+      const body = JSON.stringify({ json: { email: attacker.email, password: "not-the-password" } });
+      const exchange = await conflictingFraming(system.url, framing, { path: "/api/trpc/auth.signIn", body });
+      expect(exchange.statuses[0], exchange.text.slice(0, 300)).toBe(400);
+      expect(exchange.closedByServer).toBe(true);
+      expect(await readMetric(webUrl, "auth_password_checks_total")).toBe(checksBefore);
+      await served("after");
+    },
+  );
 });

@@ -43,7 +43,13 @@ function echo(name: string): http.RequestListener {
     let body = "";
     req.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
     req.on("end", () => {
-      const answer: Echo = { upstream: name, method: req.method!, url: req.url!, forwardedFor: (req.headers["x-forwarded-for"] as string | undefined) ?? null, body };
+      const answer: Echo = {
+        upstream: name,
+        method: req.method!,
+        url: req.url!,
+        forwardedFor: (req.headers["x-forwarded-for"] as string | undefined) ?? null,
+        body,
+      };
       if (req.headers["x-forwarded-proto"]) answer.forwardedProto = req.headers["x-forwarded-proto"] as string;
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify(answer));
@@ -55,7 +61,10 @@ const upstream = (name: string, listener = echo(name)) => listen(http.createServ
 
 const LIMITS: FrontDoorLimits = { headersTimeoutMs: 1000, requestTimeoutMs: 1500, idleTimeoutMs: 5000, connectionsPerAddress: 0 };
 
-async function frontDoor(webPorts: number[], options: { trustedHops?: number; limits?: Partial<FrontDoorLimits>; purchasePath?: http.RequestListener } = {}): Promise<string> {
+async function frontDoor(
+  webPorts: number[],
+  options: { trustedHops?: number; limits?: Partial<FrontDoorLimits>; purchasePath?: http.RequestListener } = {},
+): Promise<string> {
   const server = createFrontDoor({
     answerPurchasePath: options.purchasePath ?? echo("seckill"),
     webPorts,
@@ -100,14 +109,16 @@ describe("createFrontDoor (npm start's front door)", () => {
     };
     expect(await names(["/api/seckill/seckill.token", "/api/seckill/anything"])).toEqual(["seckill", "seckill"]);
     // Only the prefix /api/seckill/ is the purchase path; look-alikes are the storefront's.
-    expect(await names(["/", "/api/trpc/seckill.token", "/api/health", "/api/seckill", "/api/seckillx/seckill.token", "/sales/1?ref=/api/seckill/"])).toEqual([
-      "web-1",
-      "web-2",
-      "web-1",
-      "web-2",
-      "web-1",
-      "web-2",
-    ]);
+    expect(
+      await names([
+        "/",
+        "/api/trpc/seckill.token",
+        "/api/health",
+        "/api/seckill",
+        "/api/seckillx/seckill.token",
+        "/sales/1?ref=/api/seckill/",
+      ]),
+    ).toEqual(["web-1", "web-2", "web-1", "web-2", "web-1", "web-2"]);
   });
 
   it("passes method, path, query and body through, with X-Forwarded-For as the socket proves it", async () => {
@@ -142,7 +153,9 @@ describe("createFrontDoor (npm start's front door)", () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     controller.abort();
     expect(await pending).toBe("aborted");
-    await expect(Promise.race([closed.then(() => "closed"), new Promise((resolve) => setTimeout(() => resolve("still held"), 1000))])).resolves.toBe("closed");
+    await expect(
+      Promise.race([closed.then(() => "closed"), new Promise((resolve) => setTimeout(() => resolve("still held"), 1000))]),
+    ).resolves.toBe("closed");
   });
 
   it("sends Next nothing for a request whose client left as it sent it", async () => {
@@ -169,7 +182,9 @@ describe("createFrontDoor (npm start's front door)", () => {
     const trickled = raw(base, "POST /api/trpc/auth.signIn HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{");
     const chunked = await request(base, "/api/trpc/auth.signIn", {
       method: "POST",
-      body: new ReadableStream({ start: (c) => (c.enqueue(new TextEncoder().encode("{\"json\":")), c.enqueue(new TextEncoder().encode("1}")), c.close()) }),
+      body: new ReadableStream({
+        start: (c) => (c.enqueue(new TextEncoder().encode('{"json":')), c.enqueue(new TextEncoder().encode("1}")), c.close()),
+      }),
       duplex: "half",
     } as RequestInit);
     expect(chunked.body).toBe('{"json":1}');
@@ -195,7 +210,10 @@ describe("createFrontDoor (npm start's front door)", () => {
   it("refuses a request with both Content-Length and Transfer-Encoding, forwarding nothing", async () => {
     let seen = 0;
     const base = await frontDoor([await upstream("web", (_req, res) => (seen++, res.end("ok")))]);
-    const answer = await raw(base, "POST /api/trpc/x HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n");
+    const answer = await raw(
+      base,
+      "POST /api/trpc/x HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
     expect(seen).toBe(0);
   });
@@ -224,7 +242,10 @@ describe("createFrontDoor (npm start's front door)", () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     const over = await raw(base, "GET /api/trpc/sale.get?input=%7B%7D HTTP/1.1\r\nHost: x\r\nAccept-Language: zh-CN\r\n\r\n", "127.0.0.2");
     expect(over).toMatch(/^HTTP\/1\.1 429 /);
-    expect(trpcError(JSON.parse(over.slice(over.indexOf("\r\n\r\n") + 4)))).toMatchObject({ code: "TOO_MANY_REQUESTS", message: expect.stringContaining("连接过多") });
+    expect(trpcError(JSON.parse(over.slice(over.indexOf("\r\n\r\n") + 4)))).toMatchObject({
+      code: "TOO_MANY_REQUESTS",
+      message: expect.stringContaining("连接过多"),
+    });
     expect((await request(base, "/")).upstream).toBe("web");
     for (const socket of held) socket.destroy();
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -78,14 +78,21 @@ export function createFrontDoor(options: FrontDoorOptions): http.Server {
   let next = 0;
 
   proxy.on("error", (_error, req, res) => {
-    if (res instanceof http.ServerResponse) refuse(req, res, { code: "BAD_GATEWAY", httpStatus: 502, text: WEB_UNAVAILABLE, retryAfterSeconds: 1 });
+    if (res instanceof http.ServerResponse)
+      refuse(req, res, { code: "BAD_GATEWAY", httpStatus: 502, text: WEB_UNAVAILABLE, retryAfterSeconds: 1 });
     else res.destroy();
   });
 
   const server = http.createServer(serverTimeouts(limits), (req, res) => {
     if (isOverConnectionCap(req)) {
       options.onRefusedConnection?.();
-      return refuse(req, res, { code: "TOO_MANY_REQUESTS", httpStatus: 429, text: TOO_MANY_CONNECTIONS, retryAfterSeconds: 5, close: true });
+      return refuse(req, res, {
+        code: "TOO_MANY_REQUESTS",
+        httpStatus: 429,
+        text: TOO_MANY_CONNECTIONS,
+        retryAfterSeconds: 5,
+        close: true,
+      });
     }
     if ((req.method === "GET" || req.method === "HEAD") && carriesBody(req)) {
       // Refused and closed: the body's bytes must never be read as the next request.
@@ -162,7 +169,9 @@ function refuse(req: http.IncomingMessage, res: http.ServerResponse, refusal: Fr
   }
   const url = new URL(req.url ?? "/", "http://front-door");
   const lang = langOf({ get: (name) => (req.headers[name] as string | undefined) ?? null });
-  const payload = JSON.stringify(refusalBody(url.pathname, url.searchParams, { code: refusal.code, httpStatus: refusal.httpStatus, message: refusal.text[lang] }));
+  const payload = JSON.stringify(
+    refusalBody(url.pathname, url.searchParams, { code: refusal.code, httpStatus: refusal.httpStatus, message: refusal.text[lang] }),
+  );
   res.writeHead(refusal.httpStatus, {
     "content-type": "application/json",
     "cache-control": "no-store",

@@ -10,5 +10,10 @@ export interface FrontDoorHandover {
 
 export function isFrontDoorHandover(message: unknown): message is FrontDoorHandover {
   const candidate = message as Partial<FrontDoorHandover> | null;
-  return candidate?.type === "front-door" && Array.isArray(candidate.webPorts) && candidate.webPorts.length > 0 && candidate.webPorts.every((port) => Number.isInteger(port));
+  return (
+    candidate?.type === "front-door" &&
+    Array.isArray(candidate.webPorts) &&
+    candidate.webPorts.length > 0 &&
+    candidate.webPorts.every((port) => Number.isInteger(port))
+  );
 }

@@ -30,18 +30,29 @@ export interface SignedIn {
 
 /** Every password that is set comes through here, so none is ever stored cut short (password.ts). */
 export async function hashPassword(services: Pick<Services, "passwords">, password: string): Promise<string> {
-  if (!withinPasswordLimit(password)) throw new AppError("BAD_REQUEST", { en: `The password is too long. ${PASSWORD_TOO_LONG.en}.`, zh: `密码太长。${PASSWORD_TOO_LONG.zh}。` });
+  if (!withinPasswordLimit(password))
+    throw new AppError("BAD_REQUEST", {
+      en: `The password is too long. ${PASSWORD_TOO_LONG.en}.`,
+      zh: `密码太长。${PASSWORD_TOO_LONG.zh}。`,
+    });
   return services.passwords.hash(password);
 }
 
 /** `generation`: read before the account was (server/gateway/revocation.ts, sessionGeneration). */
-async function issue(services: Pick<Services, "env">, user: { id: number; email: string; role: Role }, generation: number): Promise<SignedIn> {
+async function issue(
+  services: Pick<Services, "env">,
+  user: { id: number; email: string; role: Role },
+  generation: number,
+): Promise<SignedIn> {
   const token = await signSession(user, services.env.SESSION_SECRET, services.env.SESSION_TTL_SECONDS, new Date(), generation);
   return { token, user };
 }
 
 /** The one answer to a sign-up whose mailbox has an account, however the address was spelled. */
-export const ALREADY_REGISTERED: Localized = { en: "An account with this email already exists. Sign in instead.", zh: "该邮箱已注册，请直接登录。" };
+export const ALREADY_REGISTERED: Localized = {
+  en: "An account with this email already exists. Sign in instead.",
+  zh: "该邮箱已注册，请直接登录。",
+};
 
 /** Where a sign-up comes from: the client's address and its browser's device id (null: no valid device cookie). */
 export interface SignUpOrigin {
@@ -55,22 +66,35 @@ export interface SignUpOrigin {
  * mail, its canonical form (email-identity.ts) is the unique key, and a variant of an existing
  * account gets the same CONFLICT as the address itself, before any hash is spent on it.
  */
-export async function signUp(services: Pick<Services, "db" | "env" | "metrics" | "redis" | "passwords" | "contacts">, input: { email: string; password: string }, origin: SignUpOrigin): Promise<SignedIn> {
+export async function signUp(
+  services: Pick<Services, "db" | "env" | "metrics" | "redis" | "passwords" | "contacts">,
+  input: { email: string; password: string },
+  origin: SignUpOrigin,
+): Promise<SignedIn> {
   const generation = await sessionGeneration(services);
   const attempt = await takeSignUp(services, origin.clientAddress, origin.device);
   const email = input.email.trim();
   const emailCanonical = canonicalEmail(email, services.env.EMAIL_DOTLESS_DOMAINS);
   try {
-    if (await services.db.user.findUnique({ where: { emailCanonical }, select: { id: true } })) throw new AppError("CONFLICT", ALREADY_REGISTERED);
+    if (await services.db.user.findUnique({ where: { emailCanonical }, select: { id: true } }))
+      throw new AppError("CONFLICT", ALREADY_REGISTERED);
     const passwordHash = await hashPassword(services, input.password);
     services.metrics.signUpHashes.inc();
     const user = await services.db.user.create({
-      data: { email, emailCanonical, passwordHash, signupAddress: rateLimitKey(origin.clientAddress).slice(0, 64), signupDevice: origin.device },
+      data: {
+        email,
+        emailCanonical,
+        passwordHash,
+        signupAddress: rateLimitKey(origin.clientAddress).slice(0, 64),
+        signupDevice: origin.device,
+      },
       select: { id: true, email: true, role: true },
     });
     // An open sale may judge a brand-new account apart from its default (a moment for the newest
     // accounts still ahead). Best effort: the account exists; missed, it reads as too new until a re-warm.
-    await refreshSaleStanding(services, user.id).catch((error: unknown) => createLogger("services").warn({ err: error, userId: user.id }, "could not write a new account into the open sales"));
+    await refreshSaleStanding(services, user.id).catch((error: unknown) =>
+      createLogger("services").warn({ err: error, userId: user.id }, "could not write a new account into the open sales"),
+    );
     sendContactVerificationInBackground(services, user); // not awaited: mail never holds up a sign-up
     return await issue(services, user, generation);
   } catch (error) {
@@ -89,16 +113,27 @@ export async function signUp(services: Pick<Services, "db" | "env" | "metrics" |
  * migration left without a canonical form for colliding is never reached: its canonical form
  * finds the account that holds the mailbox.
  */
-async function accountByEmail<S extends { id: true; email: true; role: true; passwordHash: true }>(services: Pick<Services, "db" | "env">, email: string, select: S) {
+async function accountByEmail<S extends { id: true; email: true; role: true; passwordHash: true }>(
+  services: Pick<Services, "db" | "env">,
+  email: string,
+  select: S,
+) {
   const emailCanonical = canonicalEmail(email, services.env.EMAIL_DOTLESS_DOMAINS);
-  return (await services.db.user.findUnique({ where: { emailCanonical }, select })) ?? (await services.db.user.findUnique({ where: { email: email.trim() }, select }));
+  return (
+    (await services.db.user.findUnique({ where: { emailCanonical }, select })) ??
+    (await services.db.user.findUnique({ where: { email: email.trim() }, select }))
+  );
 }
 
 /**
  * Signs in, behind the sign-in throttle (sign-in-throttle.ts): the attempt is counted against the
  * account and `clientAddress` before the password is checked, and a right password gives it back.
  */
-export async function signIn(services: Pick<Services, "db" | "env" | "metrics" | "redis" | "passwords">, input: { email: string; password: string }, clientAddress: string): Promise<SignedIn> {
+export async function signIn(
+  services: Pick<Services, "db" | "env" | "metrics" | "redis" | "passwords">,
+  input: { email: string; password: string },
+  clientAddress: string,
+): Promise<SignedIn> {
   // Read before the account, so a sign-in racing a revocation is ended by it too.
   const generation = await sessionGeneration(services);
   const attempt = await takeSignInAttempt(services, input.email, clientAddress);
@@ -140,18 +175,28 @@ async function rehash(services: Pick<Services, "db" | "passwords">, userId: numb
  * the insert skips an existing mailbox (INSERT IGNORE on the unique keys) and the update is
  * unconditional, so none of them meets a duplicate key.
  */
-export async function ensureAdmin(services: Pick<Services, "db" | "env" | "redis" | "sessions" | "passwords">, input: { email: string; password: string }): Promise<{ id: number; created: boolean }> {
+export async function ensureAdmin(
+  services: Pick<Services, "db" | "env" | "redis" | "sessions" | "passwords">,
+  input: { email: string; password: string },
+): Promise<{ id: number; created: boolean }> {
   const email = input.email.trim();
   const emailCanonical = canonicalEmail(email, services.env.EMAIL_DOTLESS_DOMAINS);
   const passwordHash = await hashPassword(services, input.password);
-  const { count } = await services.db.user.createMany({ data: [{ email, emailCanonical, passwordHash, role: "ADMIN" }], skipDuplicates: true });
+  const { count } = await services.db.user.createMany({
+    data: [{ email, emailCanonical, passwordHash, role: "ADMIN" }],
+    skipDuplicates: true,
+  });
   const select = { id: true, email: true, role: true, passwordHash: true } as const;
   const existing = count === 0 ? await accountByEmail(services, email, select) : null;
   if (count === 0) {
-    if (!existing) throw new Error(`${email} has no account and none could be created: another account holds its mailbox without a canonical email (docs/operations.md, "Email collisions")`);
+    if (!existing)
+      throw new Error(
+        `${email} has no account and none could be created: another account holds its mailbox without a canonical email (docs/operations.md, "Email collisions")`,
+      );
     await services.db.user.updateMany({ where: { id: existing.id }, data: { passwordHash, role: "ADMIN" } });
     // A changed password or role ends the account's sessions (the same password again changes nothing).
-    if (existing.role !== "ADMIN" || !(await services.passwords.verify(input.password, existing.passwordHash))) await revokeSessions(services, existing.id);
+    if (existing.role !== "ADMIN" || !(await services.passwords.verify(input.password, existing.passwordHash)))
+      await revokeSessions(services, existing.id);
     return { id: existing.id, created: false };
   }
   const user = await services.db.user.findUniqueOrThrow({ where: { emailCanonical }, select: { id: true } });
@@ -170,9 +215,15 @@ export async function createAdminOnce(
   const email = input.email.trim();
   const emailCanonical = canonicalEmail(email, services.env.EMAIL_DOTLESS_DOMAINS);
   const passwordHash = await hashPassword(services, input.password);
-  const { count } = await services.db.user.createMany({ data: [{ email, emailCanonical, passwordHash, role: "ADMIN" }], skipDuplicates: true });
+  const { count } = await services.db.user.createMany({
+    data: [{ email, emailCanonical, passwordHash, role: "ADMIN" }],
+    skipDuplicates: true,
+  });
   const user = await accountByEmail(services, email, { id: true, email: true, role: true, passwordHash: true });
-  if (!user) throw new Error(`${email} has no account and none could be created: another account holds its mailbox without a canonical email (docs/operations.md, "Email collisions")`);
+  if (!user)
+    throw new Error(
+      `${email} has no account and none could be created: another account holds its mailbox without a canonical email (docs/operations.md, "Email collisions")`,
+    );
   return { created: count === 1, role: user.role };
 }
 

@@ -8,13 +8,16 @@ const cookie = { cookie: "lang=en; fs_session=a.b.c" };
 
 describe("browserRequestRefusal: cross-site cookie mutations", () => {
   it("lets reads through whatever they carry", () => {
-    for (const method of ["GET", "HEAD", "OPTIONS", "get"]) expect(refusal(method, { ...cookie, origin: "https://evil.example", "content-type": "text/plain" })).toBeNull();
+    for (const method of ["GET", "HEAD", "OPTIONS", "get"])
+      expect(refusal(method, { ...cookie, origin: "https://evil.example", "content-type": "text/plain" })).toBeNull();
   });
 
   it("lets a mutation with the cookie through from this site: PUBLIC_BASE_URL's origin or the request's own host", () => {
     expect(refusal("POST", { ...json, ...cookie, origin: SITE })).toBeNull();
     expect(refusal("POST", { ...json, ...cookie, origin: "http://localhost:3000", host: "localhost:3000" })).toBeNull();
-    expect(refusal("POST", { ...json, ...cookie, origin: "https://shop.internal", host: "shop.internal", "x-forwarded-proto": "https" })).toBeNull();
+    expect(
+      refusal("POST", { ...json, ...cookie, origin: "https://shop.internal", host: "shop.internal", "x-forwarded-proto": "https" }),
+    ).toBeNull();
     expect(refusal("POST", { ...json, ...cookie, "sec-fetch-site": "same-origin" })).toBeNull();
     expect(refusal("POST", { ...json, ...cookie, referer: `${SITE}/sales/7` })).toBeNull();
   });
@@ -34,7 +37,10 @@ describe("browserRequestRefusal: cross-site cookie mutations", () => {
       {}, // no Origin, no Sec-Fetch-Site, no Referer: nothing shows it came from here
     ];
     for (const headers of cases) {
-      expect(refusal("POST", { ...json, ...cookie, ...headers }), JSON.stringify(headers)).toMatchObject({ status: 403, code: "FORBIDDEN" });
+      expect(refusal("POST", { ...json, ...cookie, ...headers }), JSON.stringify(headers)).toMatchObject({
+        status: 403,
+        code: "FORBIDDEN",
+      });
     }
     expect(refusal("DELETE", { ...cookie, origin: "https://evil.example" })).toMatchObject({ status: 403 });
   });
@@ -48,7 +54,9 @@ describe("browserRequestRefusal: cross-site cookie mutations", () => {
 
   it("needs no Origin from a Bearer client (a page elsewhere cannot send our token)", () => {
     expect(refusal("POST", { ...json, authorization: "Bearer t", ...cookie })).toBeNull();
-    expect(refusal("POST", { ...json, authorization: "Basic dTpw", ...cookie, origin: "https://evil.example" })).toMatchObject({ status: 403 });
+    expect(refusal("POST", { ...json, authorization: "Basic dTpw", ...cookie, origin: "https://evil.example" })).toMatchObject({
+      status: 403,
+    });
   });
 
   it("takes Sec-Fetch-Site over the Referer, and the Origin over both", () => {
@@ -66,8 +74,20 @@ describe("browserRequestRefusal: bodies", () => {
   });
 
   it("refuses form, text and other bodies with 415, and a body without a type", () => {
-    for (const type of ["multipart/form-data; boundary=x", "application/x-www-form-urlencoded", "text/plain", "text/plain; charset=utf-8", "application/octet-stream", "application/jsonp", "application/json-seq", ""]) {
-      expect(refusal("POST", { "content-type": type, authorization: "Bearer t" }), type).toMatchObject({ status: 415, code: "UNSUPPORTED_MEDIA_TYPE" });
+    for (const type of [
+      "multipart/form-data; boundary=x",
+      "application/x-www-form-urlencoded",
+      "text/plain",
+      "text/plain; charset=utf-8",
+      "application/octet-stream",
+      "application/jsonp",
+      "application/json-seq",
+      "",
+    ]) {
+      expect(refusal("POST", { "content-type": type, authorization: "Bearer t" }), type).toMatchObject({
+        status: 415,
+        code: "UNSUPPORTED_MEDIA_TYPE",
+      });
     }
     expect(refusal("POST", { "content-length": "12" })).toMatchObject({ status: 415 });
     expect(refusal("POST", { "transfer-encoding": "chunked" })).toMatchObject({ status: 415 });

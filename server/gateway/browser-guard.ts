@@ -40,7 +40,10 @@ const JSON_ONLY_REFUSAL: BrowserRefusal = { status: 415, code: "UNSUPPORTED_MEDI
 const CROSS_SITE_REFUSAL: BrowserRefusal = { status: 403, code: "FORBIDDEN", message: CROSS_SITE_TEXT.en, text: CROSS_SITE_TEXT };
 
 /** The refusal for a request, or null to let it through. Pure: headers in, verdict out. */
-export function browserRequestRefusal(request: { method: string | undefined; headers: HeaderReader }, publicBaseUrl: string): BrowserRefusal | null {
+export function browserRequestRefusal(
+  request: { method: string | undefined; headers: HeaderReader },
+  publicBaseUrl: string,
+): BrowserRefusal | null {
   const method = (request.method ?? "GET").toUpperCase();
   if (SAFE_METHODS.has(method)) return null;
   const { headers } = request;

@@ -39,7 +39,15 @@ async function launchBrowser(): Promise<Browser> {
   browser ??= await chromium.launch({
     executablePath: "/usr/bin/chromium",
     headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
   });
   return browser;
 }
@@ -79,7 +87,11 @@ const trpcBody = (input: unknown) => JSON.stringify({ json: input });
 
 /** A tRPC mutation over HTTP with a JSON body. */
 const mutate = (path: string, input: unknown, call: Call = {}) =>
-  send(`/api/${path.startsWith("seckill.") && path !== "seckill.result" ? "seckill" : "trpc"}/${path}`, { contentType: "application/json", body: trpcBody(input), ...call });
+  send(`/api/${path.startsWith("seckill.") && path !== "seckill.result" ? "seckill" : "trpc"}/${path}`, {
+    contentType: "application/json",
+    body: trpcBody(input),
+    ...call,
+  });
 
 /** A tRPC query over HTTP. */
 const query = (path: string, input: unknown, call: Call = {}) =>
@@ -116,7 +128,9 @@ const ENDED = "Your session has ended. Sign in again.";
 /** Waits (a few seconds at most) until the token is refused as ended by web and the seckill service. */
 async function expectEndedEverywhere(token: string, adminPath = false) {
   const ended = async () => {
-    const web = adminPath ? await query("admin.sales", undefined, { bearer: token }) : await query("order.list", undefined, { bearer: token });
+    const web = adminPath
+      ? await query("admin.sales", undefined, { bearer: token })
+      : await query("order.list", undefined, { bearer: token });
     const seckill = await mutate("seckill.token", { saleId: 1 }, { bearer: token });
     return [web, seckill].every((a) => a.status === 401 && a.json?.error?.json?.message === ENDED);
   };
@@ -181,12 +195,21 @@ describe("cross-site requests", () => {
     // The session survived the attempts; this site's own requests and bearer clients pass.
     expect((await query("order.list", undefined, { cookie: shopper.cookie })).status).toBe(200);
     expect((await mutate("seckill.token", { saleId: 1 }, { cookie: shopper.cookie })).status).toBe(404);
-    expect((await mutate("seckill.token", { saleId: 1 }, { cookie: shopper.cookie, origin: null, headers: { "sec-fetch-site": "same-origin" } })).status).toBe(404);
+    expect(
+      (await mutate("seckill.token", { saleId: 1 }, { cookie: shopper.cookie, origin: null, headers: { "sec-fetch-site": "same-origin" } }))
+        .status,
+    ).toBe(404);
     expect((await mutate("seckill.token", { saleId: 1 }, { bearer: shopper.token, origin: null })).status).toBe(404);
     // The queue board's actions too.
-    const board = await send(`/admin/queues/api/queues/${QUEUE.createOrder}/retry/failed`, { method: "PUT", cookie: admin.cookie, origin: EVIL });
+    const board = await send(`/admin/queues/api/queues/${QUEUE.createOrder}/retry/failed`, {
+      method: "PUT",
+      cookie: admin.cookie,
+      origin: EVIL,
+    });
     expect(board.status, board.text).toBe(403);
-    expect((await send(`/admin/queues/api/queues/${QUEUE.createOrder}/retry/failed`, { method: "PUT", cookie: admin.cookie })).status).toBe(200);
+    expect((await send(`/admin/queues/api/queues/${QUEUE.createOrder}/retry/failed`, { method: "PUT", cookie: admin.cookie })).status).toBe(
+      200,
+    );
   });
 });
 
@@ -200,7 +223,11 @@ describe("request bodies", () => {
     const multipart = new Request("http://x", { method: "POST", body: form });
     const formBody = await multipart.text();
     const formType = multipart.headers.get("content-type")!;
-    for (const [path, base] of [["/api/trpc/auth.signIn", system.url], ["/api/seckill/seckill.token", system.url], ["/api/seckill/seckill.token", seckillUrl]] as const) {
+    for (const [path, base] of [
+      ["/api/trpc/auth.signIn", system.url],
+      ["/api/seckill/seckill.token", system.url],
+      ["/api/seckill/seckill.token", seckillUrl],
+    ] as const) {
       for (const [contentType, body] of [
         [formType, formBody],
         ["application/x-www-form-urlencoded", "email=a%40b.c&password=12345678"],
@@ -211,7 +238,12 @@ describe("request bodies", () => {
         expect(answer.text).toContain("application/json");
       }
     }
-    const textJob = await send(`/admin/queues/api/queues/${QUEUE.createOrder}/retry/failed`, { method: "PUT", bearer: admin.token, contentType: "text/plain", body: "{}" });
+    const textJob = await send(`/admin/queues/api/queues/${QUEUE.createOrder}/retry/failed`, {
+      method: "PUT",
+      bearer: admin.token,
+      contentType: "text/plain",
+      body: "{}",
+    });
     expect(textJob.status, textJob.text).toBe(415);
   });
 });
@@ -223,7 +255,17 @@ describe("security headers", () => {
     const admin = await signUp("ADMIN");
     const { saleId } = await createLiveSale(t.services, { stock: 5, productName: "Headers lamp" });
     await warmUpSale(t.services, saleId);
-    for (const path of ["/", `/sales/${saleId}`, "/sign-in", "/admin", "/admin/queues", "/pay/sandbox", "/orders", "/api/health", `/api/trpc/clock.now`]) {
+    for (const path of [
+      "/",
+      `/sales/${saleId}`,
+      "/sign-in",
+      "/admin",
+      "/admin/queues",
+      "/pay/sandbox",
+      "/orders",
+      "/api/health",
+      `/api/trpc/clock.now`,
+    ]) {
       const answer = await send(path, { cookie: path.startsWith("/admin") ? admin.cookie : undefined });
       for (const name of NEEDED_HEADERS) expect(answer.headers.get(name), `${name} on ${path}`).toBeTruthy();
       const csp = answer.headers.get("content-security-policy")!;
@@ -258,7 +300,9 @@ describe("security headers", () => {
       await page.goto(path);
       await ready(page);
       await page.waitForTimeout(500);
-      violations.push(...((await page.evaluate(() => (window as unknown as { __violations?: string[] }).__violations ?? [])).map((v) => `${path}: ${v}`)));
+      violations.push(
+        ...(await page.evaluate(() => (window as unknown as { __violations?: string[] }).__violations ?? [])).map((v) => `${path}: ${v}`),
+      );
     };
     await visit("/", (p) => p.getByText("Headers lamp").first().waitFor());
     await visit(`/sales/${saleId}`, (p) => p.getByRole("button", { name: /buy/i }).first().waitFor());
@@ -276,10 +320,13 @@ describe("redirects after sign-in", () => {
     const context = await (await launchBrowser()).newContext({ baseURL: system.url });
     const left: string[] = [];
     // Anything addressed to another host is recorded and never fetched.
-    await context.route((url) => url.origin !== system.url, (route) => {
-      left.push(route.request().url());
-      return route.abort();
-    });
+    await context.route(
+      (url) => url.origin !== system.url,
+      (route) => {
+        left.push(route.request().url());
+        return route.abort();
+      },
+    );
     for (const next of ["/%09/evil.example", "/%5C/evil.example", "/%2F%2Fevil.example", "//evil.example", "/.//evil.example"]) {
       const page = await context.newPage();
       await page.goto(`/sign-in?next=${next}`);
@@ -305,8 +352,18 @@ describe("/api/metrics", () => {
       const fromPublic = await send("/api/metrics", { base, headers: { "x-forwarded-for": "203.0.113.9" } });
       expect(fromPublic.status, `${base}: ${fromPublic.text.slice(0, 200)}`).toBe(401);
       expect(fromPublic.text).not.toContain("seckill_");
-      expect((await send("/api/metrics", { base, headers: { "x-forwarded-for": "203.0.113.9", authorization: "Bearer wrong-token-of-some-length" } })).status).toBe(401);
-      const withToken = await send("/api/metrics", { base, headers: { "x-forwarded-for": "203.0.113.9", authorization: `Bearer ${METRICS_TOKEN}` } });
+      expect(
+        (
+          await send("/api/metrics", {
+            base,
+            headers: { "x-forwarded-for": "203.0.113.9", authorization: "Bearer wrong-token-of-some-length" },
+          })
+        ).status,
+      ).toBe(401);
+      const withToken = await send("/api/metrics", {
+        base,
+        headers: { "x-forwarded-for": "203.0.113.9", authorization: `Bearer ${METRICS_TOKEN}` },
+      });
       expect(withToken.status).toBe(200);
       expect(withToken.text).toContain("seckill_");
       // A scrape from a private address (Prometheus beside the app) needs no token.
@@ -372,15 +429,26 @@ describe("the queue board", () => {
   it("cannot add jobs, edit their data, promote pay-deadline timers or clean queues", async () => {
     const admin = await signUp("ADMIN");
     const jobsBefore = await t.services.queues.createOrder.count();
-    const forged = { reservations: [{ reservationId: `1-${admin.id}-0123456789abcdef`, saleId: 1, userId: admin.id, reservedAt: Date.now() }] };
+    const forged = {
+      reservations: [{ reservationId: `1-${admin.id}-0123456789abcdef`, saleId: 1, userId: admin.id, reservedAt: Date.now() }],
+    };
     const json = { bearer: admin.token, contentType: "application/json" };
     const refused: [string, Call][] = [
-      [`/admin/queues/api/queues/${QUEUE.createOrder}/add`, { ...json, body: JSON.stringify({ name: "create-order", data: forged, options: {} }) }],
-      [`/admin/queues/api/queues/${QUEUE.paymentNotify}/add`, { ...json, body: JSON.stringify({ name: "payment-notify", data: {}, options: {} }) }],
+      [
+        `/admin/queues/api/queues/${QUEUE.createOrder}/add`,
+        { ...json, body: JSON.stringify({ name: "create-order", data: forged, options: {} }) },
+      ],
+      [
+        `/admin/queues/api/queues/${QUEUE.paymentNotify}/add`,
+        { ...json, body: JSON.stringify({ name: "payment-notify", data: {}, options: {} }) },
+      ],
       [`/admin/queues/api/queues/${QUEUE.cancelOrder}/promote`, { ...json, method: "PUT" }],
       [`/admin/queues/api/queues/${QUEUE.createOrder}/clean/completed`, { ...json, method: "PUT" }],
       [`/admin/queues/api/queues/${QUEUE.cancelOrder}/clean/delayed`, { ...json, method: "PUT" }],
-      [`/admin/queues/api/queues/${QUEUE.createOrder}/some-job/update-data`, { ...json, method: "PATCH", body: JSON.stringify({ data: forged }) }],
+      [
+        `/admin/queues/api/queues/${QUEUE.createOrder}/some-job/update-data`,
+        { ...json, method: "PATCH", body: JSON.stringify({ data: forged }) },
+      ],
       [`/admin/queues/api/queues/${QUEUE.createOrder}/empty`, { ...json, method: "PUT" }],
     ];
     for (const [path, call] of refused) {
@@ -394,6 +462,8 @@ describe("the queue board", () => {
     expect(queues.status).toBe(200);
     const byName = new Map((queues.json.queues as { name: string; readOnlyMode: boolean }[]).map((q) => [q.name, q]));
     expect(byName.get(QUEUE.cancelOrder)?.readOnlyMode).toBe(true);
-    expect((await send(`/admin/queues/api/queues/${QUEUE.createOrder}/retry/failed`, { method: "PUT", bearer: admin.token })).status).toBe(200);
+    expect((await send(`/admin/queues/api/queues/${QUEUE.createOrder}/retry/failed`, { method: "PUT", bearer: admin.token })).status).toBe(
+      200,
+    );
   });
 });

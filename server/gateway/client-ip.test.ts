@@ -53,7 +53,8 @@ describe("normalisedAddress", () => {
     expect(normalisedAddress(" 127.0.0.1 ")).toBe("127.0.0.1");
     expect(normalisedAddress("2001:0db8:0000:0000:0000:0000:0000:0001")).toBe("2001:db8::1");
     expect(normalisedAddress("::FFFF:7f00:2")).toBe("127.0.0.2");
-    for (const garbage of ["", "unknown", "localhost", "1.2.3", "1.2.3.4.5", "[1.2.3.4", "_hidden", "::g"]) expect(normalisedAddress(garbage)).toBeNull();
+    for (const garbage of ["", "unknown", "localhost", "1.2.3", "1.2.3.4.5", "[1.2.3.4", "_hidden", "::g"])
+      expect(normalisedAddress(garbage)).toBeNull();
   });
 });
 
@@ -81,10 +82,16 @@ describe("clientScheme", () => {
 
 describe("forwardedHeaders and addressFromFrontDoor", () => {
   it("a front door hands on exactly the client's address and scheme, which the code behind it reads back", () => {
-    const handedOn = forwardedHeaders({ "x-forwarded-for": "6.6.6.6, 203.0.113.9", "x-forwarded-proto": "https" }, { remoteAddress: "::ffff:10.0.0.2" }, 1);
+    const handedOn = forwardedHeaders(
+      { "x-forwarded-for": "6.6.6.6, 203.0.113.9", "x-forwarded-proto": "https" },
+      { remoteAddress: "::ffff:10.0.0.2" },
+      1,
+    );
     expect(handedOn).toEqual({ "x-forwarded-for": "203.0.113.9", "x-forwarded-proto": "https" });
     expect(addressFromFrontDoor(new Headers({ ...handedOn }))).toBe("203.0.113.9");
-    expect(forwardedHeaders({ "x-forwarded-for": ["6.6.6.6", "7.7.7.7"] }, { remoteAddress: "10.0.0.2" }, 1)["x-forwarded-for"]).toBe("7.7.7.7");
+    expect(forwardedHeaders({ "x-forwarded-for": ["6.6.6.6", "7.7.7.7"] }, { remoteAddress: "10.0.0.2" }, 1)["x-forwarded-for"]).toBe(
+      "7.7.7.7",
+    );
     expect(forwardedHeaders({}, { remoteAddress: "10.0.0.2", encrypted: true }, 0)["x-forwarded-proto"]).toBe("https");
   });
 

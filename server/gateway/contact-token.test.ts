@@ -80,7 +80,10 @@ describe("the mail and the refusal", () => {
   });
 
   it("tells how long to wait before asking again", () => {
-    expect(resendRefusal(42)).toEqual({ en: "A new link was sent a moment ago. Ask again in 42 seconds.", zh: "刚刚已发送过新链接，请 42 秒后再试。" });
+    expect(resendRefusal(42)).toEqual({
+      en: "A new link was sent a moment ago. Ask again in 42 seconds.",
+      zh: "刚刚已发送过新链接，请 42 秒后再试。",
+    });
     expect(resendRefusal(1800).en).toBe("A new link was sent a moment ago. Ask again in 30 minutes.");
   });
 });

@@ -24,7 +24,11 @@ let t: TestEnvironment;
 let smtp: SmtpCatcher;
 beforeAll(async () => {
   smtp = await startSmtpCatcher();
-  t = await createTestEnvironment("contact_verification", { SMTP_URL: smtp.url, PUBLIC_BASE_URL: "https://shop.example.test", CONTACT_VERIFICATION_TTL_SECONDS: String(TTL_SECONDS) });
+  t = await createTestEnvironment("contact_verification", {
+    SMTP_URL: smtp.url,
+    PUBLIC_BASE_URL: "https://shop.example.test",
+    CONTACT_VERIFICATION_TTL_SECONDS: String(TTL_SECONDS),
+  });
 });
 afterAll(async () => {
   await t?.cleanup();
@@ -44,8 +48,10 @@ async function signedUp(name: string) {
   return { email: user.email, userId: user.id, session, link, token: link.searchParams.get("token")!, mail };
 }
 
-const callerFor = async (session?: string) => createCaller(await createContext(t.services, new Headers(session ? { authorization: `Bearer ${session}` } : {})));
-const verifiedAt = async (userId: number) => (await t.services.db.user.findUniqueOrThrow({ where: { id: userId }, select: { contactVerifiedAt: true } })).contactVerifiedAt;
+const callerFor = async (session?: string) =>
+  createCaller(await createContext(t.services, new Headers(session ? { authorization: `Bearer ${session}` } : {})));
+const verifiedAt = async (userId: number) =>
+  (await t.services.db.user.findUniqueOrThrow({ where: { id: userId }, select: { contactVerifiedAt: true } })).contactVerifiedAt;
 /** The refusal's tRPC code, or "ok". */
 const outcome = (call: Promise<unknown>) =>
   call.then(
@@ -78,7 +84,10 @@ describe("following the link", () => {
     expect(await signedIn.auth.me()).toMatchObject({ contactVerified: true });
     const again = await (await callerFor()).auth.verifyContact({ token: a.token }).catch((error: TRPCError) => error);
     // A caller's error carries both languages; the HTTP answer picks one (the security test reads it).
-    expect(again).toMatchObject({ code: "CONFLICT", cause: { text: { en: "This verification link has already been used.", zh: "该验证链接已使用过。" } } });
+    expect(again).toMatchObject({
+      code: "CONFLICT",
+      cause: { text: { en: "This verification link has already been used.", zh: "该验证链接已使用过。" } },
+    });
     expect(await verifiedAt(a.userId)).toEqual(first);
   });
 
@@ -145,7 +154,10 @@ describe("send again", () => {
     const second = verificationLinkIn(await smtp.waitForMail(a.email, { since })).searchParams.get("token")!;
     expect(second).not.toBe(a.token);
     const refusal = await caller.auth.resendVerification().catch((error: TRPCError) => error);
-    expect(refusal).toMatchObject({ code: "TOO_MANY_REQUESTS", cause: { text: { zh: expect.stringMatching(/^刚刚已发送过新链接，请 (1 分钟|59 秒)后再试。$/) } } });
+    expect(refusal).toMatchObject({
+      code: "TOO_MANY_REQUESTS",
+      cause: { text: { zh: expect.stringMatching(/^刚刚已发送过新链接，请 (1 分钟|59 秒)后再试。$/) } },
+    });
     expect(Number(ctx.resHeaders.get("retry-after"))).toBeGreaterThanOrEqual(59);
     // Either link verifies; then the other is no use, and there is nothing more to send.
     expect(await outcome(verifyContact(t.services, second))).toBe("ok");

@@ -79,7 +79,9 @@ describe("a flood of resends", () => {
   it("sends one mail; the rest get 429 with Retry-After, in the caller's language", async () => {
     const a = await signUp();
     const before = smtp.messages.filter((message) => message.to.includes(a.email)).length;
-    const answers = await Promise.all(Array.from({ length: 20 }, () => mutate("auth.resendVerification", undefined, { cookie: a.cookie, "accept-language": "zh-CN" })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => mutate("auth.resendVerification", undefined, { cookie: a.cookie, "accept-language": "zh-CN" })),
+    );
     expect(answers.filter((answer) => answer.status === 200)).toHaveLength(1);
     const refused = answers.filter((answer) => answer.status === 429);
     expect(refused).toHaveLength(19);

@@ -21,9 +21,15 @@ export const LINK_INVALID: Localized = {
   en: "This verification link is not valid. Open the latest link we sent you, or ask for a new one.",
   zh: "该验证链接无效。请打开我们最近发给您的链接，或重新获取。",
 };
-export const LINK_EXPIRED: Localized = { en: "This verification link has expired. Ask for a new one.", zh: "该验证链接已过期，请重新获取。" };
+export const LINK_EXPIRED: Localized = {
+  en: "This verification link has expired. Ask for a new one.",
+  zh: "该验证链接已过期，请重新获取。",
+};
 export const LINK_USED: Localized = { en: "This verification link has already been used.", zh: "该验证链接已使用过。" };
-const NOT_SENT: Localized = { en: "We could not send the email just now. Try again in a minute.", zh: "暂时无法发送邮件，请一分钟后再试。" };
+const NOT_SENT: Localized = {
+  en: "We could not send the email just now. Try again in a minute.",
+  zh: "暂时无法发送邮件，请一分钟后再试。",
+};
 
 /** The mail with the link, in both languages: at sign-up the shop does not know which the reader prefers. */
 export function verificationMessage(link: string, ttlSeconds: number): ContactMessage {
@@ -34,7 +40,11 @@ export function verificationMessage(link: string, ttlSeconds: number): ContactMe
 }
 
 /** Signs a fresh link for the account's address and sends it; rejects when the sender could not. */
-export async function sendContactVerification(services: Pick<Services, "env" | "contacts">, user: { id: number; email: string }, now = new Date()): Promise<void> {
+export async function sendContactVerification(
+  services: Pick<Services, "env" | "contacts">,
+  user: { id: number; email: string },
+  now = new Date(),
+): Promise<void> {
   const { env } = services;
   const token = signContactToken(contactTokenKey(env.SESSION_SECRET), {
     userId: user.id,
@@ -50,9 +60,15 @@ export async function sendContactVerification(services: Pick<Services, "env" | "
  * sign-up; a failure is logged and the shopper can press "Send again". In process rather than a
  * worker job: a lost mail costs one press, not an order, so it needs no queue's retries.
  */
-export function sendContactVerificationInBackground(services: Pick<Services, "env" | "contacts">, user: { id: number; email: string }): void {
+export function sendContactVerificationInBackground(
+  services: Pick<Services, "env" | "contacts">,
+  user: { id: number; email: string },
+): void {
   sendContactVerification(services, user).catch((error: unknown) => {
-    createLogger("services").warn({ err: error, userId: user.id }, "could not send the contact verification mail; the shopper can ask again");
+    createLogger("services").warn(
+      { err: error, userId: user.id },
+      "could not send the contact verification mail; the shopper can ask again",
+    );
   });
 }
 
@@ -66,11 +82,19 @@ function usedKey(namespace: string, nonce: string): string {
  * used before. Invalid → BAD_REQUEST, expired → PRECONDITION_FAILED, used → CONFLICT; nothing
  * changes on any of them.
  */
-export async function verifyContact(services: Pick<Services, "db" | "env" | "redis">, token: string, now = new Date()): Promise<{ status: "VERIFIED"; userId: number }> {
+export async function verifyContact(
+  services: Pick<Services, "db" | "env" | "redis">,
+  token: string,
+  now = new Date(),
+): Promise<{ status: "VERIFIED"; userId: number }> {
   const { db, env, redis } = services;
   const key = contactTokenKey(env.SESSION_SECRET);
   const reading = readContactToken(key, token, now.getTime());
-  if (!reading.ok) throw new AppError(reading.problem === "EXPIRED" ? "PRECONDITION_FAILED" : "BAD_REQUEST", reading.problem === "EXPIRED" ? LINK_EXPIRED : LINK_INVALID);
+  if (!reading.ok)
+    throw new AppError(
+      reading.problem === "EXPIRED" ? "PRECONDITION_FAILED" : "BAD_REQUEST",
+      reading.problem === "EXPIRED" ? LINK_EXPIRED : LINK_INVALID,
+    );
   const { claims } = reading;
   const user = await db.user.findUnique({ where: { id: claims.userId }, select: { email: true } });
   // An account deleted since, or whose address changed: the link proves nothing about it now.
@@ -89,7 +113,10 @@ export async function verifyContact(services: Pick<Services, "db" | "env" | "red
     await refreshSaleStanding(services, claims.userId);
   } catch (error) {
     // Verified in MySQL either way; the next warm-up of a sale reads it from there.
-    createLogger("services").warn({ err: error, userId: claims.userId }, "could not update open sales' eligibility after a verified contact");
+    createLogger("services").warn(
+      { err: error, userId: claims.userId },
+      "could not update open sales' eligibility after a verified contact",
+    );
   }
   return { status: "VERIFIED", userId: claims.userId };
 }

@@ -18,7 +18,17 @@ describe("the device cookie", () => {
     const value = newDeviceCookieValue(SECRET);
     const [id, mac] = value.split(".") as [string, string];
     const flip = (text: string) => `${text.slice(0, -1)}${text.endsWith("A") ? "B" : "A"}`;
-    for (const bad of [`${flip(id)}.${mac}`, `${id}.${flip(mac)}`, `${"A".repeat(22)}.${"A".repeat(22)}`, id, `${value}x`, "", null, undefined, `${id}.${mac}.${mac}`]) {
+    for (const bad of [
+      `${flip(id)}.${mac}`,
+      `${id}.${flip(mac)}`,
+      `${"A".repeat(22)}.${"A".repeat(22)}`,
+      id,
+      `${value}x`,
+      "",
+      null,
+      undefined,
+      `${id}.${mac}.${mac}`,
+    ]) {
       expect(deviceIdOf(bad, SECRET)).toBeNull();
     }
   });

@@ -57,7 +57,14 @@ export function deviceIdFrom(headers: HeaderReader, secret: string): string | nu
 
 /** The Set-Cookie header for a device cookie. */
 export function deviceCookie(value: string, secure: boolean): string {
-  return [`${DEVICE_COOKIE}=${value}`, "Path=/", "HttpOnly", "SameSite=Lax", `Max-Age=${DEVICE_COOKIE_MAX_AGE_SECONDS}`, ...(secure ? ["Secure"] : [])].join("; ");
+  return [
+    `${DEVICE_COOKIE}=${value}`,
+    "Path=/",
+    "HttpOnly",
+    "SameSite=Lax",
+    `Max-Age=${DEVICE_COOKIE_MAX_AGE_SECONDS}`,
+    ...(secure ? ["Secure"] : []),
+  ].join("; ");
 }
 
 /**

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { ELIGIBILITY, eligibilityOf, eligibilityTable, NEW_ACCOUNT, nonDefaultStanding, type EligibilityRules, type Standing } from "./eligibility";
+import {
+  ELIGIBILITY,
+  eligibilityOf,
+  eligibilityTable,
+  NEW_ACCOUNT,
+  nonDefaultStanding,
+  type EligibilityRules,
+  type Standing,
+} from "./eligibility";
 
 const open: EligibilityRules = { requireRealName: false, minMemberLevel: 0, requireVerifiedContact: false, accountsCreatedBefore: null };
 const strict: EligibilityRules = { ...open, requireRealName: true, minMemberLevel: 3 };
@@ -11,9 +19,12 @@ describe("eligibilityOf", () => {
     expect(eligibilityOf(NEW_ACCOUNT, open)).toBe(ELIGIBILITY.ELIGIBLE);
   });
   it("refuses the blacklisted first, whatever else is true", () => {
-    expect(eligibilityOf(shopper({ memberLevel: 9, realNameVerified: true, blacklisted: true, createdAt: announced }), { ...strict, accountsCreatedBefore: announced })).toBe(
-      ELIGIBILITY.BLACKLISTED,
-    );
+    expect(
+      eligibilityOf(shopper({ memberLevel: 9, realNameVerified: true, blacklisted: true, createdAt: announced }), {
+        ...strict,
+        accountsCreatedBefore: announced,
+      }),
+    ).toBe(ELIGIBILITY.BLACKLISTED);
   });
   it("asks for real-name verification when the sale does", () => {
     expect(eligibilityOf(shopper({ memberLevel: 9 }), strict)).toBe(ELIGIBILITY.REAL_NAME_REQUIRED);
@@ -43,7 +54,11 @@ describe("eligibilityTable", () => {
     { id: 4, ...shopper({ realNameKey: "p2" }) },
   ];
   it("in an open sale lists only the refused, and no persons", () => {
-    expect(eligibilityTable(shoppers, open)).toEqual({ defaultCode: 0, overrides: new Map([[2, ELIGIBILITY.BLACKLISTED]]), persons: new Map() });
+    expect(eligibilityTable(shoppers, open)).toEqual({
+      defaultCode: 0,
+      overrides: new Map([[2, ELIGIBILITY.BLACKLISTED]]),
+      persons: new Map(),
+    });
   });
   it("in a strict sale lists whoever differs from a new account, and the persons of the verified", () => {
     expect(eligibilityTable(shoppers, strict)).toEqual({
@@ -61,7 +76,13 @@ describe("eligibilityTable", () => {
   });
   it("with a moment set, lists the older accounts as eligible and leaves the newer to the default", () => {
     const rules = { ...open, accountsCreatedBefore: announced };
-    const table = eligibilityTable([{ id: 1, ...shopper({}) }, { id: 2, ...shopper({ createdAt: announced }) }], rules);
+    const table = eligibilityTable(
+      [
+        { id: 1, ...shopper({}) },
+        { id: 2, ...shopper({ createdAt: announced }) },
+      ],
+      rules,
+    );
     expect(table.defaultCode).toBe(ELIGIBILITY.ACCOUNT_TOO_NEW);
     expect(table.overrides).toEqual(new Map([[1, ELIGIBILITY.ELIGIBLE]]));
   });

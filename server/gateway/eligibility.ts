@@ -11,7 +11,12 @@ export interface EligibilityRules {
 }
 
 /** The sale columns the rules are read from (a Prisma `select`). */
-export const ELIGIBILITY_RULE_FIELDS = { requireRealName: true, minMemberLevel: true, requireVerifiedContact: true, accountsCreatedBefore: true } as const;
+export const ELIGIBILITY_RULE_FIELDS = {
+  requireRealName: true,
+  minMemberLevel: true,
+  requireVerifiedContact: true,
+  accountsCreatedBefore: true,
+} as const;
 
 export interface Standing {
   memberLevel: number;
@@ -24,7 +29,14 @@ export interface Standing {
 }
 
 /** The user columns a standing is read from (a Prisma `select`). */
-export const STANDING_FIELDS = { memberLevel: true, realNameVerified: true, blacklisted: true, contactVerifiedAt: true, createdAt: true, realNameKey: true } as const;
+export const STANDING_FIELDS = {
+  memberLevel: true,
+  realNameVerified: true,
+  blacklisted: true,
+  contactVerifiedAt: true,
+  createdAt: true,
+  realNameKey: true,
+} as const;
 
 /** Codes as stored in Redis; the purchase scripts (server/seckill/includes/check-purchase.lua) map each refusal to its own return code. */
 export const ELIGIBILITY = {

@@ -27,11 +27,26 @@ describe("canonicalEmail", () => {
 
   it("makes 20 spellings of one Gmail mailbox one identity", () => {
     const spellings = [
-      "johnsmith@gmail.com", "JohnSmith@gmail.com", "john.smith@gmail.com", "J.O.H.N.S.M.I.T.H@GMAIL.COM",
-      "john.smith+1@gmail.com", "johnsmith+sale@googlemail.com", "John.Smith+a.b@GoogleMail.Com", " johnsmith@gmail.com ",
-      "john..smith@gmail.com", ".johnsmith@gmail.com", "johnsmith.@gmail.com", "\"john.smith\"@gmail.com",
-      "\"john\\.smith+x\"@gmail.com", "ｊｏｈｎｓｍｉｔｈ＠ｇｍａｉｌ．ｃｏｍ", "johnsmith@gmail.com.", "jOhNsMiTh+@gmail.com",
-      "john.smith+tag+more@gmail.com", "johns.mith@googlemail.com", "JOHNSMITH@googlemail.com.", "j.ohnsmith+x@GMAIL.com",
+      "johnsmith@gmail.com",
+      "JohnSmith@gmail.com",
+      "john.smith@gmail.com",
+      "J.O.H.N.S.M.I.T.H@GMAIL.COM",
+      "john.smith+1@gmail.com",
+      "johnsmith+sale@googlemail.com",
+      "John.Smith+a.b@GoogleMail.Com",
+      " johnsmith@gmail.com ",
+      "john..smith@gmail.com",
+      ".johnsmith@gmail.com",
+      "johnsmith.@gmail.com",
+      '"john.smith"@gmail.com',
+      '"john\\.smith+x"@gmail.com',
+      "ｊｏｈｎｓｍｉｔｈ＠ｇｍａｉｌ．ｃｏｍ",
+      "johnsmith@gmail.com.",
+      "jOhNsMiTh+@gmail.com",
+      "john.smith+tag+more@gmail.com",
+      "johns.mith@googlemail.com",
+      "JOHNSMITH@googlemail.com.",
+      "j.ohnsmith+x@GMAIL.com",
     ];
     expect(new Set(spellings).size).toBe(20);
     expect(new Set(spellings.map((email) => canonicalEmail(email)))).toEqual(new Set(["johnsmith@gmail.com"]));
@@ -55,12 +70,12 @@ describe("canonicalEmail", () => {
   });
 
   it("unquotes a quoted local part, which may hold an @, before the other rules", () => {
-    expect(canonicalEmail("\"Alice\"@example.com")).toBe("alice@example.com");
-    expect(canonicalEmail("\"a@b\"@example.com")).toBe("a@b@example.com");
-    expect(canonicalEmail("\"a+tag\"@example.com")).toBe("a@example.com");
-    expect(canonicalEmail("\"a\\\"b\"@example.com")).toBe("a\"b@example.com");
+    expect(canonicalEmail('"Alice"@example.com')).toBe("alice@example.com");
+    expect(canonicalEmail('"a@b"@example.com')).toBe("a@b@example.com");
+    expect(canonicalEmail('"a+tag"@example.com')).toBe("a@example.com");
+    expect(canonicalEmail('"a\\"b"@example.com')).toBe('a"b@example.com');
     // One quote is not a quoted local part.
-    expect(canonicalEmail("\"alice@example.com")).toBe("\"alice@example.com");
+    expect(canonicalEmail('"alice@example.com')).toBe('"alice@example.com');
   });
 
   it("gives text that is no address back folded, never throws", () => {
@@ -73,7 +88,7 @@ describe("canonicalEmail", () => {
   });
 
   it("is idempotent", () => {
-    for (const email of ["John.Smith+x@GoogleMail.com", "\"a@b\"@example.com", "STRASSE@BÜCHER.example", "+x@gmail.com"]) {
+    for (const email of ["John.Smith+x@GoogleMail.com", '"a@b"@example.com', "STRASSE@BÜCHER.example", "+x@gmail.com"]) {
       expect(canonicalEmail(canonicalEmail(email))).toBe(canonicalEmail(email));
     }
   });

@@ -33,7 +33,15 @@ function unquoted(local: string): string {
 
 /** Parses EMAIL_DOTLESS_DOMAINS: comma-separated domains, each canonicalised as an address's domain is. */
 export function parseDotlessDomains(list: string): string[] {
-  return [...new Set(list.split(",").map((domain) => domain.trim()).filter(Boolean).map(canonicalDomain))];
+  return [
+    ...new Set(
+      list
+        .split(",")
+        .map((domain) => domain.trim())
+        .filter(Boolean)
+        .map(canonicalDomain),
+    ),
+  ];
 }
 
 /**

@@ -92,7 +92,10 @@ describe("per-IP gate verdict still pending when the procedure starts (the secki
     await warmUpSale(t.services, saleId);
     const [shopper] = await createShoppers(t.services, 1, { emailPrefix: "ip-gated" });
     const refusal: GateRefusal = { status: 429, retryAfterSeconds: 1, code: "TOO_MANY_REQUESTS", text: tooManyFromYourAddress(1) };
-    const refusedAtGate = async () => createCaller(await createContext(t.services, new Headers({ authorization: `Bearer ${shopper!.token}` }), undefined, Promise.resolve(refusal)));
+    const refusedAtGate = async () =>
+      createCaller(
+        await createContext(t.services, new Headers({ authorization: `Bearer ${shopper!.token}` }), undefined, Promise.resolve(refusal)),
+      );
     const refused = { code: "TOO_MANY_REQUESTS", message: "Too many requests from your address. Try again in 1 s." };
     const reservesBefore = (await t.services.metrics.reserveCalls.get()).values[0]?.value ?? 0;
 
@@ -113,7 +116,9 @@ describe("per-IP gate verdict still pending when the procedure starts (the secki
 describe("eligibility inside the reservation", () => {
   it("refuses the blacklisted, unverified, under-level and over-limit, each with its own status, consuming no stock", async () => {
     const saleId = await liveSale(10, { requireRealName: true, minMemberLevel: 2 });
-    const [banned, unverified, junior, member, latecomer] = (await createShoppers(t.services, 5, { emailPrefix: "elig" })) as SeededShopper[];
+    const [banned, unverified, junior, member, latecomer] = (await createShoppers(t.services, 5, {
+      emailPrefix: "elig",
+    })) as SeededShopper[];
     const { db } = t.services;
     await db.user.update({ where: { id: banned!.id }, data: { blacklisted: true, realNameVerified: true, memberLevel: 5 } });
     await db.user.update({ where: { id: unverified!.id }, data: { memberLevel: 5 } });
@@ -269,9 +274,11 @@ describe("browser sessions", () => {
       t.services,
     );
   const me = async (cookie: string) =>
-    ((await (await handleTrpcRequest(new Request("http://test/api/trpc/auth.me", { headers: { cookie } }), t.services)).json()) as {
-      result: { data: { json: { userId: number; email: string } | null } };
-    }).result.data.json;
+    (
+      (await (await handleTrpcRequest(new Request("http://test/api/trpc/auth.me", { headers: { cookie } }), t.services)).json()) as {
+        result: { data: { json: { userId: number; email: string } | null } };
+      }
+    ).result.data.json;
 
   it("sign-up sets an httpOnly session cookie that signs the browser in; sign-out clears it", async () => {
     const signedUp = await post("auth.signUp", { email: "cookie@example.test", password: "long-enough-pw" });
@@ -290,7 +297,11 @@ describe("browser sessions", () => {
     // And the session is over, not only the cookie: a copy of it no longer signs anyone in.
     expect(await me(session)).toBeNull();
 
-    const secure = await post("auth.signIn", { email: "cookie@example.test", password: "long-enough-pw" }, { "x-forwarded-proto": "https" });
+    const secure = await post(
+      "auth.signIn",
+      { email: "cookie@example.test", password: "long-enough-pw" },
+      { "x-forwarded-proto": "https" },
+    );
     expect(secure.headers.get("set-cookie")).toContain("; Secure");
   });
 });

@@ -1,6 +1,13 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestEnvironment, mapConcurrently, readMetric, startSystem, type ChildHandle, type TestEnvironment } from "../testing/harness";
+import {
+  createTestEnvironment,
+  mapConcurrently,
+  readMetric,
+  startSystem,
+  type ChildHandle,
+  type TestEnvironment,
+} from "../testing/harness";
 import { createShoppers, SEED_PASSWORD } from "../seed";
 
 /**
@@ -84,7 +91,11 @@ async function freshSecond() {
 async function burst(from: string, count: number, call: (i: number) => Promise<Answer>) {
   await freshSecond();
   const started = Date.now();
-  const answers = await mapConcurrently(Array.from({ length: count }, (_, i) => i), 50, call);
+  const answers = await mapConcurrently(
+    Array.from({ length: count }, (_, i) => i),
+    50,
+    call,
+  );
   const windows = Math.floor(Date.now() / 1000) - Math.floor(started / 1000) + 1;
   const admitted = answers.filter((a) => a.status !== 429).length;
   // Any answer but the procedure's own and the gate's 429 is listed in the failure.
@@ -130,7 +141,8 @@ describe("client address: the per-IP request rate counts the connection, never a
   });
 
   it("the seckill service behind the front door follows the same rule", async () => {
-    const token = (from: string, forwardedFor?: string) => send(from, "/api/seckill/seckill.token", { body: { json: { saleId: 1 } }, forwardedFor });
+    const token = (from: string, forwardedFor?: string) =>
+      send(from, "/api/seckill/seckill.token", { body: { json: { saleId: 1 } }, forwardedFor });
     const rotating = await burst("127.0.0.6", 300, (i) => token("127.0.0.6", spoofed(i)));
     // Not signed in: a call the gate lets through is answered 401 by the procedure.
     expect([...rotating.statuses].sort()).toEqual([401, 429]);
@@ -142,7 +154,8 @@ describe("client address: the per-IP request rate counts the connection, never a
 describe("every call counts: batches are bounded and sign-in guesses are throttled before the password check", () => {
   const wrongPasswords = (n: number) => Array.from({ length: n }, (_, i) => `not-the-password-${i}`);
   const passwordChecks = () => readMetric(system.url, "auth_password_checks_total");
-  const sessionIn = (answer: Answer) => answer.status === 200 || /"token"/.test(answer.body) || String(answer.headers["set-cookie"] ?? "").includes("fs_session=ey");
+  const sessionIn = (answer: Answer) =>
+    answer.status === 200 || /"token"/.test(answer.body) || String(answer.headers["set-cookie"] ?? "").includes("fs_session=ey");
 
   it("a batch is charged per call, and one over the batch bound is refused", async () => {
     const batch = (n: number) => `/api/trpc/${Array.from({ length: n }, () => "clock.now").join(",")}?batch=1`;
@@ -172,7 +185,8 @@ describe("every call counts: batches are bounded and sign-in guesses are throttl
     // 40 real addresses, 5 guesses each (no more than the per-IP request rate lets through), every one
     // with a forged X-Forwarded-For as well: only the per-account throttle stands in the way.
     const from = (i: number) => `127.0.1.${10 + (i % 40)}`;
-    const guess = (password: string, i: number) => send(from(i), "/api/trpc/auth.signIn", { body: signInBody(victim!.email, password), forwardedFor: spoofed(i) });
+    const guess = (password: string, i: number) =>
+      send(from(i), "/api/trpc/auth.signIn", { body: signInBody(victim!.email, password), forwardedFor: spoofed(i) });
     let answered = 0;
     const wrong = Promise.all(wrongPasswords(199).map((password, i) => guess(password, i).finally(() => answered++)));
     // The right password goes last, once the account's allowance is surely spent.
@@ -188,7 +202,12 @@ describe("every call counts: batches are bounded and sign-in guesses are throttl
     expect(right.status).toBe(429);
     expect(Number(right.headers["retry-after"])).toBeGreaterThan(500);
     expect(JSON.parse(right.body)).toMatchObject({
-      error: { json: { data: { code: "TOO_MANY_REQUESTS" }, message: expect.stringMatching(/Too many failed sign-ins for this account\. Try again in 1\d minutes\./) } },
+      error: {
+        json: {
+          data: { code: "TOO_MANY_REQUESTS" },
+          message: expect.stringMatching(/Too many failed sign-ins for this account\. Try again in 1\d minutes\./),
+        },
+      },
     });
   });
 
@@ -213,13 +232,18 @@ describe("the password cap: huge inputs refused, bcrypt's 72 bytes no longer one
     for (const procedure of ["auth.signUp", "auth.signIn"]) {
       const answer = await send("127.0.3.1", `/api/trpc/${procedure}`, { body: signInBody("long-password@example.com", password) });
       expect(answer.status).toBe(400);
-      const error = (JSON.parse(answer.body) as { error: { json: { message: string; data: { fieldErrors: Record<string, string[]> } } } }).error.json;
+      const error = (JSON.parse(answer.body) as { error: { json: { message: string; data: { fieldErrors: Record<string, string[]> } } } })
+        .error.json;
       expect(error.data.fieldErrors.password).toEqual(["Use at most 256 characters"]);
     }
     expect(await t.services.db.user.count({ where: { email: "long-password@example.com" } })).toBe(0);
     // scrypt reads a password whole: what bcrypt would have cut short is a password like any other.
     const seventyThreeBytes = `${"é".repeat(36)}x`;
-    expect((await send("127.0.3.2", "/api/trpc/auth.signUp", { body: signInBody("long-password@example.com", seventyThreeBytes) })).status).toBe(200);
-    expect((await send("127.0.3.2", "/api/trpc/auth.signIn", { body: signInBody("long-password@example.com", `${"é".repeat(36)}y`) })).status).toBe(401);
+    expect(
+      (await send("127.0.3.2", "/api/trpc/auth.signUp", { body: signInBody("long-password@example.com", seventyThreeBytes) })).status,
+    ).toBe(200);
+    expect(
+      (await send("127.0.3.2", "/api/trpc/auth.signIn", { body: signInBody("long-password@example.com", `${"é".repeat(36)}y`) })).status,
+    ).toBe(401);
   });
 });

@@ -83,7 +83,13 @@ export function gateCharge(pathname: string, searchParams: URLSearchParams | nul
  * shoppers on the same address (the office, a load test) fill the bucket. `headers` null: a front
  * door that serves shoppers' calls only (the seckill service), where no admin session is looked for.
  */
-export async function gateFor(services: IpGateServices, pathname: string, searchParams: URLSearchParams | null, headers: HeaderReader | null, clientAddress: () => string): PendingGate {
+export async function gateFor(
+  services: IpGateServices,
+  pathname: string,
+  searchParams: URLSearchParams | null,
+  headers: HeaderReader | null,
+  clientAddress: () => string,
+): PendingGate {
   const charge = gateCharge(pathname, searchParams);
   if ("refusal" in charge) return { status: 400, retryAfterSeconds: 0, code: "BAD_REQUEST", text: charge.refusal };
   if (charge.calls === 0 || !services.rateLimits.requestRate.enabled) return null;
@@ -109,7 +115,12 @@ async function gateByIp(services: IpGateServices, clientAddress: string, calls: 
     services.metrics.rateLimited.inc({ scope: "ip" });
     // For the sale dashboard's rejections chart: in memory here, flushed once a second.
     services.purchaseStats.recordShopRefusal("GATEWAY_429");
-    return { status: 429, retryAfterSeconds: verdict.retryAfterSeconds, code: "TOO_MANY_REQUESTS", text: tooManyFromYourAddress(verdict.retryAfterSeconds) };
+    return {
+      status: 429,
+      retryAfterSeconds: verdict.retryAfterSeconds,
+      code: "TOO_MANY_REQUESTS",
+      text: tooManyFromYourAddress(verdict.retryAfterSeconds),
+    };
   } catch (error) {
     return { status: 503, retryAfterSeconds: 1, code: "SERVICE_UNAVAILABLE", text: error instanceof AppError ? error.text : BUSY };
   }

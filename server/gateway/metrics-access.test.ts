@@ -3,12 +3,40 @@ import { HEALTH_TOKEN_MESSAGE, healthRefusal, isPrivateAddress, metricsRefusal }
 
 describe("isPrivateAddress", () => {
   it("knows loopback, private, unique-local and link-local addresses, mapped ones too", () => {
-    for (const address of ["127.0.0.1", "127.8.9.10", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.10.10", "::1", "[::1]", "fd12:3456::1", "fe80::1%eth0", "::ffff:10.0.0.5", "::FFFF:127.0.0.1"]) {
+    for (const address of [
+      "127.0.0.1",
+      "127.8.9.10",
+      "10.1.2.3",
+      "172.16.0.1",
+      "172.31.255.255",
+      "192.168.1.1",
+      "169.254.10.10",
+      "::1",
+      "[::1]",
+      "fd12:3456::1",
+      "fe80::1%eth0",
+      "::ffff:10.0.0.5",
+      "::FFFF:127.0.0.1",
+    ]) {
       expect(isPrivateAddress(address), address).toBe(true);
     }
   });
   it("calls everything else public, unknown and garbage included", () => {
-    for (const address of ["203.0.113.9", "8.8.8.8", "172.32.0.1", "172.15.255.255", "192.169.0.1", "100.64.0.1", "2001:db8::1", "::ffff:8.8.8.8", "unknown", "", "10.0.0.1.evil", "localhost", "::ffff:999.1.1.1"]) {
+    for (const address of [
+      "203.0.113.9",
+      "8.8.8.8",
+      "172.32.0.1",
+      "172.15.255.255",
+      "192.169.0.1",
+      "100.64.0.1",
+      "2001:db8::1",
+      "::ffff:8.8.8.8",
+      "unknown",
+      "",
+      "10.0.0.1.evil",
+      "localhost",
+      "::ffff:999.1.1.1",
+    ]) {
       expect(isPrivateAddress(address), address).toBe(false);
     }
   });
@@ -38,7 +66,10 @@ describe("healthRefusal", () => {
     expect(healthRefusal({ authorization: `Bearer ${TOKEN}`, clientAddress: "203.0.113.9" }, TOKEN)).toBeNull();
   });
   it("refuses anyone else with a sentence that points probes at /api/live and /api/ready", () => {
-    expect(healthRefusal({ authorization: null, clientAddress: "203.0.113.9" }, TOKEN)).toEqual({ status: 401, text: HEALTH_TOKEN_MESSAGE });
+    expect(healthRefusal({ authorization: null, clientAddress: "203.0.113.9" }, TOKEN)).toEqual({
+      status: 401,
+      text: HEALTH_TOKEN_MESSAGE,
+    });
     expect(healthRefusal({ authorization: "Bearer wrong", clientAddress: "203.0.113.9" }, TOKEN)).toMatchObject({ status: 401 });
     expect(HEALTH_TOKEN_MESSAGE.en).toContain("/api/ready");
     expect(HEALTH_TOKEN_MESSAGE.zh).toContain("/api/ready");

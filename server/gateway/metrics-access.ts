@@ -23,7 +23,10 @@ PRIVATE_NETWORKS.addSubnet("fe80::", 10, "ipv6"); // link-local
 
 /** Pure: a loopback, RFC 1918, unique-local or link-local address (IPv4-mapped IPv6 too); anything else, "unknown" included, is public. */
 export function isPrivateAddress(address: string): boolean {
-  const bare = address.trim().replace(/^\[|\]$/g, "").replace(/%.*$/, "");
+  const bare = address
+    .trim()
+    .replace(/^\[|\]$/g, "")
+    .replace(/%.*$/, "");
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare)?.[1];
   if (mapped) return isIPv4(mapped) && PRIVATE_NETWORKS.check(mapped, "ipv4");
   if (isIPv4(bare)) return PRIVATE_NETWORKS.check(bare, "ipv4");
@@ -79,5 +82,13 @@ function sameSecret(a: string, b: string): boolean {
 }
 
 /** The headers of a refusal: where to get in. */
-export const METRICS_REFUSAL_HEADERS = { "content-type": "text/plain; charset=utf-8", "www-authenticate": 'Bearer realm="metrics"', "cache-control": "no-store" } as const;
-export const HEALTH_REFUSAL_HEADERS = { "content-type": "text/plain; charset=utf-8", "www-authenticate": 'Bearer realm="health"', "cache-control": "no-store" } as const;
+export const METRICS_REFUSAL_HEADERS = {
+  "content-type": "text/plain; charset=utf-8",
+  "www-authenticate": 'Bearer realm="metrics"',
+  "cache-control": "no-store",
+} as const;
+export const HEALTH_REFUSAL_HEADERS = {
+  "content-type": "text/plain; charset=utf-8",
+  "www-authenticate": 'Bearer realm="health"',
+  "cache-control": "no-store",
+} as const;

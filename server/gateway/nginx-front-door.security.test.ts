@@ -1,6 +1,15 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestEnvironment, readMetric, startSeckillService, startWeb, startWorker, waitFor, type ChildHandle, type TestEnvironment } from "../testing/harness";
+import {
+  createTestEnvironment,
+  readMetric,
+  startSeckillService,
+  startWeb,
+  startWorker,
+  waitFor,
+  type ChildHandle,
+  type TestEnvironment,
+} from "../testing/harness";
 import { readFrontDoorSettings, startNginx, UPSTREAM_KEEPALIVE, type RunningNginx } from "../testing/nginx";
 import {
   abandonedEventStreams,
@@ -13,7 +22,18 @@ import {
   unfinishedPostBodies,
 } from "../testing/attacks";
 import type { SeededShopper } from "../seed";
-import { countOf as count, expectShopperServed as served, settled, SHOPPER_ADDRESS as SHOPPER, shopperCall as call, type Shopper, setUpAttackScene, roomStreamPath, expectShopperStreamOpens, type AttackScene } from "../testing/shopper-checks";
+import {
+  countOf as count,
+  expectShopperServed as served,
+  settled,
+  SHOPPER_ADDRESS as SHOPPER,
+  shopperCall as call,
+  type Shopper,
+  setUpAttackScene,
+  roomStreamPath,
+  expectShopperStreamOpens,
+  type AttackScene,
+} from "../testing/shopper-checks";
 
 /**
  * Issue #41's attacks on the production front door: Debian's real nginx running the committed
@@ -23,7 +43,6 @@ import { countOf as count, expectShopperServed as served, settled, SHOPPER_ADDRE
  * answered within a second, and once the attacker leaves nginx holds no upstream connection but
  * its idle keep-alive pool.
  */
-
 
 // The limits as the committed files set them, so the test follows the files.
 const settings = readFrontDoorSettings();
@@ -51,7 +70,13 @@ beforeAll(async () => {
   // Behind nginx, which appends the address it saw to X-Forwarded-For.
   // The apps' own per-shopper stream cap and per-address request rate raised, so nginx's
   // per-address stream limit is what refuses a crowd of streams.
-  const behindNginx = { TRUSTED_PROXY_HOPS: "1", DEMO_SALE: "0", REDIS_COMMAND_TIMEOUT_MS: "5000", STREAMS_PER_SHOPPER: "1000", REQUEST_RATE_PER_IP: "1000" };
+  const behindNginx = {
+    TRUSTED_PROXY_HOPS: "1",
+    DEMO_SALE: "0",
+    REDIS_COMMAND_TIMEOUT_MS: "5000",
+    STREAMS_PER_SHOPPER: "1000",
+    REQUEST_RATE_PER_IP: "1000",
+  };
   // One at a time: on a busy machine, three starting at once each miss their start-up deadline.
   web = await startWeb(t.childEnv, behindNginx);
   seckill = await startSeckillService(t.childEnv, behindNginx);
@@ -74,12 +99,17 @@ afterAll(async () => {
 });
 
 const asShopper = (): Shopper => ({ port: nginx.port, token: shopper.token, saleId });
-const shopperCall = (method: "GET" | "POST", path: string, body?: unknown, withinMs?: number) => call(asShopper(), method, path, body, withinMs);
+const shopperCall = (method: "GET" | "POST", path: string, body?: unknown, withinMs?: number) =>
+  call(asShopper(), method, path, body, withinMs);
 const expectShopperServed = (when: string) => served(asShopper(), when);
 
 /** Once the attacker has left, the connections to web and seckill shrink to nginx's idle pool within `withinMs`. */
 async function expectUpstreamsReleased(withinMs: number) {
-  await waitFor(async () => establishedConnectionsTo(upstreamPorts) <= IDLE_POOL, withinMs, `at most ${IDLE_POOL} upstream connections (now ${establishedConnectionsTo(upstreamPorts)})`);
+  await waitFor(
+    async () => establishedConnectionsTo(upstreamPorts) <= IDLE_POOL,
+    withinMs,
+    `at most ${IDLE_POOL} upstream connections (now ${establishedConnectionsTo(upstreamPorts)})`,
+  );
 }
 
 const accessLog = () => readFileSync(nginx.accessLog, "utf8").trim().split("\n");
@@ -99,7 +129,13 @@ describe("nginx's front door (deploy/nginx/front-door.*.conf) in front of the re
       const refused = attack.connections.find((c) => c.status() === 429)!.received();
       expect(refused).toMatch(/content-type: application\/json/i);
       expect(JSON.parse(refused.slice(refused.indexOf("\r\n\r\n") + 4))).toEqual({
-        error: { json: { message: "Too many connections from your address. Try again shortly.", code: -32029, data: { code: "TOO_MANY_REQUESTS", httpStatus: 429 } } },
+        error: {
+          json: {
+            message: "Too many connections from your address. Try again shortly.",
+            code: -32029,
+            data: { code: "TOO_MANY_REQUESTS", httpStatus: 429 },
+          },
+        },
       });
       await expectShopperServed("while the attacker holds its allowance");
     } finally {
@@ -115,7 +151,11 @@ describe("nginx's front door (deploy/nginx/front-door.*.conf) in front of the re
       await expectShopperServed("during");
       // Bodies are read whole before anything is forwarded: the held ones never open a connection.
       expect(establishedConnectionsTo([seckillPort])).toBeLessThanOrEqual(UPSTREAM_KEEPALIVE);
-      await waitFor(async () => attack.connections.every((c) => c.closedByServer()), BODY_TIMEOUT_MS + 5000, "nginx to drop every unfinished body");
+      await waitFor(
+        async () => attack.connections.every((c) => c.closedByServer()),
+        BODY_TIMEOUT_MS + 5000,
+        "nginx to drop every unfinished body",
+      );
       await expectShopperServed("after client_body_timeout");
     } finally {
       attack.leave();
@@ -133,7 +173,11 @@ describe("nginx's front door (deploy/nginx/front-door.*.conf) in front of the re
 
   it(`(a) ${STREAMS_PER_ADDRESS + 20} abandoned event streams: ${STREAMS_PER_ADDRESS} open per address, the rest refused, the shopper served and streaming`, async () => {
     const path = await roomStreamPath(t.services, attacker, roomSaleId);
-    const attack = await abandonedEventStreams(nginx.url, { count: STREAMS_PER_ADDRESS + 20, path, headers: { authorization: `Bearer ${attacker.token}` } });
+    const attack = await abandonedEventStreams(nginx.url, {
+      count: STREAMS_PER_ADDRESS + 20,
+      path,
+      headers: { authorization: `Bearer ${attacker.token}` },
+    });
     try {
       await waitFor(async () => settled(attack), 20_000, "every stream's first answer");
       expect(count(attack.statuses(), 200)).toBe(STREAMS_PER_ADDRESS);
@@ -154,7 +198,11 @@ describe("nginx's front door (deploy/nginx/front-door.*.conf) in front of the re
     try {
       await expectShopperServed("during");
       expect(establishedConnectionsTo(upstreamPorts)).toBeLessThanOrEqual(IDLE_POOL);
-      await waitFor(async () => attack.connections.every((c) => c.closedByServer()), HEADER_TIMEOUT_MS + 5000, "nginx to cut every slow header");
+      await waitFor(
+        async () => attack.connections.every((c) => c.closedByServer()),
+        HEADER_TIMEOUT_MS + 5000,
+        "nginx to cut every slow header",
+      );
       await expectShopperServed("after client_header_timeout");
     } finally {
       attack.leave();
@@ -165,7 +213,12 @@ describe("nginx's front door (deploy/nginx/front-door.*.conf) in front of the re
   it("(d) a GET or HEAD carrying a body: its bytes are its body, never a request, on the connection or upstream", async () => {
     for (const method of ["GET", "HEAD"] as const) {
       // The body reads as a request for clock.now; the follow-up and every later call ask /api/health.
-      const exchange = await getWithBody(nginx.url, { method, path: "/api/health", smuggledPath: "/api/trpc/clock.now", followUpPath: "/api/health" });
+      const exchange = await getWithBody(nginx.url, {
+        method,
+        path: "/api/health",
+        smuggledPath: "/api/trpc/clock.now",
+        followUpPath: "/api/health",
+      });
       expect(exchange.statuses, `${method}: ${exchange.text.slice(0, 500)}`).toEqual([200, 200]);
       expect(exchange.text, method).not.toContain('"result"');
     }
@@ -181,15 +234,18 @@ describe("nginx's front door (deploy/nginx/front-door.*.conf) in front of the re
     await expectShopperServed("after");
   });
 
-  it.each(Object.keys(CONFLICTING_FRAMINGS) as (keyof typeof CONFLICTING_FRAMINGS)[])("refuses %s with 400 and forwards nothing", async (framing) => {
-    const checksBefore = await readMetric(web.url, "auth_password_checks_total");
-    const body = JSON.stringify({ json: { email: attacker.email, password: "not-the-password" } });
-    const exchange = await conflictingFraming(nginx.url, framing, { path: "/api/trpc/auth.signIn", body });
-    expect(exchange.statuses[0], exchange.text.slice(0, 300)).toBe(400);
-    expect(exchange.closedByServer).toBe(true);
-    const forwarded = accessLog().filter((line) => line.includes("auth.signIn") && !line.endsWith(" -"));
-    expect(forwarded).toEqual([]);
-    expect(await readMetric(web.url, "auth_password_checks_total")).toBe(checksBefore);
-    await expectShopperServed("after");
-  });
+  it.each(Object.keys(CONFLICTING_FRAMINGS) as (keyof typeof CONFLICTING_FRAMINGS)[])(
+    "refuses %s with 400 and forwards nothing",
+    async (framing) => {
+      const checksBefore = await readMetric(web.url, "auth_password_checks_total");
+      const body = JSON.stringify({ json: { email: attacker.email, password: "not-the-password" } });
+      const exchange = await conflictingFraming(nginx.url, framing, { path: "/api/trpc/auth.signIn", body });
+      expect(exchange.statuses[0], exchange.text.slice(0, 300)).toBe(400);
+      expect(exchange.closedByServer).toBe(true);
+      const forwarded = accessLog().filter((line) => line.includes("auth.signIn") && !line.endsWith(" -"));
+      expect(forwarded).toEqual([]);
+      expect(await readMetric(web.url, "auth_password_checks_total")).toBe(checksBefore);
+      await expectShopperServed("after");
+    },
+  );
 });

@@ -23,7 +23,8 @@ describe("the stored hash format", () => {
 
   it("tells bcrypt from scrypt, and anything else from both", () => {
     expect(parseStoredHash(legacyHash("old password"))).toMatchObject({ scheme: "bcrypt" });
-    for (const junk of ["", "x", "$2b$10$short", "$scrypt$ln=14,r=8,p=5$$", "$scrypt$ln=40,r=8,p=1$c2FsdA$a2V5"]) expect(parseStoredHash(junk)).toEqual({ scheme: "unknown" });
+    for (const junk of ["", "x", "$2b$10$short", "$scrypt$ln=14,r=8,p=5$$", "$scrypt$ln=40,r=8,p=1$c2FsdA$a2V5"])
+      expect(parseStoredHash(junk)).toEqual({ scheme: "unknown" });
   });
 });
 
@@ -69,7 +70,11 @@ describe("a bounded number of hashes at once", () => {
       const admitted = Array.from({ length: 5 }, () => passwords.hash("crowd member"));
       expect(passwords.load).toEqual({ running: 2, waiting: 3 });
       const refused = await passwords.hash("one too many").catch((error: unknown) => error);
-      expect(refused).toMatchObject({ code: "SERVICE_UNAVAILABLE", retryAfterSeconds: expect.any(Number), text: { en: expect.stringMatching(/^Too many sign-ins and sign-ups at once/), zh: expect.stringMatching(/请 \d+ 秒后再试/) } });
+      expect(refused).toMatchObject({
+        code: "SERVICE_UNAVAILABLE",
+        retryAfterSeconds: expect.any(Number),
+        text: { en: expect.stringMatching(/^Too many sign-ins and sign-ups at once/), zh: expect.stringMatching(/请 \d+ 秒后再试/) },
+      });
       expect(await Promise.all(admitted)).toHaveLength(5);
       expect(passwords.load).toEqual({ running: 0, waiting: 0 });
     } finally {

@@ -23,9 +23,7 @@ const KEY_BYTES = 32;
 export const BCRYPT_MAX_BYTES = 72;
 
 export type StoredHash =
-  | { scheme: "scrypt"; cost: ScryptCost; salt: Buffer; key: Buffer }
-  | { scheme: "bcrypt"; hash: string }
-  | { scheme: "unknown" };
+  { scheme: "scrypt"; cost: ScryptCost; salt: Buffer; key: Buffer } | { scheme: "bcrypt"; hash: string } | { scheme: "unknown" };
 
 const SCRYPT_FORMAT = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d{1,2})\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$/;
 const BCRYPT_FORMAT = /^\$2[abxy]\$\d\d\$[./A-Za-z0-9]{53}$/;
@@ -41,7 +39,8 @@ export function parseStoredHash(stored: string): StoredHash {
     const [, logN, r, p, salt, key] = scryptMatch;
     const cost = { logN: Number(logN), r: Number(r), p: Number(p) };
     // Bounded, so a damaged row cannot ask for gigabytes.
-    if (cost.logN >= 1 && cost.logN <= 24 && cost.r >= 1 && cost.p >= 1) return { scheme: "scrypt", cost, salt: Buffer.from(salt!, "base64"), key: Buffer.from(key!, "base64") };
+    if (cost.logN >= 1 && cost.logN <= 24 && cost.r >= 1 && cost.p >= 1)
+      return { scheme: "scrypt", cost, salt: Buffer.from(salt!, "base64"), key: Buffer.from(key!, "base64") };
   }
   if (BCRYPT_FORMAT.test(stored)) return { scheme: "bcrypt", hash: stored };
   return { scheme: "unknown" };

@@ -28,7 +28,8 @@ async function call(base: string, procedure: string, input: unknown, headers: Re
   return { status: response.status, headers: response.headers, body: await response.text() };
 }
 
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.ceil((p / 100) * values.length) - 1)]!;
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.ceil((p / 100) * values.length) - 1)]!;
 
 describe("60 sign-ups at once", () => {
   it("all succeed while /api/health keeps answering, p99 under 300 ms", async () => {
@@ -49,7 +50,9 @@ describe("60 sign-ups at once", () => {
     })();
     const run = Date.now().toString(36);
     const answers = await Promise.all(
-      Array.from({ length: 60 }, (_, i) => call(web.url, "auth.signUp", { email: `crowd-${run}-${i}@example.test`, password: `crowd-password-${i}` })),
+      Array.from({ length: 60 }, (_, i) =>
+        call(web.url, "auth.signUp", { email: `crowd-${run}-${i}@example.test`, password: `crowd-password-${i}` }),
+      ),
     ).finally(() => {
       crowdDone = true;
     });
@@ -58,7 +61,9 @@ describe("60 sign-ups at once", () => {
     if (statuses.some((status) => status >= 500)) console.log(web.output().slice(-6000));
 
     const refused = statuses.filter((status) => status >= 400 && status < 500).length;
-    console.log(`sign-ups: ${statuses.filter((s) => s === 200).length} ok, ${refused} 4xx; /api/health over ${healthMs.length} polls: p50 ${percentile(healthMs, 50).toFixed(0)} ms, p99 ${percentile(healthMs, 99).toFixed(0)} ms, max ${Math.max(...healthMs).toFixed(0)} ms`);
+    console.log(
+      `sign-ups: ${statuses.filter((s) => s === 200).length} ok, ${refused} 4xx; /api/health over ${healthMs.length} polls: p50 ${percentile(healthMs, 50).toFixed(0)} ms, p99 ${percentile(healthMs, 99).toFixed(0)} ms, max ${Math.max(...healthMs).toFixed(0)} ms`,
+    );
     expect(answers.filter((answer) => answer.status >= 500).map((answer) => `${answer.status} ${answer.body}`)).toEqual([]);
     expect(unhealthy).toEqual([]);
     expect(statuses.filter((status) => status === 200)).toHaveLength(60 - refused);
@@ -97,14 +102,26 @@ describe("more sign-ups than the bound and its line", () => {
       // Its route's code loaded first, as in the crowd above: the first call's load stalls a cold process.
       expect((await call(tight.url, "auth.signUp", { email: "warm@example.test", password: "warm-password" })).status).toBe(200);
       const answers = await Promise.all(
-        Array.from({ length: 12 }, (_, i) => call(tight.url, "auth.signUp", { email: `tight-${i}@example.test`, password: `tight-password-${i}` }, { "accept-language": "zh-CN" })),
+        Array.from({ length: 12 }, (_, i) =>
+          call(
+            tight.url,
+            "auth.signUp",
+            { email: `tight-${i}@example.test`, password: `tight-password-${i}` },
+            { "accept-language": "zh-CN" },
+          ),
+        ),
       );
       const busy = answers.filter((answer) => answer.status === 503);
       expect(busy.length).toBeGreaterThan(0);
-      expect(answers.filter((answer) => answer.status !== 503).map((answer) => `${answer.status} ${answer.status === 200 ? "" : answer.body}`.trim())).toEqual(answers.filter((answer) => answer.status !== 503).map(() => "200"));
+      expect(
+        answers
+          .filter((answer) => answer.status !== 503)
+          .map((answer) => `${answer.status} ${answer.status === 200 ? "" : answer.body}`.trim()),
+      ).toEqual(answers.filter((answer) => answer.status !== 503).map(() => "200"));
       for (const answer of busy) {
         expect(Number(answer.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-        const error = (JSON.parse(answer.body) as { error: { json: { message: string; data: { code: string; httpStatus: number } } } }).error.json;
+        const error = (JSON.parse(answer.body) as { error: { json: { message: string; data: { code: string; httpStatus: number } } } })
+          .error.json;
         expect(error.data).toMatchObject({ code: "SERVICE_UNAVAILABLE", httpStatus: 503 });
         expect(error.message).toMatch(/^同时登录和注册的人数过多，请 \d+ 秒后再试。$/);
       }

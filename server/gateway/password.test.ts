@@ -21,7 +21,10 @@ describe("the password length cap", () => {
     expect(credentialsInput.safeParse({ email: "a@example.com", password: `${"é".repeat(36)}x` }).success).toBe(true);
     const passwords = new PasswordHasher({ concurrency: 1, queueLimit: 1, waitMs: 1000 });
     try {
-      await expect(hashPassword({ passwords }, "a".repeat(257))).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringMatching(/too long/) });
+      await expect(hashPassword({ passwords }, "a".repeat(257))).rejects.toMatchObject({
+        code: "BAD_REQUEST",
+        message: expect.stringMatching(/too long/),
+      });
       expect(passwords.load).toEqual({ running: 0, waiting: 0 });
     } finally {
       await passwords.close();

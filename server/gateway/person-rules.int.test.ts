@@ -28,7 +28,12 @@ const join = (shopper: { id: number }, saleId: number) => joinRoom(t.services, {
 const status = (answer: unknown) => (answer as { status: string }).status;
 
 async function roomSale(rules: Parameters<typeof createLiveSale>[1]) {
-  const { saleId } = await createLiveSale(t.services, { admissionRate: 100, startsAt: new Date(Date.now() + HOUR), endsAt: new Date(Date.now() + 2 * HOUR), ...rules });
+  const { saleId } = await createLiveSale(t.services, {
+    admissionRate: 100,
+    startsAt: new Date(Date.now() + HOUR),
+    endsAt: new Date(Date.now() + 2 * HOUR),
+    ...rules,
+  });
   await warmUpSale(t.services, saleId);
   return saleId;
 }
@@ -72,7 +77,11 @@ describe("a sale with a moment for the newest accounts", () => {
   it("with the moment still ahead at warm-up, an account signed up after warm-up but before the moment buys", async () => {
     const { saleId } = await createLiveSale(t.services, { stock: 5, accountsCreatedBefore: new Date(Date.now() + HOUR) });
     await warmUpSale(t.services, saleId);
-    const signedUp = await signUp(t.services, { email: `late-${Date.now()}@example.test`, password: "long-enough-pw" }, { clientAddress: "127.0.0.1", device: null });
+    const signedUp = await signUp(
+      t.services,
+      { email: `late-${Date.now()}@example.test`, password: "long-enough-pw" },
+      { clientAddress: "127.0.0.1", device: null },
+    );
     expect(status(await buy({ id: signedUp.user.id }, saleId))).toBe("QUEUED");
   });
 });
@@ -118,7 +127,9 @@ describe("a real-name sale with a limit of 1", () => {
     const admin = await adminCaller();
     const [shopper] = await createShoppers(t.services, 1, { emailPrefix: "bad-id" });
     await expect(admin.admin.updateStanding({ userId: shopper!.id, realNameId: "12<3>" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
-    expect(await t.services.db.user.findUnique({ where: { id: shopper!.id }, select: { realNameVerified: true, realNameKey: true } })).toEqual({
+    expect(
+      await t.services.db.user.findUnique({ where: { id: shopper!.id }, select: { realNameVerified: true, realNameKey: true } }),
+    ).toEqual({
       realNameVerified: false,
       realNameKey: null,
     });

@@ -21,7 +21,8 @@ afterAll(async () => {
   await t?.cleanup();
 });
 
-const callerFor = async (services: Services, token: string) => createCaller(await createContext(services, new Headers({ authorization: `Bearer ${token}` })));
+const callerFor = async (services: Services, token: string) =>
+  createCaller(await createContext(services, new Headers({ authorization: `Bearer ${token}` })));
 
 describe("session revocation", () => {
   it("ends the sessions signed before it at once here and by push elsewhere; a new sign-in works", async () => {
@@ -30,7 +31,10 @@ describe("session revocation", () => {
     await expect((await callerFor(other, before.token)).order.list()).resolves.toEqual([]);
     await revokeSessions(t.services, shopper!.id);
     // Here at once; in the other process's memory by push, well within a second.
-    await expect((await callerFor(t.services, before.token)).order.list()).rejects.toMatchObject({ code: "UNAUTHORIZED", message: SESSION_ENDED_MESSAGE.en });
+    await expect((await callerFor(t.services, before.token)).order.list()).rejects.toMatchObject({
+      code: "UNAUTHORIZED",
+      message: SESSION_ENDED_MESSAGE.en,
+    });
     await waitFor(async () => other.sessions.hasEnded((await verifySession(before.token, t.env.SESSION_SECRET))!), 1000, "the push");
     const after = await signIn(t.services, { email: shopper!.email, password: SEED_PASSWORD }, "127.0.0.1");
     await expect((await callerFor(other, after.token)).order.list()).resolves.toEqual([]);

@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import { hasEnded, parseRevocationMessage, revocationLifetimeMs, SessionRevocations } from "./revocation";
 import type { Session } from "./session";
 
-const session = (userId: number, generation: number): Session => ({ userId, role: "SHOPPER", expiresAt: new Date(Date.now() + 60_000), generation });
+const session = (userId: number, generation: number): Session => ({
+  userId,
+  role: "SHOPPER",
+  expiresAt: new Date(Date.now() + 60_000),
+  generation,
+});
 
 describe("hasEnded (the revocation decision)", () => {
   it("ends a session signed under an older epoch than its user's latest revocation, and only that", () => {
@@ -27,10 +32,16 @@ describe("SessionRevocations", () => {
 
   it("reads on from the last epoch read, not from a pushed one (a lost push may lie between)", () => {
     const revocations = new SessionRevocations(60_000);
-    revocations.applyRead([[1, 10], [2, 20]]);
+    revocations.applyRead([
+      [1, 10],
+      [2, 20],
+    ]);
     revocations.apply(3, 40); // pushed
     expect(revocations.readEpoch).toBe(20);
-    revocations.applyRead([[4, 30], [3, 40]]);
+    revocations.applyRead([
+      [4, 30],
+      [3, 40],
+    ]);
     expect(revocations.readEpoch).toBe(40);
     expect(revocations.hasEnded(session(4, 29))).toBe(true);
   });
@@ -58,7 +69,8 @@ describe("SessionRevocations", () => {
 describe("revocation messages and lifetime", () => {
   it("parses <userId>:<epoch> and nothing else", () => {
     expect(parseRevocationMessage("12:1712345678901")).toEqual({ userId: 12, epoch: 1_712_345_678_901 });
-    for (const raw of ["", "12", "12:", ":5", "a:b", "12:5:6", "-1:5", `1:${"9".repeat(40)}`]) expect(parseRevocationMessage(raw), raw).toBeNull();
+    for (const raw of ["", "12", "12:", ":5", "a:b", "12:5:6", "-1:5", `1:${"9".repeat(40)}`])
+      expect(parseRevocationMessage(raw), raw).toBeNull();
   });
   it("lasts a session's lifetime and a margin for clocks", () => {
     expect(revocationLifetimeMs({ SESSION_TTL_SECONDS: 3600 })).toBe(3600_000 + 60_000);

@@ -103,7 +103,14 @@ export async function revokeSessions(services: RevocationServices, userId: numbe
   try {
     epoch = Number(await redis.revokeSessions(keys.users, keys.epoch, String(userId), revocationLifetimeMs(env)));
   } catch (cause) {
-    throw new AppError("SERVICE_UNAVAILABLE", { en: "We could not end the account's sessions just now. Please try again in a moment.", zh: "暂时无法结束该账号的登录会话，请稍后重试。" }, { cause });
+    throw new AppError(
+      "SERVICE_UNAVAILABLE",
+      {
+        en: "We could not end the account's sessions just now. Please try again in a moment.",
+        zh: "暂时无法结束该账号的登录会话，请稍后重试。",
+      },
+      { cause },
+    );
   }
   sessions.apply(userId, epoch);
   // Best effort: a process that misses it reads the set within REFRESH_MS.

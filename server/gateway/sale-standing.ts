@@ -4,7 +4,15 @@ import { homeKeys } from "../seckill/sale-buckets";
 import type { Refusal } from "../seckill/outcome";
 import { mayTakeAnotherUnit } from "../seckill/unit-limit";
 import type { OrderStatus } from "../generated/prisma/enums";
-import { ELIGIBILITY, ELIGIBILITY_RULE_FIELDS, eligibilityOf, STANDING_FIELDS, type EligibilityCode, type EligibilityRules, type Standing } from "./eligibility";
+import {
+  ELIGIBILITY,
+  ELIGIBILITY_RULE_FIELDS,
+  eligibilityOf,
+  STANDING_FIELDS,
+  type EligibilityCode,
+  type EligibilityRules,
+  type Standing,
+} from "./eligibility";
 import { personField, personOfField } from "../seckill/keys";
 
 /**
@@ -52,7 +60,10 @@ export function standingHint(standing: Standing, rules: EligibilityRules, held: 
  * A hint for the sale page. Standing comes from MySQL (the source warm-up copies into Redis);
  * units held come from Redis, where reservations count before their orders exist.
  */
-export async function saleStanding(services: Pick<Services, "db" | "env" | "redis">, input: { userId: number; saleId: number }): Promise<SaleStanding> {
+export async function saleStanding(
+  services: Pick<Services, "db" | "env" | "redis">,
+  input: { userId: number; saleId: number },
+): Promise<SaleStanding> {
   const { db, redis, env } = services;
   const [user, sale] = await Promise.all([
     db.user.findUnique({ where: { id: input.userId }, select: STANDING_FIELDS }),

@@ -36,7 +36,11 @@ interface Answer {
 const ZH = { "accept-language": "zh-CN,zh;q=0.9,en;q=0.8" };
 
 /** One request on its own connection from the loopback address `from`. */
-function send(from: string, path: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
+function send(
+  from: string,
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const request = http.request(
       {
@@ -73,7 +77,10 @@ function messageOf(answer: Answer): string {
 }
 
 const signIn = (from: string, headers: Record<string, string>) =>
-  send(from, "/api/trpc/auth.signIn", { body: JSON.stringify({ json: { email: "nobody@example.test", password: "a-wrong-password" } }), headers });
+  send(from, "/api/trpc/auth.signIn", {
+    body: JSON.stringify({ json: { email: "nobody@example.test", password: "a-wrong-password" } }),
+    headers,
+  });
 
 describe("tRPC refusals", () => {
   it("a wrong password: Chinese for zh-CN, English without the header, English when the switch says so", async () => {
@@ -94,7 +101,10 @@ describe("tRPC refusals", () => {
   it("an order that is not the caller's: NOT_FOUND in the caller's language", async () => {
     const [shopper] = await createShoppers(t.services, 1, { emailPrefix: "server-words" });
     const cancel = (headers: Record<string, string>) =>
-      send("127.0.0.23", "/api/trpc/order.cancel", { body: JSON.stringify({ json: { orderId: 987654 } }), headers: { authorization: `Bearer ${shopper!.token}`, ...headers } });
+      send("127.0.0.23", "/api/trpc/order.cancel", {
+        body: JSON.stringify({ json: { orderId: 987654 } }),
+        headers: { authorization: `Bearer ${shopper!.token}`, ...headers },
+      });
     const zh = await cancel(ZH);
     expect(zh.status).toBe(404);
     expect(messageOf(zh)).toBe("该账号下没有订单 #987654。");
@@ -102,7 +112,8 @@ describe("tRPC refusals", () => {
   });
 
   it("no session at all: the sign-in prompt in the caller's language, on the seckill service too", async () => {
-    const token = (headers: Record<string, string>) => send("127.0.0.24", "/api/seckill/seckill.token", { body: JSON.stringify({ json: { saleId: 1 } }), headers });
+    const token = (headers: Record<string, string>) =>
+      send("127.0.0.24", "/api/seckill/seckill.token", { body: JSON.stringify({ json: { saleId: 1 } }), headers });
     const zh = await token(ZH);
     expect(zh.status).toBe(401);
     expect(messageOf(zh)).toBe("请先登录。");
@@ -125,7 +136,11 @@ describe("the front doors' own refusals", () => {
 
   it("the seckill service's gate too", async () => {
     const burst = (from: string, headers: Record<string, string>) =>
-      Promise.all(Array.from({ length: PER_IP * 3 }, () => send(from, "/api/seckill/seckill.token", { body: JSON.stringify({ json: { saleId: 1 } }), headers })));
+      Promise.all(
+        Array.from({ length: PER_IP * 3 }, () =>
+          send(from, "/api/seckill/seckill.token", { body: JSON.stringify({ json: { saleId: 1 } }), headers }),
+        ),
+      );
     const zh = (await burst("127.0.0.33", ZH)).find((answer) => answer.status === 429);
     expect(zh, "a 429 among the burst").toBeDefined();
     expect(messageOf(zh!)).toMatch(/^您所在网络地址的请求过于频繁。请 \d+ 秒后再试。$/);
@@ -137,7 +152,9 @@ describe("the front doors' own refusals", () => {
     const notJson = await send("127.0.0.35", "/api/seckill/seckill.token", { body: "{not json", headers: ZH });
     expect(notJson.status).toBe(400);
     expect(messageOf(notJson)).toBe("请求正文不是有效的 JSON。");
-    expect(messageOf(await send("127.0.0.35", "/api/seckill/seckill.token", { body: "{not json" }))).toBe("The request body is not valid JSON.");
+    expect(messageOf(await send("127.0.0.35", "/api/seckill/seckill.token", { body: "{not json" }))).toBe(
+      "The request body is not valid JSON.",
+    );
 
     const get = await send("127.0.0.36", "/api/seckill/seckill.token", { headers: ZH });
     expect(get.status).toBe(405);

@@ -86,8 +86,13 @@ describe("sessions", () => {
 
 describe("the session generation", () => {
   it("is signed into the session, and 0 when the token has none", async () => {
-    await expect(verifySession(await signSession({ id: 3, role: "SHOPPER" }, SECRET, 60, new Date(), 1_712_345_678_901), SECRET)).resolves.toMatchObject({ userId: 3, generation: 1_712_345_678_901 });
-    await expect(verifySession(await signSession({ id: 4, role: "SHOPPER" }, SECRET, 60), SECRET)).resolves.toMatchObject({ userId: 4, generation: 0 });
+    await expect(
+      verifySession(await signSession({ id: 3, role: "SHOPPER" }, SECRET, 60, new Date(), 1_712_345_678_901), SECRET),
+    ).resolves.toMatchObject({ userId: 3, generation: 1_712_345_678_901 });
+    await expect(verifySession(await signSession({ id: 4, role: "SHOPPER" }, SECRET, 60), SECRET)).resolves.toMatchObject({
+      userId: 4,
+      generation: 0,
+    });
   });
 });
 
@@ -125,7 +130,15 @@ describe("verifySession with garbage", () => {
 
   it("anything random, malformed base64 or oversized is no session, and never throws", async () => {
     const samples = [
-      "", ".", "..", "...", "a.b", "a.b.c.d", "%%%.%%%.%%%", "eyJ.eyJ.eyJ", "\u0000.\u0000.\u0000",
+      "",
+      ".",
+      "..",
+      "...",
+      "a.b",
+      "a.b.c.d",
+      "%%%.%%%.%%%",
+      "eyJ.eyJ.eyJ",
+      "\u0000.\u0000.\u0000",
       `${"A".repeat(100_000)}.${"B".repeat(100_000)}.${"C".repeat(100)}`,
       `${Buffer.from('{"alg":"HS256"}').toString("base64url")}.!!!!.????`,
     ];

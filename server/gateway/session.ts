@@ -43,7 +43,14 @@ export async function signSession(
   generation = 0,
 ): Promise<string> {
   const issuedAt = Math.floor(now.getTime() / 1000);
-  const claims = { role: user.role, sub: String(user.id), iss: ISSUER, iat: issuedAt, exp: issuedAt + ttlSeconds, ...(generation ? { gen: generation } : {}) };
+  const claims = {
+    role: user.role,
+    sub: String(user.id),
+    iss: ISSUER,
+    iat: issuedAt,
+    exp: issuedAt + ttlSeconds,
+    ...(generation ? { gen: generation } : {}),
+  };
   const signingInput = `${HEADER}.${Buffer.from(JSON.stringify(claims)).toString("base64url")}`;
   return `${signingInput}.${signature(signingInput, secret).toString("base64url")}`;
 }

@@ -43,7 +43,8 @@ describe("a crowd behind one address under the per-address rate", () => {
     ["Next's tRPC endpoint (the README's curl flow)", TRPC_ENDPOINT],
     ["the seckill service's endpoint", SECKILL_ENDPOINT],
   ])("through %s: no purchase refused by the address's rate, the stock sold out exactly, the admin served", async (_, endpoint) => {
-    if (system.process.exitCode !== null || system.process.signalCode !== null) throw new Error(`npm start has stopped:\n${system.output().slice(-4000)}`);
+    if (system.process.exitCode !== null || system.process.signalCode !== null)
+      throw new Error(`npm start has stopped:\n${system.output().slice(-4000)}`);
     const { saleId } = await createLiveSale(t.services, { productName: `Shared address ${endpoint}`, stock: STOCK });
     await warmUpSale(t.services, saleId);
     const shoppers = await createShoppers(t.services, SHOPPERS, { emailPrefix: `shared${endpoint.replace(/\W/g, "-")}` });
@@ -67,7 +68,10 @@ describe("a crowd behind one address under the per-address rate", () => {
     const limited = flood.answers.filter((answer) => answer.status === 429);
     expect(Number(limited[0]!.retryAfter)).toBeGreaterThanOrEqual(1);
     for (const answer of limited) {
-      expect(answer.body.error?.json).toMatchObject({ message: expect.stringMatching(/^Too many requests from your address/), data: { code: "TOO_MANY_REQUESTS", httpStatus: 429 } });
+      expect(answer.body.error?.json).toMatchObject({
+        message: expect.stringMatching(/^Too many requests from your address/),
+        data: { code: "TOO_MANY_REQUESTS", httpStatus: 429 },
+      });
     }
     // Yet every purchase was answered by the sale itself: QUEUED for the stock, SOLD_OUT after.
     const outcomes = purchases.map(purchaseOutcome);

@@ -38,8 +38,13 @@ describe("sign-in throttle", () => {
     for (let i = 0; i < 2; i++) outcomes.push(await attempt(shopper!.email, `wrong-password-${i}`, `10.1.0.${i}`, services));
     expect(outcomes).toEqual(["UNAUTHORIZED", "UNAUTHORIZED"]);
     const checks = await passwordChecks();
-    const refusal = await signIn(services, { email: shopper!.email, password: SEED_PASSWORD }, "10.1.0.99").catch((error: AppError) => error);
-    expect(refusal).toMatchObject({ code: "TOO_MANY_REQUESTS", message: expect.stringMatching(/^Too many failed sign-ins for this account\. Try again in [1-4] seconds?\.$/) });
+    const refusal = await signIn(services, { email: shopper!.email, password: SEED_PASSWORD }, "10.1.0.99").catch(
+      (error: AppError) => error,
+    );
+    expect(refusal).toMatchObject({
+      code: "TOO_MANY_REQUESTS",
+      message: expect.stringMatching(/^Too many failed sign-ins for this account\. Try again in [1-4] seconds?\.$/),
+    });
     const { retryAfterSeconds } = refusal as AppError;
     expect(retryAfterSeconds).toBeGreaterThanOrEqual(1);
     expect(retryAfterSeconds).toBeLessThanOrEqual(4);
@@ -75,9 +80,9 @@ describe("sign-in throttle", () => {
     for (const shopper of shoppers) outcomes.push(await attempt(shopper.email, "password-spray", "2001:db8:9:9::1"));
     expect(outcomes).toEqual(shoppers.map((_, i) => (i < PER_IP ? "UNAUTHORIZED" : "TOO_MANY_REQUESTS")));
     // The same /64 is the same address; another one is not.
-    expect(await signIn(t.services, { email: shoppers[0]!.email, password: SEED_PASSWORD }, "2001:db8:9:9::2").catch((e: AppError) => e.message)).toMatch(
-      /^Too many failed sign-ins from your address\. Try again in 2 minutes\.$/,
-    );
+    expect(
+      await signIn(t.services, { email: shoppers[0]!.email, password: SEED_PASSWORD }, "2001:db8:9:9::2").catch((e: AppError) => e.message),
+    ).toMatch(/^Too many failed sign-ins from your address\. Try again in 2 minutes\.$/);
     expect(await attempt(shoppers.at(-1)!.email, SEED_PASSWORD, "2001:db8:9:10::1")).toBe("ok");
   });
 
@@ -85,7 +90,11 @@ describe("sign-in throttle", () => {
     const [shopper] = await createShoppers(t.services, 1, { emailPrefix: "http" });
     const post = (path: string, body: unknown) =>
       handleTrpcRequest(
-        new Request(`http://test/api/trpc/${path}`, { method: "POST", headers: { "content-type": "application/json", "x-forwarded-for": "192.0.2.77" }, body: JSON.stringify(body) }),
+        new Request(`http://test/api/trpc/${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-forwarded-for": "192.0.2.77" },
+          body: JSON.stringify(body),
+        }),
         t.services,
       );
     const credentials = { email: shopper!.email, password: "not-the-password" };
@@ -93,7 +102,9 @@ describe("sign-in throttle", () => {
     const throttled = await post("auth.signIn", { json: credentials });
     expect(throttled.status).toBe(429);
     expect(Number(throttled.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-    expect(await throttled.json()).toMatchObject({ error: { json: { message: expect.stringMatching(/^Too many failed sign-ins for this account/) } } });
+    expect(await throttled.json()).toMatchObject({
+      error: { json: { message: expect.stringMatching(/^Too many failed sign-ins for this account/) } },
+    });
     expect(await t.services.redis.exists(`${t.env.REDIS_NAMESPACE}:signin:{ip:192.0.2.77}`)).toBe(1);
 
     const batch = await post("auth.signIn,auth.signIn?batch=1", { 0: { json: credentials }, 1: { json: credentials } });

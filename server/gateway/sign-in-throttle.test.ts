@@ -10,15 +10,30 @@ describe("throttleVerdict", () => {
   });
 
   it("refuses for the account, giving back the unit the address took", () => {
-    expect(throttleVerdict(spent(61_500), taken())).toEqual({ allowed: false, scope: "account", retryAfterSeconds: 62, giveBack: ["address"] });
+    expect(throttleVerdict(spent(61_500), taken())).toEqual({
+      allowed: false,
+      scope: "account",
+      retryAfterSeconds: 62,
+      giveBack: ["address"],
+    });
   });
 
   it("refuses for the address, giving back the unit the account took", () => {
-    expect(throttleVerdict(taken(), spent(1_000))).toEqual({ allowed: false, scope: "address", retryAfterSeconds: 1, giveBack: ["account"] });
+    expect(throttleVerdict(taken(), spent(1_000))).toEqual({
+      allowed: false,
+      scope: "address",
+      retryAfterSeconds: 1,
+      giveBack: ["account"],
+    });
   });
 
   it("with both spent, names the account and waits for the later window", () => {
-    expect(throttleVerdict(spent(10_000), spent(300_000))).toEqual({ allowed: false, scope: "account", retryAfterSeconds: 300, giveBack: [] });
+    expect(throttleVerdict(spent(10_000), spent(300_000))).toEqual({
+      allowed: false,
+      scope: "account",
+      retryAfterSeconds: 300,
+      giveBack: [],
+    });
   });
 
   it("waits at least a second, also for a window that ended between the two answers (PTTL -2)", () => {
@@ -29,9 +44,21 @@ describe("throttleVerdict", () => {
 
 describe("the throttled answer", () => {
   it("says whose sign-ins are refused and for how long, in words", () => {
-    expect(throttleMessage("account", 900)).toEqual({ en: "Too many failed sign-ins for this account. Try again in 15 minutes.", zh: "该账号的登录失败次数过多，请 15 分钟后再试。" });
-    expect(throttleMessage("address", 45)).toEqual({ en: "Too many failed sign-ins from your address. Try again in 45 seconds.", zh: "您所在网络地址的登录失败次数过多，请 45 秒后再试。" });
-    expect([waitText(1), waitText(59), waitText(60), waitText(61), waitText(899)].map((wait) => wait.en)).toEqual(["1 second", "59 seconds", "1 minute", "2 minutes", "15 minutes"]);
+    expect(throttleMessage("account", 900)).toEqual({
+      en: "Too many failed sign-ins for this account. Try again in 15 minutes.",
+      zh: "该账号的登录失败次数过多，请 15 分钟后再试。",
+    });
+    expect(throttleMessage("address", 45)).toEqual({
+      en: "Too many failed sign-ins from your address. Try again in 45 seconds.",
+      zh: "您所在网络地址的登录失败次数过多，请 45 秒后再试。",
+    });
+    expect([waitText(1), waitText(59), waitText(60), waitText(61), waitText(899)].map((wait) => wait.en)).toEqual([
+      "1 second",
+      "59 seconds",
+      "1 minute",
+      "2 minutes",
+      "15 minutes",
+    ]);
     expect([waitText(59), waitText(61)].map((wait) => wait.zh)).toEqual(["59 秒", "2 分钟"]);
   });
 });
@@ -47,9 +74,15 @@ describe("throttleKeys", () => {
   });
 
   it("counts every spelling of one mailbox as one account (its canonical form)", () => {
-    const accounts = ["johnsmith@gmail.com", "John.Smith+x@GoogleMail.com", " J.O.H.N.smith@gmail.com"].map((email) => throttleKeys("fs", email, "10.0.0.1").account);
+    const accounts = ["johnsmith@gmail.com", "John.Smith+x@GoogleMail.com", " J.O.H.N.smith@gmail.com"].map(
+      (email) => throttleKeys("fs", email, "10.0.0.1").account,
+    );
     expect(new Set(accounts).size).toBe(1);
-    expect(throttleKeys("fs", "john.smith@example.com", "10.0.0.1").account).not.toBe(throttleKeys("fs", "johnsmith@example.com", "10.0.0.1").account);
-    expect(throttleKeys("fs", "a.b@example.com", "10.0.0.1", ["example.com"]).account).toBe(throttleKeys("fs", "ab@example.com", "10.0.0.1").account);
+    expect(throttleKeys("fs", "john.smith@example.com", "10.0.0.1").account).not.toBe(
+      throttleKeys("fs", "johnsmith@example.com", "10.0.0.1").account,
+    );
+    expect(throttleKeys("fs", "a.b@example.com", "10.0.0.1", ["example.com"]).account).toBe(
+      throttleKeys("fs", "ab@example.com", "10.0.0.1").account,
+    );
   });
 });

@@ -24,8 +24,7 @@ export interface CounterAnswer {
 }
 
 export type ThrottleVerdict =
-  | { allowed: true }
-  | { allowed: false; scope: ThrottleScope; retryAfterSeconds: number; giveBack: ThrottleScope[] };
+  { allowed: true } | { allowed: false; scope: ThrottleScope; retryAfterSeconds: number; giveBack: ThrottleScope[] };
 
 /**
  * Both counters' answers as one verdict: refused when either is spent (the account named first,
@@ -60,7 +59,12 @@ export function throttleMessage(scope: ThrottleScope, retryAfterSeconds: number)
  * The counters' keys: an account by a hash of its email's canonical form (known or not, alike: every
  * spelling of one mailbox shares its count), an address as the per-IP request rate counts it.
  */
-export function throttleKeys(namespace: string, email: string, clientAddress: string, dotlessDomains: readonly string[] = DEFAULT_DOTLESS_DOMAINS): Record<ThrottleScope, string> {
+export function throttleKeys(
+  namespace: string,
+  email: string,
+  clientAddress: string,
+  dotlessDomains: readonly string[] = DEFAULT_DOTLESS_DOMAINS,
+): Record<ThrottleScope, string> {
   const account = createHash("sha256").update(canonicalEmail(email, dotlessDomains)).digest("hex").slice(0, 32);
   return { account: `${namespace}:signin:{account:${account}}`, address: `${namespace}:signin:{ip:${rateLimitKey(clientAddress)}}` };
 }
@@ -76,7 +80,11 @@ export interface SignInAttempt {
  * Retry-After) when either window is spent. Both counters go to Redis in one write; without an
  * answer the sign-in fails closed (SERVICE_UNAVAILABLE), never unthrottled.
  */
-export async function takeSignInAttempt(services: Pick<Services, "env" | "metrics" | "redis">, email: string, clientAddress: string): Promise<SignInAttempt> {
+export async function takeSignInAttempt(
+  services: Pick<Services, "env" | "metrics" | "redis">,
+  email: string,
+  clientAddress: string,
+): Promise<SignInAttempt> {
   const { env, redis } = services;
   const keys = throttleKeys(env.REDIS_NAMESPACE, email, clientAddress, env.EMAIL_DOTLESS_DOMAINS);
   const windowMs = env.SIGN_IN_LOCKOUT_SECONDS * 1000;
@@ -99,7 +107,9 @@ export async function takeSignInAttempt(services: Pick<Services, "env" | "metric
   if (!verdict.allowed) {
     await giveBack(verdict.giveBack);
     services.metrics.rateLimited.inc({ scope: `sign-in-${verdict.scope}` });
-    throw new AppError("TOO_MANY_REQUESTS", throttleMessage(verdict.scope, verdict.retryAfterSeconds), { retryAfterSeconds: verdict.retryAfterSeconds });
+    throw new AppError("TOO_MANY_REQUESTS", throttleMessage(verdict.scope, verdict.retryAfterSeconds), {
+      retryAfterSeconds: verdict.retryAfterSeconds,
+    });
   }
   return { giveBack: () => giveBack(["account", "address"]) };
 }

@@ -35,10 +35,17 @@ describe("sign-up limit", () => {
     for (let i = 0; i < PER_ADDRESS + 2; i++) outcomes.push(await attempt(newEmail(), "10.20.0.1", `device-a${i}`));
     expect(outcomes.slice(0, PER_ADDRESS).every((o) => typeof o === "number")).toBe(true);
     expect(outcomes.slice(PER_ADDRESS)).toEqual(["TOO_MANY_REQUESTS", "TOO_MANY_REQUESTS"]);
-    const refusal = (await signUp(t.services, { email: newEmail(), password: "long-enough-password" }, { clientAddress: "10.20.0.1", device: "device-z" }).catch((e: AppError) => e)) as AppError;
+    const refusal = (await signUp(
+      t.services,
+      { email: newEmail(), password: "long-enough-password" },
+      { clientAddress: "10.20.0.1", device: "device-z" },
+    ).catch((e: AppError) => e)) as AppError;
     expect(refusal.retryAfterSeconds).toBeGreaterThan(590);
     expect(refusal.retryAfterSeconds).toBeLessThanOrEqual(600);
-    expect(refusal.text).toEqual({ en: "Too many sign-ups from your address. Try again in 10 minutes.", zh: "您所在网络地址的注册次数过多，请 10 分钟后再试。" });
+    expect(refusal.text).toEqual({
+      en: "Too many sign-ups from your address. Try again in 10 minutes.",
+      zh: "您所在网络地址的注册次数过多，请 10 分钟后再试。",
+    });
     // Another address is counted on its own.
     expect(typeof (await attempt(newEmail(), "10.20.0.2", "device-b"))).toBe("number");
   });
@@ -69,13 +76,19 @@ describe("sign-up limit", () => {
   it("refuses before hashing, counts a duplicate, and records where each account signed up from", async () => {
     const email = newEmail();
     const id = await attempt(email, "2001:db8:23:1::9", "recorded-device");
-    expect(await t.services.db.user.findUniqueOrThrow({ where: { id: id as number }, select: { signupAddress: true, signupDevice: true } })).toEqual({
+    expect(
+      await t.services.db.user.findUniqueOrThrow({ where: { id: id as number }, select: { signupAddress: true, signupDevice: true } }),
+    ).toEqual({
       signupAddress: "2001:db8:23:1::/64",
       signupDevice: "recorded-device",
     });
     // Duplicates: the same answer as for the address itself, no hash, and each one counted.
     const before = await hashes();
-    const duplicate = (await signUp(t.services, { email: email.toUpperCase(), password: "long-enough-password" }, { clientAddress: "2001:db8:23:1::9", device: "recorded-device" }).catch((e: AppError) => e)) as AppError;
+    const duplicate = (await signUp(
+      t.services,
+      { email: email.toUpperCase(), password: "long-enough-password" },
+      { clientAddress: "2001:db8:23:1::9", device: "recorded-device" },
+    ).catch((e: AppError) => e)) as AppError;
     expect(duplicate).toMatchObject({ code: "CONFLICT", text: ALREADY_REGISTERED });
     expect(await attempt(email, "2001:db8:23:1::9", "recorded-device")).toBe("TOO_MANY_REQUESTS");
     expect(await hashes()).toBe(before);

@@ -27,7 +27,7 @@ export type SignUpVerdict = { allowed: true } | { allowed: false; scope: SignUpS
 export function signUpVerdict(address: CounterAnswer | null, device: CounterAnswer | null): SignUpVerdict {
   const spent = (["address", "device"] as const).filter((scope) => ({ address, device })[scope]?.taken === false);
   if (spent.length === 0) return { allowed: true };
-  const retryAfterSeconds = Math.max(1, ...spent.map((scope) => Math.ceil(({ address, device })[scope]!.windowLeftMs / 1000)));
+  const retryAfterSeconds = Math.max(1, ...spent.map((scope) => Math.ceil({ address, device }[scope]!.windowLeftMs / 1000)));
   const giveBack = (["address", "device"] as const).filter((scope) => ({ address, device })[scope]?.taken === true);
   return { allowed: false, scope: spent[0]!, retryAfterSeconds, giveBack };
 }
@@ -60,7 +60,11 @@ export interface SignUpAttempt {
  * TOO_MANY_REQUESTS with Retry-After when either window is spent. Without Redis's answer the
  * sign-up fails closed (SERVICE_UNAVAILABLE), never unlimited.
  */
-export async function takeSignUp(services: Pick<Services, "env" | "metrics" | "redis">, clientAddress: string, device: string | null): Promise<SignUpAttempt> {
+export async function takeSignUp(
+  services: Pick<Services, "env" | "metrics" | "redis">,
+  clientAddress: string,
+  device: string | null,
+): Promise<SignUpAttempt> {
   const { env, redis } = services;
   const keys = signUpKeys(env.REDIS_NAMESPACE, clientAddress, device);
   const limits: Record<SignUpScope, { max: number; windowMs: number }> = {
@@ -89,7 +93,9 @@ export async function takeSignUp(services: Pick<Services, "env" | "metrics" | "r
   if (!verdict.allowed) {
     await giveBack(verdict.giveBack);
     services.metrics.rateLimited.inc({ scope: `sign-up-${verdict.scope}` });
-    throw new AppError("TOO_MANY_REQUESTS", signUpRefusal(verdict.scope, verdict.retryAfterSeconds), { retryAfterSeconds: verdict.retryAfterSeconds });
+    throw new AppError("TOO_MANY_REQUESTS", signUpRefusal(verdict.scope, verdict.retryAfterSeconds), {
+      retryAfterSeconds: verdict.retryAfterSeconds,
+    });
   }
   return { giveBack: () => giveBack(counted) };
 }

@@ -54,7 +54,10 @@ function send(from: string, path: string, options: { body?: unknown; headers?: R
         agent: false,
         method: payload ? "POST" : "GET",
         path,
-        headers: { ...(payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {}), ...options.headers },
+        headers: {
+          ...(payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {}),
+          ...options.headers,
+        },
       },
       (response) => {
         let body = "";
@@ -84,15 +87,32 @@ async function deviceCookieFrom(from: string): Promise<{ cookie: string; setCook
 describe("sign-up: one account per mailbox", () => {
   it("20 spellings of one Gmail mailbox make exactly 1 account; every other gets the answer a duplicate gets, in its language", async () => {
     const spellings = [
-      "johnsmith@gmail.com", "JohnSmith@gmail.com", "john.smith@gmail.com", "J.O.H.N.S.M.I.T.H@GMAIL.COM",
-      "john.smith+1@gmail.com", "johnsmith+sale@googlemail.com", "John.Smith+a.b@GoogleMail.Com", "johnsmith@GMAIL.com",
-      "john.s.mith@gmail.com", "j.ohnsmith@gmail.com", "jo.hnsmith@gmail.com", "JOHNSMITH+x@googlemail.com",
-      "jo.hn.sm.ith@gmail.com", "john.smith+tag+more@gmail.com", "JoHnSmItH@GoogleMail.com", "jOhNsMiTh+@gmail.com",
-      "johns.mith@googlemail.com", "j.o.hnsmith+2@gmail.com", "John.Smith+3@GMAIL.COM", "j.ohnsmith+x@GMAIL.com",
+      "johnsmith@gmail.com",
+      "JohnSmith@gmail.com",
+      "john.smith@gmail.com",
+      "J.O.H.N.S.M.I.T.H@GMAIL.COM",
+      "john.smith+1@gmail.com",
+      "johnsmith+sale@googlemail.com",
+      "John.Smith+a.b@GoogleMail.Com",
+      "johnsmith@GMAIL.com",
+      "john.s.mith@gmail.com",
+      "j.ohnsmith@gmail.com",
+      "jo.hnsmith@gmail.com",
+      "JOHNSMITH+x@googlemail.com",
+      "jo.hn.sm.ith@gmail.com",
+      "john.smith+tag+more@gmail.com",
+      "JoHnSmItH@GoogleMail.com",
+      "jOhNsMiTh+@gmail.com",
+      "johns.mith@googlemail.com",
+      "j.o.hnsmith+2@gmail.com",
+      "John.Smith+3@GMAIL.COM",
+      "j.ohnsmith+x@GMAIL.com",
     ];
     expect(new Set(spellings).size).toBe(20);
     // Each from an address of its own, so the sign-up limit is not what refuses them.
-    const answers = await mapConcurrently(spellings, 4, (email, i) => signUp(`127.0.40.${i + 1}`, email, i % 2 ? { "accept-language": "zh-CN,zh;q=0.9" } : {}));
+    const answers = await mapConcurrently(spellings, 4, (email, i) =>
+      signUp(`127.0.40.${i + 1}`, email, i % 2 ? { "accept-language": "zh-CN,zh;q=0.9" } : {}),
+    );
     expect(answers.filter((a) => a.status !== 409).map((a) => `${a.status} ${a.body}`)).toEqual([expect.stringMatching(/^200 /)]);
     expect(await t.services.db.user.count()).toBe(1);
     const account = await t.services.db.user.findFirstOrThrow({ select: { email: true, emailCanonical: true } });
@@ -110,7 +130,9 @@ describe("sign-up: one account per mailbox", () => {
     });
 
     // And the one account signs in by any spelling.
-    const signedIn = await send("127.0.41.3", "/api/trpc/auth.signIn", { body: { json: { email: "J.O.H.N.Smith+later@googlemail.com", password: "a-long-enough-password" } } });
+    const signedIn = await send("127.0.41.3", "/api/trpc/auth.signIn", {
+      body: { json: { email: "J.O.H.N.Smith+later@googlemail.com", password: "a-long-enough-password" } },
+    });
     expect(signedIn.status).toBe(200);
   });
 });
@@ -119,7 +141,9 @@ describe("sign-up: a flood from one address", () => {
   it("hands a browser a signed, httpOnly, long-lived device cookie on its first page", async () => {
     const { setCookie } = await deviceCookieFrom("127.0.50.1");
     // Plain HTTP and the harness's NODE_ENV=test: no Secure here (device-cookie.test.ts checks it over HTTPS and in production).
-    expect(setCookie).toMatch(new RegExp(`^${DEVICE_COOKIE}=[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{22}; Path=/; HttpOnly; SameSite=Lax; Max-Age=\\d{8}$`));
+    expect(setCookie).toMatch(
+      new RegExp(`^${DEVICE_COOKIE}=[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{22}; Path=/; HttpOnly; SameSite=Lax; Max-Age=\\d{8}$`),
+    );
     // A browser that has one keeps it: no new one on the next page.
     const { cookie } = await deviceCookieFrom("127.0.50.2");
     const again = await send("127.0.50.2", "/sign-in", { headers: { cookie } });
@@ -166,7 +190,10 @@ describe("sign-up: a flood from one address", () => {
     expect(Number(addressRefusals[0]!.answer.headers["retry-after"])).toBeGreaterThan(SHIPPED.SIGN_UP_ADDRESS_WINDOW_SECONDS - 120);
 
     // Each account records where it signed up from: the address, and the device when its cookie was genuine.
-    const rows = await t.services.db.user.findMany({ where: { email: { startsWith: "flood-" } }, select: { signupAddress: true, signupDevice: true } });
+    const rows = await t.services.db.user.findMany({
+      where: { email: { startsWith: "flood-" } },
+      select: { signupAddress: true, signupDevice: true },
+    });
     expect(rows.map((row) => row.signupAddress)).toEqual(rows.map(() => from));
     const genuine = new Set(devices.map((d) => d.cookie.slice(DEVICE_COOKIE.length + 1).split(".")[0]));
     for (const row of rows) expect(row.signupDevice === null || genuine.has(row.signupDevice)).toBe(true);

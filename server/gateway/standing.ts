@@ -46,8 +46,7 @@ export async function refreshSaleStanding(
   now = new Date(),
 ): Promise<void> {
   const { db } = services;
-  const current =
-    standing ?? (await db.user.findUnique({ where: { id: userId }, select: STANDING_FIELDS }));
+  const current = standing ?? (await db.user.findUnique({ where: { id: userId }, select: STANDING_FIELDS }));
   if (!current) return;
   await writeSaleStanding(services, await openSales(services, now), userId, current);
 }
@@ -61,7 +60,12 @@ function openSales(services: Pick<Services, "db">, now: Date) {
   });
 }
 
-async function writeSaleStanding(services: Pick<Services, "env" | "redis">, sales: readonly OpenSale[], userId: number, current: Standing): Promise<void> {
+async function writeSaleStanding(
+  services: Pick<Services, "env" | "redis">,
+  sales: readonly OpenSale[],
+  userId: number,
+  current: Standing,
+): Promise<void> {
   const { redis, env } = services;
   for (const sale of sales) {
     const code = eligibilityOf(current, sale);
@@ -121,5 +125,8 @@ export async function blacklistAccounts(
     await writeSaleStanding(services, sales, id, standing);
     await revokeSessions(services, id);
   }
-  return { blacklisted: ids.filter((id) => !already.includes(id)).sort((a, b) => a - b), alreadyBlacklisted: already.sort((a, b) => a - b) };
+  return {
+    blacklisted: ids.filter((id) => !already.includes(id)).sort((a, b) => a - b),
+    alreadyBlacklisted: already.sort((a, b) => a - b),
+  };
 }

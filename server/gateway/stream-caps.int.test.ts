@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import superjson from "superjson";
 import { createConnection } from "node:net";
 import { once } from "node:events";
-import { buyAsShopper, createLiveSale, createTestEnvironment, startWeb, waitFor, type ChildHandle, type TestEnvironment } from "../testing/harness";
+import {
+  buyAsShopper,
+  createLiveSale,
+  createTestEnvironment,
+  startWeb,
+  waitFor,
+  type ChildHandle,
+  type TestEnvironment,
+} from "../testing/harness";
 import { createShoppers, type SeededShopper } from "../seed";
 import { warmUpSale } from "../recovery/warmup";
 import { joinRoom } from "../room/join";
@@ -58,7 +66,11 @@ class Stream {
 
   constructor(path: string, input: unknown, shopper: SeededShopper, options: OpenOptions = {}) {
     const query = encodeURIComponent(JSON.stringify(superjson.serialize(input)));
-    const headers: Record<string, string> = { accept: "text/event-stream", authorization: `Bearer ${shopper.token}`, "accept-language": options.lang ?? "en" };
+    const headers: Record<string, string> = {
+      accept: "text/event-stream",
+      authorization: `Bearer ${shopper.token}`,
+      "accept-language": options.lang ?? "en",
+    };
     if (options.address) headers["x-forwarded-for"] = options.address;
     this.opened = fetch(`${options.base ?? web.url}/api/trpc/${path}?input=${query}`, { headers, signal: this.controller.signal });
     this.ended = this.opened
@@ -80,7 +92,10 @@ class Stream {
         const lines = buffered.slice(0, end).split("\n");
         buffered = buffered.slice(end + 2);
         const event = lines.find((line) => line.startsWith("event: "))?.slice(7);
-        const data = lines.filter((line) => line.startsWith("data: ")).map((line) => line.slice(6)).join("\n");
+        const data = lines
+          .filter((line) => line.startsWith("data: "))
+          .map((line) => line.slice(6))
+          .join("\n");
         if (event === undefined && data) this.values.push(superjson.deserialize(JSON.parse(data)));
         else if (event) this.events.push(event);
       }
@@ -96,13 +111,23 @@ class Stream {
 async function refusalOf(stream: Stream) {
   const response = await stream.opened;
   const body = (await response.json()) as { error: { json: { message: string; data: { code: string; httpStatus: number } } } };
-  return { status: response.status, retryAfter: response.headers.get("retry-after"), message: body.error.json.message, code: body.error.json.data.code };
+  return {
+    status: response.status,
+    retryAfter: response.headers.get("retry-after"),
+    message: body.error.json.message,
+    code: body.error.json.data.code,
+  };
 }
 
 const firstValue = (stream: Stream, what: string) => waitFor(async () => stream.values.length > 0 || stream.done, 15_000, what);
 
 async function roomSale(endsInMs = 3600_000) {
-  const { saleId } = await createLiveSale(t.services, { stock: 10, admissionRate: 100, arrivalOrder: "ARRIVAL", endsAt: new Date(Date.now() + endsInMs) });
+  const { saleId } = await createLiveSale(t.services, {
+    stock: 10,
+    admissionRate: 100,
+    arrivalOrder: "ARRIVAL",
+    endsAt: new Date(Date.now() + endsInMs),
+  });
   await warmUpSale(t.services, saleId);
   return saleId;
 }
@@ -118,7 +143,8 @@ describe("caps of open streams per web process", () => {
     const saleId = await roomSale();
     const crowd = shoppers.slice(0, 6);
     const tickets = await Promise.all(crowd.map((shopper) => ticketOf(saleId, shopper)));
-    const status = (i: number, options: OpenOptions = {}) => new Stream("room.onStatus", { saleId, ticket: tickets[i]! }, crowd[i]!, options);
+    const status = (i: number, options: OpenOptions = {}) =>
+      new Stream("room.onStatus", { saleId, ticket: tickets[i]! }, crowd[i]!, options);
     const open: Stream[] = [];
     try {
       // The first shopper, one tab after another: two streams, the third refused at once.
@@ -139,7 +165,11 @@ describe("caps of open streams per web process", () => {
       open.push(status(1), status(2), status(3));
       await Promise.all(open.map((stream) => firstValue(stream, "every admitted stream's first answer")));
       expect(open.every((stream) => stream.values.length === 1)).toBe(true);
-      expect(await refusalOf(status(4))).toMatchObject({ status: 429, retryAfter: String(STREAM_RETRY_AFTER_SECONDS), message: expect.stringMatching(/^Too many live updates are open from your network/) });
+      expect(await refusalOf(status(4))).toMatchObject({
+        status: 429,
+        retryAfter: String(STREAM_RETRY_AFTER_SECONDS),
+        message: expect.stringMatching(/^Too many live updates are open from your network/),
+      });
       // The same shopper from another address is not held to this one's count.
       const elsewhere = status(4, { address: "198.51.100.20" });
       open.push(elsewhere);
@@ -266,7 +296,8 @@ describe("waiting costs nothing but a timer", () => {
         return answer.reservationId;
       }),
     );
-    const open = (i: number) => new Stream("seckill.onResult", { reservationId: reservations[i]! }, buyers[i]!, { address: `198.51.100.${100 + i}` });
+    const open = (i: number) =>
+      new Stream("seckill.onResult", { reservationId: reservations[i]! }, buyers[i]!, { address: `198.51.100.${100 + i}` });
     const streams = [open(0)];
     try {
       await firstValue(streams[0]!, "the first result");

@@ -18,7 +18,8 @@ describe("StreamCaps: open streams per shopper and per address", () => {
 
   it("refuses past the address's cap whoever the shopper, and a refusal counts nothing", () => {
     const caps = new StreamCaps({ perShopper: 2, perAddress: 3 });
-    for (let shopper = 1; shopper <= 3; shopper++) expect(caps.open({ shopper: String(shopper), address: "203.0.113.5" }).admitted).toBe(true);
+    for (let shopper = 1; shopper <= 3; shopper++)
+      expect(caps.open({ shopper: String(shopper), address: "203.0.113.5" }).admitted).toBe(true);
     expect(caps.open({ shopper: "4", address: "203.0.113.5" })).toEqual({ admitted: false, over: "address" });
     expect(caps.open({ shopper: null, address: "203.0.113.5" })).toEqual({ admitted: false, over: "address" });
     expect(caps.openCount({ shopper: "4" })).toBe(0);

@@ -17,7 +17,11 @@ describe("the system under attack, as npm start runs it", () => {
 
   it("answers through the front door, the purchase path included", async () => {
     expect((await fetch(`${system.url}/api/health`)).status).toBe(200);
-    const answer = await fetch(`${system.url}/api/seckill/seckill.token`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ json: { saleId: 1 } }) });
+    const answer = await fetch(`${system.url}/api/seckill/seckill.token`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ json: { saleId: 1 } }),
+    });
     expect(answer.status).toBe(401);
   });
 });

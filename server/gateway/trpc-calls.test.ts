@@ -21,11 +21,17 @@ describe("trpcCallsOf", () => {
   });
 
   it("refuses a batch over the bound, one with an auth call, and a name that does not decode", () => {
-    expect(calls(`/api/trpc/${Array(11).fill("clock.now").join(",")}?batch=1`)).toEqual({ refusal: { en: expect.stringMatching(/at most 10 calls; this one has 11/), zh: "一次合并请求最多包含 10 个调用，这次有 11 个。" } });
+    expect(calls(`/api/trpc/${Array(11).fill("clock.now").join(",")}?batch=1`)).toEqual({
+      refusal: { en: expect.stringMatching(/at most 10 calls; this one has 11/), zh: "一次合并请求最多包含 10 个调用，这次有 11 个。" },
+    });
     expect(calls(`/api/trpc/${Array(10).fill("clock.now").join(",")}?batch=1`)).toEqual({ procedures: Array(10).fill("clock.now") });
-    expect(calls("/api/trpc/sale.list,auth.signIn?batch=1")).toEqual({ refusal: { en: expect.stringMatching(/auth\.\* calls cannot be batched/), zh: expect.stringMatching(/^auth\.\* 调用不能合并发送/) } });
+    expect(calls("/api/trpc/sale.list,auth.signIn?batch=1")).toEqual({
+      refusal: { en: expect.stringMatching(/auth\.\* calls cannot be batched/), zh: expect.stringMatching(/^auth\.\* 调用不能合并发送/) },
+    });
     expect(calls("/api/trpc/auth.me?batch=1")).toMatchObject({ refusal: { en: expect.stringMatching(/auth\.\*/) } });
-    expect(calls("/api/trpc/%E0%A4%A?batch=1")).toEqual({ refusal: { en: expect.stringMatching(/URL-encoding/), zh: expect.stringMatching(/URL 编码/) } });
+    expect(calls("/api/trpc/%E0%A4%A?batch=1")).toEqual({
+      refusal: { en: expect.stringMatching(/URL-encoding/), zh: expect.stringMatching(/URL 编码/) },
+    });
   });
 });
 

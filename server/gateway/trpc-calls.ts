@@ -16,7 +16,9 @@ export function trpcCallsOf(pathname: string, searchParams: URLSearchParams): Tr
   try {
     path = decodeURIComponent(pathname.slice(endpoint.length + 1));
   } catch {
-    return { refusal: { en: "The procedure's name in the address is not valid URL-encoding.", zh: "地址中的接口名称不是有效的 URL 编码。" } };
+    return {
+      refusal: { en: "The procedure's name in the address is not valid URL-encoding.", zh: "地址中的接口名称不是有效的 URL 编码。" },
+    };
   }
   if (searchParams.get("batch") !== "1") return { procedures: [path] };
   const procedures = path.split(",");
@@ -26,9 +28,16 @@ export function trpcCallsOf(pathname: string, searchParams: URLSearchParams): Tr
 
 /** Why a batch of these procedures may not run, or null when it may. */
 export function batchRefusal(procedures: readonly string[]): Localized | null {
-  if (procedures.some(isUnbatchable)) return { en: "auth.* calls cannot be batched: send each one in a request of its own.", zh: "auth.* 调用不能合并发送：请每个调用单独发一个请求。" };
+  if (procedures.some(isUnbatchable))
+    return {
+      en: "auth.* calls cannot be batched: send each one in a request of its own.",
+      zh: "auth.* 调用不能合并发送：请每个调用单独发一个请求。",
+    };
   if (procedures.length > TRPC_MAX_BATCH_CALLS) {
-    return { en: `A batch may carry at most ${TRPC_MAX_BATCH_CALLS} calls; this one has ${procedures.length}.`, zh: `一次合并请求最多包含 ${TRPC_MAX_BATCH_CALLS} 个调用，这次有 ${procedures.length} 个。` };
+    return {
+      en: `A batch may carry at most ${TRPC_MAX_BATCH_CALLS} calls; this one has ${procedures.length}.`,
+      zh: `一次合并请求最多包含 ${TRPC_MAX_BATCH_CALLS} 个调用，这次有 ${procedures.length} 个。`,
+    };
   }
   return null;
 }

@@ -40,7 +40,11 @@ describe("@upstash/ratelimit over the ioredis requester", () => {
   it("counts a batch of calls as that many requests: one that fits, then none over what is left", async () => {
     const limiter = new RateLimiter(createUpstashRedis(redis), { prefix: "requester:units", perSecond: 5 });
     // One burst of commands, so all fall in one window of the limit whatever the machine's pace.
-    const [four, two, one] = await Promise.all([limiter.check("ip:10.0.0.4", 4), limiter.check("ip:10.0.0.4", 2), limiter.check("ip:10.0.0.4")]);
+    const [four, two, one] = await Promise.all([
+      limiter.check("ip:10.0.0.4", 4),
+      limiter.check("ip:10.0.0.4", 2),
+      limiter.check("ip:10.0.0.4"),
+    ]);
     expect([four.allowed, two.allowed, one.allowed]).toEqual([true, false, false]);
     expect((await limiter.check("ip:10.0.0.5", 6)).allowed).toBe(false);
   });

@@ -21,7 +21,11 @@ async function post(base: string, path: string, input: unknown, bearer?: string)
     headers: { "content-type": "application/json", ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) },
     body: JSON.stringify({ json: input }),
   });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as { result?: { data: { json: Record<string, unknown> } } } };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as { result?: { data: { json: Record<string, unknown> } } },
+  };
 }
 
 describe("sold-out broadcast between web instances", () => {
@@ -52,9 +56,18 @@ describe("sold-out broadcast between web instances", () => {
 
       // B heard the broadcast: its answers now come from the flag, and its reserve count stays put.
       const reservesBefore = await readMetric(b.url, "seckill_reserve_calls_total");
-      await waitFor(async () => (await post(b.url, "seckill.purchase", { saleId, token: FORGED_PURCHASE_TOKEN }, shoppers[3]!.token)).body.result?.data.json.status === "SOLD_OUT", 5000, "instance B to know");
+      await waitFor(
+        async () =>
+          (await post(b.url, "seckill.purchase", { saleId, token: FORGED_PURCHASE_TOKEN }, shoppers[3]!.token)).body.result?.data.json
+            .status === "SOLD_OUT",
+        5000,
+        "instance B to know",
+      );
       for (let i = 0; i < 50; i++) {
-        expect((await post(b.url, "seckill.purchase", { saleId, token: FORGED_PURCHASE_TOKEN }, shoppers[3]!.token)).body.result?.data.json.status).toBe("SOLD_OUT");
+        expect(
+          (await post(b.url, "seckill.purchase", { saleId, token: FORGED_PURCHASE_TOKEN }, shoppers[3]!.token)).body.result?.data.json
+            .status,
+        ).toBe("SOLD_OUT");
       }
       expect(await readMetric(b.url, "seckill_reserve_calls_total")).toBe(reservesBefore);
       expect(await readMetric(b.url, "seckill_purchase_answers_total", '{status="SOLD_OUT",source="flag"}')).toBeGreaterThanOrEqual(50);
@@ -80,18 +93,35 @@ describe("per-IP request rate at the gateway", () => {
       // Every answer is one of the two; any other status is listed in the failure.
       expect(responses.map((r) => r.status).filter((status) => status !== 200 && status !== 429)).toEqual([]);
       expect(Number(limited[0]!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-      expect(await limited[0]!.json()).toMatchObject({ error: { json: { data: { code: "TOO_MANY_REQUESTS", httpStatus: 429 }, message: expect.stringMatching(/Try again in \d+ s/) } } });
+      expect(await limited[0]!.json()).toMatchObject({
+        error: { json: { data: { code: "TOO_MANY_REQUESTS", httpStatus: 429 }, message: expect.stringMatching(/Try again in \d+ s/) } },
+      });
       expect((await fetch(`${web.url}/api/health`)).status).toBe(200);
       // The purchase step is let through, more of it than one window allows (its signed token
       // admits it): every one reaches tRPC, which wants a session.
       const body = JSON.stringify({ json: { saleId: 1, token: FORGED_PURCHASE_TOKEN } });
-      const purchases = await Promise.all(Array.from({ length: 30 }, () => fetch(`${web.url}${PURCHASE_PATH}`, { method: "POST", headers: { "content-type": "application/json" }, body })));
+      const purchases = await Promise.all(
+        Array.from({ length: 30 }, () =>
+          fetch(`${web.url}${PURCHASE_PATH}`, { method: "POST", headers: { "content-type": "application/json" }, body }),
+        ),
+      );
       expect(purchases.map((r) => r.status)).toEqual(purchases.map(() => 401));
       // The same through Next's tRPC endpoint, alone and as a batch of purchases (the README's curl flow).
-      const batchBody = JSON.stringify({ 0: { json: { saleId: 1, token: FORGED_PURCHASE_TOKEN } }, 1: { json: { saleId: 1, token: FORGED_PURCHASE_TOKEN } } });
+      const batchBody = JSON.stringify({
+        0: { json: { saleId: 1, token: FORGED_PURCHASE_TOKEN } },
+        1: { json: { saleId: 1, token: FORGED_PURCHASE_TOKEN } },
+      });
       const viaNext = await Promise.all([
-        ...Array.from({ length: 15 }, () => fetch(`${web.url}/api/trpc/seckill.purchase`, { method: "POST", headers: { "content-type": "application/json" }, body })),
-        ...Array.from({ length: 15 }, () => fetch(`${web.url}/api/trpc/seckill.purchase,seckill.purchase?batch=1`, { method: "POST", headers: { "content-type": "application/json" }, body: batchBody })),
+        ...Array.from({ length: 15 }, () =>
+          fetch(`${web.url}/api/trpc/seckill.purchase`, { method: "POST", headers: { "content-type": "application/json" }, body }),
+        ),
+        ...Array.from({ length: 15 }, () =>
+          fetch(`${web.url}/api/trpc/seckill.purchase,seckill.purchase?batch=1`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: batchBody,
+          }),
+        ),
       ]);
       expect(viaNext.map((r) => r.status)).toEqual(viaNext.map(() => 401));
       expect(await readMetric(web.url, "gateway_rate_limited_total", '{scope="ip"}')).toBe(limited.length);

@@ -13,7 +13,11 @@ import { cancelUnpaidOrders, nextTimerRun, type CancelOutcome, type CancelServic
  * and its wait is bounded by the orders' own deadlines (PAYMENT_UNREACHABLE_CANCEL_AFTER_SECONDS
  * after them), which a fixed attempt schedule cannot follow.
  */
-export async function processCancelOrder(services: CancelServices, job: Job<CancelOrderJob>, token?: string): Promise<{ outcomes: CancelOutcome[] }> {
+export async function processCancelOrder(
+  services: CancelServices,
+  job: Job<CancelOrderJob>,
+  token?: string,
+): Promise<{ outcomes: CancelOutcome[] }> {
   const parsed = cancelOrderJob.safeParse(job.data);
   if (!parsed.success) throw new UnrecoverableError(`malformed cancel-order job: ${parsed.error.message}`);
   const outcomes = await cancelUnpaidOrders(services, parsed.data.orderIds);

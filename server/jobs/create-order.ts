@@ -36,14 +36,20 @@ const MAX_COMMITS_IN_FLIGHT = 8;
  */
 export function createOrderProcessor(
   services: Pick<CoreServices, "env" | "queues" | "redis" | "saleBuckets" | "soldOut" | "sql">,
-  hooks: { afterCommit?: () => void; onBatch?: (stats: { size: number; created: number; seconds: number }) => void; log?: Pick<Logger, "error"> } = {},
+  hooks: {
+    afterCommit?: () => void;
+    onBatch?: (stats: { size: number; created: number; seconds: number }) => void;
+    log?: Pick<Logger, "error">;
+  } = {},
 ): CreateOrderProcessor {
   const { env } = services;
   const log = hooks.log ?? createLogger("worker");
   const origins = new BatchOrigins();
   const commit = async (batch: QueuedReservation[]): Promise<CreateOrderResult[]> => {
     const startedAt = performance.now();
-    const { orderIds, orders, shortage, stats } = await createOrders(services.sql, batch, { payTimeoutSeconds: env.ORDER_PAY_TIMEOUT_SECONDS });
+    const { orderIds, orders, shortage, stats } = await createOrders(services.sql, batch, {
+      payTimeoutSeconds: env.ORDER_PAY_TIMEOUT_SECONDS,
+    });
     const seconds = (performance.now() - startedAt) / 1000;
     hooks.afterCommit?.();
     await settleReservations(services, orderIds, batch);

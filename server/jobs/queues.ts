@@ -141,7 +141,12 @@ const SWEEP_ORDERS_JOB_OPTIONS = { removeOnComplete: { count: 10 }, removeOnFail
 const PRUNE_NOTIFICATIONS_JOB_OPTIONS = { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } } as const;
 
 // Completed re-warms go, so the next loss of the sale's state can ask again under the same id.
-const RECONCILE_JOB_OPTIONS = { removeOnComplete: true, removeOnFail: { count: 100 }, attempts: 3, backoff: { type: "fixed", delay: 1000 } } as const;
+const RECONCILE_JOB_OPTIONS = {
+  removeOnComplete: true,
+  removeOnFail: { count: 100 },
+  attempts: 3,
+  backoff: { type: "fixed", delay: 1000 },
+} as const;
 
 const PAYMENT_NOTIFY_JOB_OPTIONS = {
   // Like Alipay and WeChat Pay: keep notifying, further and further apart, until answered
@@ -170,7 +175,10 @@ export function createQueues(connection: ConnectionOptions, namespace: string): 
     sweepOrders: new Queue<SweepOrdersJob>(QUEUE.sweepOrders, { ...common, defaultJobOptions: SWEEP_ORDERS_JOB_OPTIONS }),
     paymentNotify: new Queue<PaymentNotifyJob>(QUEUE.paymentNotify, { ...common, defaultJobOptions: PAYMENT_NOTIFY_JOB_OPTIONS }),
     reconcile: new Queue<ReconcileJob>(QUEUE.reconcile, { ...common, defaultJobOptions: RECONCILE_JOB_OPTIONS }),
-    pruneNotifications: new Queue<PruneNotificationsJob>(QUEUE.pruneNotifications, { ...common, defaultJobOptions: PRUNE_NOTIFICATIONS_JOB_OPTIONS }),
+    pruneNotifications: new Queue<PruneNotificationsJob>(QUEUE.pruneNotifications, {
+      ...common,
+      defaultJobOptions: PRUNE_NOTIFICATIONS_JOB_OPTIONS,
+    }),
     refundPayment: new Queue<RefundPaymentJob>(QUEUE.refundPayment, { ...common, defaultJobOptions: REFUND_PAYMENT_JOB_OPTIONS }),
   };
 }

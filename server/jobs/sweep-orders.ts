@@ -15,7 +15,9 @@ export interface SweepRoundReport extends SweepReport {
  * the other (a payment the second part finds is owed back before the third looks); one part
  * failing does not stop the others, and the round fails afterwards so the next runs everything again.
  */
-export async function processSweepOrders(services: Pick<CoreServices, "db" | "env" | "payments" | "queues" | "redis" | "soldOut">): Promise<SweepRoundReport> {
+export async function processSweepOrders(
+  services: Pick<CoreServices, "db" | "env" | "payments" | "queues" | "redis" | "soldOut">,
+): Promise<SweepRoundReport> {
   const failures: unknown[] = [];
   const attempt = <T>(part: () => Promise<T>) =>
     part().catch((error: unknown) => {

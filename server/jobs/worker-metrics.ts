@@ -79,7 +79,11 @@ export function createWorkerMetrics(services: Pick<CoreServices, "queues">): Wor
  * public address needs METRICS_TOKEN). A port already taken is logged, not fatal: the worker's
  * job is the queue, and a second worker on one machine must still run.
  */
-export function serveWorkerMetrics(metrics: WorkerMetrics, env: CoreServices["env"], log: Pick<Logger, "info" | "warn">): http.Server | null {
+export function serveWorkerMetrics(
+  metrics: WorkerMetrics,
+  env: CoreServices["env"],
+  log: Pick<Logger, "info" | "warn">,
+): http.Server | null {
   if (env.WORKER_METRICS_PORT === 0) return null;
   const server = http.createServer((req, res) => {
     const pathname = (req.url ?? "/").split("?", 1)[0];
@@ -100,6 +104,8 @@ export function serveWorkerMetrics(metrics: WorkerMetrics, env: CoreServices["en
     );
   });
   server.on("error", (error) => log.warn({ err: error, port: env.WORKER_METRICS_PORT }, "worker metrics not served"));
-  server.listen(env.WORKER_METRICS_PORT, env.LISTEN_HOST, () => log.info({ port: env.WORKER_METRICS_PORT, host: env.LISTEN_HOST }, "worker metrics on /metrics"));
+  server.listen(env.WORKER_METRICS_PORT, env.LISTEN_HOST, () =>
+    log.info({ port: env.WORKER_METRICS_PORT, host: env.LISTEN_HOST }, "worker metrics on /metrics"),
+  );
   return server;
 }

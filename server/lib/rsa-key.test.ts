@@ -9,8 +9,14 @@ const pkcs8 = app.privateKey.export({ type: "pkcs8", format: "pem" }) as string;
 const pkcs1 = app.privateKey.export({ type: "pkcs1", format: "pem" }) as string;
 const spki = provider.publicKey.export({ type: "spki", format: "pem" }) as string;
 const bodyOf = (pem: string) => pem.replace(/-----[A-Z ]+-----/g, "").replace(/\s+/g, "");
-const samePrivate = (pem: string | null) => createPrivateKey(pem!).export({ type: "pkcs8", format: "der" }).equals(app.privateKey.export({ type: "pkcs8", format: "der" }));
-const samePublic = (pem: string | null) => createPublicKey(pem!).export({ type: "spki", format: "der" }).equals(provider.publicKey.export({ type: "spki", format: "der" }));
+const samePrivate = (pem: string | null) =>
+  createPrivateKey(pem!)
+    .export({ type: "pkcs8", format: "der" })
+    .equals(app.privateKey.export({ type: "pkcs8", format: "der" }));
+const samePublic = (pem: string | null) =>
+  createPublicKey(pem!)
+    .export({ type: "spki", format: "der" })
+    .equals(provider.publicKey.export({ type: "spki", format: "der" }));
 
 describe("keys from the env (normalisePem)", () => {
   it.each([

@@ -26,7 +26,9 @@ export function normalisePem(value: string, kind: "private" | "public"): string 
     return null;
   }
   if (key.asymmetricKeyType !== "rsa") return null;
-  return kind === "private" ? (key.export({ type: "pkcs8", format: "pem" }) as string) : (key.export({ type: "spki", format: "pem" }) as string);
+  return kind === "private"
+    ? (key.export({ type: "pkcs8", format: "pem" }) as string)
+    : (key.export({ type: "spki", format: "pem" }) as string);
 }
 
 function readsAsPrivate(der: Buffer): boolean {
@@ -41,7 +43,9 @@ function readsAsPrivate(der: Buffer): boolean {
 function readDer(der: Buffer, kind: "private" | "public"): KeyObject {
   const [first, second] = kind === "private" ? (["pkcs8", "pkcs1"] as const) : (["spki", "pkcs1"] as const);
   const read = (type: typeof first | typeof second) =>
-    kind === "private" ? createPrivateKey({ key: der, format: "der", type: type as "pkcs8" | "pkcs1" }) : createPublicKey({ key: der, format: "der", type: type as "spki" | "pkcs1" });
+    kind === "private"
+      ? createPrivateKey({ key: der, format: "der", type: type as "pkcs8" | "pkcs1" })
+      : createPublicKey({ key: der, format: "der", type: type as "spki" | "pkcs1" });
   try {
     return read(first);
   } catch {

@@ -214,7 +214,9 @@ describe("a provider that cannot answer", () => {
       retryAt: secondsAfter(deadline, 20),
       cancelAnywayAt: secondsAfter(deadline, 900),
     });
-    expect(await cancelOrder(services, orderId, { reason: "TIMEOUT", now: secondsAfter(deadline, 899) })).toMatchObject({ outcome: "PROVIDER_UNREACHABLE" });
+    expect(await cancelOrder(services, orderId, { reason: "TIMEOUT", now: secondsAfter(deadline, 899) })).toMatchObject({
+      outcome: "PROVIDER_UNREACHABLE",
+    });
     expect(await orderStatus(orderId)).toBe("WAIT_PAY");
     expect(await saleState(saleId)).toEqual(before);
 
@@ -241,14 +243,23 @@ describe("a provider that cannot answer", () => {
     await untilOverdue(orderId);
     provider.down = true;
     const deadline = await deadlineOf(orderId);
-    expect(await cancelOrder(services, orderId, { reason: "TIMEOUT", now: secondsAfter(deadline, 901) })).toMatchObject({ outcome: "CANCELLED" });
+    expect(await cancelOrder(services, orderId, { reason: "TIMEOUT", now: secondsAfter(deadline, 901) })).toMatchObject({
+      outcome: "CANCELLED",
+    });
 
     provider.down = false;
     expect((await processSweepOrders(services)).attempts).toEqual({ closed: [], paid: [attempt.paymentId], unreachable: [] });
     expect(await orderStatus(orderId)).toBe("REFUNDED");
     const refunded = await payment(attempt.paymentId);
-    expect(refunded).toMatchObject({ status: "REFUNDED", refundNo: `r${attempt.outTradeNo}`, providerRefundNo: expect.any(String), refundedAt: expect.any(Date) });
-    expect(provider.callsOf("refund")).toMatchObject([{ refundNo: `r${attempt.outTradeNo}`, amountCents: attempt.amountCents, totalCents: attempt.amountCents }]);
+    expect(refunded).toMatchObject({
+      status: "REFUNDED",
+      refundNo: `r${attempt.outTradeNo}`,
+      providerRefundNo: expect.any(String),
+      refundedAt: expect.any(Date),
+    });
+    expect(provider.callsOf("refund")).toMatchObject([
+      { refundNo: `r${attempt.outTradeNo}`, amountCents: attempt.amountCents, totalCents: attempt.amountCents },
+    ]);
     // The unit went back once, with the cancellation.
     expect(await saleState(saleId)).toEqual({ dbStock: 2, redisStock: 2, released: [orderId] });
     await expectInvariants(saleId);
@@ -312,7 +323,9 @@ describe("a provider that cannot answer", () => {
       provider: "wechatpay",
       message: expect.stringMatching(/no longer offered/),
     });
-    expect(await cancelOrder(services, orderId, { reason: "TIMEOUT", now: secondsAfter(deadline, 900) })).toMatchObject({ outcome: "CANCELLED" });
+    expect(await cancelOrder(services, orderId, { reason: "TIMEOUT", now: secondsAfter(deadline, 900) })).toMatchObject({
+      outcome: "CANCELLED",
+    });
     expect(await payment(attempt.paymentId)).toMatchObject({ status: "CREATED" });
     expect((await processSweepOrders(services)).attempts.unreachable).toContain(attempt.paymentId);
     await expectInvariants(saleId);

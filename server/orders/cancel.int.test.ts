@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Worker, type Job } from "bullmq";
 import { Redis } from "ioredis";
-import { createTestEnvironment, buyAsShopper, placeOrders, startWorker, waitFor, createLiveSale, type TestEnvironment } from "../testing/harness";
+import {
+  createTestEnvironment,
+  buyAsShopper,
+  placeOrders,
+  startWorker,
+  waitFor,
+  createLiveSale,
+  type TestEnvironment,
+} from "../testing/harness";
 import { createShoppers } from "../seed";
 import { createServices } from "../composition";
 import type { Services } from "../services";
@@ -53,7 +61,8 @@ async function expectInvariants(saleId: number) {
 }
 
 /** The timer of a group commit that made one order (each test places its orders one by one). */
-const cancelJob = async (orderId: number) => (await t.services.queues.cancelOrder.getJob(cancelOrderJobId([orderId]))) as Job<CancelOrderJob>;
+const cancelJob = async (orderId: number) =>
+  (await t.services.queues.cancelOrder.getJob(cancelOrderJobId([orderId]))) as Job<CancelOrderJob>;
 /** What a timer firing did to its (only) order. */
 const fire = async (job: Job<CancelOrderJob>, services: Services = t.services) => (await processCancelOrder(services, job)).outcomes[0];
 const untilOverdue = async (orderId: number) => {
@@ -115,7 +124,9 @@ describe("one timer for the orders of a group commit", () => {
     const saleId = await liveSale(3);
     const orders = await placeOrders(t.services, saleId, await shoppers(3));
     const orderIds = orders.map((o) => o.orderId).sort((a, b) => a - b);
-    const timers = (await t.services.queues.cancelOrder.getJobs(["delayed"])).filter((job) => job.data.orderIds.some((id) => orderIds.includes(id)));
+    const timers = (await t.services.queues.cancelOrder.getJobs(["delayed"])).filter((job) =>
+      job.data.orderIds.some((id) => orderIds.includes(id)),
+    );
     expect(timers.flatMap((job) => job.data.orderIds).sort((a, b) => a - b)).toEqual(orderIds);
 
     // The first shopper cancels before the deadline; the batch's timer then finds that order done.
@@ -127,7 +138,12 @@ describe("one timer for the orders of a group commit", () => {
     const outcomeOf = new Map(orderIds.map((id, i) => [id, outcomes[i]?.outcome]));
     expect(outcomeOf.get(own!.orderId)).toBe("ALREADY_CANCELLED");
     expect(others.map((o) => outcomeOf.get(o.orderId))).toEqual(["CANCELLED", "CANCELLED"]);
-    expect(await saleState(saleId)).toMatchObject({ dbStock: 3, redisStock: 3, holders: {}, statuses: ["CANCELLED", "CANCELLED", "CANCELLED"] });
+    expect(await saleState(saleId)).toMatchObject({
+      dbStock: 3,
+      redisStock: 3,
+      holders: {},
+      statuses: ["CANCELLED", "CANCELLED", "CANCELLED"],
+    });
     await expectInvariants(saleId);
   });
 });
@@ -233,7 +249,13 @@ describe("a timer that is lost", () => {
     } finally {
       await worker.stop();
     }
-    expect(await saleState(saleId)).toEqual({ dbStock: 2, redisStock: 2, holders: {}, released: [order!.orderId], statuses: ["CANCELLED"] });
+    expect(await saleState(saleId)).toEqual({
+      dbStock: 2,
+      redisStock: 2,
+      holders: {},
+      released: [order!.orderId],
+      statuses: ["CANCELLED"],
+    });
     await expectInvariants(saleId);
   });
 });
@@ -256,7 +278,11 @@ describe(`with ORDER_PAY_TIMEOUT_SECONDS=${PAY_TIMEOUT_SECONDS} and a worker pro
       expect(await saleState(saleId)).toMatchObject({ dbStock: 0, redisStock: 0 });
 
       // Nobody pays: the timers cancel both at the deadline (the sweep runs only every 60 s).
-      await waitFor(async () => (await db.order.count({ where: { saleId, status: "CANCELLED" } })) === 2, 20_000, "both orders to time out");
+      await waitFor(
+        async () => (await db.order.count({ where: { saleId, status: "CANCELLED" } })) === 2,
+        20_000,
+        "both orders to time out",
+      );
       await waitFor(async () => !web.soldOut.isSoldOut(saleId), 5000, "the sold-out flag to clear on the web instance");
       expect(await saleState(saleId)).toMatchObject({ dbStock: 2, redisStock: 2, holders: {} });
       await expectInvariants(saleId);
@@ -264,7 +290,11 @@ describe(`with ORDER_PAY_TIMEOUT_SECONDS=${PAY_TIMEOUT_SECONDS} and a worker pro
       const second = await buyAsShopper(web, { userId: latecomer, saleId });
       expect(second.status).toBe("QUEUED");
       await waitFor(async () => (await db.order.count({ where: { saleId, userId: latecomer } })) === 1, 10_000, "the second buyer's order");
-      await waitFor(async () => (await t.services.redis.zcard(saleKeys(t.env.REDIS_NAMESPACE, saleId).pending)) === 0, 10_000, "a quiet moment");
+      await waitFor(
+        async () => (await t.services.redis.zcard(saleKeys(t.env.REDIS_NAMESPACE, saleId).pending)) === 0,
+        10_000,
+        "a quiet moment",
+      );
       expect(await saleState(saleId)).toMatchObject({ dbStock: 1, redisStock: 1, holders: { [latecomer]: "1" } });
       await expectInvariants(saleId);
     } finally {

@@ -70,24 +70,29 @@ export async function cancelOrder(services: CancelServices, orderId: number, req
   const now = request.now ?? new Date();
   const asked = await askProvidersFirst(services, orderId, request, now);
   if (asked) return asked;
-  const { cancelled, order } = await services.db.$transaction(
-    async (tx) => {
-      const cancelled = await applyOrderEvent(tx, orderId, "CANCEL", {
-        where: {
-          ...(request.userId !== undefined ? { userId: request.userId } : {}),
-          ...(request.reason === "TIMEOUT" ? { payDeadline: { lte: now } } : {}),
-        },
-        data: { cancelReason: request.reason },
-      });
-      const order = await tx.order.findUnique({
-        where: { id: orderId },
-        select: { id: true, saleId: true, userId: true, status: true, payDeadline: true, stockBucket: true, sale: { select: { stockBuckets: true } } },
-      });
-      if (cancelled && order) await changeStock(prismaStockStore(tx), order.saleId, +1);
-      return { cancelled, order };
-    },
-    READ_COMMITTED_TRANSACTION,
-  );
+  const { cancelled, order } = await services.db.$transaction(async (tx) => {
+    const cancelled = await applyOrderEvent(tx, orderId, "CANCEL", {
+      where: {
+        ...(request.userId !== undefined ? { userId: request.userId } : {}),
+        ...(request.reason === "TIMEOUT" ? { payDeadline: { lte: now } } : {}),
+      },
+      data: { cancelReason: request.reason },
+    });
+    const order = await tx.order.findUnique({
+      where: { id: orderId },
+      select: {
+        id: true,
+        saleId: true,
+        userId: true,
+        status: true,
+        payDeadline: true,
+        stockBucket: true,
+        sale: { select: { stockBuckets: true } },
+      },
+    });
+    if (cancelled && order) await changeStock(prismaStockStore(tx), order.saleId, +1);
+    return { cancelled, order };
+  }, READ_COMMITTED_TRANSACTION);
 
   if (!order || (request.userId !== undefined && order.userId !== request.userId)) return { outcome: "NOT_FOUND" };
   if (order.status === "WAIT_PAY") return { outcome: "NOT_DUE", payDeadline: order.payDeadline };
@@ -101,7 +106,12 @@ export async function cancelOrder(services: CancelServices, orderId: number, req
  * it. Asks only for an order the transaction would cancel (unpaid, this shopper's, due), and only
  * about its CREATED attempts: an order never sent to pay has none and costs no provider call.
  */
-async function askProvidersFirst(services: CancelServices, orderId: number, request: CancelRequest, now: Date): Promise<CancelOutcome | undefined> {
+async function askProvidersFirst(
+  services: CancelServices,
+  orderId: number,
+  request: CancelRequest,
+  now: Date,
+): Promise<CancelOutcome | undefined> {
   const order = await services.db.order.findUnique({
     where: { id: orderId },
     select: {
@@ -139,15 +149,27 @@ async function askProvidersFirst(services: CancelServices, orderId: number, requ
   }
   if (!unanswered) return undefined;
   if (request.reason !== "TIMEOUT") {
-    log().warn({ orderId, provider: unanswered.provider, err: unanswered }, "shopper's cancel goes ahead without the provider's word; the sweep closes the trade");
+    log().warn(
+      { orderId, provider: unanswered.provider, err: unanswered },
+      "shopper's cancel goes ahead without the provider's word; the sweep closes the trade",
+    );
     return undefined;
   }
   const plan = unreachablePlan(order.payDeadline, now, services.env.PAYMENT_UNREACHABLE_CANCEL_AFTER_SECONDS);
   if (plan.cancelAnyway) {
-    log().warn({ orderId, provider: unanswered.provider, err: unanswered }, "provider unreachable past the bounded wait: cancelling anyway; the sweep closes the trade");
+    log().warn(
+      { orderId, provider: unanswered.provider, err: unanswered },
+      "provider unreachable past the bounded wait: cancelling anyway; the sweep closes the trade",
+    );
     return undefined;
   }
-  return { outcome: "PROVIDER_UNREACHABLE", provider: unanswered.provider, message: unanswered.message, retryAt: plan.retryAt, cancelAnywayAt: plan.cancelAnywayAt };
+  return {
+    outcome: "PROVIDER_UNREACHABLE",
+    provider: unanswered.provider,
+    message: unanswered.message,
+    retryAt: plan.retryAt,
+    cancelAnywayAt: plan.cancelAnywayAt,
+  };
 }
 
 /** A shopper cancels their own unpaid order. Someone else's order is NOT_FOUND, as if absent. */
@@ -248,7 +270,10 @@ export function nextTimerRun(outcomes: readonly CancelOutcome[]): Date | undefin
 export async function scheduleCancellations(queues: Queues, orders: readonly { id: number; payDeadline: Date }[], now = Date.now()) {
   const byDeadline = groupBy(orders, (order) => order.payDeadline.getTime());
   const jobs = [...byDeadline].flatMap(([deadline, ofDeadline]) =>
-    chunk(ofDeadline.map((order) => order.id), MAX_ORDER_BATCH_SIZE).map((orderIds) => ({
+    chunk(
+      ofDeadline.map((order) => order.id),
+      MAX_ORDER_BATCH_SIZE,
+    ).map((orderIds) => ({
       name: "cancel-order",
       data: { orderIds },
       opts: { jobId: cancelOrderJobId(orderIds), delay: Math.max(0, deadline - now) },

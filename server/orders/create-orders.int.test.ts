@@ -81,7 +81,11 @@ describe("createOrders (group commit)", () => {
   it("a release recorded while the batch waits for the stock row lock: that reservation's order is taken back, the rest sold", async () => {
     const { saleId } = await newSale(10);
     const buyers = await createShoppers(t.services, 3, { emailPrefix: "meanwhile" });
-    const jobs = buyers.map((b, i) => ({ reservationId: `${saleId}-${b.id}-${(0xc0 + i).toString(16).padStart(16, "0")}`, saleId, userId: b.id }));
+    const jobs = buyers.map((b, i) => ({
+      reservationId: `${saleId}-${b.id}-${(0xc0 + i).toString(16).padStart(16, "0")}`,
+      saleId,
+      userId: b.id,
+    }));
     // Hold the stock row lock the way releaseReservation does, so the batch inserts, then waits.
     const releaser = await t.services.sql.getConnection();
     try {
@@ -90,13 +94,19 @@ describe("createOrders (group commit)", () => {
       const committing = createOrders(t.services.sql, jobs, { payTimeoutSeconds: 60 });
       await waitFor(
         async () => {
-          const [row] = (await releaser.query("SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND INFO LIKE '%FROM stock WHERE sale_id%FOR UPDATE%' AND ID <> CONNECTION_ID()")) as { n: bigint }[];
+          const [row] = (await releaser.query(
+            "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND INFO LIKE '%FROM stock WHERE sale_id%FOR UPDATE%' AND ID <> CONNECTION_ID()",
+          )) as { n: bigint }[];
           return Number(row!.n) > 0;
         },
         5000,
         "the batch to wait for the stock row lock",
       );
-      await releaser.query("INSERT INTO released_reservations (reservation_id, sale_id, user_id, reason) VALUES (?, ?, ?, 'JOB_LOST')", [jobs[1]!.reservationId, saleId, jobs[1]!.userId]);
+      await releaser.query("INSERT INTO released_reservations (reservation_id, sale_id, user_id, reason) VALUES (?, ?, ?, 'JOB_LOST')", [
+        jobs[1]!.reservationId,
+        saleId,
+        jobs[1]!.userId,
+      ]);
       await releaser.commit();
 
       const { orderIds, stats } = await committing;
@@ -134,7 +144,12 @@ describe("a batch MySQL's stock cannot cover (issue #26)", () => {
     const { saleId } = await newSale(3);
     const buyers = await createShoppers(t.services, 5, { emailPrefix: "short" });
     // Reserved in the opposite order of their ids: the earliest are served, not the smallest ids.
-    const jobs = buyers.map((b, i) => ({ reservationId: `${saleId}-${b.id}-${(0xd0 + i).toString(16).padStart(16, "0")}`, saleId, userId: b.id, reservedAt: 1000 - i }));
+    const jobs = buyers.map((b, i) => ({
+      reservationId: `${saleId}-${b.id}-${(0xd0 + i).toString(16).padStart(16, "0")}`,
+      saleId,
+      userId: b.id,
+      reservedAt: 1000 - i,
+    }));
     const { orderIds, shortage, stats } = await createOrders(t.services.sql, jobs, { payTimeoutSeconds: 60 });
     expect(stats).toMatchObject({ created: 3, shortage: 2, duplicates: 0 });
     expect([...orderIds.keys()].sort()).toEqual(jobs.slice(2).map((j) => j.reservationId));
@@ -166,7 +181,9 @@ describe("a batch MySQL's stock cannot cover (issue #26)", () => {
     expect(results.filter((r) => "orderId" in r)).toHaveLength(5);
     expect(results.filter((r) => "released" in r)).toHaveLength(2);
     const outcomes = await Promise.all(
-      answers.map((a, i) => (a.status === "QUEUED" ? purchaseResult(services, { userId: buyers[i]!.id, reservationId: a.reservationId }) : null)),
+      answers.map((a, i) =>
+        a.status === "QUEUED" ? purchaseResult(services, { userId: buyers[i]!.id, reservationId: a.reservationId }) : null,
+      ),
     );
     expect(outcomes.filter((o) => o?.status === "ORDER_CREATED")).toHaveLength(5);
     expect(outcomes.filter((o) => o?.status === "FAILED")).toHaveLength(2);
@@ -177,7 +194,10 @@ describe("a batch MySQL's stock cannot cover (issue #26)", () => {
     expect(ledger).toMatchObject({ redisStock: 0, pendingReservations: 0, activeOrders: 5, dbStock: 0 });
     expect(invariantViolations(ledger)).toEqual([]);
     await reconcileLiveSales(services, pino({ level: "silent" }));
-    expect((await readPublishedReconciliations(services)).find((r) => r.saleId === saleId)).toMatchObject({ shortageReleasesTotal: 2, violations: [] });
+    expect((await readPublishedReconciliations(services)).find((r) => r.saleId === saleId)).toMatchObject({
+      shortageReleasesTotal: 2,
+      violations: [],
+    });
   });
 
   it("a shortage release whose Redis step never ran is finished by check-back, still without a unit back", async () => {
@@ -250,7 +270,8 @@ describe("worker killed after the commit, before acknowledging", () => {
     const survivor = await startWorker(t.childEnv);
     try {
       await waitFor(async () => (await services.redis.zcard(pendingKey)) === 0, 30_000, "the redelivered jobs to settle");
-      const unfinished = async () => Object.values(await services.queues.createOrder.getJobCounts("waiting", "active", "delayed")).reduce((a, b) => a + b, 0);
+      const unfinished = async () =>
+        Object.values(await services.queues.createOrder.getJobCounts("waiting", "active", "delayed")).reduce((a, b) => a + b, 0);
       await waitFor(async () => (await unfinished()) === 0, 10_000, "the jobs to complete");
     } finally {
       await survivor.stop();

@@ -36,7 +36,10 @@ describe("coverByStock", () => {
     expect(coverByStock([at("a", 30), at("b", 10), at("c", 20)], 2)).toEqual({ covered: [at("b", 10), at("c", 20)], short: [at("a", 30)] });
   });
   it("keeps the batch's order among equal times, and puts unknown times last", () => {
-    expect(coverByStock([at("a"), at("b", 5), at("c", 5), at("d")], 3)).toEqual({ covered: [at("b", 5), at("c", 5), at("a")], short: [at("d")] });
+    expect(coverByStock([at("a"), at("b", 5), at("c", 5), at("d")], 3)).toEqual({
+      covered: [at("b", 5), at("c", 5), at("a")],
+      short: [at("d")],
+    });
   });
   it("covers nothing when the row has no unit (or, drifted, fewer than none)", () => {
     expect(coverByStock([at("a", 1)], 0)).toEqual({ covered: [], short: [at("a", 1)] });

@@ -15,10 +15,7 @@ import { orderInsertSql, orderRowParameters, readSaleOrderTemplate } from "./ord
  * reservations already released by check-back are dropped, so at-least-once delivery never
  * means two orders or two decrements, and a released unit is never sold as well.
  */
-export function planBatch<R extends ReservationToOrder>(
-  batch: readonly R[],
-  closed: ReadonlySet<string>,
-): R[] {
+export function planBatch<R extends ReservationToOrder>(batch: readonly R[], closed: ReadonlySet<string>): R[] {
   const seen = new Set<string>();
   return batch.filter((r) => {
     if (closed.has(r.reservationId) || seen.has(r.reservationId)) return false;
@@ -125,11 +122,15 @@ async function commitSaleBatch(
       readSaleOrderTemplate(connection, saleId),
       connection.beginTransaction(),
       // Orders made before (a redelivery) are answered again, with their own deadlines.
-      closedReservations(connection, reservations.map((r) => r.reservationId)),
+      closedReservations(
+        connection,
+        reservations.map((r) => r.reservationId),
+      ),
     ]);
     const rows: (BatchOrder & { reservationId: string })[] = [];
     for (const row of closed) {
-      if (row.id !== null && row.pay_deadline !== null) rows.push({ id: row.id, reservationId: row.reservation_id, payDeadline: row.pay_deadline });
+      if (row.id !== null && row.pay_deadline !== null)
+        rows.push({ id: row.id, reservationId: row.reservation_id, payDeadline: row.pay_deadline });
     }
     // In reservation id order, so that two workers inserting overlapping batches (a redelivery)
     // take the unique keys in the same order and the later one waits instead of deadlocking.
@@ -145,10 +146,14 @@ async function commitSaleBatch(
         // The new rows' ids, in the same round trip (MySQL 8 has no INSERT … RETURNING): the
         // primary-key range from this INSERT's first id, which is where they are when the ids
         // came out consecutive; read by reservation id below when they did not.
-        connection.query("SELECT id, reservation_id FROM orders WHERE id >= LAST_INSERT_ID() AND id < LAST_INSERT_ID() + ?", [toCreate.length]) as Promise<OrderIdRow[]>,
+        connection.query("SELECT id, reservation_id FROM orders WHERE id >= LAST_INSERT_ID() AND id < LAST_INSERT_ID() + ?", [
+          toCreate.length,
+        ]) as Promise<OrderIdRow[]>,
         connection.query("SELECT count, version FROM stock WHERE sale_id = ? FOR UPDATE", [saleId]) as Promise<StockRow[]>,
         // Runs once the lock is held: every release recorded before it is committed and seen.
-        connection.query("SELECT reservation_id FROM released_reservations WHERE reservation_id IN (?)", [ids]) as Promise<{ reservation_id: string }[]>,
+        connection.query("SELECT reservation_id FROM released_reservations WHERE reservation_id IN (?)", [ids]) as Promise<
+          { reservation_id: string }[]
+        >,
       ]);
       const [locked] = lockedRows;
       if (!locked) throw new Error(`Sale ${saleId} has no stock row`);
@@ -228,7 +233,11 @@ function closedReservations(connection: PoolConnection, ids: readonly string[]) 
  * writes can), so it is logged as an error and counted per sale for /api/metrics
  * (`seckill_stock_shortage_releases`).
  */
-export async function releaseShortage(services: Pick<CoreServices, "env" | "redis" | "saleBuckets" | "soldOut">, shortage: readonly ReservationToOrder[], log: Pick<Logger, "error">): Promise<void> {
+export async function releaseShortage(
+  services: Pick<CoreServices, "env" | "redis" | "saleBuckets" | "soldOut">,
+  shortage: readonly ReservationToOrder[],
+  log: Pick<Logger, "error">,
+): Promise<void> {
   for (const [saleId, ofSale] of groupBySale(shortage)) {
     log.error(
       { saleId, released: ofSale.length, reservations: ofSale.map((r) => r.reservationId) },

@@ -22,7 +22,10 @@ interface Queryable {
 
 /** What every order of a sale shares, read from `sales` (a plain read: it takes no lock). */
 export async function readSaleOrderTemplate(sql: Queryable, saleId: number): Promise<SaleOrderTemplate> {
-  const [sale] = (await sql.query("SELECT product_id, price_cents FROM sales WHERE id = ?", [saleId])) as { product_id: number; price_cents: number }[];
+  const [sale] = (await sql.query("SELECT product_id, price_cents FROM sales WHERE id = ?", [saleId])) as {
+    product_id: number;
+    price_cents: number;
+  }[];
   if (!sale) throw new Error(`Sale ${saleId} does not exist`);
   return { saleId, productId: sale.product_id, amountCents: sale.price_cents };
 }

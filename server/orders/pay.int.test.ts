@@ -26,10 +26,16 @@ beforeAll(async () => {
 });
 afterAll(() => t?.cleanup());
 
-const offering = (...providers: PaymentProvider[]): PaymentProviders => ({ offered: providers, get: (name) => providers.find((p) => p.name === name) });
+const offering = (...providers: PaymentProvider[]): PaymentProviders => ({
+  offered: providers,
+  get: (name) => providers.find((p) => p.name === name),
+});
 const sandbox = () => t.services.payments.get("sandbox")!;
 /** The sandbox's adapter on its books, named as another provider. */
-const secondSandbox = (name: PaymentProviderName = "alipay"): PaymentProvider => ({ ...sandboxProvider(t.env, sandboxTrades(t.services)), name });
+const secondSandbox = (name: PaymentProviderName = "alipay"): PaymentProvider => ({
+  ...sandboxProvider(t.env, sandboxTrades(t.services)),
+  name,
+});
 const twoProviders = (): Services => ({ ...t.services, payments: offering(sandbox(), secondSandbox()) });
 
 let batch = 0;
@@ -44,7 +50,11 @@ async function unpaidOrder() {
 const pay = (services: Services, order: { userId: number; orderId: number }, provider?: PaymentProviderName, now?: Date) =>
   startPayment(services, { userId: order.userId, orderId: order.orderId, provider, device: "desktop", clientIp: "203.0.113.5" }, now);
 const attempts = (orderId: number) =>
-  t.services.db.payment.findMany({ where: { orderId }, select: { provider: true, status: true, outTradeNo: true, closedAt: true }, orderBy: { id: "asc" } });
+  t.services.db.payment.findMany({
+    where: { orderId },
+    select: { provider: true, status: true, outTradeNo: true, closedAt: true },
+    orderBy: { id: "asc" },
+  });
 const paramsOf = (action: { kind: string; url?: string }) => Object.fromEntries(new URL(action.url!, "http://x").searchParams);
 
 describe("one attempt per order and provider", () => {
@@ -55,8 +65,16 @@ describe("one attempt per order and provider", () => {
     expect(numbers.size).toBe(1);
     const [outTradeNo] = [...numbers];
     expect(outTradeNo).toMatch(/^[0-9a-f]{32}$/);
-    expect(presses[0]).toMatchObject({ orderId: order.orderId, provider: "sandbox", action: { kind: "redirect", url: expect.stringMatching(/^\/pay\/sandbox\?/) } });
-    expect(paramsOf(presses[0]!.action)).toMatchObject({ out_trade_no: outTradeNo, total_amount: "99.00", return_url: `/orders?order=${order.orderId}` });
+    expect(presses[0]).toMatchObject({
+      orderId: order.orderId,
+      provider: "sandbox",
+      action: { kind: "redirect", url: expect.stringMatching(/^\/pay\/sandbox\?/) },
+    });
+    expect(paramsOf(presses[0]!.action)).toMatchObject({
+      out_trade_no: outTradeNo,
+      total_amount: "99.00",
+      return_url: `/orders?order=${order.orderId}`,
+    });
     expect(await attempts(order.orderId)).toEqual([{ provider: "sandbox", status: "CREATED", outTradeNo, closedAt: null }]);
     expect((await pay(t.services, order)).outTradeNo).toBe(outTradeNo);
   });
@@ -80,19 +98,44 @@ describe("refused, nothing created", () => {
 
   it("no provider at all: payments are not set up", async () => {
     const order = await unpaidOrder();
-    await expect(pay({ ...t.services, payments: offering() }, order)).rejects.toMatchObject({ code: "PRECONDITION_FAILED", message: "Payments are not set up on this shop." });
+    await expect(pay({ ...t.services, payments: offering() }, order)).rejects.toMatchObject({
+      code: "PRECONDITION_FAILED",
+      message: "Payments are not set up on this shop.",
+    });
     expect(await attempts(order.orderId)).toEqual([]);
   });
 
   it("another shopper's order, a paid one, a cancelled one, one past its deadline", async () => {
-    const [mine, theirs, paid, cancelled, late] = [await unpaidOrder(), await unpaidOrder(), await unpaidOrder(), await unpaidOrder(), await unpaidOrder()];
-    await expect(pay(t.services, { userId: theirs.userId, orderId: mine.orderId })).rejects.toMatchObject({ code: "NOT_FOUND", message: `No order #${mine.orderId} for this account.` });
+    const [mine, theirs, paid, cancelled, late] = [
+      await unpaidOrder(),
+      await unpaidOrder(),
+      await unpaidOrder(),
+      await unpaidOrder(),
+      await unpaidOrder(),
+    ];
+    await expect(pay(t.services, { userId: theirs.userId, orderId: mine.orderId })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+      message: `No order #${mine.orderId} for this account.`,
+    });
     const { outTradeNo } = await pay(t.services, paid);
-    expect(await settlePaidTrade(t.services.db, { provider: "sandbox", outTradeNo, providerTradeNo: `SBX-P${outTradeNo.slice(0, 8)}`, amountCents: 9900 })).toMatchObject({ outcome: "PAID" });
-    await expect(pay(t.services, paid)).rejects.toMatchObject({ code: "CONFLICT", message: expect.stringMatching(/is paid; there is nothing to pay/) });
+    expect(
+      await settlePaidTrade(t.services.db, {
+        provider: "sandbox",
+        outTradeNo,
+        providerTradeNo: `SBX-P${outTradeNo.slice(0, 8)}`,
+        amountCents: 9900,
+      }),
+    ).toMatchObject({ outcome: "PAID" });
+    await expect(pay(t.services, paid)).rejects.toMatchObject({
+      code: "CONFLICT",
+      message: expect.stringMatching(/is paid; there is nothing to pay/),
+    });
     await cancelOwnOrder(t.services, cancelled);
     await expect(pay(t.services, cancelled)).rejects.toMatchObject({ code: "CONFLICT" });
-    await expect(pay(t.services, late, undefined, new Date(Date.now() + 3600_000))).rejects.toMatchObject({ code: "PRECONDITION_FAILED", message: expect.stringMatching(/run out/) });
+    await expect(pay(t.services, late, undefined, new Date(Date.now() + 3600_000))).rejects.toMatchObject({
+      code: "PRECONDITION_FAILED",
+      message: expect.stringMatching(/run out/),
+    });
     for (const order of [mine, cancelled, late]) expect(await attempts(order.orderId)).toEqual([]);
   });
 });
@@ -112,7 +155,10 @@ describe("switching provider", () => {
       { provider: "alipay", status: "CREATED", outTradeNo: second.outTradeNo },
     ]);
     expect(rows[0]!.closedAt).toBeInstanceOf(Date);
-    await expect(confirmSandboxCheckout(t.services, { params: paramsOf(first.action), userId: order.userId })).rejects.toMatchObject({ code: "CONFLICT", message: TRADE_CLOSED_MESSAGE.en });
+    await expect(confirmSandboxCheckout(t.services, { params: paramsOf(first.action), userId: order.userId })).rejects.toMatchObject({
+      code: "CONFLICT",
+      message: TRADE_CLOSED_MESSAGE.en,
+    });
   });
 
   it("back to a closed provider reopens its attempt under a NEW trade number, and closes the other", async () => {
@@ -128,8 +174,17 @@ describe("switching provider", () => {
       { provider: "alipay", status: "CLOSED", outTradeNo: other.outTradeNo, closedAt: expect.any(Date) },
     ]);
     // The old number is gone: a notify for it names no payment of ours. The new one pays.
-    expect(await settlePaidTrade(t.services.db, { provider: "sandbox", outTradeNo: first.outTradeNo, providerTradeNo: "SBX-OLD", amountCents: 9900 })).toMatchObject({ outcome: "REJECTED" });
-    expect(await confirmSandboxCheckout(t.services, { params: paramsOf(again.action), userId: order.userId })).toEqual({ returnUrl: `/orders?order=${order.orderId}` });
+    expect(
+      await settlePaidTrade(t.services.db, {
+        provider: "sandbox",
+        outTradeNo: first.outTradeNo,
+        providerTradeNo: "SBX-OLD",
+        amountCents: 9900,
+      }),
+    ).toMatchObject({ outcome: "REJECTED" });
+    expect(await confirmSandboxCheckout(t.services, { params: paramsOf(again.action), userId: order.userId })).toEqual({
+      returnUrl: `/orders?order=${order.orderId}`,
+    });
     await (await t.services.queues.paymentNotify.getJob(`notify-${again.outTradeNo}`))?.remove();
   });
 
@@ -138,15 +193,25 @@ describe("switching provider", () => {
     const order = await unpaidOrder();
     const first = await pay(services, order, "sandbox");
     // The buyer paid at the sandbox's cashier; its notify has not come.
-    await sandboxTrades(t.services).open(first.outTradeNo, { amountCents: 9900, notifyUrl: "n", expiresAt: new Date(Date.now() + 600_000).toISOString() });
+    await sandboxTrades(t.services).open(first.outTradeNo, {
+      amountCents: 9900,
+      notifyUrl: "n",
+      expiresAt: new Date(Date.now() + 600_000).toISOString(),
+    });
     await sandboxTrades(t.services).pay(first.outTradeNo, { tradeNo: "SBX-MEANWHILE", amountCents: 9900 });
-    await expect(pay(services, order, "alipay")).rejects.toMatchObject({ code: "CONFLICT", message: `Order #${order.orderId} is already paid through sandbox.` });
+    await expect(pay(services, order, "alipay")).rejects.toMatchObject({
+      code: "CONFLICT",
+      message: `Order #${order.orderId} is already paid through sandbox.`,
+    });
     expect(await attempts(order.orderId)).toMatchObject([{ provider: "sandbox", status: "SUCCEEDED", outTradeNo: first.outTradeNo }]);
     expect((await t.services.db.order.findUniqueOrThrow({ where: { id: order.orderId } })).status).toBe("PAID");
   });
 
   it("when the other provider cannot be reached: SERVICE_UNAVAILABLE with a clear sentence, nothing changed", async () => {
-    const unreachable: PaymentProvider = { ...sandbox(), closeTrade: () => Promise.reject(new ProviderUnavailableError("sandbox", "timed out")) };
+    const unreachable: PaymentProvider = {
+      ...sandbox(),
+      closeTrade: () => Promise.reject(new ProviderUnavailableError("sandbox", "timed out")),
+    };
     const services = { ...t.services, payments: offering(unreachable, secondSandbox()) };
     const order = await unpaidOrder();
     const first = await pay(services, order, "sandbox");

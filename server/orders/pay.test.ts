@@ -3,7 +3,9 @@ import { choosePaymentProvider, deviceFromUserAgent, newOutTradeNo } from "./pay
 
 describe("the payment flow from the User-Agent", () => {
   it.each([
-    ["Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1"],
+    [
+      "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1",
+    ],
     ["Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36"],
     ["Mozilla/5.0 (Linux; Android 13; SM-X700) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36"],
     ["Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 MicroMessenger/8.0.47"],
@@ -34,7 +36,10 @@ describe("the provider a payment goes through", () => {
 
   it("refuses one not offered, naming what is", () => {
     expect(choosePaymentProvider(["alipay", "sandbox"], "wechatpay")).toEqual({
-      problem: { en: "This shop does not take payments through wechatpay; choose alipay or sandbox.", zh: "本店不支持微信支付，请选择支付宝或沙箱支付。" },
+      problem: {
+        en: "This shop does not take payments through wechatpay; choose alipay or sandbox.",
+        zh: "本店不支持微信支付，请选择支付宝或沙箱支付。",
+      },
     });
   });
 

@@ -53,7 +53,10 @@ export function newOutTradeNo(): string {
 const unreachable = (provider: PaymentProviderName, cause: unknown) =>
   new AppError(
     "SERVICE_UNAVAILABLE",
-    { en: `We could not reach ${provider} just now, so nothing was changed. Please try again in a moment.`, zh: `暂时无法连接${providerWords(provider).zh}，未做任何更改。请稍后重试。` },
+    {
+      en: `We could not reach ${provider} just now, so nothing was changed. Please try again in a moment.`,
+      zh: `暂时无法连接${providerWords(provider).zh}，未做任何更改。请稍后重试。`,
+    },
     { cause },
   );
 
@@ -92,10 +95,16 @@ export async function startPayment(
   if (!order) throw new AppError("NOT_FOUND", noSuchOrder(input.orderId));
   if (!allows(order.status, "PAY")) {
     const status = statusWords(order.status);
-    throw new AppError("CONFLICT", { en: `Order #${order.id} is ${status.en}; there is nothing to pay.`, zh: `订单 #${order.id} ${status.zh}，无需支付。` });
+    throw new AppError("CONFLICT", {
+      en: `Order #${order.id} is ${status.en}; there is nothing to pay.`,
+      zh: `订单 #${order.id} ${status.zh}，无需支付。`,
+    });
   }
   if (order.payDeadline <= now) {
-    throw new AppError("PRECONDITION_FAILED", { en: `The time to pay for order #${order.id} has run out.`, zh: `订单 #${order.id} 的支付时间已过。` });
+    throw new AppError("PRECONDITION_FAILED", {
+      en: `The time to pay for order #${order.id} has run out.`,
+      zh: `订单 #${order.id} 的支付时间已过。`,
+    });
   }
 
   await closeOtherAttempts(services, order.id, provider.name, now);
@@ -124,7 +133,12 @@ export async function startPayment(
  * here (CREATED → CLOSED, conditional). An attempt whose provider is no longer offered cannot be
  * closed there; it stays as it is (a payment it still reports is sent back by settlePaidTrade).
  */
-async function closeOtherAttempts(services: Pick<Services, "db" | "payments">, orderId: number, keep: PaymentProviderName, now: Date): Promise<void> {
+async function closeOtherAttempts(
+  services: Pick<Services, "db" | "payments">,
+  orderId: number,
+  keep: PaymentProviderName,
+  now: Date,
+): Promise<void> {
   const { db, payments } = services;
   const open = await db.payment.findMany({
     where: { orderId, status: "CREATED", provider: { not: keep } },
@@ -149,7 +163,12 @@ async function closeOtherAttempts(services: Pick<Services, "db" | "payments">, o
 }
 
 /** The provider would not close the trade because it was paid: record that payment, and say so. */
-async function settleFoundPayment(services: Pick<Services, "db">, adapter: PaymentProvider, outTradeNo: string, orderId: number): Promise<never> {
+async function settleFoundPayment(
+  services: Pick<Services, "db">,
+  adapter: PaymentProvider,
+  outTradeNo: string,
+  orderId: number,
+): Promise<never> {
   let trade;
   try {
     trade = await adapter.queryTrade(outTradeNo);
@@ -158,8 +177,14 @@ async function settleFoundPayment(services: Pick<Services, "db">, adapter: Payme
     throw error;
   }
   if (trade.state !== "PAID") throw unreachable(adapter.name, new Error(`close said PAID, query said ${trade.state}`));
-  const applied = await settlePaidTrade(services.db, { provider: adapter.name, outTradeNo, providerTradeNo: trade.providerTradeNo, amountCents: trade.amountCents });
-  if (applied.outcome === "REJECTED") log().error({ outTradeNo, reason: applied.reason }, "a paid trade found on switching provider was refused");
+  const applied = await settlePaidTrade(services.db, {
+    provider: adapter.name,
+    outTradeNo,
+    providerTradeNo: trade.providerTradeNo,
+    amountCents: trade.amountCents,
+  });
+  if (applied.outcome === "REJECTED")
+    log().error({ outTradeNo, reason: applied.reason }, "a paid trade found on switching provider was refused");
   throw new AppError("CONFLICT", alreadyPaidThrough(orderId, adapter.name));
 }
 
@@ -170,7 +195,11 @@ interface Attempt {
 }
 
 /** The order's open attempt at `provider`: the existing one, a new one, or its closed one reopened under a new number. */
-async function openAttempt(services: Pick<Services, "db">, order: { id: number; amountCents: number }, provider: PaymentProviderName): Promise<Attempt> {
+async function openAttempt(
+  services: Pick<Services, "db">,
+  order: { id: number; amountCents: number },
+  provider: PaymentProviderName,
+): Promise<Attempt> {
   const { db } = services;
   const select = { id: true, outTradeNo: true, amountCents: true, status: true } as const;
   const where = { orderId_provider: { orderId: order.id, provider } };
@@ -179,7 +208,10 @@ async function openAttempt(services: Pick<Services, "db">, order: { id: number; 
     const existing = await db.payment.findUnique({ where, select });
     if (!existing) {
       try {
-        return await db.payment.create({ data: { orderId: order.id, provider, outTradeNo: newOutTradeNo(), amountCents: order.amountCents }, select });
+        return await db.payment.create({
+          data: { orderId: order.id, provider, outTradeNo: newOutTradeNo(), amountCents: order.amountCents },
+          select,
+        });
       } catch (error) {
         // Two presses of "Pay" at once: UNIQUE(order_id, provider), the other one created it.
         if (isUniqueViolation(error)) continue;

@@ -17,7 +17,9 @@ const row = (patch: Partial<OrderRow> = {}): OrderRow => ({
 
 describe("toOrderView", () => {
   it("carries the product's picture for My orders", () => {
-    expect(toOrderView(row({ product: { name: "Lantern", imageUrl: "/products/lantern.jpg" } }), now).productImageUrl).toBe("/products/lantern.jpg");
+    expect(toOrderView(row({ product: { name: "Lantern", imageUrl: "/products/lantern.jpg" } }), now).productImageUrl).toBe(
+      "/products/lantern.jpg",
+    );
   });
 
   it("an unpaid order within its deadline: time left, may pay and cancel", () => {
@@ -34,7 +36,11 @@ describe("toOrderView", () => {
   });
 
   it("an unpaid order past its deadline (the timer has not run yet): no time left, cannot pay, may cancel", () => {
-    expect(toOrderView(row({ payDeadline: new Date(now.getTime() - 1) }), now)).toMatchObject({ payRemainingMs: 0, canPay: false, canCancel: true });
+    expect(toOrderView(row({ payDeadline: new Date(now.getTime() - 1) }), now)).toMatchObject({
+      payRemainingMs: 0,
+      canPay: false,
+      canCancel: true,
+    });
   });
 
   it.each(["PAID", "SHIPPED", "CANCELLED", "REFUNDED"] as const)("%s: nothing left to pay or cancel", (status) => {

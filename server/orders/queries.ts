@@ -109,7 +109,11 @@ export async function listOrders(services: Pick<Services, "db">, userId: number,
 }
 
 /** One of the shopper's own orders; anyone else's is NOT_FOUND, as if it did not exist. */
-export async function getOrder(services: Pick<Services, "db">, input: { userId: number; orderId: number }, now = new Date()): Promise<OrderView> {
+export async function getOrder(
+  services: Pick<Services, "db">,
+  input: { userId: number; orderId: number },
+  now = new Date(),
+): Promise<OrderView> {
   const row = await services.db.order.findFirst({ where: { id: input.orderId, userId: input.userId }, select: orderSelect });
   if (!row) throw notFound(input.orderId);
   return toOrderView(row, now);
@@ -125,5 +129,10 @@ export async function paymentStatus(
     select: { id: true, status: true, payments: { select: paymentSelect, orderBy: { id: "asc" } } },
   });
   if (!row) throw notFound(input.orderId);
-  return { orderId: row.id, orderStatus: row.status, paymentStatus: paymentOfRecord(row.payments)?.status ?? null, payments: row.payments.map(toPaymentView) };
+  return {
+    orderId: row.id,
+    orderStatus: row.status,
+    paymentStatus: paymentOfRecord(row.payments)?.status ?? null,
+    payments: row.payments.map(toPaymentView),
+  };
 }

@@ -29,7 +29,12 @@ beforeAll(async () => {
   // Deadlines 2 s out: the buyers start paying before, the money lands after.
   // The notify route's own rate limit is a Redis round trip before the payment's transaction:
   // off here, so the two transactions, not the limiter, decide who comes first.
-  t = await createTestEnvironment("race", { ORDER_PAY_TIMEOUT_SECONDS: "2", DB_POOL_SIZE: "20", NOTIFY_RATE_PER_IP: "0", PAYMENT_UNREACHABLE_CANCEL_AFTER_SECONDS: "0" });
+  t = await createTestEnvironment("race", {
+    ORDER_PAY_TIMEOUT_SECONDS: "2",
+    DB_POOL_SIZE: "20",
+    NOTIFY_RATE_PER_IP: "0",
+    PAYMENT_UNREACHABLE_CANCEL_AFTER_SECONDS: "0",
+  });
 });
 afterAll(() => t?.cleanup());
 
@@ -46,17 +51,28 @@ describe(`${ORDERS} orders, payment and timeout at the same moment`, () => {
     });
     await warmUpSale(services, saleId);
     const shoppers = await createShoppers(services, ORDERS, { emailPrefix: "race" });
-    const orders = await placeOrders(services, saleId, shoppers.map((s) => s.id));
-    const payments = await Promise.all(orders.map((o) => startPayment(services, { userId: o.userId, orderId: o.orderId, device: "desktop", clientIp: "127.0.0.1" })));
+    const orders = await placeOrders(
+      services,
+      saleId,
+      shoppers.map((s) => s.id),
+    );
+    const payments = await Promise.all(
+      orders.map((o) => startPayment(services, { userId: o.userId, orderId: o.orderId, device: "desktop", clientIp: "127.0.0.1" })),
+    );
     // The buyers paid at the sandbox (so it can give the money back); the notifies come late.
     const tradeNoOf = (outTradeNo: string) => `SBX-RACE-${outTradeNo.slice(0, 12)}`;
-    for (const { outTradeNo } of payments) await sandboxTrades(services).pay(outTradeNo, { tradeNo: tradeNoOf(outTradeNo), amountCents: PRICE_CENTS });
+    for (const { outTradeNo } of payments)
+      await sandboxTrades(services).pay(outTradeNo, { tradeNo: tradeNoOf(outTradeNo), amountCents: PRICE_CENTS });
     const { payDeadline } = await services.db.order.findUniqueOrThrow({ where: { id: orders[0]!.orderId } });
     await new Promise((r) => setTimeout(r, Math.max(0, payDeadline.getTime() - Date.now() + 100)));
 
     const notify = (outTradeNo: string) => {
-      const body = new URLSearchParams(sandboxNotifyFields(env, { outTradeNo, tradeNo: tradeNoOf(outTradeNo), totalAmount: centsToAmount(PRICE_CENTS) }));
-      return handlePaymentNotifyRequest(new Request("http://test/api/payments/notify", { method: "POST", body }), services, "sandbox").then((r) => r.text());
+      const body = new URLSearchParams(
+        sandboxNotifyFields(env, { outTradeNo, tradeNo: tradeNoOf(outTradeNo), totalAmount: centsToAmount(PRICE_CENTS) }),
+      );
+      return handlePaymentNotifyRequest(new Request("http://test/api/payments/notify", { method: "POST", body }), services, "sandbox").then(
+        (r) => r.text(),
+      );
     };
     // Each order's two events start within 0–39 ms of each other (0: in the same tick), so they meet at every stage of each other's transaction,
     // blocking on each other's row locks. Orders go in waves of 50 (100 transactions at once, on
@@ -65,7 +81,10 @@ describe(`${ORDERS} orders, payment and timeout at the same moment`, () => {
     const down = () => Promise.reject(new ProviderUnavailableError("sandbox", "unreachable for the timeout"));
     const sandbox = services.payments.get("sandbox")!;
     const blindSandbox = { ...sandbox, queryTrade: down, closeTrade: down };
-    const unreachable = { ...services, payments: { offered: [blindSandbox], get: (name: string) => (name === "sandbox" ? blindSandbox : undefined) } };
+    const unreachable = {
+      ...services,
+      payments: { offered: [blindSandbox], get: (name: string) => (name === "sandbox" ? blindSandbox : undefined) },
+    };
     const after = <T>(ms: number, start: () => Promise<T>) =>
       ms === 0 ? start() : new Promise<T>((resolve, reject) => setTimeout(() => start().then(resolve, reject), ms));
     const race = (i: number) => {
@@ -107,9 +126,15 @@ describe(`${ORDERS} orders, payment and timeout at the same moment`, () => {
     const keys = saleKeys(env.REDIS_NAMESPACE, saleId);
     expect((await services.db.stock.findUniqueOrThrow({ where: { saleId } })).count).toBe(refunded.length);
     expect(Number(await services.redis.get(keys.stock))).toBe(refunded.length);
-    expect((await services.redis.smembers(keys.released)).map(Number).sort((a, b) => a - b)).toEqual(refunded.map((o) => o.id).sort((a, b) => a - b));
+    expect((await services.redis.smembers(keys.released)).map(Number).sort((a, b) => a - b)).toEqual(
+      refunded.map((o) => o.id).sort((a, b) => a - b),
+    );
     const holders = await services.redis.hgetall(keys.users);
-    expect(Object.keys(holders).map(Number).sort((a, b) => a - b)).toEqual(paid.map((o) => o.userId).sort((a, b) => a - b));
+    expect(
+      Object.keys(holders)
+        .map(Number)
+        .sort((a, b) => a - b),
+    ).toEqual(paid.map((o) => o.userId).sort((a, b) => a - b));
     expect(invariantViolations(await readSaleLedger(services, saleId))).toEqual([]);
     console.log(`race: ${paid.length} paid, ${refunded.length} cancelled and refunded`);
   });

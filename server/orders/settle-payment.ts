@@ -70,10 +70,12 @@ export async function settlePaidTrade(db: Db, trade: PaidTrade, now = new Date()
         }
         if (settledBefore && !fresh) return { outcome: "DUPLICATE" as const, paymentId: payment.id };
         if (!fresh) throw new Rejected(`stale notification ${notifyId}`);
-        await tx.paymentNotification.create({ data: { provider: trade.provider, notifyId, paymentId: payment.id } }).catch((error: unknown) => {
-          // The same id recorded for another payment at this moment (ours is under the row lock).
-          throw isUniqueViolation(error) ? new Rejected(`notification ${notifyId} was recorded for another payment`) : error;
-        });
+        await tx.paymentNotification
+          .create({ data: { provider: trade.provider, notifyId, paymentId: payment.id } })
+          .catch((error: unknown) => {
+            // The same id recorded for another payment at this moment (ours is under the row lock).
+            throw isUniqueViolation(error) ? new Rejected(`notification ${notifyId} was recorded for another payment`) : error;
+          });
       }
       if (settledBefore) return { outcome: "DUPLICATE" as const, paymentId: payment.id };
 
@@ -82,7 +84,8 @@ export async function settlePaidTrade(db: Db, trade: PaidTrade, now = new Date()
         .catch((error: unknown) => {
           throw isUniqueViolation(error) ? new Rejected(`trade ${trade.providerTradeNo} settled another payment`) : error;
         });
-      if (await applyOrderEvent(tx, payment.orderId, "PAY")) return { outcome: "PAID" as const, orderId: payment.orderId, paymentId: payment.id };
+      if (await applyOrderEvent(tx, payment.orderId, "PAY"))
+        return { outcome: "PAID" as const, orderId: payment.orderId, paymentId: payment.id };
       // Cancelled first: the order is refunded with this money. Paid (or further) through another
       // attempt: the order stays as it is, and this second payment goes back.
       await applyOrderEvent(tx, payment.orderId, "REFUND_LATE_PAYMENT");

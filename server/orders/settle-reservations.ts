@@ -24,13 +24,22 @@ export function groupBySale<R extends ReservationToOrder>(batch: readonly R[]): 
  * After the commit: make each order visible to `seckill.result` and retire its pending
  * reservation (and the note of its job), with one settle-reservations-3.lua call per sale and stock bucket.
  */
-export async function settleReservations(services: Pick<Services, "redis" | "env">, orderIds: ReadonlyMap<string, number>, batch: readonly ReservationToOrder[]) {
+export async function settleReservations(
+  services: Pick<Services, "redis" | "env">,
+  orderIds: ReadonlyMap<string, number>,
+  batch: readonly ReservationToOrder[],
+) {
   const redis = services.redis;
   const namespace = services.env.REDIS_NAMESPACE;
   const settled = batch.filter((r) => orderIds.has(r.reservationId));
   for (const { saleId, bucket, reservations } of groupByBucket(settled)) {
     const keys = bucketKeys(namespace, saleId, bucket);
-    await redis.settleReservations(keys.orders, keys.pending, keys.jobs, ...reservations.flatMap((r) => [r.reservationId, orderIds.get(r.reservationId)!]));
+    await redis.settleReservations(
+      keys.orders,
+      keys.pending,
+      keys.jobs,
+      ...reservations.flatMap((r) => [r.reservationId, orderIds.get(r.reservationId)!]),
+    );
   }
   // The dashboard's worker-throughput count (a redelivered batch counts again), one per sale.
   for (const [saleId, ofSale] of groupBySale(settled)) {

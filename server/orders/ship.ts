@@ -9,5 +9,8 @@ export async function shipOrder(services: Pick<Services, "db">, orderId: number)
   const order = await services.db.order.findUnique({ where: { id: orderId }, select: { status: true } });
   if (!order) throw new AppError("NOT_FOUND", { en: `Order #${orderId} does not exist.`, zh: `订单 #${orderId} 不存在。` });
   const status = statusWords(order.status);
-  throw new AppError("CONFLICT", { en: `Order #${orderId} is ${status.en}; only paid orders can be shipped.`, zh: `订单 #${orderId} ${status.zh}，只有已支付的订单才能发货。` });
+  throw new AppError("CONFLICT", {
+    en: `Order #${orderId} is ${status.en}; only paid orders can be shipped.`,
+    zh: `订单 #${orderId} ${status.zh}，只有已支付的订单才能发货。`,
+  });
 }

@@ -40,7 +40,7 @@ describe("order state machine", () => {
 
   it("every status is reachable from WAIT_PAY", () => {
     const reached = new Set<string>(["WAIT_PAY"]);
-    for (let grew = true; grew; ) {
+    for (let grew = true; grew;) {
       grew = false;
       for (const { from, to } of Object.values(TRANSITIONS)) {
         if (reached.has(from) && !reached.has(to)) {

@@ -31,13 +31,16 @@ afterEach(() => vi.restoreAllMocks());
 describe("the @trpc/server patch", () => {
   it("is for the installed release, which package.json pins exactly", () => {
     const installed = (JSON.parse(readFileSync(path.join(packageDir, "package.json"), "utf8")) as { version: string }).version;
-    const pinned = (JSON.parse(readFileSync(path.join(process.cwd(), "package.json"), "utf8")) as { dependencies: Record<string, string> }).dependencies["@trpc/server"];
+    const pinned = (JSON.parse(readFileSync(path.join(process.cwd(), "package.json"), "utf8")) as { dependencies: Record<string, string> })
+      .dependencies["@trpc/server"];
     expect(installed).toBe(patchedVersion);
     expect(pinned).toBe(patchedVersion);
   });
 
   it("is in every installed file it patches (the ESM and the CommonJS builds)", () => {
-    const patched = [...readFileSync(path.join(PATCH_DIR, patchFile), "utf8").matchAll(/^\+\+\+ b\/node_modules\/@trpc\/server\/(.+)$/gm)].map((m) => m[1]!);
+    const patched = [
+      ...readFileSync(path.join(PATCH_DIR, patchFile), "utf8").matchAll(/^\+\+\+ b\/node_modules\/@trpc\/server\/(.+)$/gm),
+    ].map((m) => m[1]!);
     expect(patched.length).toBeGreaterThanOrEqual(2);
     for (const file of patched) expect(readFileSync(path.join(packageDir, file), "utf8"), file).toContain(PATCHED_LINE);
   });

@@ -82,7 +82,10 @@ describe("fake Alipay and the adapter", () => {
   it("wap pay on a phone, with the way back for a buyer who gives up", async () => {
     const url = await payUrl(adapter, checkoutOf({ device: "phone" }));
     expect(url.searchParams.get("method")).toBe("alipay.trade.wap.pay");
-    expect(JSON.parse(url.searchParams.get("biz_content")!)).toMatchObject({ product_code: "QUICK_WAP_WAY", quit_url: "http://shop.test/orders/7?paid=1" });
+    expect(JSON.parse(url.searchParams.get("biz_content")!)).toMatchObject({
+      product_code: "QUICK_WAP_WAY",
+      quit_url: "http://shop.test/orders/7?paid=1",
+    });
     expect((await fetch(url)).status).toBe(200);
   });
 
@@ -149,25 +152,57 @@ describe("fake Alipay and the adapter", () => {
     await fetch(await payUrl(adapter, request));
     await fake.pay(request.outTradeNo, { deliver: false });
     const trade = fake.trade(request.outTradeNo)!;
-    const refund = { outTradeNo: request.outTradeNo, providerTradeNo: trade.providerTradeNo, refundNo: newTradeNo(), amountCents: 1234, totalCents: 1234, reason: "Out of stock", notifyUrl };
+    const refund = {
+      outTradeNo: request.outTradeNo,
+      providerTradeNo: trade.providerTradeNo,
+      refundNo: newTradeNo(),
+      amountCents: 1234,
+      totalCents: 1234,
+      reason: "Out of stock",
+      notifyUrl,
+    };
     expect(await adapter.refund(refund)).toEqual({ state: "SUCCEEDED", providerRefundNo: refund.refundNo });
     expect(await adapter.queryTrade(request.outTradeNo)).toEqual({ state: "CLOSED" });
-    expect(adapter.verifyNotification({ body: fake.notifyFor(request.outTradeNo).body, headers: new Headers() })).toMatchObject({ ok: true, event: { kind: "ignored" } });
-    expect(fake.calls.filter((call) => call.outTradeNo === request.outTradeNo).map((call) => call.api)).toEqual(["trade.refund", "trade.query"]);
+    expect(adapter.verifyNotification({ body: fake.notifyFor(request.outTradeNo).body, headers: new Headers() })).toMatchObject({
+      ok: true,
+      event: { kind: "ignored" },
+    });
+    expect(fake.calls.filter((call) => call.outTradeNo === request.outTradeNo).map((call) => call.api)).toEqual([
+      "trade.refund",
+      "trade.query",
+    ]);
   });
 
   it("is driven over HTTP by tests in another process", async () => {
     const request = checkoutOf();
     await fetch(await payUrl(adapter, request));
     const control = async (method: string, args: object) => {
-      const reply = await fetch(`${fake.url}/_fake/${method}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(args) });
+      const reply = await fetch(`${fake.url}/_fake/${method}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(args),
+      });
       return { status: reply.status, body: (await reply.json()) as unknown };
     };
-    expect(await control("trade", { outTradeNo: request.outTradeNo })).toMatchObject({ status: 200, body: { state: "UNPAID", amountCents: 1234 } });
-    const notify = (await control("pay", { outTradeNo: request.outTradeNo, deliver: false })).body as { body: string; headers: Record<string, string> };
-    expect(adapter.verifyNotification({ body: notify.body, headers: new Headers(notify.headers) })).toMatchObject({ ok: true, event: { kind: "paid" } });
-    expect(await control("pay", { outTradeNo: request.outTradeNo })).toMatchObject({ status: 409, body: { error: expect.stringMatching(/paid already/) } });
-    const forged = (await control("notifyFor", { outTradeNo: request.outTradeNo, tamper: { badSignature: true } })).body as { body: string };
+    expect(await control("trade", { outTradeNo: request.outTradeNo })).toMatchObject({
+      status: 200,
+      body: { state: "UNPAID", amountCents: 1234 },
+    });
+    const notify = (await control("pay", { outTradeNo: request.outTradeNo, deliver: false })).body as {
+      body: string;
+      headers: Record<string, string>;
+    };
+    expect(adapter.verifyNotification({ body: notify.body, headers: new Headers(notify.headers) })).toMatchObject({
+      ok: true,
+      event: { kind: "paid" },
+    });
+    expect(await control("pay", { outTradeNo: request.outTradeNo })).toMatchObject({
+      status: 409,
+      body: { error: expect.stringMatching(/paid already/) },
+    });
+    const forged = (await control("notifyFor", { outTradeNo: request.outTradeNo, tamper: { badSignature: true } })).body as {
+      body: string;
+    };
     expect(adapter.verifyNotification({ body: forged.body, headers: new Headers() })).toEqual({ ok: false, reason: "bad signature" });
     expect(await control("setDown", { down: true })).toMatchObject({ body: { down: true } });
     await expect(adapter.queryTrade(request.outTradeNo)).rejects.toBeInstanceOf(ProviderUnavailableError);
@@ -229,7 +264,9 @@ describe("the adapter against a scripted gateway", () => {
         const reply = script(method, biz);
         if (typeof reply.raw === "string") return response.writeHead(typeof reply.status === "number" ? reply.status : 200).end(reply.raw);
         const content = JSON.stringify(reply);
-        response.writeHead(200, { "content-type": "application/json" }).end(responseText(`${method.replaceAll(".", "_")}_response`, content, rsa2Sign(content, alipayKeys.privateKey)));
+        response
+          .writeHead(200, { "content-type": "application/json" })
+          .end(responseText(`${method.replaceAll(".", "_")}_response`, content, rsa2Sign(content, alipayKeys.privateKey)));
       });
     });
     await new Promise<void>((resolve) => gateway.listen(0, "127.0.0.1", resolve));
@@ -242,12 +279,26 @@ describe("the adapter against a scripted gateway", () => {
   });
 
   const adapter = (overrides: Partial<AlipayConfig> = {}) =>
-    alipayProvider({ appId: "2021000000000001", privateKey: appKeys.privateKey, alipayPublicKey: alipayKeys.publicKey, gateway: gatewayUrl, ...overrides });
+    alipayProvider({
+      appId: "2021000000000001",
+      privateKey: appKeys.privateKey,
+      alipayPublicKey: alipayKeys.publicKey,
+      gateway: gatewayUrl,
+      ...overrides,
+    });
   const ok = (fields: Record<string, string> = {}) => ({ code: "10000", msg: "Success", ...fields });
   const failed = (subCode: string, code = "40004") => ({ code, msg: "Business Failed", sub_code: subCode, sub_msg: `because ${subCode}` });
   const outTradeNo = "0123456789abcdef0123456789abcdef";
   const open = { code: "10000", msg: "Success", out_trade_no: outTradeNo, trade_status: "WAIT_BUYER_PAY" };
-  const refund = { outTradeNo, providerTradeNo: "2024120122001404010512345678", refundNo: "fedcba9876543210fedcba9876543210", amountCents: 1234, totalCents: 1234, reason: "r", notifyUrl: "http://x" };
+  const refund = {
+    outTradeNo,
+    providerTradeNo: "2024120122001404010512345678",
+    refundNo: "fedcba9876543210fedcba9876543210",
+    amountCents: 1234,
+    totalCents: 1234,
+    reason: "r",
+    notifyUrl: "http://x",
+  };
 
   it.each([
     ["ACQ.SYSTEM_ERROR", failed("ACQ.SYSTEM_ERROR")],
@@ -255,7 +306,10 @@ describe("the adapter against a scripted gateway", () => {
     ["aop.ACQ.SYSTEM_ERROR", failed("aop.ACQ.SYSTEM_ERROR")],
     ["isp.* on 40004", failed("isp.rpc-timeout")],
     ["an unknown trade_status", ok({ out_trade_no: outTradeNo, trade_status: "TRADE_PENDING" })],
-    ["a paid answer with one decimal", ok({ out_trade_no: outTradeNo, trade_status: "TRADE_SUCCESS", trade_no: "2024", total_amount: "12.3" })],
+    [
+      "a paid answer with one decimal",
+      ok({ out_trade_no: outTradeNo, trade_status: "TRADE_SUCCESS", trade_no: "2024", total_amount: "12.3" }),
+    ],
     ["an answer about another trade", ok({ out_trade_no: "ffffffffffffffffffffffffffffffff", trade_status: "WAIT_BUYER_PAY" })],
     ["our own request refused (isv.invalid-signature)", failed("isv.invalid-signature", "40002")],
   ])("queryTrade: %s is no answer", async (_, reply) => {
@@ -267,7 +321,10 @@ describe("the adapter against a scripted gateway", () => {
     ["a 502", { raw: "Bad Gateway", status: 502 }],
     ["a body that is not JSON", { raw: "<html>busy</html>" }],
     ["an unsigned answer", { raw: JSON.stringify({ alipay_trade_query_response: ok({ trade_status: "WAIT_BUYER_PAY" }) }) }],
-    ["an answer signed by another key", { raw: responseText("alipay_trade_query_response", JSON.stringify(open), rsa2Sign(JSON.stringify(open), rsaKeys().privateKey)) }],
+    [
+      "an answer signed by another key",
+      { raw: responseText("alipay_trade_query_response", JSON.stringify(open), rsa2Sign(JSON.stringify(open), rsaKeys().privateKey)) },
+    ],
   ])("queryTrade: %s is no answer", async (_, reply) => {
     script = () => reply;
     await expect(adapter().queryTrade(outTradeNo)).rejects.toBeInstanceOf(ProviderUnavailableError);
@@ -279,8 +336,13 @@ describe("the adapter against a scripted gateway", () => {
   });
 
   it("queryTrade reads TRADE_FINISHED as paid and a refunded TRADE_CLOSED as closed", async () => {
-    script = () => ok({ out_trade_no: outTradeNo, trade_status: "TRADE_FINISHED", trade_no: "2024120122001404010512345678", total_amount: "99.00" });
-    expect(await adapter().queryTrade(outTradeNo)).toEqual({ state: "PAID", providerTradeNo: "2024120122001404010512345678", amountCents: 9900 });
+    script = () =>
+      ok({ out_trade_no: outTradeNo, trade_status: "TRADE_FINISHED", trade_no: "2024120122001404010512345678", total_amount: "99.00" });
+    expect(await adapter().queryTrade(outTradeNo)).toEqual({
+      state: "PAID",
+      providerTradeNo: "2024120122001404010512345678",
+      amountCents: 9900,
+    });
     script = () => ok({ out_trade_no: outTradeNo, trade_status: "TRADE_CLOSED", total_amount: "99.00" });
     expect(await adapter().queryTrade(outTradeNo)).toEqual({ state: "CLOSED" });
   });
@@ -301,13 +363,17 @@ describe("the adapter against a scripted gateway", () => {
   });
 
   it("an unreachable gateway is unavailable", async () => {
-    await expect(adapter({ gateway: "http://127.0.0.1:9/gateway.do" }).queryTrade(outTradeNo)).rejects.toBeInstanceOf(ProviderUnavailableError);
+    await expect(adapter({ gateway: "http://127.0.0.1:9/gateway.do" }).queryTrade(outTradeNo)).rejects.toBeInstanceOf(
+      ProviderUnavailableError,
+    );
   });
 
   it("closeTrade: TRADE_STATUS_ERROR asks the trade's state, and an open trade refusing to close is no answer", async () => {
-    script = (method) => (method === "alipay.trade.close" ? failed("ACQ.TRADE_STATUS_ERROR") : ok({ out_trade_no: outTradeNo, trade_status: "TRADE_CLOSED" }));
+    script = (method) =>
+      method === "alipay.trade.close" ? failed("ACQ.TRADE_STATUS_ERROR") : ok({ out_trade_no: outTradeNo, trade_status: "TRADE_CLOSED" });
     expect(await adapter().closeTrade(outTradeNo)).toBe("CLOSED");
-    script = (method) => (method === "alipay.trade.close" ? failed("ACQ.TRADE_STATUS_ERROR") : ok({ out_trade_no: outTradeNo, trade_status: "WAIT_BUYER_PAY" }));
+    script = (method) =>
+      method === "alipay.trade.close" ? failed("ACQ.TRADE_STATUS_ERROR") : ok({ out_trade_no: outTradeNo, trade_status: "WAIT_BUYER_PAY" });
     await expect(adapter().closeTrade(outTradeNo)).rejects.toBeInstanceOf(ProviderUnavailableError);
     script = () => failed("ACQ.REASON_TRADE_BEEN_FREEZEN");
     await expect(adapter().closeTrade(outTradeNo)).rejects.toBeInstanceOf(ProviderUnavailableError);
@@ -334,9 +400,11 @@ describe("the adapter against a scripted gateway", () => {
   });
 
   it("queryRefund: another refund's answer, or a success without a readable amount, is no answer", async () => {
-    script = () => ok({ out_trade_no: outTradeNo, out_request_no: "someone-else", refund_amount: "12.34", refund_status: "REFUND_SUCCESS" });
+    script = () =>
+      ok({ out_trade_no: outTradeNo, out_request_no: "someone-else", refund_amount: "12.34", refund_status: "REFUND_SUCCESS" });
     await expect(adapter().queryRefund(refund)).rejects.toBeInstanceOf(ProviderUnavailableError);
-    script = () => ok({ out_trade_no: outTradeNo, out_request_no: refund.refundNo, refund_amount: "12.3", refund_status: "REFUND_SUCCESS" });
+    script = () =>
+      ok({ out_trade_no: outTradeNo, out_request_no: refund.refundNo, refund_amount: "12.3", refund_status: "REFUND_SUCCESS" });
     await expect(adapter().queryRefund(refund)).rejects.toBeInstanceOf(ProviderUnavailableError);
     script = () => failed("ACQ.TRADE_NOT_EXIST");
     expect(await adapter().queryRefund(refund)).toEqual({ state: "ABSENT" });
@@ -350,7 +418,9 @@ describe("the adapter against a scripted gateway", () => {
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
-      await adapter({ gateway: `http://127.0.0.1:${(server.address() as AddressInfo).port}/gateway.do` }).queryTrade(outTradeNo).catch(() => undefined);
+      await adapter({ gateway: `http://127.0.0.1:${(server.address() as AddressInfo).port}/gateway.do` })
+        .queryTrade(outTradeNo)
+        .catch(() => undefined);
       const sent = new Date(`${timestamp.replace(" ", "T")}+08:00`);
       expect(Math.abs(sent.getTime() - Date.now())).toBeLessThan(60_000);
     } finally {
@@ -360,7 +430,12 @@ describe("the adapter against a scripted gateway", () => {
 });
 
 function configOf(fake: FakeProvider): AlipayConfig {
-  return { appId: fake.env.ALIPAY_APP_ID!, privateKey: fake.env.ALIPAY_PRIVATE_KEY!, alipayPublicKey: fake.env.ALIPAY_PUBLIC_KEY!, gateway: fake.env.ALIPAY_GATEWAY! };
+  return {
+    appId: fake.env.ALIPAY_APP_ID!,
+    privateKey: fake.env.ALIPAY_PRIVATE_KEY!,
+    alipayPublicKey: fake.env.ALIPAY_PUBLIC_KEY!,
+    gateway: fake.env.ALIPAY_GATEWAY!,
+  };
 }
 
 function rsaKeys(): { privateKey: string; publicKey: string } {

@@ -59,10 +59,15 @@ describe("Alipay times are Beijing time", () => {
     expect(parseAlipayTime(formatAlipayTime(now))?.getTime()).toBe(now.getTime());
   });
 
-  it.each(["2024-02-30 10:00:00", "2024-13-01 00:00:00", "2024-01-01 24:00:00", "2024-01-01T00:00:00", "2024-1-1 0:0:0", "2024-01-01 00:00:00Z", ""])(
-    "refuses %j",
-    (text) => expect(parseAlipayTime(text)).toBeNull(),
-  );
+  it.each([
+    "2024-02-30 10:00:00",
+    "2024-13-01 00:00:00",
+    "2024-01-01 24:00:00",
+    "2024-01-01T00:00:00",
+    "2024-1-1 0:0:0",
+    "2024-01-01 00:00:00Z",
+    "",
+  ])("refuses %j", (text) => expect(parseAlipayTime(text)).toBeNull());
 });
 
 describe("money and subjects", () => {
@@ -73,9 +78,12 @@ describe("money and subjects", () => {
     ["100000000.00", 10_000_000_000],
   ])("%s yuan is %i cents", (amount, cents) => expect(strictCents(amount)).toBe(cents));
 
-  it.each(["12.3", "12", "12.345", "012.34", "-1.00", "1e3", " 1.00", "1.00 ", "１.00", "", null, 12.34])("refuses the amount %j", (amount) => {
-    expect(strictCents(amount)).toBeNull();
-  });
+  it.each(["12.3", "12", "12.345", "012.34", "-1.00", "1e3", " 1.00", "1.00 ", "１.00", "", null, 12.34])(
+    "refuses the amount %j",
+    (amount) => {
+      expect(strictCents(amount)).toBeNull();
+    },
+  );
 
   it("keeps / = & out of the subject and its length within Alipay's", () => {
     expect(alipaySubject("Tea & cups = 1/2 off")).toBe("Tea   cups   1 2 off");
@@ -88,7 +96,12 @@ describe("verifyNotification", () => {
   const alipay = rsaKeys();
   const app = rsaKeys();
   const APP_ID = "2021000000000001";
-  const adapter = alipayProvider({ appId: APP_ID, privateKey: app.privateKey, alipayPublicKey: alipay.publicKey, gateway: "http://127.0.0.1:9/gateway.do" });
+  const adapter = alipayProvider({
+    appId: APP_ID,
+    privateKey: app.privateKey,
+    alipayPublicKey: alipay.publicKey,
+    gateway: "http://127.0.0.1:9/gateway.do",
+  });
   const OUT_TRADE_NO = "0123456789abcdef0123456789abcdef";
 
   function paidFields(overrides: Record<string, string | undefined> = {}): Record<string, string> {
@@ -192,10 +205,19 @@ describe("verifyNotification", () => {
 
 describe("configuration", () => {
   const keys = rsaKeys();
-  const base = { appId: "2021000000000001", privateKey: keys.privateKey, alipayPublicKey: keys.publicKey, gateway: "http://127.0.0.1:9/gateway.do" };
+  const base = {
+    appId: "2021000000000001",
+    privateKey: keys.privateKey,
+    alipayPublicKey: keys.publicKey,
+    gateway: "http://127.0.0.1:9/gateway.do",
+  };
 
   it("takes PKCS#1 and PKCS#8 private keys alike", () => {
-    const pkcs1 = generateKeyPairSync("rsa", { modulusLength: 2048, privateKeyEncoding: { type: "pkcs1", format: "pem" }, publicKeyEncoding: { type: "pkcs1", format: "pem" } });
+    const pkcs1 = generateKeyPairSync("rsa", {
+      modulusLength: 2048,
+      privateKeyEncoding: { type: "pkcs1", format: "pem" },
+      publicKeyEncoding: { type: "pkcs1", format: "pem" },
+    });
     expect(() => alipayProvider({ ...base, privateKey: pkcs1.privateKey, alipayPublicKey: pkcs1.publicKey })).not.toThrow();
     expect(() => alipayProvider(base)).not.toThrow();
   });

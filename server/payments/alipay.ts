@@ -78,7 +78,8 @@ export function parseAlipayTime(text: string): Date | null {
 export function alipayProvider(config: AlipayConfig): PaymentProvider {
   if (!config.appId) throw new Error("ALIPAY_APP_ID is empty");
   // node:crypto would derive a public key from a private one, hiding a key pasted in the wrong variable.
-  if (config.alipayPublicKey.includes("PRIVATE KEY")) throw new Error("ALIPAY_PUBLIC_KEY holds a private key; it must be Alipay's public key for this app");
+  if (config.alipayPublicKey.includes("PRIVATE KEY"))
+    throw new Error("ALIPAY_PUBLIC_KEY holds a private key; it must be Alipay's public key for this app");
   const sdk = new AlipaySdk({
     appId: config.appId,
     // The SDK re-wraps keys by their PEM label; normalised here, any PEM form works.
@@ -127,7 +128,8 @@ export function alipayProvider(config: AlipayConfig): PaymentProvider {
 
     async checkout(request: CheckoutRequest) {
       if (!OUT_TRADE_NO.test(request.outTradeNo)) throw new Error(`not one of our trade numbers: ${request.outTradeNo}`);
-      if (!Number.isSafeInteger(request.amountCents) || request.amountCents < 1) throw new Error(`Alipay takes at least 0.01 yuan, not ${request.amountCents} cents`);
+      if (!Number.isSafeInteger(request.amountCents) || request.amountCents < 1)
+        throw new Error(`Alipay takes at least 0.01 yuan, not ${request.amountCents} cents`);
       const phone = request.device === "phone";
       const bizContent: Record<string, string> = {
         out_trade_no: request.outTradeNo,
@@ -151,22 +153,27 @@ export function alipayProvider(config: AlipayConfig): PaymentProvider {
       const fields = formFields(body);
       if (!fields) return { ok: false, reason: "malformed notification: not a form, or a field given twice" };
       if (!fields.sign) return { ok: false, reason: "unsigned notification" };
-      if (fields.sign_type !== "RSA2") return { ok: false, reason: `notification signed with ${fields.sign_type ?? "no sign_type"}, not RSA2` };
+      if (fields.sign_type !== "RSA2")
+        return { ok: false, reason: `notification signed with ${fields.sign_type ?? "no sign_type"}, not RSA2` };
       // V2: the values as they arrived (decoded once by the form parser), not decoded again.
       if (!sdk.checkNotifySignV2(fields)) return { ok: false, reason: "bad signature" };
       if (fields.app_id !== config.appId) return { ok: false, reason: `notification for app ${fields.app_id ?? "(none)"}, not ours` };
-      if (fields.notify_type !== "trade_status_sync") return { ok: false, reason: `unsupported notify_type ${fields.notify_type ?? "(none)"}` };
-      if (fields.charset !== undefined && fields.charset.toLowerCase() !== "utf-8") return { ok: false, reason: `unsupported charset ${fields.charset}` };
+      if (fields.notify_type !== "trade_status_sync")
+        return { ok: false, reason: `unsupported notify_type ${fields.notify_type ?? "(none)"}` };
+      if (fields.charset !== undefined && fields.charset.toLowerCase() !== "utf-8")
+        return { ok: false, reason: `unsupported charset ${fields.charset}` };
       const status = fields.trade_status;
       if (status === "WAIT_BUYER_PAY") return { ok: true, event: { kind: "ignored", reason: "trade created, not paid (WAIT_BUYER_PAY)" } };
       // Also how Alipay reports a full refund; refunds are settled by the refund API's answers.
       if (status === "TRADE_CLOSED") return { ok: true, event: { kind: "ignored", reason: "trade closed (TRADE_CLOSED)" } };
-      if (status !== "TRADE_SUCCESS" && status !== "TRADE_FINISHED") return { ok: false, reason: `unsupported trade_status ${status ?? "(none)"}` };
+      if (status !== "TRADE_SUCCESS" && status !== "TRADE_FINISHED")
+        return { ok: false, reason: `unsupported trade_status ${status ?? "(none)"}` };
       const amountCents = strictCents(fields.total_amount);
       const sentAt = parseAlipayTime(fields.notify_time ?? "");
       if (!NOTIFY_ID.test(fields.notify_id ?? "")) return { ok: false, reason: "malformed notification: notify_id" };
       if (!sentAt) return { ok: false, reason: "malformed notification: notify_time" };
-      if (!OUT_TRADE_NO.test(fields.out_trade_no ?? "")) return { ok: false, reason: "malformed notification: out_trade_no is not one of ours" };
+      if (!OUT_TRADE_NO.test(fields.out_trade_no ?? ""))
+        return { ok: false, reason: "malformed notification: out_trade_no is not one of ours" };
       if (!TRADE_NO.test(fields.trade_no ?? "")) return { ok: false, reason: "malformed notification: trade_no" };
       if (amountCents === null) return { ok: false, reason: `malformed notification: total_amount ${fields.total_amount ?? "(none)"}` };
       return {
@@ -207,7 +214,8 @@ export function alipayProvider(config: AlipayConfig): PaymentProvider {
         case "TRADE_FINISHED": {
           const providerTradeNo = text(answer.fields.trade_no);
           const amountCents = strictCents(answer.fields.total_amount);
-          if (!TRADE_NO.test(providerTradeNo) || amountCents === null) throw unexpected(method, answer, "a paid trade without a readable trade_no and total_amount");
+          if (!TRADE_NO.test(providerTradeNo) || amountCents === null)
+            throw unexpected(method, answer, "a paid trade without a readable trade_no and total_amount");
           return { state: "PAID", providerTradeNo, amountCents };
         }
         default:
@@ -270,7 +278,8 @@ export function alipayProvider(config: AlipayConfig): PaymentProvider {
       checkEcho(method, answer, outTradeNo);
       // A refund Alipay never took (or refused at once) is answered 10000 with no refund fields.
       if (answer.fields.out_request_no === undefined) return { state: "ABSENT" };
-      if (answer.fields.out_request_no !== refundNo) throw unexpected(method, answer, `an answer about refund ${text(answer.fields.out_request_no)}`);
+      if (answer.fields.out_request_no !== refundNo)
+        throw unexpected(method, answer, `an answer about refund ${text(answer.fields.out_request_no)}`);
       if (answer.fields.refund_status !== "REFUND_SUCCESS") return { state: "PENDING" };
       if (strictCents(answer.fields.refund_amount) === null) throw unexpected(method, answer, "a refund without a readable refund_amount");
       return succeeded(refundNo);

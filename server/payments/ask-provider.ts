@@ -30,7 +30,8 @@ export type AttemptResolution =
  */
 export function providerOf(services: Pick<CoreServices, "payments">, payment: { provider: string }): PaymentProvider {
   const provider = services.payments.get(payment.provider);
-  if (!provider) throw new ProviderUnavailableError(payment.provider, "is no longer offered here (PAYMENT_PROVIDERS), so it cannot be asked");
+  if (!provider)
+    throw new ProviderUnavailableError(payment.provider, "is no longer offered here (PAYMENT_PROVIDERS), so it cannot be asked");
   return provider;
 }
 
@@ -44,7 +45,11 @@ export type AskProviderServices = Pick<CoreServices, "db" | "env" | "payments" |
  * it was paid meanwhile → query again and settle. Throws ProviderUnavailableError when no
  * trustworthy answer came (down, timed out, not offered, an answer we cannot accept).
  */
-export async function resolveOpenAttempt(services: AskProviderServices, attempt: OpenAttempt, now = new Date()): Promise<AttemptResolution> {
+export async function resolveOpenAttempt(
+  services: AskProviderServices,
+  attempt: OpenAttempt,
+  now = new Date(),
+): Promise<AttemptResolution> {
   const provider = providerOf(services, attempt);
   const state = await provider.queryTrade(attempt.outTradeNo);
   if (state.state === "PAID") return { resolution: "PAID", applied: await settleFromQuery(services, attempt, state, now) };
@@ -52,7 +57,10 @@ export async function resolveOpenAttempt(services: AskProviderServices, attempt:
     if ((await provider.closeTrade(attempt.outTradeNo)) === "PAID") {
       const after = await provider.queryTrade(attempt.outTradeNo);
       if (after.state !== "PAID") {
-        throw new ProviderUnavailableError(attempt.provider, `refused to close trade ${attempt.outTradeNo} as paid, then answered ${after.state}`);
+        throw new ProviderUnavailableError(
+          attempt.provider,
+          `refused to close trade ${attempt.outTradeNo} as paid, then answered ${after.state}`,
+        );
       }
       return { resolution: "PAID", applied: await settleFromQuery(services, attempt, after, now) };
     }
@@ -75,7 +83,10 @@ async function settleFromQuery(
   if (applied.outcome === "REJECTED") {
     // Paid, but not as we asked (another amount, another trade): not a word to act on either way.
     log().error({ attempt, reason: applied.reason }, "a provider reported a payment we cannot accept");
-    throw new ProviderUnavailableError(attempt.provider, `reported trade ${attempt.outTradeNo} paid, which we cannot accept: ${applied.reason}`);
+    throw new ProviderUnavailableError(
+      attempt.provider,
+      `reported trade ${attempt.outTradeNo} paid, which we cannot accept: ${applied.reason}`,
+    );
   }
   // Money for an order that was cancelled (or paid through another attempt) goes back at once.
   if (applied.outcome === "REFUND_DUE") await settleRefund(services, applied.paymentId, now);
@@ -126,7 +137,10 @@ export interface StrandedAttemptsReport {
  * REFUND_DUE, and refunded. One provider that cannot answer is not asked again this round; other
  * failures do not hold up the rest and are thrown together at the end.
  */
-export async function closeStrandedAttempts(services: AskProviderServices, options: { now?: Date; limit?: number } = {}): Promise<StrandedAttemptsReport> {
+export async function closeStrandedAttempts(
+  services: AskProviderServices,
+  options: { now?: Date; limit?: number } = {},
+): Promise<StrandedAttemptsReport> {
   const now = options.now ?? new Date();
   const stranded = await services.db.payment.findMany({
     where: { status: "CREATED", order: { status: { not: "WAIT_PAY" } } },
@@ -155,7 +169,8 @@ export async function closeStrandedAttempts(services: AskProviderServices, optio
       log().warn({ paymentId: attempt.id, err: error }, "could not close a stranded payment attempt; the next sweep asks again");
     }
   }
-  if (failures.length) throw new AggregateError(failures, `${failures.length} of ${stranded.length} stranded payment attempts could not be resolved`);
+  if (failures.length)
+    throw new AggregateError(failures, `${failures.length} of ${stranded.length} stranded payment attempts could not be resolved`);
   return report;
 }
 

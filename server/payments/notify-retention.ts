@@ -26,7 +26,8 @@ export async function pruneProcessedNotifications(services: Pick<Services, "db" 
   let pruned = 0;
   for (;;) {
     // Plain SQL: Prisma's deleteMany has no LIMIT. ORDER BY id … LIMIT runs on MySQL 8 and MariaDB.
-    const deleted = await services.db.$executeRaw`DELETE FROM payment_notifications WHERE received_at < ${cutoff} ORDER BY id LIMIT ${PRUNE_BATCH}`;
+    const deleted = await services.db
+      .$executeRaw`DELETE FROM payment_notifications WHERE received_at < ${cutoff} ORDER BY id LIMIT ${PRUNE_BATCH}`;
     pruned += deleted;
     if (deleted < PRUNE_BATCH) return pruned;
   }

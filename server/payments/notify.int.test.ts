@@ -47,7 +47,11 @@ beforeAll(async () => {
       res.writeHead(503).end("busy");
       return;
     }
-    const response = await handlePaymentNotifyRequest(new Request(`http://127.0.0.1:${port}${req.url}`, { method: "POST", body }), t.services, "sandbox");
+    const response = await handlePaymentNotifyRequest(
+      new Request(`http://127.0.0.1:${port}${req.url}`, { method: "POST", body }),
+      t.services,
+      "sandbox",
+    );
     res.writeHead(response.status, { "content-type": response.headers.get("content-type") ?? "text/plain" }).end(await response.text());
   });
   await new Promise<void>((resolve) => merchant.listen(port, "127.0.0.1", resolve));
@@ -71,8 +75,14 @@ async function unpaidOrders(n: number) {
   });
   await warmUpSale(t.services, saleId);
   const shoppers = await createShoppers(t.services, n, { emailPrefix: `notify${batch++}` });
-  const orders = await placeOrders(t.services, saleId, shoppers.map((s) => s.id));
-  const started = await Promise.all(orders.map((o) => startPayment(t.services, { userId: o.userId, orderId: o.orderId, device: "desktop", clientIp: "127.0.0.1" })));
+  const orders = await placeOrders(
+    t.services,
+    saleId,
+    shoppers.map((s) => s.id),
+  );
+  const started = await Promise.all(
+    orders.map((o) => startPayment(t.services, { userId: o.userId, orderId: o.orderId, device: "desktop", clientIp: "127.0.0.1" })),
+  );
   return { saleId, orders: orders.map((o, i) => ({ ...o, ...started[i]!, payUrl: urlOf(started[i]!.action) })) };
 }
 
@@ -86,10 +96,17 @@ const sandbox = (): PaymentProvider => t.services.payments.get("sandbox")!;
 const tradeNoOf = (order: Paying) => `SBX-T${order.outTradeNo.slice(0, 12)}`;
 
 /** A notification as the sandbox would send it for `order`, with parts changed by `change`. */
-function notifyBody(order: Paying, change: { totalAmount?: string; outTradeNo?: string; appId?: string; now?: Date; notifyId?: string; tradeNo?: string } = {}) {
+function notifyBody(
+  order: Paying,
+  change: { totalAmount?: string; outTradeNo?: string; appId?: string; now?: Date; notifyId?: string; tradeNo?: string } = {},
+) {
   const fields = sandboxNotifyFields(
     t.env,
-    { outTradeNo: change.outTradeNo ?? order.outTradeNo, tradeNo: change.tradeNo ?? tradeNoOf(order), totalAmount: change.totalAmount ?? "99.00" },
+    {
+      outTradeNo: change.outTradeNo ?? order.outTradeNo,
+      tradeNo: change.tradeNo ?? tradeNoOf(order),
+      totalAmount: change.totalAmount ?? "99.00",
+    },
     { appId: change.appId, now: change.now, notifyId: change.notifyId },
   );
   return new URLSearchParams(fields).toString();
@@ -117,7 +134,11 @@ function offering(...providers: PaymentProvider[]): PaymentProviders {
 
 async function post(body: string) {
   const response = await handlePaymentNotifyRequest(
-    new Request("http://test/api/payments/notify", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body }),
+    new Request("http://test/api/payments/notify", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body,
+    }),
     t.services,
     "sandbox",
   );
@@ -161,7 +182,10 @@ describe("refused, changing nothing", () => {
   const otherKey = "someone-elses-key-0123456789abcdef0123";
   const cases: [string, (order: Paying) => string][] = [
     ["a tampered signature", (o) => notifyBody(o).replace(/sign=([0-9a-f])/, (_, c: string) => `sign=${c === "0" ? "1" : "0"}`)],
-    ["a signature by another key", (o) => new URLSearchParams(signed(Object.fromEntries(new URLSearchParams(notifyBody(o))), otherKey)).toString()],
+    [
+      "a signature by another key",
+      (o) => new URLSearchParams(signed(Object.fromEntries(new URLSearchParams(notifyBody(o))), otherKey)).toString(),
+    ],
     ["a field changed after signing", (o) => notifyBody(o).replace("total_amount=99.00", "total_amount=0.01")],
     ["no signature", (o) => notifyBody(o).replace(/&?sign=[0-9a-f]+/, "")],
     ["the wrong amount, correctly signed", (o) => notifyBody(o, { totalAmount: "0.01" })],
@@ -231,9 +255,7 @@ describe("idempotent: what was processed is answered `success` again and changes
 
   it("20 deliveries of the same payment at once (a provider's overlapping retries): all answered `success`, one transition", async () => {
     const { saleId, orders } = await unpaidOrders(1);
-    const results = await Promise.all(
-      Array.from({ length: 20 }, () => receive(notifyBody(orders[0]!))),
-    );
+    const results = await Promise.all(Array.from({ length: 20 }, () => receive(notifyBody(orders[0]!))));
     expect(results.every((r) => r.accepted)).toBe(true);
     expect(results.filter((r) => r.accepted && r.outcome === "PAID")).toHaveLength(1);
     expect(results.filter((r) => r.accepted && r.outcome === "DUPLICATE")).toHaveLength(19);
@@ -261,9 +283,14 @@ describe("a payment that arrives after the order was cancelled", () => {
     const after = await snapshot(saleId, order.orderId);
     expect(after.order.status).toBe("REFUNDED");
     expect(after.order.payment).toMatchObject({ status: "REFUNDED", providerRefundNo: `SBXR${tradeNoOf(order)}` });
-    expect(await sandbox().queryRefund({ outTradeNo: order.outTradeNo, refundNo: after.order.payment!.refundNo! })).toMatchObject({ state: "SUCCEEDED" });
+    expect(await sandbox().queryRefund({ outTradeNo: order.outTradeNo, refundNo: after.order.payment!.refundNo! })).toMatchObject({
+      state: "SUCCEEDED",
+    });
     expect(after.order.payment?.refundedAt).toBeInstanceOf(Date);
-    expect({ dbStock: after.dbStock, redisStock: after.redisStock }).toEqual({ dbStock: cancelled.dbStock, redisStock: cancelled.redisStock });
+    expect({ dbStock: after.dbStock, redisStock: after.redisStock }).toEqual({
+      dbStock: cancelled.dbStock,
+      redisStock: cancelled.redisStock,
+    });
     expect(invariantViolations(await readSaleLedger(t.services, saleId))).toEqual([]);
   });
 
@@ -289,13 +316,21 @@ describe("the sandbox provider", () => {
     const { orders } = await unpaidOrders(1);
     const params = paramsOf(orders[0]!);
     const userId = orders[0]!.userId;
-    expect(readSandboxCheckout(t.env, params)).toMatchObject({ amountCents: 9900, outTradeNo: orders[0]!.outTradeNo, returnUrl: `/orders?order=${orders[0]!.orderId}` });
+    expect(readSandboxCheckout(t.env, params)).toMatchObject({
+      amountCents: 9900,
+      outTradeNo: orders[0]!.outTradeNo,
+      returnUrl: `/orders?order=${orders[0]!.orderId}`,
+    });
     expect(readSandboxCheckout(t.env, { ...params, total_amount: "0.01" })).toBeNull();
     expect(readSandboxCheckout({ ...t.env, SANDBOX_PAY_APP_ID: "another-app" }, params)).toBeNull();
     // The same request, notifying another shop's address: not this shop's checkout.
     expect(readSandboxCheckout({ ...t.env, PUBLIC_BASE_URL: "https://elsewhere.example" }, params)).toBeNull();
-    await expect(confirmSandboxCheckout(t.services, { params: { ...params, total_amount: "0.01" }, userId })).rejects.toMatchObject({ code: "BAD_REQUEST" });
-    await expect(confirmSandboxCheckout(t.services, { params, userId }, new Date(Date.now() + 3 * 3600_000))).rejects.toMatchObject({ code: "PRECONDITION_FAILED" });
+    await expect(confirmSandboxCheckout(t.services, { params: { ...params, total_amount: "0.01" }, userId })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+    });
+    await expect(confirmSandboxCheckout(t.services, { params, userId }, new Date(Date.now() + 3 * 3600_000))).rejects.toMatchObject({
+      code: "PRECONDITION_FAILED",
+    });
   });
 
   it("the cashier acts for the order's own shopper only, and only with the sandbox enabled", async () => {
@@ -304,11 +339,16 @@ describe("the sandbox provider", () => {
     const params = paramsOf(mine);
     await expect(confirmSandboxCheckout(t.services, { params, userId: theirs.userId })).rejects.toMatchObject({ code: "NOT_FOUND" });
     const sandboxOff = { ...t.services, env: { ...t.env, PAYMENT_PROVIDERS: [] } };
-    await expect(confirmSandboxCheckout(sandboxOff, { params, userId: mine.userId })).rejects.toMatchObject({ code: "PRECONDITION_FAILED", message: "Payments are not set up on this shop." });
+    await expect(confirmSandboxCheckout(sandboxOff, { params, userId: mine.userId })).rejects.toMatchObject({
+      code: "PRECONDITION_FAILED",
+      message: "Payments are not set up on this shop.",
+    });
     expect(await t.services.queues.paymentNotify.getJob(paymentNotifyJobId(mine.outTradeNo))).toBeUndefined();
     // Refused views open nothing at the provider.
     expect(await sandbox().queryTrade(mine.outTradeNo)).toEqual({ state: "ABSENT" });
-    expect(await confirmSandboxCheckout(t.services, { params, userId: mine.userId })).toEqual({ returnUrl: `/orders?order=${mine.orderId}` });
+    expect(await confirmSandboxCheckout(t.services, { params, userId: mine.userId })).toEqual({
+      returnUrl: `/orders?order=${mine.orderId}`,
+    });
     expect(await sandbox().queryTrade(mine.outTradeNo)).toMatchObject({ state: "PAID", amountCents: 9900 });
     // No worker here: take the queued notify away again, as the later tests count the queue.
     await (await t.services.queues.paymentNotify.getJob(paymentNotifyJobId(mine.outTradeNo)))!.remove();
@@ -319,7 +359,10 @@ describe("the sandbox provider", () => {
     const order = orders[0]!;
     const params = paramsOf(order);
     expect(await sandbox().closeTrade(order.outTradeNo)).toBe("CLOSED");
-    await expect(confirmSandboxCheckout(t.services, { params, userId: order.userId })).rejects.toMatchObject({ code: "CONFLICT", message: TRADE_CLOSED_MESSAGE.en });
+    await expect(confirmSandboxCheckout(t.services, { params, userId: order.userId })).rejects.toMatchObject({
+      code: "CONFLICT",
+      message: TRADE_CLOSED_MESSAGE.en,
+    });
     expect(await t.services.queues.paymentNotify.getJob(paymentNotifyJobId(order.outTradeNo))).toBeUndefined();
     const job = { data: { outTradeNo: order.outTradeNo, tradeNo: tradeNoOf(order), totalAmount: "99.00" } };
     await expect(processPaymentNotify(t.services, job as never)).rejects.toThrow(/closed before it was paid/);
@@ -337,7 +380,14 @@ describe("the sandbox provider", () => {
     });
     await new Promise<void>((resolve) => other.listen(port, "127.0.0.1", resolve));
     try {
-      const job = { data: { notifyUrl: `http://127.0.0.1:${port}/steal`, outTradeNo: order.outTradeNo, tradeNo: tradeNoOf(order), totalAmount: "99.00" } };
+      const job = {
+        data: {
+          notifyUrl: `http://127.0.0.1:${port}/steal`,
+          outTradeNo: order.outTradeNo,
+          tradeNo: tradeNoOf(order),
+          totalAmount: "99.00",
+        },
+      };
       await processPaymentNotify(t.services, job as never);
       expect((await snapshot(saleId, order.orderId)).order.status).toBe("PAID");
       expect(elsewhere).toEqual([]);
@@ -382,7 +432,11 @@ describe("the sandbox provider", () => {
 
 describe("POST /api/payments/notify, before any notification is read", () => {
   const request = (body: BodyInit, headers: Record<string, string> = {}) =>
-    new Request("http://test/api/payments/notify", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", ...headers }, body });
+    new Request("http://test/api/payments/notify", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+      body,
+    });
 
   it("refuses a body over 64 KB with 413", async () => {
     const response = await handlePaymentNotifyRequest(request("a".repeat(64 * 1024 + 1)), t.services, "sandbox");
@@ -394,7 +448,10 @@ describe("POST /api/payments/notify, before any notification is read", () => {
     expect({ status: none.status, body: await none.text() }).toEqual({ status: 404, body: "Payments are not set up on this shop." });
     for (const provider of ["alipay", "wechatpay"] as const) {
       const other = await handlePaymentNotifyRequest(request("hello=world"), t.services, provider);
-      expect({ status: other.status, body: await other.text() }).toEqual({ status: 404, body: `This shop does not take payments through ${provider}.` });
+      expect({ status: other.status, body: await other.text() }).toEqual({
+        status: 404,
+        body: `This shop does not take payments through ${provider}.`,
+      });
     }
   });
 
@@ -402,8 +459,16 @@ describe("POST /api/payments/notify, before any notification is read", () => {
     // A genuine sandbox notify, posted to a path served by another adapter (one that takes anything as "ignored").
     const { saleId, orders } = await unpaidOrders(1);
     const before = await snapshot(saleId, orders[0]!.orderId);
-    const lenient: PaymentProvider = { ...sandbox(), name: "alipay", verifyNotification: () => ({ ok: true, event: { kind: "ignored", reason: "test" } }) };
-    const answer = await handlePaymentNotifyRequest(request(notifyBody(orders[0]!)), { ...t.services, payments: offering(sandbox(), lenient) }, "alipay");
+    const lenient: PaymentProvider = {
+      ...sandbox(),
+      name: "alipay",
+      verifyNotification: () => ({ ok: true, event: { kind: "ignored", reason: "test" } }),
+    };
+    const answer = await handlePaymentNotifyRequest(
+      request(notifyBody(orders[0]!)),
+      { ...t.services, payments: offering(sandbox(), lenient) },
+      "alipay",
+    );
     expect({ status: answer.status, body: await answer.text() }).toEqual(SUCCESS);
     expect(await snapshot(saleId, orders[0]!.orderId)).toEqual(before);
   });
@@ -415,15 +480,31 @@ describe("POST /api/payments/notify, before any notification is read", () => {
       ...sandbox(),
       name: "wechatpay",
       verifyNotification: () => ({ ok: true, event: { kind: "ignored", reason: "test" } }),
-      reply: (outcome) => (outcome === "accepted" ? { status: 204, body: "", contentType: "text/plain; charset=utf-8" } : { status: 500, body: '{"code":"FAIL"}', contentType: "application/json" }),
+      reply: (outcome) =>
+        outcome === "accepted"
+          ? { status: 204, body: "", contentType: "text/plain; charset=utf-8" }
+          : { status: 500, body: '{"code":"FAIL"}', contentType: "application/json" },
     };
-    const answer = await handlePaymentNotifyRequest(request(notifyBody(orders[0]!)), { ...t.services, payments: offering(sandbox(), noBody) }, "wechatpay");
+    const answer = await handlePaymentNotifyRequest(
+      request(notifyBody(orders[0]!)),
+      { ...t.services, payments: offering(sandbox(), noBody) },
+      "wechatpay",
+    );
     expect({ status: answer.status, body: await answer.text() }).toEqual({ status: 204, body: "" });
     expect(await snapshot(saleId, orders[0]!.orderId)).toEqual(before);
   });
 
   it("limits each client address on its own (429 with Retry-After), others go on", async () => {
-    const limited = { ...t.services, rateLimits: { ...t.services.rateLimits, notifyRate: new RateLimiter(createUpstashRedis(t.services.redis), { prefix: `${t.env.REDIS_NAMESPACE}:ratelimit:notify-test`, perSecond: 3 }) } };
+    const limited = {
+      ...t.services,
+      rateLimits: {
+        ...t.services.rateLimits,
+        notifyRate: new RateLimiter(createUpstashRedis(t.services.redis), {
+          prefix: `${t.env.REDIS_NAMESPACE}:ratelimit:notify-test`,
+          perSecond: 3,
+        }),
+      },
+    };
     const from = (ip: string) => handlePaymentNotifyRequest(request("hello=world", { "x-forwarded-for": ip }), limited, "sandbox");
     const statuses = await Promise.all(Array.from({ length: 8 }, () => from("203.0.113.9").then((r) => r.status)));
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(5);

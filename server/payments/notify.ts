@@ -9,8 +9,7 @@ import { PAYMENTS_NOT_SET_UP } from "./providers";
 import { settleRefund, settleRefundReport } from "./refunds";
 
 export type NotifyResult =
-  | { accepted: true; outcome: "PAID" | "REFUND_DUE" | "DUPLICATE" | "REFUND_SETTLED" | "IGNORED" }
-  | { accepted: false; reason: string };
+  { accepted: true; outcome: "PAID" | "REFUND_DUE" | "DUPLICATE" | "REFUND_SETTLED" | "IGNORED" } | { accepted: false; reason: string };
 
 /**
  * The most a notification body may carry. Alipay's and WeChat Pay's are a few KB; the bound
@@ -82,14 +81,21 @@ const TEXT = { "content-type": "text/plain; charset=utf-8", "cache-control": "no
  * paths out), the provider offered here, the body bound, the notification, checked by that
  * provider's adapter only.
  */
-export async function handlePaymentNotifyRequest(req: Request, services: Pick<Services, "db" | "env" | "metrics" | "payments" | "queues" | "rateLimits" | "redis" | "soldOut">, providerName: PaymentProviderName): Promise<Response> {
+export async function handlePaymentNotifyRequest(
+  req: Request,
+  services: Pick<Services, "db" | "env" | "metrics" | "payments" | "queues" | "rateLimits" | "redis" | "soldOut">,
+  providerName: PaymentProviderName,
+): Promise<Response> {
   const { payments, rateLimits } = services;
   try {
     const verdict = await rateLimits.notifyRate.check(`ip:${rateLimitKey(addressFromFrontDoor(req.headers))}`);
     if (!verdict.allowed) {
       services.metrics.rateLimited.inc({ scope: "notify" });
       const retryAfter = String(verdict.retryAfterSeconds);
-      return new Response(`Too many notifications from your address. Try again in ${retryAfter} s.`, { status: 429, headers: { ...TEXT, "retry-after": retryAfter } });
+      return new Response(`Too many notifications from your address. Try again in ${retryAfter} s.`, {
+        status: 429,
+        headers: { ...TEXT, "retry-after": retryAfter },
+      });
     }
   } catch {
     // Redis cannot count: refuse for now (fail closed); the provider retries.
@@ -109,7 +115,11 @@ export async function handlePaymentNotifyRequest(req: Request, services: Pick<Se
     return new Response("The notification could not be read.", { status: 400, headers: TEXT });
   }
   // Closing the connection is what stops the rest of an oversized body from being received.
-  if (body === null) return new Response(`A notification is at most ${MAX_NOTIFY_BODY_BYTES / 1024} KB.`, { status: 413, headers: { ...TEXT, connection: "close" } });
+  if (body === null)
+    return new Response(`A notification is at most ${MAX_NOTIFY_BODY_BYTES / 1024} KB.`, {
+      status: 413,
+      headers: { ...TEXT, connection: "close" },
+    });
 
   let reply;
   try {
@@ -121,5 +131,8 @@ export async function handlePaymentNotifyRequest(req: Request, services: Pick<Se
     reply = provider.reply("error");
   }
   // "No body" must be null, not "": Response refuses any body with a 204 (WeChat's accepted).
-  return new Response(reply.body === "" ? null : reply.body, { status: reply.status, headers: { "content-type": reply.contentType, "cache-control": "no-store" } });
+  return new Response(reply.body === "" ? null : reply.body, {
+    status: reply.status,
+    headers: { "content-type": reply.contentType, "cache-control": "no-store" },
+  });
 }

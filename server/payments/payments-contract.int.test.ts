@@ -88,7 +88,10 @@ describe.each(FAKE_PROVIDERS)("$name: the payment lifecycle over its fake", ({ n
       const page = await fetch(started.action.url);
       expect(page.status, await page.clone().text()).toBe(200);
     }
-    const { amountCents, payDeadline } = await t.services.db.order.findUniqueOrThrow({ where: { id: orderId }, select: { amountCents: true, payDeadline: true } });
+    const { amountCents, payDeadline } = await t.services.db.order.findUniqueOrThrow({
+      where: { id: orderId },
+      select: { amountCents: true, payDeadline: true },
+    });
     expect(fake.trade(started.outTradeNo)).toMatchObject({ state: "UNPAID", amountCents, notifyUrl, refunds: [] });
     return { saleId, orderId, outTradeNo: started.outTradeNo, amountCents, payDeadline };
   }
@@ -98,11 +101,15 @@ describe.each(FAKE_PROVIDERS)("$name: the payment lifecycle over its fake", ({ n
     const order = await orderAtProvider();
     await fake.pay(order.outTradeNo);
     expect(await statusOf(order.orderId)).toBe("PAID");
-    const { id: paymentId } = await t.services.db.payment.findUniqueOrThrow({ where: { outTradeNo: order.outTradeNo }, select: { id: true } });
+    const { id: paymentId } = await t.services.db.payment.findUniqueOrThrow({
+      where: { outTradeNo: order.outTradeNo },
+      select: { id: true },
+    });
     return { ...order, paymentId };
   }
 
-  const statusOf = async (orderId: number) => (await t.services.db.order.findUniqueOrThrow({ where: { id: orderId }, select: { status: true } })).status;
+  const statusOf = async (orderId: number) =>
+    (await t.services.db.order.findUniqueOrThrow({ where: { id: orderId }, select: { status: true } })).status;
 
   /** What the shop's books say of an order: its status, and its payment with the notifies recorded for it. */
   const books = (orderId: number) =>
@@ -138,7 +145,14 @@ describe.each(FAKE_PROVIDERS)("$name: the payment lifecycle over its fake", ({ n
       const paid = await books(order.orderId);
       expect(paid).toMatchObject({
         status: "PAID",
-        payments: [{ status: "SUCCEEDED", providerTradeNo: fake.trade(order.outTradeNo)!.providerTradeNo, paidAt: expect.any(Date), notifications: [expect.anything()] }],
+        payments: [
+          {
+            status: "SUCCEEDED",
+            providerTradeNo: fake.trade(order.outTradeNo)!.providerTradeNo,
+            paidAt: expect.any(Date),
+            notifications: [expect.anything()],
+          },
+        ],
       });
       await expectAtRest(order.saleId, 1);
     });
@@ -189,15 +203,22 @@ describe.each(FAKE_PROVIDERS)("$name: the payment lifecycle over its fake", ({ n
     it("paid at the fake, its notify lost: the timeout finds the payment, the order is PAID and keeps its unit", async () => {
       const order = await orderAtProvider();
       await fake.pay(order.outTradeNo, { deliver: false });
-      expect(await cancelUnpaidOrders(t.services, [order.orderId], secondsAfter(order.payDeadline, 1))).toEqual([{ outcome: "PAID_AT_PROVIDER", status: "PAID" }]);
-      expect(await books(order.orderId)).toMatchObject({ status: "PAID", payments: [{ status: "SUCCEEDED", providerTradeNo: fake.trade(order.outTradeNo)!.providerTradeNo }] });
+      expect(await cancelUnpaidOrders(t.services, [order.orderId], secondsAfter(order.payDeadline, 1))).toEqual([
+        { outcome: "PAID_AT_PROVIDER", status: "PAID" },
+      ]);
+      expect(await books(order.orderId)).toMatchObject({
+        status: "PAID",
+        payments: [{ status: "SUCCEEDED", providerTradeNo: fake.trade(order.outTradeNo)!.providerTradeNo }],
+      });
       expect(fake.trade(order.outTradeNo)?.state).toBe("PAID");
       await expectAtRest(order.saleId, 1);
     });
 
     it("unpaid: the trade is closed at the fake, then the order cancelled with its unit back", async () => {
       const order = await orderAtProvider();
-      expect(await cancelUnpaidOrders(t.services, [order.orderId], secondsAfter(order.payDeadline, 1))).toMatchObject([{ outcome: "CANCELLED", status: "CANCELLED" }]);
+      expect(await cancelUnpaidOrders(t.services, [order.orderId], secondsAfter(order.payDeadline, 1))).toMatchObject([
+        { outcome: "CANCELLED", status: "CANCELLED" },
+      ]);
       expect(fake.trade(order.outTradeNo)?.state).toBe("CLOSED");
       expect(await books(order.orderId)).toMatchObject({ status: "CANCELLED", payments: [{ status: "CLOSED" }] });
       await expect(fake.pay(order.outTradeNo, { deliver: false })).rejects.toThrow();
@@ -210,14 +231,20 @@ describe.each(FAKE_PROVIDERS)("$name: the payment lifecycle over its fake", ({ n
       try {
         for (const seconds of [1, 10, CANCEL_AFTER_SECONDS - 1]) {
           const [outcome] = await cancelUnpaidOrders(t.services, [order.orderId], secondsAfter(order.payDeadline, seconds));
-          expect(outcome).toMatchObject({ outcome: "PROVIDER_UNREACHABLE", provider: name, cancelAnywayAt: secondsAfter(order.payDeadline, CANCEL_AFTER_SECONDS) });
+          expect(outcome).toMatchObject({
+            outcome: "PROVIDER_UNREACHABLE",
+            provider: name,
+            cancelAnywayAt: secondsAfter(order.payDeadline, CANCEL_AFTER_SECONDS),
+          });
         }
         expect(await books(order.orderId)).toMatchObject({ status: "WAIT_PAY", payments: [{ status: "CREATED" }] });
         await expectAtRest(order.saleId, 1);
       } finally {
         fake.setDown(false);
       }
-      expect(await cancelUnpaidOrders(t.services, [order.orderId], secondsAfter(order.payDeadline, 20))).toMatchObject([{ outcome: "CANCELLED" }]);
+      expect(await cancelUnpaidOrders(t.services, [order.orderId], secondsAfter(order.payDeadline, 20))).toMatchObject([
+        { outcome: "CANCELLED" },
+      ]);
       expect(fake.trade(order.outTradeNo)?.state).toBe("CLOSED");
       await expectAtRest(order.saleId, 0);
     });
@@ -241,8 +268,13 @@ describe.each(FAKE_PROVIDERS)("$name: the payment lifecycle over its fake", ({ n
     it("notified: refunded at once through the same fake, the order REFUNDED, the unit stays with the sale", async () => {
       const order = await cancelledBlind();
       await fake.pay(order.outTradeNo);
-      expect(fake.trade(order.outTradeNo)?.refunds).toEqual([{ refundNo: refundNoFor(order.outTradeNo), amountCents: order.amountCents, state: "SUCCEEDED" }]);
-      expect(await books(order.orderId)).toMatchObject({ status: "REFUNDED", payments: [{ status: "REFUNDED", refundNo: refundNoFor(order.outTradeNo) }] });
+      expect(fake.trade(order.outTradeNo)?.refunds).toEqual([
+        { refundNo: refundNoFor(order.outTradeNo), amountCents: order.amountCents, state: "SUCCEEDED" },
+      ]);
+      expect(await books(order.orderId)).toMatchObject({
+        status: "REFUNDED",
+        payments: [{ status: "REFUNDED", refundNo: refundNoFor(order.outTradeNo) }],
+      });
       await expectAtRest(order.saleId, 0);
     });
 
@@ -251,7 +283,9 @@ describe.each(FAKE_PROVIDERS)("$name: the payment lifecycle over its fake", ({ n
       await fake.pay(order.outTradeNo, { deliver: false });
       const round = await processSweepOrders(t.services);
       expect(round.attempts.paid).toHaveLength(1);
-      expect(fake.trade(order.outTradeNo)?.refunds).toEqual([{ refundNo: refundNoFor(order.outTradeNo), amountCents: order.amountCents, state: "SUCCEEDED" }]);
+      expect(fake.trade(order.outTradeNo)?.refunds).toEqual([
+        { refundNo: refundNoFor(order.outTradeNo), amountCents: order.amountCents, state: "SUCCEEDED" },
+      ]);
       expect(await books(order.orderId)).toMatchObject({ status: "REFUNDED", payments: [{ status: "REFUNDED" }] });
       await expectAtRest(order.saleId, 0);
     });
@@ -263,10 +297,14 @@ describe.each(FAKE_PROVIDERS)("$name: the payment lifecycle over its fake", ({ n
     it("succeeded at once: the order REFUNDED, the money back once at the fake, the unit back", async () => {
       const order = await paidOrder();
       expect(await refund(order.orderId)).toMatchObject([{ orderId: order.orderId, outcome: "REFUNDED" }]);
-      expect(fake.trade(order.outTradeNo)?.refunds).toEqual([{ refundNo: refundNoFor(order.outTradeNo), amountCents: order.amountCents, state: "SUCCEEDED" }]);
+      expect(fake.trade(order.outTradeNo)?.refunds).toEqual([
+        { refundNo: refundNoFor(order.outTradeNo), amountCents: order.amountCents, state: "SUCCEEDED" },
+      ]);
       expect(await books(order.orderId)).toMatchObject({ status: "REFUNDED", payments: [{ status: "REFUNDED" }] });
       // Asked again: answered as done, nothing moves twice.
-      expect(await refund(order.orderId)).toMatchObject([{ orderId: order.orderId, outcome: "REFUNDED", message: `Order #${order.orderId} was refunded already.` }]);
+      expect(await refund(order.orderId)).toMatchObject([
+        { orderId: order.orderId, outcome: "REFUNDED", message: `Order #${order.orderId} was refunded already.` },
+      ]);
       expect(fake.trade(order.outTradeNo)?.refunds).toHaveLength(1);
       await expectAtRest(order.saleId, 0);
     });
@@ -277,7 +315,10 @@ describe.each(FAKE_PROVIDERS)("$name: the payment lifecycle over its fake", ({ n
       try {
         const [refused] = await refund(order.orderId);
         expect(refused).toMatchObject({ outcome: "REFUNDING", message: expect.stringContaining("refused") });
-        expect(await books(order.orderId)).toMatchObject({ status: "REFUNDING", payments: [{ status: "REFUND_PENDING", refundError: expect.any(String) }] });
+        expect(await books(order.orderId)).toMatchObject({
+          status: "REFUNDING",
+          payments: [{ status: "REFUND_PENDING", refundError: expect.any(String) }],
+        });
         expect(fake.trade(order.outTradeNo)?.refunds.map((r) => r.state)).toEqual(["FAILED"]);
       } finally {
         fake.setRefundOutcome("SUCCEEDED");
@@ -285,7 +326,9 @@ describe.each(FAKE_PROVIDERS)("$name: the payment lifecycle over its fake", ({ n
       // The unit went back at the first press; it does not wait for the money.
       await expectAtRest(order.saleId, 0);
       expect(await refund(order.orderId)).toMatchObject([{ outcome: "REFUNDED" }]);
-      expect(fake.trade(order.outTradeNo)?.refunds).toEqual([{ refundNo: refundNoFor(order.outTradeNo), amountCents: order.amountCents, state: "SUCCEEDED" }]);
+      expect(fake.trade(order.outTradeNo)?.refunds).toEqual([
+        { refundNo: refundNoFor(order.outTradeNo), amountCents: order.amountCents, state: "SUCCEEDED" },
+      ]);
       expect(await books(order.orderId)).toMatchObject({ status: "REFUNDED", payments: [{ status: "REFUNDED", refundError: null }] });
       await expectAtRest(order.saleId, 0);
     });
@@ -304,7 +347,9 @@ describe.each(FAKE_PROVIDERS)("$name: the payment lifecycle over its fake", ({ n
       const round = await redriveRefunds(t.services);
       expect(round.refunded.includes(order.paymentId)).toBe(!notifiesRefunds);
       expect(await books(order.orderId)).toMatchObject({ status: "REFUNDED", payments: [{ status: "REFUNDED" }] });
-      expect(fake.trade(order.outTradeNo)?.refunds).toEqual([{ refundNo: refundNoFor(order.outTradeNo), amountCents: order.amountCents, state: "SUCCEEDED" }]);
+      expect(fake.trade(order.outTradeNo)?.refunds).toEqual([
+        { refundNo: refundNoFor(order.outTradeNo), amountCents: order.amountCents, state: "SUCCEEDED" },
+      ]);
       await expectAtRest(order.saleId, 0);
     });
 
@@ -314,10 +359,15 @@ describe.each(FAKE_PROVIDERS)("$name: the payment lifecycle over its fake", ({ n
       let worker: Worker | undefined;
       fake.setDown(true);
       try {
-        expect(await refund(order.orderId)).toMatchObject([{ outcome: "REFUNDING", message: expect.stringContaining("could not be reached") }]);
+        expect(await refund(order.orderId)).toMatchObject([
+          { outcome: "REFUNDING", message: expect.stringContaining("could not be reached") },
+        ]);
         expect(await t.services.queues.refundPayment.getJob(refundPaymentJobId(order.paymentId))).toBeDefined();
         expect((await redriveRefunds(t.services)).unreachable).toContain(order.paymentId);
-        worker = new Worker(QUEUE.refundPayment, (job) => processRefundPayment(t.services, job), { connection, prefix: queuePrefix(t.env.REDIS_NAMESPACE) });
+        worker = new Worker(QUEUE.refundPayment, (job) => processRefundPayment(t.services, job), {
+          connection,
+          prefix: queuePrefix(t.env.REDIS_NAMESPACE),
+        });
         // The job's first runs (1 s, then 1 s, 2 s apart) find it down.
         await new Promise((resolve) => setTimeout(resolve, 2500));
         expect(await statusOf(order.orderId)).toBe("REFUNDING");
@@ -329,7 +379,9 @@ describe.each(FAKE_PROVIDERS)("$name: the payment lifecycle over its fake", ({ n
         await worker?.close();
         await connection.quit();
       }
-      expect(fake.trade(order.outTradeNo)?.refunds).toEqual([{ refundNo: refundNoFor(order.outTradeNo), amountCents: order.amountCents, state: "SUCCEEDED" }]);
+      expect(fake.trade(order.outTradeNo)?.refunds).toEqual([
+        { refundNo: refundNoFor(order.outTradeNo), amountCents: order.amountCents, state: "SUCCEEDED" },
+      ]);
       await expectAtRest(order.saleId, 0);
     });
   });
@@ -348,7 +400,8 @@ async function serveNotifyRoutes(port: number, services: Services): Promise<Serv
       if (req.method !== "POST" || !match) return void res.writeHead(404).end();
       const headers = new Headers();
       for (const [header, value] of Object.entries(req.headers)) {
-        if (typeof value === "string" && !["host", "connection", "content-length", "transfer-encoding"].includes(header)) headers.set(header, value);
+        if (typeof value === "string" && !["host", "connection", "content-length", "transfer-encoding"].includes(header))
+          headers.set(header, value);
       }
       const request = new Request(`http://127.0.0.1:${port}${req.url}`, { method: "POST", headers, body: Buffer.concat(chunks) });
       const response = await handlePaymentNotifyRequest(request, services, match[1] as PaymentProviderName);

@@ -42,8 +42,19 @@ let on: TestEnvironment;
 
 beforeAll(async () => {
   [off, on] = await Promise.all([
-    createTestEnvironment("sec_pay_off", { SESSION_SECRET, PAYMENT_PROVIDERS: "", SANDBOX_PAY_KEY: DEV_SANDBOX_PAY_KEY, SANDBOX_PAY_APP_ID: DEV_SANDBOX_PAY_APP_ID }),
-    createTestEnvironment("sec_pay_on", { SESSION_SECRET, PAYMENT_PROVIDERS: "sandbox", SANDBOX_PAY_KEY, SANDBOX_PAY_APP_ID, NOTIFY_RATE_PER_IP: String(NOTIFY_PER_IP) }),
+    createTestEnvironment("sec_pay_off", {
+      SESSION_SECRET,
+      PAYMENT_PROVIDERS: "",
+      SANDBOX_PAY_KEY: DEV_SANDBOX_PAY_KEY,
+      SANDBOX_PAY_APP_ID: DEV_SANDBOX_PAY_APP_ID,
+    }),
+    createTestEnvironment("sec_pay_on", {
+      SESSION_SECRET,
+      PAYMENT_PROVIDERS: "sandbox",
+      SANDBOX_PAY_KEY,
+      SANDBOX_PAY_APP_ID,
+      NOTIFY_RATE_PER_IP: String(NOTIFY_PER_IP),
+    }),
   ]);
 });
 afterAll(async () => {
@@ -62,10 +73,19 @@ async function trpc(base: string, path: string, input: unknown, bearer?: string)
 let batch = 0;
 /** Shoppers, each with one unpaid order of a live sale. */
 async function unpaidOrders(t: TestEnvironment, n: number) {
-  const { saleId } = await createLiveSale(t.services, { productName: "Security lantern", priceCents: 9900, originalPriceCents: 19900, stock: n });
+  const { saleId } = await createLiveSale(t.services, {
+    productName: "Security lantern",
+    priceCents: 9900,
+    originalPriceCents: 19900,
+    stock: n,
+  });
   await warmUpSale(t.services, saleId);
   const shoppers = await createShoppers(t.services, n, { emailPrefix: `secpay${batch++}` });
-  const orders = await placeOrders(t.services, saleId, shoppers.map((s) => s.id));
+  const orders = await placeOrders(
+    t.services,
+    saleId,
+    shoppers.map((s) => s.id),
+  );
   return orders.map((order, i) => ({ ...order, shopper: shoppers[i]! }));
 }
 
@@ -73,7 +93,9 @@ async function unpaidOrders(t: TestEnvironment, n: number) {
 async function pay(base: string, order: { orderId: number; shopper: SeededShopper }) {
   const answer = await trpc(base, "order.pay", { orderId: order.orderId }, order.shopper.token);
   expect(answer.status, answer.text).toBe(200);
-  const { outTradeNo, action } = (JSON.parse(answer.text) as { result: { data: { json: { outTradeNo: string; action: { kind: string; url: string } } } } }).result.data.json;
+  const { outTradeNo, action } = (
+    JSON.parse(answer.text) as { result: { data: { json: { outTradeNo: string; action: { kind: string; url: string } } } } }
+  ).result.data.json;
   expect(action.kind).toBe("redirect");
   return { outTradeNo, params: Object.fromEntries(new URL(action.url, base).searchParams) };
 }
@@ -91,7 +113,10 @@ const cookieOf = (shopper: SeededShopper) => ({ cookie: `fs_session=${shopper.to
 
 /** What a notification could change about an order. */
 async function snapshot(t: TestEnvironment, orderId: number) {
-  const { payments, ...order } = await t.services.db.order.findUniqueOrThrow({ where: { id: orderId }, select: { status: true, updatedAt: true, payments: true } });
+  const { payments, ...order } = await t.services.db.order.findUniqueOrThrow({
+    where: { id: orderId },
+    select: { status: true, updatedAt: true, payments: true },
+  });
   const notifications = await t.services.db.paymentNotification.count({ where: { paymentId: { in: payments.map((p) => p.id) } } });
   return { ...order, payment: payments[0] ?? null, notifications };
 }
@@ -111,7 +136,14 @@ async function refusalOf(start: () => Promise<ChildHandle>): Promise<{ code: num
 }
 
 describe("production mode refuses demo secrets", () => {
-  const production = { NODE_ENV: "production", DEMO_SALE: "0", SESSION_SECRET, PAYMENT_PROVIDERS: "sandbox", SANDBOX_PAY_KEY, SANDBOX_PAY_APP_ID };
+  const production = {
+    NODE_ENV: "production",
+    DEMO_SALE: "0",
+    SESSION_SECRET,
+    PAYMENT_PROVIDERS: "sandbox",
+    SANDBOX_PAY_KEY,
+    SANDBOX_PAY_APP_ID,
+  };
   const demoSecrets: [variable: string, setting: Record<string, string>][] = [
     ["SESSION_SECRET", { SESSION_SECRET: DEV_SESSION_SECRET }],
     ["SANDBOX_PAY_KEY", { SANDBOX_PAY_KEY: DEV_SANDBOX_PAY_KEY }],
@@ -129,7 +161,10 @@ describe("production mode refuses demo secrets", () => {
       const refusal = await refusalOf(() => start({ ...production, ...setting }));
       expect(refusal, `started on the demo ${variable}`).not.toBeNull();
       expect(refusal!.code, refusal!.output).toBeGreaterThan(0);
-      expect(refusal!.output.split("\n").filter((line) => line.includes(variable)), refusal!.output).not.toHaveLength(0);
+      expect(
+        refusal!.output.split("\n").filter((line) => line.includes(variable)),
+        refusal!.output,
+      ).not.toHaveLength(0);
       // A readable line, not a stack trace.
       expect(refusal!.output).not.toMatch(/^\s+at \S/m);
     }
@@ -143,10 +178,14 @@ describe("a provider listed without its keys", () => {
     ["the worker", (extra) => startWorker(off.childEnv, extra)],
   ];
   it.each(processes)("%s exits non-zero with one line naming the missing variable", async (_, start) => {
-    const refusal = await refusalOf(() => start({ PAYMENT_PROVIDERS: "sandbox,alipay", ALIPAY_APP_ID: "2021000000000001", ALIPAY_PUBLIC_KEY: "" }));
+    const refusal = await refusalOf(() =>
+      start({ PAYMENT_PROVIDERS: "sandbox,alipay", ALIPAY_APP_ID: "2021000000000001", ALIPAY_PUBLIC_KEY: "" }),
+    );
     expect(refusal).not.toBeNull();
     expect(refusal!.code, refusal!.output).toBeGreaterThan(0);
-    expect(refusal!.output).toMatch(/^Invalid environment: ALIPAY_PRIVATE_KEY: is required when PAYMENT_PROVIDERS lists alipay; ALIPAY_PUBLIC_KEY: is required when PAYMENT_PROVIDERS lists alipay$/m);
+    expect(refusal!.output).toMatch(
+      /^Invalid environment: ALIPAY_PRIVATE_KEY: is required when PAYMENT_PROVIDERS lists alipay; ALIPAY_PUBLIC_KEY: is required when PAYMENT_PROVIDERS lists alipay$/m,
+    );
     expect(refusal!.output).not.toMatch(/^\s+at \S/m);
   });
 });
@@ -173,7 +212,11 @@ describe("production mode with the sandbox not enabled", () => {
     );
     const answer = await postForm(`${system.url}/api/payments/notify`, forged);
     expect(await answer.text()).not.toBe("success");
-    expect(await snapshot(off, order!.orderId)).toMatchObject({ status: "WAIT_PAY", payment: { status: "CREATED", providerTradeNo: null }, notifications: 0 });
+    expect(await snapshot(off, order!.orderId)).toMatchObject({
+      status: "WAIT_PAY",
+      payment: { status: "CREATED", providerTradeNo: null },
+      notifications: 0,
+    });
   });
 
   it("has no provider: order.pay says payments are not set up, and so does the cashier", async () => {
@@ -202,11 +245,21 @@ describe("production mode with the sandbox not enabled", () => {
     expect(html).not.toContain("/pay/sandbox/confirm");
     const confirm = await postForm(`${system.url}/pay/sandbox/confirm`, checkout, { ...cookieOf(order!.shopper), origin: system.url });
     expect(confirm.status).toBeGreaterThanOrEqual(400);
-    expect(await off.services.queues.paymentNotify.getJobCounts("waiting", "delayed", "active", "completed")).toEqual({ waiting: 0, delayed: 0, active: 0, completed: 0 });
+    expect(await off.services.queues.paymentNotify.getJobCounts("waiting", "delayed", "active", "completed")).toEqual({
+      waiting: 0,
+      delayed: 0,
+      active: 0,
+      completed: 0,
+    });
   });
 
   it("answers an unexpected error with a generic message: no stack, no path", async () => {
-    const leaks = (body: string) => [body.includes('"stack"'), body.includes(process.cwd()), /\bat \S+ \(/.test(body), /\.(ts|js):\d+/.test(body)];
+    const leaks = (body: string) => [
+      body.includes('"stack"'),
+      body.includes(process.cwd()),
+      /\bat \S+ \(/.test(body),
+      /\.(ts|js):\d+/.test(body),
+    ];
     const clean = [false, false, false, false];
     const { db } = off.services;
     await db.$executeRawUnsafe("RENAME TABLE products TO products_gone");
@@ -224,7 +277,11 @@ describe("production mode with the sandbox not enabled", () => {
     const seckill = await startSeckillService(off.childEnv);
     try {
       for (const base of [system.url, seckill.url]) {
-        const answer = await fetch(`${base}/api/seckill/seckill.token`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"json":{"saleId":"x"}}' });
+        const answer = await fetch(`${base}/api/seckill/seckill.token`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: '{"json":{"saleId":"x"}}',
+        });
         const body = await answer.text();
         expect(answer.status).toBeGreaterThanOrEqual(400);
         expect(leaks(body), body).toEqual(clean);
@@ -321,7 +378,9 @@ describe("production mode with the sandbox enabled", () => {
     // The shopper's own cookie, sent by another site's form: refused before anything is read.
     expect((await postForm(confirmUrl, params, { origin: "https://evil.example", ...cookieOf(mine!.shopper) })).status).toBe(403);
     expect([403, 404]).toContain((await postForm(confirmUrl, params, { ...origin, ...cookieOf(theirs!.shopper) })).status);
-    const page = await (await fetch(`${web.url}/pay/sandbox?${new URLSearchParams(params)}`, { headers: cookieOf(theirs!.shopper) })).text();
+    const page = await (
+      await fetch(`${web.url}/pay/sandbox?${new URLSearchParams(params)}`, { headers: cookieOf(theirs!.shopper) })
+    ).text();
     expect(page).not.toContain("/pay/sandbox/confirm");
     expect(await on.services.queues.paymentNotify.getJob(paymentNotifyJobId(outTradeNo))).toBeUndefined();
     expect((await snapshot(on, mine!.orderId)).status).toBe("WAIT_PAY");
@@ -354,7 +413,10 @@ describe("production mode with the sandbox enabled", () => {
         expect((await confirm({ ...checkout.params, ...change })).status).toBe(400);
       }
       // Signed with the merchant's key, yet naming another address (what the public demo key allowed).
-      for (const change of [{ notify_url: foreign }, { return_url: "/\\evil.example/" }, { return_url: "https://evil.example/" }] as Record<string, string>[]) {
+      for (const change of [{ notify_url: foreign }, { return_url: "/\\evil.example/" }, { return_url: "https://evil.example/" }] as Record<
+        string,
+        string
+      >[]) {
         const { sign: _sign, sign_type: _type, ...fields } = checkout.params;
         const answer = await confirm(signed({ ...fields, ...change }, SANDBOX_PAY_KEY));
         const location = answer.headers.get("location") ?? "";
@@ -370,12 +432,20 @@ describe("production mode with the sandbox enabled", () => {
         { notifyUrl: foreign, outTradeNo, tradeNo: `SBXT${outTradeNo.slice(0, 12)}`, totalAmount: "99.00" } as never,
         { jobId },
       );
-      await waitFor(async () => (await snapshot(on, queued!.orderId)).status === "PAID", 30_000, "the order paid through this shop's notify");
+      await waitFor(
+        async () => (await snapshot(on, queued!.orderId)).status === "PAID",
+        30_000,
+        "the order paid through this shop's notify",
+      );
       // Every notify job the worker holds is finished: nothing more can go out.
-      await waitFor(async () => {
-        const counts = await on.services.queues.paymentNotify.getJobCounts("waiting", "active", "delayed");
-        return (counts.waiting ?? 0) + (counts.active ?? 0) + (counts.delayed ?? 0) === 0;
-      }, 30_000, "the notify jobs to settle");
+      await waitFor(
+        async () => {
+          const counts = await on.services.queues.paymentNotify.getJobCounts("waiting", "active", "delayed");
+          return (counts.waiting ?? 0) + (counts.active ?? 0) + (counts.delayed ?? 0) === 0;
+        },
+        30_000,
+        "the notify jobs to settle",
+      );
       expect(received).toEqual([]);
       expect((await snapshot(on, forged!.orderId)).status).toBe("WAIT_PAY");
     } finally {
@@ -398,7 +468,9 @@ describe("production mode with the sandbox enabled", () => {
   });
 
   it("limits notifies per client address: a burst beyond the limit is answered 429", async () => {
-    const answers = await Promise.all(Array.from({ length: NOTIFY_PER_IP * 3 }, () => postForm(`${web.url}/api/payments/notify`, { hello: "world" })));
+    const answers = await Promise.all(
+      Array.from({ length: NOTIFY_PER_IP * 3 }, () => postForm(`${web.url}/api/payments/notify`, { hello: "world" })),
+    );
     const limited = answers.filter((a) => a.status === 429);
     expect(limited.length).toBeGreaterThan(0);
     expect(Number(limited[0]!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);

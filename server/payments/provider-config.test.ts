@@ -10,8 +10,14 @@ const pkcs8 = app.privateKey.export({ type: "pkcs8", format: "pem" }) as string;
 const pkcs1 = app.privateKey.export({ type: "pkcs1", format: "pem" }) as string;
 const spki = provider.publicKey.export({ type: "spki", format: "pem" }) as string;
 const bodyOf = (pem: string) => pem.replace(/-----[A-Z ]+-----/g, "").replace(/\s+/g, "");
-const samePrivate = (pem: string | null) => createPrivateKey(pem!).export({ type: "pkcs8", format: "der" }).equals(app.privateKey.export({ type: "pkcs8", format: "der" }));
-const samePublic = (pem: string | null) => createPublicKey(pem!).export({ type: "spki", format: "der" }).equals(provider.publicKey.export({ type: "spki", format: "der" }));
+const samePrivate = (pem: string | null) =>
+  createPrivateKey(pem!)
+    .export({ type: "pkcs8", format: "der" })
+    .equals(app.privateKey.export({ type: "pkcs8", format: "der" }));
+const samePublic = (pem: string | null) =>
+  createPublicKey(pem!)
+    .export({ type: "spki", format: "der" })
+    .equals(provider.publicKey.export({ type: "spki", format: "der" }));
 
 describe("each adapter's configuration from the env", () => {
   const alipay = { ALIPAY_APP_ID: "2021000000000001", ALIPAY_PRIVATE_KEY: bodyOf(pkcs1), ALIPAY_PUBLIC_KEY: spki.replaceAll("\n", "\\n") };
@@ -43,7 +49,13 @@ describe("each adapter's configuration from the env", () => {
     });
     expect(samePrivate(wechatConfig.privateKey)).toBe(true);
     expect(samePublic(wechatConfig.platformPublicKey)).toBe(true);
-    const local = readEnv({ PAYMENT_PROVIDERS: "alipay,wechatpay", ...alipay, ...wechatpay, ALIPAY_GATEWAY: "http://127.0.0.1:4010/gateway.do", WECHATPAY_BASE_URL: "http://127.0.0.1:4020/" });
+    const local = readEnv({
+      PAYMENT_PROVIDERS: "alipay,wechatpay",
+      ...alipay,
+      ...wechatpay,
+      ALIPAY_GATEWAY: "http://127.0.0.1:4010/gateway.do",
+      WECHATPAY_BASE_URL: "http://127.0.0.1:4020/",
+    });
     expect(alipayConfigFrom(local).gateway).toBe("http://127.0.0.1:4010/gateway.do");
     expect(wechatPayConfigFrom(local).baseUrl).toBe("http://127.0.0.1:4020");
   });

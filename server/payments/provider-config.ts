@@ -3,7 +3,8 @@ import { EnvError, type Env, type PaymentProviderName } from "../env";
 /** One of a provider's variables, which readEnv guarantees whenever PAYMENT_PROVIDERS lists it. */
 function required<K extends keyof Env>(env: Env, variable: K, provider: PaymentProviderName): NonNullable<Env[K]> {
   const value = env[variable];
-  if (value === undefined || value === null) throw new EnvError(`Invalid environment: ${String(variable)}: is required when PAYMENT_PROVIDERS lists ${provider}`);
+  if (value === undefined || value === null)
+    throw new EnvError(`Invalid environment: ${String(variable)}: is required when PAYMENT_PROVIDERS lists ${provider}`);
   return value as NonNullable<Env[K]>;
 }
 

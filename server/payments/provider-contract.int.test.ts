@@ -134,7 +134,8 @@ describe.each(FAKE_PROVIDERS)("$name adapter against its fake", ({ start, checks
       const first = verify(await fake.pay(outTradeNo, { deliver: false }));
       const again = verify(fake.notifyFor(outTradeNo));
       expect(first.ok && again.ok).toBe(true);
-      if (first.ok && again.ok && first.event.kind === "paid" && again.event.kind === "paid") expect(again.event.notifyId).toBe(first.event.notifyId);
+      if (first.ok && again.ok && first.event.kind === "paid" && again.event.kind === "paid")
+        expect(again.event.notifyId).toBe(first.event.notifyId);
     });
 
     const forgeries = [
@@ -166,7 +167,11 @@ describe.each(FAKE_PROVIDERS)("$name adapter against its fake", ({ start, checks
   describe("queryTrade", () => {
     it("PAID with the provider's trade number and the amount", async () => {
       const trade = await paidTrade(2500);
-      expect(await adapter.queryTrade(trade.outTradeNo)).toEqual({ state: "PAID", providerTradeNo: trade.providerTradeNo, amountCents: 2500 });
+      expect(await adapter.queryTrade(trade.outTradeNo)).toEqual({
+        state: "PAID",
+        providerTradeNo: trade.providerTradeNo,
+        amountCents: 2500,
+      });
     });
 
     it("UNPAID for an open trade", async () => {
@@ -310,7 +315,9 @@ async function startNotifyReceiver(adapter: () => PaymentProvider): Promise<Noti
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/payments/notify`,
     paidNotifiesOf: (outTradeNo) =>
-      received.flatMap((verdict) => (verdict.ok && verdict.event.kind === "paid" && verdict.event.outTradeNo === outTradeNo ? [verdict.event] : [])),
+      received.flatMap((verdict) =>
+        verdict.ok && verdict.event.kind === "paid" && verdict.event.outTradeNo === outTradeNo ? [verdict.event] : [],
+      ),
     nextOutcomes,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

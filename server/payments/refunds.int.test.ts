@@ -52,7 +52,12 @@ async function paidOrders(services: Services, provider: ScriptedProvider, saleId
   for (const { orderId, userId } of placed) {
     const attempt = await openAttempt(services, provider, orderId);
     const { providerTradeNo } = provider.pay(attempt.outTradeNo, attempt.amountCents);
-    const applied = await settlePaidTrade(services.db, { provider: provider.name, outTradeNo: attempt.outTradeNo, providerTradeNo, amountCents: attempt.amountCents });
+    const applied = await settlePaidTrade(services.db, {
+      provider: provider.name,
+      outTradeNo: attempt.outTradeNo,
+      providerTradeNo,
+      amountCents: attempt.amountCents,
+    });
     expect(applied.outcome).toBe("PAID");
     paid.push({ orderId, userId, ...attempt, providerTradeNo });
   }
@@ -106,7 +111,9 @@ describe("an admin refunds a paid order", () => {
     await expectInvariants(saleId);
 
     // Asked again: already refunded, nothing more given back or asked for.
-    expect(await refundOrders(services, { orderIds: [paid!.orderId] })).toMatchObject([{ outcome: "REFUNDED", message: `Order #${paid!.orderId} was refunded already.` }]);
+    expect(await refundOrders(services, { orderIds: [paid!.orderId] })).toMatchObject([
+      { outcome: "REFUNDED", message: `Order #${paid!.orderId} was refunded already.` },
+    ]);
     expect(provider.callsOf("refund")).toHaveLength(1);
     expect(await saleState(saleId)).toEqual({ dbStock: 2, redisStock: 2, released: [paid!.orderId] });
   });
@@ -126,7 +133,10 @@ describe("an admin refunds a paid order", () => {
       text: { zh: `订单 #${paid!.orderId}：支付机构拒绝了退款（NOT_ENOUGH: the merchant balance is too low）。请再次退款以重试。` },
     });
     expect(await orderStatus(paid!.orderId)).toBe("REFUNDING");
-    expect(await payment(paid!.paymentId)).toMatchObject({ status: "REFUND_PENDING", refundError: "NOT_ENOUGH: the merchant balance is too low" });
+    expect(await payment(paid!.paymentId)).toMatchObject({
+      status: "REFUND_PENDING",
+      refundError: "NOT_ENOUGH: the merchant balance is too low",
+    });
     expect(await saleState(saleId)).toEqual({ dbStock: 2, redisStock: 2, released: [paid!.orderId] });
     // Being refunded, it can no longer be shipped.
     expect(await shipOrder(services, paid!.orderId).catch((e: unknown) => e)).toMatchObject({ code: "CONFLICT" });
@@ -165,7 +175,10 @@ describe("an admin refunds a paid order", () => {
     const saleId = await newSale(2);
     const [paid] = await paidOrders(services, provider, saleId, 1);
     provider.answerNext("refund", { state: "PENDING" });
-    expect(await refundPaidOrder(services, paid!.orderId)).toMatchObject({ outcome: "REFUNDING", message: expect.stringMatching(/processing/) });
+    expect(await refundPaidOrder(services, paid!.orderId)).toMatchObject({
+      outcome: "REFUNDING",
+      message: expect.stringMatching(/processing/),
+    });
     expect(await orderStatus(paid!.orderId)).toBe("REFUNDING");
 
     const report = { provider: "wechatpay", outTradeNo: paid!.outTradeNo, refundNo: `r${paid!.outTradeNo}` };
@@ -175,7 +188,10 @@ describe("an admin refunds a paid order", () => {
     expect(await settleRefundReport(services, { ...report, result: { state: "PENDING" } })).toBe("REJECTED");
     expect(await orderStatus(paid!.orderId)).toBe("REFUNDING");
 
-    const [first, second] = await Promise.all([settleRefundReport(services, { ...report, result: succeeded }), settleRefundReport(services, { ...report, result: succeeded })]);
+    const [first, second] = await Promise.all([
+      settleRefundReport(services, { ...report, result: succeeded }),
+      settleRefundReport(services, { ...report, result: succeeded }),
+    ]);
     expect([first, second].sort()).toEqual(["DUPLICATE", "SETTLED"]);
     expect(await settleRefundReport(services, { ...report, result: succeeded })).toBe("DUPLICATE");
     expect(await orderStatus(paid!.orderId)).toBe("REFUNDED");
@@ -238,7 +254,10 @@ describe("an admin refunds a paid order", () => {
     expect(retries.filter((j) => j.data.paymentId === paid!.paymentId).map((j) => j.id)).toEqual([refundPaymentJobId(paid!.paymentId)]);
 
     const connection = connectRedis(t.env, { maxRetriesPerRequest: null });
-    const worker = new Worker(QUEUE.refundPayment, (j) => processRefundPayment(services, j), { connection, prefix: queuePrefix(t.env.REDIS_NAMESPACE) });
+    const worker = new Worker(QUEUE.refundPayment, (j) => processRefundPayment(services, j), {
+      connection,
+      prefix: queuePrefix(t.env.REDIS_NAMESPACE),
+    });
     try {
       await waitFor(async () => provider.callsOf("refund").length >= 4, 15_000, "the job to ask again");
       expect(await orderStatus(paid!.orderId)).toBe("REFUNDING");
@@ -264,11 +283,20 @@ describe("an admin refunds a paid order", () => {
     await cancelOrder(services, order!.orderId, { reason: "USER" });
     provider.down = false;
     const { providerTradeNo } = provider.pay(attempt.outTradeNo, attempt.amountCents);
-    const applied = await settlePaidTrade(services.db, { provider: "alipay", outTradeNo: attempt.outTradeNo, providerTradeNo, amountCents: attempt.amountCents });
+    const applied = await settlePaidTrade(services.db, {
+      provider: "alipay",
+      outTradeNo: attempt.outTradeNo,
+      providerTradeNo,
+      amountCents: attempt.amountCents,
+    });
     expect(applied).toMatchObject({ outcome: "REFUND_DUE" });
     expect(await settleRefund(services, attempt.paymentId)).toBe(true);
     expect(await settleRefund(services, attempt.paymentId)).toBe(false);
-    expect(await payment(attempt.paymentId)).toMatchObject({ status: "REFUNDED", refundNo: `r${attempt.outTradeNo}`, refundRequestedAt: expect.any(Date) });
+    expect(await payment(attempt.paymentId)).toMatchObject({
+      status: "REFUNDED",
+      refundNo: `r${attempt.outTradeNo}`,
+      refundRequestedAt: expect.any(Date),
+    });
     expect(await orderStatus(order!.orderId)).toBe("REFUNDED");
     expect(await saleState(saleId)).toEqual({ dbStock: 2, redisStock: 2, released: [order!.orderId] });
     await expectInvariants(saleId);
@@ -287,8 +315,16 @@ describe("bulk refunds", () => {
     const results = await refundOrders(services, { orderIds: [paid!.orderId, unpaid!.orderId, toShip!.orderId, 999_999, paid!.orderId] });
     expect(results).toMatchObject([
       { orderId: paid!.orderId, outcome: "REFUNDED", message: `Order #${paid!.orderId} is refunded.` },
-      { orderId: unpaid!.orderId, outcome: "NOT_REFUNDABLE", message: `Order #${unpaid!.orderId} is not paid; there is nothing to refund.` },
-      { orderId: toShip!.orderId, outcome: "NOT_REFUNDABLE", message: `Order #${toShip!.orderId} has shipped; only paid orders not yet shipped can be refunded.` },
+      {
+        orderId: unpaid!.orderId,
+        outcome: "NOT_REFUNDABLE",
+        message: `Order #${unpaid!.orderId} is not paid; there is nothing to refund.`,
+      },
+      {
+        orderId: toShip!.orderId,
+        outcome: "NOT_REFUNDABLE",
+        message: `Order #${toShip!.orderId} has shipped; only paid orders not yet shipped can be refunded.`,
+      },
       { orderId: 999_999, outcome: "NOT_FOUND", message: "Order #999999 does not exist." },
     ]);
     expect(provider.callsOf("refund")).toHaveLength(1);
@@ -308,9 +344,18 @@ describe("bulk refunds", () => {
     const admin = await ensureAdmin(services, { email: "refunds-admin@example.test", password: "admin-password" });
     const [shopper] = await shoppers(1);
     const caller = async (id: number, role: "ADMIN" | "SHOPPER") =>
-      createCaller(await createContext(services, new Headers({ authorization: `Bearer ${await signSession({ id, role }, t.env.SESSION_SECRET, 3600)}` })));
+      createCaller(
+        await createContext(
+          services,
+          new Headers({ authorization: `Bearer ${await signSession({ id, role }, t.env.SESSION_SECRET, 3600)}` }),
+        ),
+      );
     const asAdmin = await caller(admin.id, "ADMIN");
-    const codeOf = (p: Promise<unknown>) => p.then(() => "OK", (e: unknown) => (e instanceof TRPCError ? e.code : String(e)));
+    const codeOf = (p: Promise<unknown>) =>
+      p.then(
+        () => "OK",
+        (e: unknown) => (e instanceof TRPCError ? e.code : String(e)),
+      );
 
     expect(await codeOf((await caller(shopper!, "SHOPPER")).admin.refundOrders({ orderIds: [paid!.orderId] }))).toBe("FORBIDDEN");
     expect(await codeOf(asAdmin.admin.refundOrders({ orderIds: [] }))).toBe("BAD_REQUEST");
@@ -319,7 +364,9 @@ describe("bulk refunds", () => {
     expect(await codeOf(asAdmin.admin.refundOrders({ orderIds: [paid!.orderId], reason: "x".repeat(101) }))).toBe("BAD_REQUEST");
     expect(await orderStatus(paid!.orderId)).toBe("PAID");
 
-    expect(await asAdmin.admin.refundOrders({ orderIds: [paid!.orderId], reason: "Out of stock at the warehouse" })).toMatchObject([{ outcome: "REFUNDED" }]);
+    expect(await asAdmin.admin.refundOrders({ orderIds: [paid!.orderId], reason: "Out of stock at the warehouse" })).toMatchObject([
+      { outcome: "REFUNDED" },
+    ]);
     const { orders: listed } = await asAdmin.admin.orders({ orderId: paid!.orderId });
     expect(listed[0]!.payments[0]).toMatchObject({ status: "REFUNDED", refundNo: `r${paid!.outTradeNo}`, refundedAt: expect.any(Date) });
   });
@@ -371,7 +418,11 @@ describe("races", () => {
     const saleId = await newSale(6);
     const paid = await paidOrders(services, provider, saleId, 3);
     for (const order of paid) {
-      const answers = await Promise.all([refundPaidOrder(services, order.orderId), refundPaidOrder(services, order.orderId), refundOrders(services, { orderIds: [order.orderId] })]);
+      const answers = await Promise.all([
+        refundPaidOrder(services, order.orderId),
+        refundPaidOrder(services, order.orderId),
+        refundOrders(services, { orderIds: [order.orderId] }),
+      ]);
       expect(answers.flat().map((a) => a.outcome)).toEqual(["REFUNDED", "REFUNDED", "REFUNDED"]);
       expect(await orderStatus(order.orderId)).toBe("REFUNDED");
     }
@@ -388,8 +439,13 @@ describe("races", () => {
     const winners = await Promise.all(
       paid.map(async (order, i) => {
         const refund = () => refundPaidOrder(services, order.orderId);
-        const ship = () => shipOrder(services, order.orderId).then(() => "SHIPPED" as const, (e: unknown) => (e instanceof AppError ? e.code : Promise.reject(e)));
-        const [refunded, shipped] = i % 2 ? await Promise.all([refund(), ship()]) : await Promise.all([ship(), refund()]).then(([s, r]) => [r, s] as const);
+        const ship = () =>
+          shipOrder(services, order.orderId).then(
+            () => "SHIPPED" as const,
+            (e: unknown) => (e instanceof AppError ? e.code : Promise.reject(e)),
+          );
+        const [refunded, shipped] =
+          i % 2 ? await Promise.all([refund(), ship()]) : await Promise.all([ship(), refund()]).then(([s, r]) => [r, s] as const);
         const status = await orderStatus(order.orderId);
         if (status === "SHIPPED") {
           expect(refunded).toMatchObject({ outcome: "NOT_REFUNDABLE" });
@@ -403,7 +459,11 @@ describe("races", () => {
     );
     const refunded = paid.filter((_, i) => winners[i] === "REFUNDED").map((p) => p.orderId);
     expect(provider.callsOf("refund")).toHaveLength(refunded.length);
-    expect(await saleState(saleId)).toEqual({ dbStock: refunded.length, redisStock: refunded.length, released: refunded.sort((a, b) => a - b) });
+    expect(await saleState(saleId)).toEqual({
+      dbStock: refunded.length,
+      redisStock: refunded.length,
+      released: refunded.sort((a, b) => a - b),
+    });
     await expectInvariants(saleId);
   });
 });

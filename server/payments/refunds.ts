@@ -76,7 +76,11 @@ export type RefundRetryServices = RefundServices & Pick<CoreServices, "queues">;
  * between the refund's commit and the release is completed by the next. Throws
  * ProviderUnavailableError when the provider gave no trustworthy answer: the caller retries.
  */
-export async function driveRefund(services: RefundServices, paymentId: number, options: { reason?: string; now?: Date } = {}): Promise<RefundProgress> {
+export async function driveRefund(
+  services: RefundServices,
+  paymentId: number,
+  options: { reason?: string; now?: Date } = {},
+): Promise<RefundProgress> {
   const now = options.now ?? new Date();
   const { db } = services;
   let payment = await db.payment.findUnique({ where: { id: paymentId }, select: PAYMENT_SELECT });
@@ -105,14 +109,19 @@ export async function driveRefund(services: RefundServices, paymentId: number, o
     reason,
     notifyUrl: paymentNotifyUrl(services.env, provider.name),
   });
-  if (answer.state === "ABSENT") throw new ProviderUnavailableError(provider.name, `answered a refund request for ${payment.refundNo} with "no such refund"`);
+  if (answer.state === "ABSENT")
+    throw new ProviderUnavailableError(provider.name, `answered a refund request for ${payment.refundNo} with "no such refund"`);
   return applyRefundState(db, { id: payment.id, refundNo: payment.refundNo }, answer, now);
 }
 
 function providerFor(services: Pick<CoreServices, "payments">, payment: { id: number; provider: string }): PaymentProvider {
   const provider = services.payments.get(payment.provider);
   // Only its own provider can send the money back; one no longer set up here cannot be asked.
-  if (!provider) throw new ProviderUnavailableError(payment.provider, `is not offered here (PAYMENT_PROVIDERS), so payment ${payment.id} cannot be refunded`);
+  if (!provider)
+    throw new ProviderUnavailableError(
+      payment.provider,
+      `is not offered here (PAYMENT_PROVIDERS), so payment ${payment.id} cannot be refunded`,
+    );
   return provider;
 }
 
@@ -167,7 +176,11 @@ export async function scheduleRefundRetry(queues: Queues, paymentId: number, rea
     await existing.retry("failed");
     return;
   }
-  await queues.refundPayment.add("refund-payment", { paymentId, ...(reason ? { reason } : {}) }, { ...REFUND_PAYMENT_JOB_OPTIONS, jobId, delay: 1000 });
+  await queues.refundPayment.add(
+    "refund-payment",
+    { paymentId, ...(reason ? { reason } : {}) },
+    { ...REFUND_PAYMENT_JOB_OPTIONS, jobId, delay: 1000 },
+  );
 }
 
 /**
@@ -203,7 +216,8 @@ export async function settleRefundReport(
     where: { outTradeNo: report.outTradeNo },
     select: { id: true, provider: true, status: true, refundNo: true, refundError: true },
   });
-  if (!payment || payment.provider !== report.provider || payment.refundNo === null || payment.refundNo !== report.refundNo) return "REJECTED";
+  if (!payment || payment.provider !== report.provider || payment.refundNo === null || payment.refundNo !== report.refundNo)
+    return "REJECTED";
   if (payment.status === "REFUNDED") return "DUPLICATE";
   if (payment.status !== "REFUND_PENDING") return "REJECTED";
   const { result } = report;
@@ -224,7 +238,12 @@ export interface OrderRefund {
   text: Localized;
 }
 
-const answer = (orderId: number, outcome: OrderRefundOutcome, text: Localized): OrderRefund => ({ orderId, outcome, message: text.en, text });
+const answer = (orderId: number, outcome: OrderRefundOutcome, text: Localized): OrderRefund => ({
+  orderId,
+  outcome,
+  message: text.en,
+  text,
+});
 
 class NothingToRefund extends Error {}
 
@@ -258,7 +277,10 @@ export async function refundPaidOrder(
     }, READ_COMMITTED_TRANSACTION);
   } catch (error) {
     if (!(error instanceof NothingToRefund)) throw error;
-    return answer(orderId, "NOT_REFUNDABLE", { en: `Order #${orderId} is paid but has no settled payment to refund.`, zh: `订单 #${orderId} 已支付，但没有已结算的付款可退。` });
+    return answer(orderId, "NOT_REFUNDABLE", {
+      en: `Order #${orderId} is paid but has no settled payment to refund.`,
+      zh: `订单 #${orderId} 已支付，但没有已结算的付款可退。`,
+    });
   }
   if (started) log().info({ orderId, paymentId: started.paymentId, adminId: options.adminId, reason }, "refund started");
 
@@ -292,11 +314,20 @@ export async function refundPaidOrder(
     });
   }
   if (progress.some((p) => p.progress === "PENDING")) {
-    return answer(orderId, "REFUNDING", { en: `Order #${orderId} is being refunded; the provider is processing it.`, zh: `订单 #${orderId} 正在退款，支付机构处理中。` });
+    return answer(orderId, "REFUNDING", {
+      en: `Order #${orderId} is being refunded; the provider is processing it.`,
+      zh: `订单 #${orderId} 正在退款，支付机构处理中。`,
+    });
   }
   const { status } = await services.db.order.findUniqueOrThrow({ where: { id: orderId }, select: { status: true } });
   if (status === "REFUNDED") {
-    return answer(orderId, "REFUNDED", started ? { en: `Order #${orderId} is refunded.`, zh: `订单 #${orderId} 已退款。` } : { en: `Order #${orderId} was refunded already.`, zh: `订单 #${orderId} 此前已退款。` });
+    return answer(
+      orderId,
+      "REFUNDED",
+      started
+        ? { en: `Order #${orderId} is refunded.`, zh: `订单 #${orderId} 已退款。` }
+        : { en: `Order #${orderId} was refunded already.`, zh: `订单 #${orderId} 此前已退款。` },
+    );
   }
   return answer(orderId, "REFUNDING", { en: `Order #${orderId} is being refunded.`, zh: `订单 #${orderId} 正在退款。` });
 }
@@ -306,11 +337,20 @@ function notRefundable(orderId: number, status: OrderStatus): Localized {
     case "WAIT_PAY":
       return { en: `Order #${orderId} is not paid; there is nothing to refund.`, zh: `订单 #${orderId} 尚未支付，无需退款。` };
     case "CANCELLED":
-      return { en: `Order #${orderId} was cancelled without payment; there is nothing to refund.`, zh: `订单 #${orderId} 未付款即已取消，无需退款。` };
+      return {
+        en: `Order #${orderId} was cancelled without payment; there is nothing to refund.`,
+        zh: `订单 #${orderId} 未付款即已取消，无需退款。`,
+      };
     case "SHIPPED":
-      return { en: `Order #${orderId} has shipped; only paid orders not yet shipped can be refunded.`, zh: `订单 #${orderId} 已发货；只有已支付且未发货的订单可以退款。` };
+      return {
+        en: `Order #${orderId} has shipped; only paid orders not yet shipped can be refunded.`,
+        zh: `订单 #${orderId} 已发货；只有已支付且未发货的订单可以退款。`,
+      };
     default:
-      return { en: `Order #${orderId} is ${statusWords(status).en}; it cannot be refunded.`, zh: `订单 #${orderId} ${statusWords(status).zh}，无法退款。` };
+      return {
+        en: `Order #${orderId} is ${statusWords(status).en}; it cannot be refunded.`,
+        zh: `订单 #${orderId} ${statusWords(status).zh}，无法退款。`,
+      };
   }
 }
 

@@ -41,8 +41,22 @@ export function readSandboxCheckout(env: SandboxConfig, params: Readonly<Record<
   const amountCents = amountToCents(params.total_amount ?? "");
   const expiresAt = new Date(params.time_expire ?? "");
   const returnUrl = sameOriginPath(params.return_url ?? "");
-  if (amountCents === null || Number.isNaN(expiresAt.getTime()) || !returnUrl || !OUT_TRADE_NO.test(params.out_trade_no ?? "") || !params.subject) return null;
-  return { outTradeNo: params.out_trade_no!, totalAmount: params.total_amount!, amountCents, subject: params.subject, returnUrl, expiresAt };
+  if (
+    amountCents === null ||
+    Number.isNaN(expiresAt.getTime()) ||
+    !returnUrl ||
+    !OUT_TRADE_NO.test(params.out_trade_no ?? "") ||
+    !params.subject
+  )
+    return null;
+  return {
+    outTradeNo: params.out_trade_no!,
+    totalAmount: params.total_amount!,
+    amountCents,
+    subject: params.subject,
+    returnUrl,
+    expiresAt,
+  };
 }
 
 /** What the cashier says of a trade the merchant closed (the buyer chose another provider, or the order was cancelled). */
@@ -74,9 +88,14 @@ export async function sandboxCheckoutFor(
     throw new AppError("NOT_FOUND", { en: "There is no such payment for this account.", zh: "该账号下没有这笔支付。" });
   }
   if (payment.amountCents !== checkout.amountCents) throw new AppError("BAD_REQUEST", NOT_GENUINE);
-  if (checkout.expiresAt <= now) throw new AppError("PRECONDITION_FAILED", { en: "This payment request has expired.", zh: "这个支付请求已过期。" });
+  if (checkout.expiresAt <= now)
+    throw new AppError("PRECONDITION_FAILED", { en: "This payment request has expired.", zh: "这个支付请求已过期。" });
   const trades = sandboxTrades(services);
-  await trades.open(checkout.outTradeNo, { amountCents: checkout.amountCents, notifyUrl: input.params.notify_url!, expiresAt: checkout.expiresAt.toISOString() });
+  await trades.open(checkout.outTradeNo, {
+    amountCents: checkout.amountCents,
+    notifyUrl: input.params.notify_url!,
+    expiresAt: checkout.expiresAt.toISOString(),
+  });
   if ((await trades.state(checkout.outTradeNo, now)).state === "CLOSED") throw new AppError("CONFLICT", TRADE_CLOSED_MESSAGE);
   return checkout;
 }
@@ -98,7 +117,11 @@ export async function confirmSandboxCheckout(
     amountCents: checkout.amountCents,
   });
   if (outcome.state === "CLOSED") throw new AppError("CONFLICT", TRADE_CLOSED_MESSAGE);
-  const job: PaymentNotifyJob = { outTradeNo: checkout.outTradeNo, tradeNo: outcome.tradeNo, totalAmount: centsToAmount(outcome.amountCents) };
+  const job: PaymentNotifyJob = {
+    outTradeNo: checkout.outTradeNo,
+    tradeNo: outcome.tradeNo,
+    totalAmount: centsToAmount(outcome.amountCents),
+  };
   await services.queues.paymentNotify.add("payment-notify", job, { jobId: paymentNotifyJobId(checkout.outTradeNo) });
   return { returnUrl: checkout.returnUrl };
 }
@@ -136,7 +159,11 @@ export async function deliverSandboxPayment(services: Pick<CoreServices, "env" |
   if (amountCents === null) throw new Error(`payment-notify job for ${job.outTradeNo} carries no amount`);
   const outcome = await sandboxTrades(services).pay(job.outTradeNo, { tradeNo: job.tradeNo, amountCents });
   if (outcome.state === "CLOSED") return false;
-  await deliverSandboxNotify(services.env, { outTradeNo: job.outTradeNo, tradeNo: outcome.tradeNo, totalAmount: centsToAmount(outcome.amountCents) });
+  await deliverSandboxNotify(services.env, {
+    outTradeNo: job.outTradeNo,
+    tradeNo: outcome.tradeNo,
+    totalAmount: centsToAmount(outcome.amountCents),
+  });
   return true;
 }
 

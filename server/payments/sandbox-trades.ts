@@ -76,8 +76,13 @@ export class SandboxTrades {
   async refund(outTradeNo: string, request: { refundNo: string; amountCents: number }): Promise<SandboxRefund | { refused: string }> {
     const outcome = await this.outcome(outTradeNo);
     if (outcome?.state !== "PAID") return { refused: `trade ${outTradeNo} is not paid` };
-    if (request.amountCents !== outcome.amountCents) return { refused: `refund of ${request.amountCents} cents for a trade of ${outcome.amountCents}` };
-    const refund: SandboxRefund = { refundNo: request.refundNo, providerRefundNo: `SBXR${outcome.tradeNo}`, amountCents: request.amountCents };
+    if (request.amountCents !== outcome.amountCents)
+      return { refused: `refund of ${request.amountCents} cents for a trade of ${outcome.amountCents}` };
+    const refund: SandboxRefund = {
+      refundNo: request.refundNo,
+      providerRefundNo: `SBXR${outcome.tradeNo}`,
+      amountCents: request.amountCents,
+    };
     await this.redis.set(this.key(outTradeNo, "refund"), JSON.stringify(refund), "EX", TRADE_RETENTION_SECONDS, "NX");
     const recorded = await this.findRefund(outTradeNo);
     if (recorded?.refundNo !== request.refundNo) return { refused: `trade ${outTradeNo} was refunded under another refund number` };

@@ -30,7 +30,15 @@ const opened = async (amountCents = 9900, expiresAt = inAnHour()) => {
   return no;
 };
 const refundOf = (outTradeNo: string, refundNo = `r${outTradeNo}`, amountCents = 9900) =>
-  provider.refund({ outTradeNo, providerTradeNo: "x", refundNo, amountCents, totalCents: amountCents, reason: "test", notifyUrl: "http://127.0.0.1:3000/api/payments/notify" });
+  provider.refund({
+    outTradeNo,
+    providerTradeNo: "x",
+    refundNo,
+    amountCents,
+    totalCents: amountCents,
+    reason: "test",
+    notifyUrl: "http://127.0.0.1:3000/api/payments/notify",
+  });
 
 describe("queryTrade", () => {
   it("ABSENT before the buyer opened the cashier, UNPAID after, PAID once confirmed", async () => {
@@ -87,7 +95,10 @@ describe("refund", () => {
     await trades.pay(no, { tradeNo: "SBX-5", amountCents: 9900 });
     expect(await refundOf(no)).toEqual({ state: "SUCCEEDED", providerRefundNo: "SBXRSBX-5" });
     expect(await refundOf(no)).toEqual({ state: "SUCCEEDED", providerRefundNo: "SBXRSBX-5" });
-    expect(await provider.queryRefund({ outTradeNo: no, refundNo: `r${no}` })).toEqual({ state: "SUCCEEDED", providerRefundNo: "SBXRSBX-5" });
+    expect(await provider.queryRefund({ outTradeNo: no, refundNo: `r${no}` })).toEqual({
+      state: "SUCCEEDED",
+      providerRefundNo: "SBXRSBX-5",
+    });
   });
 
   it("refuses a second refund number, another amount, a trade not paid; an unknown refund is ABSENT", async () => {
@@ -104,14 +115,19 @@ describe("refund", () => {
 
 describe("the books unreachable", () => {
   it("is the provider unavailable, never a guess", async () => {
-    const down = createAppRedis({ REDIS_URL: "redis://127.0.0.1:1/0", REDIS_CLUSTER_NODES: [] }, { maxRetriesPerRequest: 0, commandTimeout: 200 });
+    const down = createAppRedis(
+      { REDIS_URL: "redis://127.0.0.1:1/0", REDIS_CLUSTER_NODES: [] },
+      { maxRetriesPerRequest: 0, commandTimeout: 200 },
+    );
     down.on("error", () => {});
     try {
       const offline = sandboxProvider(env, new SandboxTrades(down, namespace));
       const no = newOutTradeNo();
       await expect(offline.queryTrade(no)).rejects.toBeInstanceOf(ProviderUnavailableError);
       await expect(offline.closeTrade(no)).rejects.toThrow(/sandbox: trade close got no answer/);
-      await expect(offline.refund({ outTradeNo: no, providerTradeNo: "x", refundNo: "r", amountCents: 1, totalCents: 1, reason: "", notifyUrl: "" })).rejects.toBeInstanceOf(ProviderUnavailableError);
+      await expect(
+        offline.refund({ outTradeNo: no, providerTradeNo: "x", refundNo: "r", amountCents: 1, totalCents: 1, reason: "", notifyUrl: "" }),
+      ).rejects.toBeInstanceOf(ProviderUnavailableError);
     } finally {
       down.disconnect();
     }

@@ -12,7 +12,8 @@ const env = { SANDBOX_PAY_APP_ID: "test-app", SANDBOX_PAY_KEY: "k".repeat(40), P
 const provider = sandboxProvider(env, new SandboxTrades(new Redis({ lazyConnect: true }), "unit"));
 const outTradeNo = "0123456789abcdef0123456789abcdef";
 const job = { outTradeNo, tradeNo: "SBX-1", totalAmount: "99.00" };
-const verify = (fields: Record<string, string>) => provider.verifyNotification({ body: new URLSearchParams(fields).toString(), headers: new Headers() });
+const verify = (fields: Record<string, string>) =>
+  provider.verifyNotification({ body: new URLSearchParams(fields).toString(), headers: new Headers() });
 
 describe("sandbox provider: notifications", () => {
   it("reads what the sandbox signed", () => {
@@ -28,7 +29,10 @@ describe("sandbox provider: notifications", () => {
     expect(verify(sandboxNotifyFields(env, job, { appId: "other" }))).toEqual({ ok: false, reason: "notification for app other" });
     // Ours are 32 hex digits; an old sequential payment id is no trade of ours.
     expect(verify(sandboxNotifyFields(env, { ...job, outTradeNo: "42" }))).toEqual({ ok: false, reason: "malformed notification" });
-    expect(verify(sandboxNotifyFields(env, { ...job, outTradeNo: outTradeNo.toUpperCase() }))).toEqual({ ok: false, reason: "malformed notification" });
+    expect(verify(sandboxNotifyFields(env, { ...job, outTradeNo: outTradeNo.toUpperCase() }))).toEqual({
+      ok: false,
+      reason: "malformed notification",
+    });
     expect(verify(sandboxNotifyFields(env, { ...job, totalAmount: "99" }))).toEqual({ ok: false, reason: "malformed notification" });
   });
 

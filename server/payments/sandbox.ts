@@ -1,6 +1,13 @@
 import type { Env } from "../env";
 import { amountToCents, centsToAmount } from "./money";
-import { ProviderUnavailableError, type NotifyOutcome, type NotifyVerdict, type PaymentProvider, type RefundState, type TradeState } from "./provider";
+import {
+  ProviderUnavailableError,
+  type NotifyOutcome,
+  type NotifyVerdict,
+  type PaymentProvider,
+  type RefundState,
+  type TradeState,
+} from "./provider";
 import type { SandboxTrades } from "./sandbox-trades";
 import { signed, verifySigned } from "./signature";
 
@@ -75,7 +82,14 @@ export function sandboxProvider(env: SandboxEnv, trades: SandboxTrades): Payment
       }
       return {
         ok: true,
-        event: { kind: "paid", notifyId: fields.notify_id!, sentAt, outTradeNo: fields.out_trade_no!, providerTradeNo: fields.trade_no!, amountCents },
+        event: {
+          kind: "paid",
+          notifyId: fields.notify_id!,
+          sentAt,
+          outTradeNo: fields.out_trade_no!,
+          providerTradeNo: fields.trade_no!,
+          amountCents,
+        },
       };
     },
 
@@ -117,6 +131,7 @@ export function sandboxProvider(env: SandboxEnv, trades: SandboxTrades): Payment
 function pathOnThisSite(env: Pick<Env, "PUBLIC_BASE_URL">, returnUrl: string): string {
   if (returnUrl.startsWith("/")) return returnUrl;
   const url = new URL(returnUrl);
-  if (url.origin !== new URL(env.PUBLIC_BASE_URL).origin) throw new Error(`the sandbox returns buyers to this shop only, not to ${url.origin}`);
+  if (url.origin !== new URL(env.PUBLIC_BASE_URL).origin)
+    throw new Error(`the sandbox returns buyers to this shop only, not to ${url.origin}`);
   return `${url.pathname}${url.search}`;
 }

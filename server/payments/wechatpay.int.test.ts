@@ -198,7 +198,6 @@ describe("WeChat Pay adapter against its fake", () => {
         },
       });
     });
-
   });
 
   describe("control over HTTP", () => {
@@ -233,22 +232,30 @@ describe("WeChat Pay's authentication, both ways", () => {
 
   it("a request signed with another merchant key is refused (401 SIGN_ERROR): unavailable, never a guess", async () => {
     const { privateKey } = otherPem();
-    const impostor = wechatPayProvider({ ...wechatPayConfigFromEnv(fake.env), privateKey: privateKey.export({ type: "pkcs8", format: "pem" }).toString() });
+    const impostor = wechatPayProvider({
+      ...wechatPayConfigFromEnv(fake.env),
+      privateKey: privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
+    });
     await expect(impostor.queryTrade(newTradeNo())).rejects.toThrow(/401 SIGN_ERROR/);
-    await expect(impostor.refund({
-      outTradeNo: newTradeNo(),
-      providerTradeNo: "4200",
-      refundNo: "R1",
-      amountCents: 1,
-      totalCents: 1,
-      reason: "x",
-      notifyUrl: "http://127.0.0.1/n",
-    })).rejects.toBeInstanceOf(ProviderUnavailableError);
+    await expect(
+      impostor.refund({
+        outTradeNo: newTradeNo(),
+        providerTradeNo: "4200",
+        refundNo: "R1",
+        amountCents: 1,
+        totalCents: 1,
+        reason: "x",
+        notifyUrl: "http://127.0.0.1/n",
+      }),
+    ).rejects.toBeInstanceOf(ProviderUnavailableError);
   });
 
   it("an answer that does not verify with the configured platform key is not believed", async () => {
     const { publicKey } = otherPem();
-    const fooled = wechatPayProvider({ ...wechatPayConfigFromEnv(fake.env), platformPublicKey: publicKey.export({ type: "spki", format: "pem" }).toString() });
+    const fooled = wechatPayProvider({
+      ...wechatPayConfigFromEnv(fake.env),
+      platformPublicKey: publicKey.export({ type: "spki", format: "pem" }).toString(),
+    });
     await expect(fooled.queryTrade(newTradeNo())).rejects.toThrow(/does not verify/);
     const wrongId = wechatPayProvider({ ...wechatPayConfigFromEnv(fake.env), platformPublicKeyId: "PUB_KEY_ID_0000" });
     await expect(wrongId.closeTrade(newTradeNo())).rejects.toThrow(/not the configured WeChat Pay public key/);

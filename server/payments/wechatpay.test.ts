@@ -43,7 +43,8 @@ describe("the request sign string (WeChat Pay's published 签名生成 example)"
       authorizationHeader({
         mchId: "1900009191",
         nonce: "593BEC0C930BF1AFEB40B4A08C8FB242",
-        signature: "uOVRnA4qG/MNnYzdQxJanN+zU+lTgIcnU9BxGw5dKjK+VdEUz2FeIoC+D5sB/LN+nGzX3hfZg6r5wT1pl2ZobmIc6p0ldN7J6yDgUzbX8Uk3sD4a4eZVPTBvqNDoUqcYMlZ9uuDdCvNv4TM3c1WzsXUrExwVkI1XO5jCNbgDJ25nkT/c1gIFvqoogl7MdSFGc4W4xZsqCItnqbypR3RuGIlR9h9vlRsy7zJR9PBI83X8alLDIfR1ukt1P7tMnmogZ0cuDY8cZsd8ZlCgLadmvej58SLsIkVxFJ8Xy==",
+        signature:
+          "uOVRnA4qG/MNnYzdQxJanN+zU+lTgIcnU9BxGw5dKjK+VdEUz2FeIoC+D5sB/LN+nGzX3hfZg6r5wT1pl2ZobmIc6p0ldN7J6yDgUzbX8Uk3sD4a4eZVPTBvqNDoUqcYMlZ9uuDdCvNv4TM3c1WzsXUrExwVkI1XO5jCNbgDJ25nkT/c1gIFvqoogl7MdSFGc4W4xZsqCItnqbypR3RuGIlR9h9vlRsy7zJR9PBI83X8alLDIfR1ukt1P7tMnmogZ0cuDY8cZsd8ZlCgLadmvej58SLsIkVxFJ8Xy==",
         timestamp: "1554208460",
         serialNo: "1DDE55AD98ED71D6EDD4A4A16996DE7B47773A8C",
       }),
@@ -161,7 +162,9 @@ describe("verifyNotification", () => {
     });
     const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
     const nonce = "fJdLKiD2qHn7VkIK4BvW1d3w1X8N1Vzw";
-    const signature = createSign("RSA-SHA256").update(`${timestamp}\n${nonce}\n${options.signBody ?? body}\n`).sign(platform.privateKey, "base64");
+    const signature = createSign("RSA-SHA256")
+      .update(`${timestamp}\n${nonce}\n${options.signBody ?? body}\n`)
+      .sign(platform.privateKey, "base64");
     const headers = new Headers({
       "Wechatpay-Timestamp": timestamp,
       "Wechatpay-Nonce": nonce,
@@ -172,7 +175,8 @@ describe("verifyNotification", () => {
     return { body, headers };
   }
 
-  const verdictOf = (fields: Record<string, unknown>, options?: Parameters<typeof notify>[1]) => adapter.verifyNotification(notify(fields, options));
+  const verdictOf = (fields: Record<string, unknown>, options?: Parameters<typeof notify>[1]) =>
+    adapter.verifyNotification(notify(fields, options));
 
   it("a paid notify becomes a paid event", () => {
     expect(verdictOf({ resource: encrypted(paidTransaction) })).toEqual({
@@ -194,7 +198,10 @@ describe("verifyNotification", () => {
     ["a signature 10 minutes old", {}, { timestamp: Math.floor(Date.now() / 1000) - 600 }, /minutes from now/],
     ["a body changed after signing", {}, { signBody: "{}" }, /does not verify/],
   ])("refuses %s", (_what, fields, options, reason) => {
-    expect(verdictOf({ resource: encrypted(paidTransaction), ...fields }, options)).toEqual({ ok: false, reason: expect.stringMatching(reason) });
+    expect(verdictOf({ resource: encrypted(paidTransaction), ...fields }, options)).toEqual({
+      ok: false,
+      reason: expect.stringMatching(reason),
+    });
   });
 
   it.each([
@@ -206,8 +213,16 @@ describe("verifyNotification", () => {
     ["trade_state NOTPAY", { resource: encrypted({ ...paidTransaction, trade_state: "NOTPAY" }) }, /trade_state NOTPAY/],
     ["another app", { resource: encrypted({ ...paidTransaction, appid: "wx0000000000000000" }) }, /app wx0000000000000000/],
     ["another merchant", { resource: encrypted({ ...paidTransaction, mchid: "1230000109" }) }, /merchant 1230000109/],
-    ["an amount in yuan", { resource: encrypted({ ...paidTransaction, amount: { total: "99.00", currency: "CNY" } }) }, /integer number of fen/],
-    ["a fractional amount", { resource: encrypted({ ...paidTransaction, amount: { total: 99.5, currency: "CNY" } }) }, /integer number of fen/],
+    [
+      "an amount in yuan",
+      { resource: encrypted({ ...paidTransaction, amount: { total: "99.00", currency: "CNY" } }) },
+      /integer number of fen/,
+    ],
+    [
+      "a fractional amount",
+      { resource: encrypted({ ...paidTransaction, amount: { total: 99.5, currency: "CNY" } }) },
+      /integer number of fen/,
+    ],
     ["another currency", { resource: encrypted({ ...paidTransaction, amount: { total: 9900, currency: "USD" } }) }, /USD is not CNY/],
     ["no transaction_id", { resource: encrypted({ ...paidTransaction, transaction_id: undefined }) }, /transaction_id/],
   ])("refuses a signed notify with %s", (_what, fields, reason) => {
@@ -219,7 +234,10 @@ describe("verifyNotification", () => {
     const body = "not json";
     const timestamp = headers.get("wechatpay-timestamp")!;
     const nonce = headers.get("wechatpay-nonce")!;
-    headers.set("Wechatpay-Signature", createSign("RSA-SHA256").update(`${timestamp}\n${nonce}\n${body}\n`).sign(platform.privateKey, "base64"));
+    headers.set(
+      "Wechatpay-Signature",
+      createSign("RSA-SHA256").update(`${timestamp}\n${nonce}\n${body}\n`).sign(platform.privateKey, "base64"),
+    );
     expect(adapter.verifyNotification({ body, headers })).toEqual({ ok: false, reason: "the body is not JSON" });
   });
 
@@ -242,7 +260,8 @@ describe("verifyNotification", () => {
       user_received_account: "支付用户零钱",
       amount: { total: 9900, refund: 9900, payer_total: 9900, payer_refund: 9900 },
     };
-    const refundNotify = (event: string, resource: object) => verdictOf({ event_type: event, resource: encrypted(resource, config.apiV3Key, "refund") });
+    const refundNotify = (event: string, resource: object) =>
+      verdictOf({ event_type: event, resource: encrypted(resource, config.apiV3Key, "refund") });
 
     it("REFUND.SUCCESS → the refund succeeded, with WeChat's refund number", () => {
       expect(refundNotify("REFUND.SUCCESS", refund)).toEqual({
@@ -270,15 +289,26 @@ describe("verifyNotification", () => {
     });
 
     it("refuses another merchant's refund, a missing out_refund_no and a refund still processing", () => {
-      expect(refundNotify("REFUND.SUCCESS", { ...refund, mchid: "1230000109" })).toEqual({ ok: false, reason: expect.stringMatching(/merchant 1230000109/) });
-      expect(refundNotify("REFUND.SUCCESS", { ...refund, out_refund_no: undefined })).toEqual({ ok: false, reason: expect.stringMatching(/out_refund_no/) });
-      expect(refundNotify("REFUND.SUCCESS", { ...refund, refund_status: "PROCESSING" })).toEqual({ ok: false, reason: expect.stringMatching(/not a final state/) });
+      expect(refundNotify("REFUND.SUCCESS", { ...refund, mchid: "1230000109" })).toEqual({
+        ok: false,
+        reason: expect.stringMatching(/merchant 1230000109/),
+      });
+      expect(refundNotify("REFUND.SUCCESS", { ...refund, out_refund_no: undefined })).toEqual({
+        ok: false,
+        reason: expect.stringMatching(/out_refund_no/),
+      });
+      expect(refundNotify("REFUND.SUCCESS", { ...refund, refund_status: "PROCESSING" })).toEqual({
+        ok: false,
+        reason: expect.stringMatching(/not a final state/),
+      });
     });
   });
 
   it("refuses to start with an APIv3 key that is not 32 bytes or a key that is not PEM", () => {
     expect(() => wechatPayProvider({ ...config, apiV3Key: "too-short" })).toThrow(/32 bytes; this one is 9/);
-    expect(() => wechatPayProvider({ ...config, privateKey: "-----BEGIN PRIVATE KEY-----\\nabc" })).toThrow(/merchant API private key is not a PEM/);
+    expect(() => wechatPayProvider({ ...config, privateKey: "-----BEGIN PRIVATE KEY-----\\nabc" })).toThrow(
+      /merchant API private key is not a PEM/,
+    );
     expect(() => wechatPayProvider({ ...config, platformPublicKey: "PUB_KEY_ID_01" })).toThrow(/WeChat Pay public key is not a PEM/);
   });
 

@@ -73,7 +73,13 @@ export function responseSignString(timestamp: string, nonce: string, body: strin
 }
 
 /** The Authorization header, its fields in the order of WeChat's documented example. */
-export function authorizationHeader(fields: { mchId: string; nonce: string; signature: string; timestamp: string; serialNo: string }): string {
+export function authorizationHeader(fields: {
+  mchId: string;
+  nonce: string;
+  signature: string;
+  timestamp: string;
+  serialNo: string;
+}): string {
   return (
     `${AUTH_SCHEME} mchid="${fields.mchId}",nonce_str="${fields.nonce}",signature="${fields.signature}",` +
     `timestamp="${fields.timestamp}",serial_no="${fields.serialNo}"`
@@ -166,7 +172,8 @@ function signatureProblem(
   if (!/^\d{1,12}$/.test(timestamp) || Math.abs(now / 1000 - Number(timestamp)) > CLOCK_SKEW_SECONDS) {
     return `its signature time ${timestamp.slice(0, 20)} is more than ${CLOCK_SKEW_SECONDS / 60} minutes from now`;
   }
-  if (!verifySignature(key.publicKey, timestamp, nonce, body, signature)) return "its signature does not verify with the WeChat Pay public key";
+  if (!verifySignature(key.publicKey, timestamp, nonce, body, signature))
+    return "its signature does not verify with the WeChat Pay public key";
   return null;
 }
 
@@ -183,7 +190,8 @@ function readPaidTransaction(data: Json, config: WechatPayConfig): TransactionRe
   const amount = isObject(data.amount) ? data.amount : {};
   const amountCents = parseFen(amount.total);
   if (amountCents === null) return { ok: false, reason: "amount.total is not an integer number of fen" };
-  if (amount.currency !== undefined && amount.currency !== "CNY") return { ok: false, reason: `currency ${String(amount.currency)} is not CNY` };
+  if (amount.currency !== undefined && amount.currency !== "CNY")
+    return { ok: false, reason: `currency ${String(amount.currency)} is not CNY` };
   return { ok: true, outTradeNo, providerTradeNo, amountCents };
 }
 
@@ -261,7 +269,8 @@ function readNotify(body: string, config: WechatPayConfig): NotifyVerdict {
   if (!outTradeNo || !OUT_TRADE_NO.test(outTradeNo)) return { ok: false, reason: "out_trade_no is missing or malformed" };
   if (!refundNo || !REFUND_NO.test(refundNo)) return { ok: false, reason: "out_refund_no is missing or malformed" };
   const result = refundStateOf(data.refund_status, data.refund_id);
-  if (!result || result.state === "PENDING") return { ok: false, reason: `refund_status ${String(data.refund_status)} is not a final state` };
+  if (!result || result.state === "PENDING")
+    return { ok: false, reason: `refund_status ${String(data.refund_status)} is not a final state` };
   return { ok: true, event: { kind: "refund", notifyId, sentAt, outTradeNo, refundNo, result } };
 }
 
@@ -398,11 +407,15 @@ export function wechatPayProvider(config: WechatPayConfig): PaymentProvider {
     async queryTrade(outTradeNo: string): Promise<TradeState> {
       const answer = await call("GET", `${tradePath(outTradeNo)}?mchid=${encodeURIComponent(config.mchId)}`);
       if (answer.code === "ORDER_NOT_EXIST" || answer.code === "RESOURCE_NOT_EXISTS") return { state: "ABSENT" };
-      if (answer.code !== undefined) throw unavailable(`querying trade ${outTradeNo} answered ${answer.status} ${answer.code}: ${answer.message}`);
+      if (answer.code !== undefined)
+        throw unavailable(`querying trade ${outTradeNo} answered ${answer.status} ${answer.code}: ${answer.message}`);
       const data = answer.data ?? {};
-      if (data.out_trade_no !== outTradeNo) throw unavailable(`querying trade ${outTradeNo} answered for trade ${String(data.out_trade_no)}`);
-      if (data.appid !== undefined && data.appid !== config.appId) throw unavailable(`trade ${outTradeNo} answered for app ${String(data.appid)}`);
-      if (data.mchid !== undefined && data.mchid !== config.mchId) throw unavailable(`trade ${outTradeNo} answered for merchant ${String(data.mchid)}`);
+      if (data.out_trade_no !== outTradeNo)
+        throw unavailable(`querying trade ${outTradeNo} answered for trade ${String(data.out_trade_no)}`);
+      if (data.appid !== undefined && data.appid !== config.appId)
+        throw unavailable(`trade ${outTradeNo} answered for app ${String(data.appid)}`);
+      if (data.mchid !== undefined && data.mchid !== config.mchId)
+        throw unavailable(`trade ${outTradeNo} answered for merchant ${String(data.mchid)}`);
       switch (data.trade_state) {
         case "SUCCESS":
         case "REFUND": {
@@ -447,13 +460,15 @@ export function wechatPayProvider(config: WechatPayConfig): PaymentProvider {
     async queryRefund(request: { outTradeNo: string; refundNo: string }): Promise<RefundState> {
       const answer = await call("GET", `/v3/refund/domestic/refunds/${encodeURIComponent(request.refundNo)}`);
       if (answer.code === "RESOURCE_NOT_EXISTS" || answer.code === "ORDER_NOT_EXIST") return { state: "ABSENT" };
-      if (answer.code !== undefined) throw unavailable(`querying refund ${request.refundNo} answered ${answer.status} ${answer.code}: ${answer.message}`);
+      if (answer.code !== undefined)
+        throw unavailable(`querying refund ${request.refundNo} answered ${answer.status} ${answer.code}: ${answer.message}`);
       return readRefund(answer.data ?? {}, request, "refund query");
     },
   };
 
   function readRefund(data: Json, request: { outTradeNo: string; refundNo: string; amountCents?: number }, what: string): RefundState {
-    if (data.out_refund_no !== request.refundNo) throw unavailable(`the ${what} answered for refund ${String(data.out_refund_no)}, not ${request.refundNo}`);
+    if (data.out_refund_no !== request.refundNo)
+      throw unavailable(`the ${what} answered for refund ${String(data.out_refund_no)}, not ${request.refundNo}`);
     if (data.out_trade_no !== undefined && data.out_trade_no !== request.outTradeNo) {
       throw unavailable(`the ${what} answered for trade ${String(data.out_trade_no)}, not ${request.outTradeNo}`);
     }

@@ -16,7 +16,11 @@ import { invariantViolations, readSaleLedger } from "./invariants";
 let t: TestEnvironment;
 const log = pino({ level: "silent" });
 beforeAll(async () => {
-  t = await createTestEnvironment("check_back", { RESERVATION_CHECK_AFTER_MS: "0", RESERVATION_MAX_REQUEUES: "1", PURCHASE_RATE_PER_SHOPPER: "0" });
+  t = await createTestEnvironment("check_back", {
+    RESERVATION_CHECK_AFTER_MS: "0",
+    RESERVATION_MAX_REQUEUES: "1",
+    PURCHASE_RATE_PER_SHOPPER: "0",
+  });
 });
 afterAll(() => t?.cleanup());
 
@@ -157,7 +161,12 @@ describe("reconcile", () => {
 
   it("warms an upcoming sale that was never warmed, before it opens", async () => {
     const startsAt = new Date(Date.now() + 60_000);
-    const { saleId } = await createLiveSale(t.services, { productName: "Warm-up failed at creation", stock: 7, startsAt, endsAt: new Date(startsAt.getTime() + 3_600_000) });
+    const { saleId } = await createLiveSale(t.services, {
+      productName: "Warm-up failed at creation",
+      stock: 7,
+      startsAt,
+      endsAt: new Date(startsAt.getTime() + 3_600_000),
+    });
     const keys = saleKeys(t.env.REDIS_NAMESPACE, saleId);
     expect(await t.services.redis.exists(keys.meta)).toBe(0);
     const round = (await reconcileLiveSales(t.services, log)).find((r) => r.saleId === saleId)!;

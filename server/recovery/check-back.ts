@@ -136,7 +136,13 @@ async function checkBackBucket(
  * first, and the count goes back ("released"). Should a stalled process take its unit after all,
  * its own "taken" finds the hold gone and counts the shopper again.
  */
-async function resolveStaleHolds(services: CheckBackServices, saleId: number, home: number, buckets: number, nowMs: number): Promise<number> {
+async function resolveStaleHolds(
+  services: CheckBackServices,
+  saleId: number,
+  home: number,
+  buckets: number,
+  nowMs: number,
+): Promise<number> {
   const { redis, db, env } = services;
   const keys = bucketKeys(env.REDIS_NAMESPACE, saleId, home);
   const stale = await redis.zrangebyscore(keys.holds, "-inf", nowMs - env.RESERVATION_CHECK_AFTER_MS, "LIMIT", 0, CHECK_BACK_BATCH);

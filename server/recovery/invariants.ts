@@ -69,7 +69,10 @@ export interface LedgerVerdict {
 
 const units = (n: number) => ({ en: n === 1 ? "1 unit" : `${n} units`, zh: `${n} 件` });
 
-function bucketProblems(b: { share: number; redisStock: number; pendingReservations: number; activeOrders: number; releasing: number }, where: Localized): LedgerProblem[] {
+function bucketProblems(
+  b: { share: number; redisStock: number; pendingReservations: number; activeOrders: number; releasing: number },
+  where: Localized,
+): LedgerProblem[] {
   const accounted = b.redisStock + b.pendingReservations + b.activeOrders + b.releasing;
   const problems: LedgerProblem[] = [];
   if (accounted < b.share) {
@@ -94,7 +97,10 @@ function bucketProblems(b: { share: number; redisStock: number; pendingReservati
     });
   }
   if (b.redisStock < 0) {
-    problems.push({ rule: "STOCK_BELOW_ZERO", text: { en: `${where.en}Redis stock is below zero (${b.redisStock}).`, zh: `${where.zh}Redis 库存小于零（${b.redisStock}）。` } });
+    problems.push({
+      rule: "STOCK_BELOW_ZERO",
+      text: { en: `${where.en}Redis stock is below zero (${b.redisStock}).`, zh: `${where.zh}Redis 库存小于零（${b.redisStock}）。` },
+    });
   }
   return problems;
 }
@@ -113,7 +119,11 @@ export function ledgerVerdict(ledger: SaleLedger): LedgerVerdict {
       },
     });
   }
-  if (dbStock < 0) problems.push({ rule: "STOCK_BELOW_ZERO", text: { en: `MySQL stock is below zero (${dbStock}).`, zh: `MySQL 库存小于零（${dbStock}）。` } });
+  if (dbStock < 0)
+    problems.push({
+      rule: "STOCK_BELOW_ZERO",
+      text: { en: `MySQL stock is below zero (${dbStock}).`, zh: `MySQL 库存小于零（${dbStock}）。` },
+    });
   if (ledger.shoppersOverUnitLimit > 0) {
     problems.push({
       rule: "OVER_UNIT_LIMIT",
@@ -129,7 +139,9 @@ export function ledgerVerdict(ledger: SaleLedger): LedgerVerdict {
     const several = buckets.length > 1;
     for (const b of buckets) {
       const where = several ? { en: `Bucket ${b.bucket}: `, zh: `分桶 ${b.bucket}：` } : { en: "", zh: "" };
-      problems.push(...bucketProblems({ ...b, redisStock: b.redisStock!, releasing: Math.max(0, b.releasedOrders - b.releasedInRedis) }, where));
+      problems.push(
+        ...bucketProblems({ ...b, redisStock: b.redisStock!, releasing: Math.max(0, b.releasedOrders - b.releasedInRedis) }, where),
+      );
     }
   }
   if (problems.length > 0) return { state: "DRIFT", problems };
@@ -164,7 +176,10 @@ export async function readSaleLedger(services: LedgerServices, saleId: number): 
   );
   const { sale, stock, counts, holdings } = await db.$transaction(
     async (tx) => {
-      const sale = await tx.sale.findUniqueOrThrow({ where: { id: saleId }, select: { totalStock: true, unitLimit: true, stockBuckets: true } });
+      const sale = await tx.sale.findUniqueOrThrow({
+        where: { id: saleId },
+        select: { totalStock: true, unitLimit: true, stockBuckets: true },
+      });
       const stock = await tx.stock.findUniqueOrThrow({ where: { saleId }, select: { count: true } });
       const counts = await tx.$queryRaw<OrderCount[]>`
         SELECT stock_bucket, status, COUNT(*) AS n FROM orders WHERE sale_id = ${saleId} GROUP BY stock_bucket, status`;
@@ -180,7 +195,9 @@ export async function readSaleLedger(services: LedgerServices, saleId: number): 
     { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead, maxWait: 10_000, timeout: 30_000 },
   );
   const count = (bucket: number | null, statuses: readonly string[]) =>
-    counts.filter((c) => (bucket === null || Number(c.stock_bucket) === bucket) && statuses.includes(c.status)).reduce((sum, c) => sum + Number(c.n), 0);
+    counts
+      .filter((c) => (bucket === null || Number(c.stock_bucket) === bucket) && statuses.includes(c.status))
+      .reduce((sum, c) => sum + Number(c.n), 0);
   const ordersByStatus: Record<string, number> = {};
   for (const c of counts) ordersByStatus[c.status] = (ordersByStatus[c.status] ?? 0) + Number(c.n);
   const shares = splitStock(sale.totalStock, sale.stockBuckets);
@@ -205,7 +222,10 @@ export async function readSaleLedger(services: LedgerServices, saleId: number): 
     activeOrders: count(null, ACTIVE_ORDER_STATUSES),
     ordersByStatus,
     dbStock: stock.count,
-    shoppersOverUnitLimit: countShoppersOverUnitLimit(holdings.map((h) => ({ held: Number(h.held), shoppers: Number(h.shoppers) })), sale.unitLimit),
+    shoppersOverUnitLimit: countShoppersOverUnitLimit(
+      holdings.map((h) => ({ held: Number(h.held), shoppers: Number(h.shoppers) })),
+      sale.unitLimit,
+    ),
     buckets,
   };
 }
@@ -218,7 +238,11 @@ export const DRIFT_RECHECK_MS = 150;
  * still shows it: a unit caught between the stores on a loaded machine has moved on by then, a
  * lost one has not. Costs a second reading only when the first looks wrong.
  */
-export async function readCheckedLedger(services: LedgerServices, saleId: number, recheckMs = DRIFT_RECHECK_MS): Promise<{ ledger: SaleLedger; verdict: LedgerVerdict }> {
+export async function readCheckedLedger(
+  services: LedgerServices,
+  saleId: number,
+  recheckMs = DRIFT_RECHECK_MS,
+): Promise<{ ledger: SaleLedger; verdict: LedgerVerdict }> {
   const ledger = await readSaleLedger(services, saleId);
   const verdict = ledgerVerdict(ledger);
   if (verdict.state !== "DRIFT") return { ledger, verdict };

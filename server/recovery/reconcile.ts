@@ -66,11 +66,7 @@ export async function readPublishedReconciliations(services: Pick<CoreServices, 
 }
 
 /** Pure: the Redis stock MySQL proves, from one consistent pair of snapshots (see repairRedisStock). */
-export function provenRedisStock(input: {
-  dbStock: number;
-  pendingNotOrdered: number;
-  cancelledNotReleasedInRedis: number;
-}): number {
+export function provenRedisStock(input: { dbStock: number; pendingNotOrdered: number; cancelledNotReleasedInRedis: number }): number {
   // Pending reservations hold a unit in Redis that MySQL has not deducted; a cancelled order
   // whose Redis release has not run yet holds one that MySQL has already given back.
   return input.dbStock - input.pendingNotOrdered - input.cancelledNotReleasedInRedis;
@@ -120,7 +116,8 @@ async function reconcileSale(
   const violations = invariantViolations(ledger);
   const report = { saleId: sale.id, rewarmed, checkBack, repairs, ledger, violations };
   await publishReconciliation(services, report, nowMs);
-  if (violations.length) log.info({ saleId: sale.id, violations }, "invariants do not hold (yet: traffic in flight, or drift no proof covers)");
+  if (violations.length)
+    log.info({ saleId: sale.id, violations }, "invariants do not hold (yet: traffic in flight, or drift no proof covers)");
   return report;
 }
 
@@ -132,7 +129,8 @@ async function checkBackAndRepair(
   log: Logger,
 ): Promise<{ checkBack: CheckBackReport; repairs: string[] }> {
   const checkBack = await checkBackSale(services, sale, nowMs);
-  if (checkBack.settle || checkBack.requeue || checkBack.release || checkBack.holds) log.info({ saleId: sale.id, ...checkBack }, "check-back acted");
+  if (checkBack.settle || checkBack.requeue || checkBack.release || checkBack.holds)
+    log.info({ saleId: sale.id, ...checkBack }, "check-back acted");
   const repairs: string[] = [];
   const dbRepair = await repairDbStock(services, sale.id);
   if (dbRepair) repairs.push(dbRepair);
@@ -186,7 +184,10 @@ export async function rewarmIfLost(services: ReconcileServices, saleId: number, 
   const rewarmed = await withStockChangeLock(services.sql, saleId, 0, async () => {
     if (await isWarm(services, saleId, sale.stockBuckets)) return false;
     const summary = await warmUpSaleLocked(services, saleId);
-    log.warn({ saleId, stock: summary.stock, pending: summary.pendingReservations }, "sale state was missing in Redis: re-warmed from MySQL");
+    log.warn(
+      { saleId, stock: summary.stock, pending: summary.pendingReservations },
+      "sale state was missing in Redis: re-warmed from MySQL",
+    );
     return true;
   });
   return rewarmed.held && rewarmed.value;
@@ -259,7 +260,17 @@ async function repairRedisStock(services: ReconcileServices, saleId: number, buc
   const proven = decideRedisRepair(reading);
   if (proven === null) return null;
   const { redisStock } = reading;
-  const applied = await redis.repairStock(keys.stock, keys.pending, keys.released, keys.fence, redisStock, reading.pendingCount, reading.releasedInRedisCount, reading.fence, proven);
+  const applied = await redis.repairStock(
+    keys.stock,
+    keys.pending,
+    keys.released,
+    keys.fence,
+    redisStock,
+    reading.pendingCount,
+    reading.releasedInRedisCount,
+    reading.fence,
+    proven,
+  );
   if (applied !== 1) return null;
   // Units back where there were none (a raise the reconciler finished): every instance's
   // sold-out flag lets buyers through now, not when it lapses.
@@ -269,7 +280,12 @@ async function repairRedisStock(services: ReconcileServices, saleId: number, buc
 }
 
 /** The reads of repairRedisStock; null when the bucket has no stock key (not warm) or the MULTI failed. */
-async function readBucketStock(services: ReconcileServices, saleId: number, bucket: number, buckets: number): Promise<BucketStockReading | null> {
+async function readBucketStock(
+  services: ReconcileServices,
+  saleId: number,
+  bucket: number,
+  buckets: number,
+): Promise<BucketStockReading | null> {
   const { redis, db, env } = services;
   const keys = bucketKeys(env.REDIS_NAMESPACE, saleId, bucket);
   const replies = await redis.multi().get(keys.stock).zrange(keys.pending, 0, -1).smembers(keys.released).get(keys.fence).exec();
@@ -283,9 +299,16 @@ async function readBucketStock(services: ReconcileServices, saleId: number, buck
   const truth = await db.$transaction(
     async (tx) => ({
       stock: await tx.stock.findUniqueOrThrow({ where: { saleId }, select: { count: true } }),
-      active: await tx.order.groupBy({ by: ["stockBucket"], where: { saleId, status: { in: [...ACTIVE_ORDER_STATUSES] } }, _count: { _all: true } }),
+      active: await tx.order.groupBy({
+        by: ["stockBucket"],
+        where: { saleId, status: { in: [...ACTIVE_ORDER_STATUSES] } },
+        _count: { _all: true },
+      }),
       ordered: pending.length ? await tx.order.count({ where: { reservationId: { in: pending } } }) : 0,
-      cancelled: await tx.order.findMany({ where: { saleId, stockBucket: bucket, status: { in: [...RELEASED_ORDER_STATUSES] } }, select: { id: true } }),
+      cancelled: await tx.order.findMany({
+        where: { saleId, stockBucket: bucket, status: { in: [...RELEASED_ORDER_STATUSES] } },
+        select: { id: true },
+      }),
     }),
     { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead, maxWait: 10_000, timeout: 30_000 },
   );

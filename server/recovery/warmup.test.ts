@@ -10,7 +10,12 @@ describe("computeWarmState", () => {
       pendingNotInDb: ["5-2-0123456789abcdef", "5-1-fedcba9876543210"],
     });
     expect(state.stock).toBe(8);
-    expect(state.holdings).toEqual(new Map([[1, 2], [2, 1]]));
+    expect(state.holdings).toEqual(
+      new Map([
+        [1, 2],
+        [2, 1],
+      ]),
+    );
   });
 
   it("never loads a negative stock", () => {
@@ -29,7 +34,12 @@ describe("computeWarmState", () => {
       homedHere,
     });
     expect(state.stock).toBe(3);
-    expect(state.holdings).toEqual(new Map([[1, 2], [2, 1]]));
+    expect(state.holdings).toEqual(
+      new Map([
+        [1, 2],
+        [2, 1],
+      ]),
+    );
   });
 });
 
@@ -43,7 +53,17 @@ describe("planBucketLoad", () => {
     pending: [],
     holds: [],
     elsewhere: [],
-    sale: { startsAt, endsAt, unitLimit: 2, requireRealName: false, minMemberLevel: 0, requireVerifiedContact: false, accountsCreatedBefore: null, stockCount: 10, admissionRate: 0 },
+    sale: {
+      startsAt,
+      endsAt,
+      unitLimit: 2,
+      requireRealName: false,
+      minMemberLevel: 0,
+      requireVerifiedContact: false,
+      accountsCreatedBefore: null,
+      stockCount: 10,
+      admissionRate: 0,
+    },
     decidedInDb: [],
     releasedOrderIds: [],
     activeOrders: [],
@@ -57,19 +77,44 @@ describe("planBucketLoad", () => {
         pending: ["5-1-0123456789abcdef", "5-2-fedcba9876543210"],
         decidedInDb: ["5-1-0123456789abcdef"],
         activeOrders: [{ userId: 1, stockBucket: 0, _count: { _all: 1 } }],
-        sale: { startsAt, endsAt, unitLimit: 2, requireRealName: false, minMemberLevel: 0, requireVerifiedContact: false, accountsCreatedBefore: null, stockCount: 9, admissionRate: 0 },
+        sale: {
+          startsAt,
+          endsAt,
+          unitLimit: 2,
+          requireRealName: false,
+          minMemberLevel: 0,
+          requireVerifiedContact: false,
+          accountsCreatedBefore: null,
+          stockCount: 9,
+          admissionRate: 0,
+        },
       }),
     );
     expect(load.orderedHere).toEqual(["5-1-0123456789abcdef"]);
     expect(load.stock).toBe(8);
-    expect(load.holdings).toEqual(new Map([[1, 1], [2, 1]]));
+    expect(load.holdings).toEqual(
+      new Map([
+        [1, 1],
+        [2, 1],
+      ]),
+    );
     expect(load.summary).toMatchObject({ saleId: 5, stock: 8, pendingReservations: 1, shoppersHolding: 2, bucketStocks: [8] });
   });
 
   it("writes the sale's rules and only the shoppers whose eligibility differs", () => {
     const load = planBucketLoad(
       reading({
-        sale: { startsAt, endsAt, unitLimit: 3, requireRealName: true, minMemberLevel: 0, requireVerifiedContact: false, accountsCreatedBefore: null, stockCount: 10, admissionRate: 0 },
+        sale: {
+          startsAt,
+          endsAt,
+          unitLimit: 3,
+          requireRealName: true,
+          minMemberLevel: 0,
+          requireVerifiedContact: false,
+          accountsCreatedBefore: null,
+          stockCount: 10,
+          admissionRate: 0,
+        },
         standings: [
           { id: 7, ...NEW_ACCOUNT, realNameVerified: true },
           { id: 8, ...NEW_ACCOUNT, blacklisted: true },
@@ -77,15 +122,38 @@ describe("planBucketLoad", () => {
         releasedOrderIds: [41, 42],
       }),
     );
-    expect(load.meta).toEqual({ startsAt: startsAt.getTime(), endsAt: endsAt.getTime(), limit: 3, eligibility: ELIGIBILITY.REAL_NAME_REQUIRED, buckets: 1, admissionRate: 0, persons: 1 });
-    expect(load.eligibilityOverrides).toEqual(new Map([[7, ELIGIBILITY.ELIGIBLE], [8, ELIGIBILITY.BLACKLISTED]]));
+    expect(load.meta).toEqual({
+      startsAt: startsAt.getTime(),
+      endsAt: endsAt.getTime(),
+      limit: 3,
+      eligibility: ELIGIBILITY.REAL_NAME_REQUIRED,
+      buckets: 1,
+      admissionRate: 0,
+      persons: 1,
+    });
+    expect(load.eligibilityOverrides).toEqual(
+      new Map([
+        [7, ELIGIBILITY.ELIGIBLE],
+        [8, ELIGIBILITY.BLACKLISTED],
+      ]),
+    );
     expect(load.releasedOrderIds).toEqual([41, 42]);
   });
 
   it("in a real-name sale maps each verified shopper to their person and counts the person's units", () => {
     const load = planBucketLoad(
       reading({
-        sale: { startsAt, endsAt, unitLimit: 1, requireRealName: true, minMemberLevel: 0, requireVerifiedContact: false, accountsCreatedBefore: null, stockCount: 9, admissionRate: 0 },
+        sale: {
+          startsAt,
+          endsAt,
+          unitLimit: 1,
+          requireRealName: true,
+          minMemberLevel: 0,
+          requireVerifiedContact: false,
+          accountsCreatedBefore: null,
+          stockCount: 9,
+          admissionRate: 0,
+        },
         activeOrders: [{ userId: 7, stockBucket: 0, _count: { _all: 1 } }],
         standings: [
           { id: 7, ...NEW_ACCOUNT, realNameVerified: true, realNameKey: "k1" },
@@ -94,6 +162,12 @@ describe("planBucketLoad", () => {
         ],
       }),
     );
-    expect(load.personFields).toEqual(new Map<string, string | number>([["person-of:7", "k1"], ["person:k1", 1], ["person-of:9", "k1"]]));
+    expect(load.personFields).toEqual(
+      new Map<string, string | number>([
+        ["person-of:7", "k1"],
+        ["person:k1", 1],
+        ["person-of:9", "k1"],
+      ]),
+    );
   });
 });

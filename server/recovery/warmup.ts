@@ -9,7 +9,15 @@ import { broadcastSoldOut } from "../seckill/sold-out";
 import { ACTIVE_ORDER_STATUSES, RELEASED_ORDER_STATUSES } from "../orders/statuses";
 import { parseReservationId, reservationInBucket } from "../seckill/reservation";
 import { activeByBucket, bucketStockInDb, homeBucket } from "../seckill/buckets";
-import { ELIGIBILITY_RULE_FIELDS, eligibilityTable, nonDefaultStanding, STANDING_FIELDS, type EligibilityCode, type EligibilityRules, type Standing } from "../gateway/eligibility";
+import {
+  ELIGIBILITY_RULE_FIELDS,
+  eligibilityTable,
+  nonDefaultStanding,
+  STANDING_FIELDS,
+  type EligibilityCode,
+  type EligibilityRules,
+  type Standing,
+} from "../gateway/eligibility";
 import { personField, personOfField } from "../seckill/keys";
 import { withStockChangeLock } from "../stock/change-lock";
 import { loadRoom, roomSettingsOf, type RoomLoadResult } from "../room/room-meta";
@@ -109,7 +117,9 @@ const WARM_UP_LOCK_WAIT_MS = 5000;
  * lock stays taken is refused (CONFLICT) rather than loaded.
  */
 export async function warmUpSale(services: WarmUpServices, saleId: number, options: WarmUpOptions = {}): Promise<WarmUpSummary> {
-  const locked = await withStockChangeLock(services.sql, saleId, options.lockWaitMs ?? WARM_UP_LOCK_WAIT_MS, () => warmUpSaleLocked(services, saleId, options));
+  const locked = await withStockChangeLock(services.sql, saleId, options.lockWaitMs ?? WARM_UP_LOCK_WAIT_MS, () =>
+    warmUpSaleLocked(services, saleId, options),
+  );
   if (!locked.held) {
     throw new AppError("CONFLICT", {
       en: `Sale ${saleId}'s stock is being changed or loaded right now (a stock change, another warm-up or the reconciler); nothing was loaded. Try again in a moment.`,
@@ -120,10 +130,22 @@ export async function warmUpSale(services: WarmUpServices, saleId: number, optio
 }
 
 /** warmUpSale's work, for a caller already holding the sale's stock-change lock (the reconciler's re-warm). */
-export async function warmUpSaleLocked(services: WarmUpServices, saleId: number, options: Omit<WarmUpOptions, "lockWaitMs"> = {}): Promise<WarmUpSummary> {
+export async function warmUpSaleLocked(
+  services: WarmUpServices,
+  saleId: number,
+  options: Omit<WarmUpOptions, "lockWaitMs"> = {},
+): Promise<WarmUpSummary> {
   const sale = await services.db.sale.findUnique({
     where: { id: saleId },
-    select: { stockBuckets: true, startsAt: true, endsAt: true, admissionRate: true, arrivalOrder: true, purchaseChallenge: true, ...ELIGIBILITY_RULE_FIELDS },
+    select: {
+      stockBuckets: true,
+      startsAt: true,
+      endsAt: true,
+      admissionRate: true,
+      arrivalOrder: true,
+      purchaseChallenge: true,
+      ...ELIGIBILITY_RULE_FIELDS,
+    },
   });
   if (!sale) throw new AppError("NOT_FOUND", saleDoesNotExist(saleId));
   const roomSettings = roomSettingsOf(sale);
@@ -132,7 +154,15 @@ export async function warmUpSaleLocked(services: WarmUpServices, saleId: number,
   try {
     await clusterReady(connection, services.env.REDIS_COMMAND_TIMEOUT_MS);
     const warmRoom = () =>
-      loadRoom(connection, services.env.REDIS_NAMESPACE, saleId, roomSettings, () => highestUserId(services), () => eligibilityOverrides(services, sale), services.env.REDIS_COMMAND_TIMEOUT_MS);
+      loadRoom(
+        connection,
+        services.env.REDIS_NAMESPACE,
+        saleId,
+        roomSettings,
+        () => highestUserId(services),
+        () => eligibilityOverrides(services, sale),
+        services.env.REDIS_COMMAND_TIMEOUT_MS,
+      );
     // A room opens before the buckets refuse tokens (admissionRate), so a shopper sent to it can
     // join at once; it closes after they take tokens again. Either way its tickets out stop
     // buying once its meta is gone (purchaseWithTicket: no room, no tickets; a room opened again
@@ -218,7 +248,15 @@ export interface BucketLoad {
   stock: number;
   /** admissionRate > 0: a room sale, bought with tickets only (issue-token-5.lua refuses tokens). */
   /** persons: 1 in a real-name sale, whose purchases count per person too (includes/count-shopper.lua). */
-  meta: { startsAt: number; endsAt: number; limit: number; eligibility: EligibilityCode; buckets: number; admissionRate: number; persons: 0 | 1 };
+  meta: {
+    startsAt: number;
+    endsAt: number;
+    limit: number;
+    eligibility: EligibilityCode;
+    buckets: number;
+    admissionRate: number;
+    persons: 0 | 1;
+  };
   holdings: Map<number, number>;
   /** A real-name sale's persons, written into the users hash beside the holdings: `person-of:<userId>` and `person:<key>` fields. */
   personFields: Map<string, string | number>;
@@ -309,7 +347,13 @@ async function tryWarmUp(
 }
 
 /** The reads of tryWarmUp; the connection stays WATCHing the bucket's keys for the write. */
-async function readBucket(services: WarmUpServices, connection: RedisConnection, saleId: number, bucket: number, buckets: number): Promise<BucketReading> {
+async function readBucket(
+  services: WarmUpServices,
+  connection: RedisConnection,
+  saleId: number,
+  bucket: number,
+  buckets: number,
+): Promise<BucketReading> {
   const { db, env } = services;
   const keys = bucketKeys(env.REDIS_NAMESPACE, saleId, bucket);
   const homedHere = (userId: number) => homeBucket(userId, buckets) === bucket;
@@ -356,10 +400,15 @@ async function readBucket(services: WarmUpServices, connection: RedisConnection,
       return {
         sale,
         alreadyOrdered: undecided.length ? await tx.order.findMany({ where: inUndecided, select: { reservationId: true } }) : [],
-        alreadyReleased: undecided.length ? await tx.releasedReservation.findMany({ where: inUndecided, select: { reservationId: true } }) : [],
+        alreadyReleased: undecided.length
+          ? await tx.releasedReservation.findMany({ where: inUndecided, select: { reservationId: true } })
+          : [],
         // MySQL's stock already counts these orders' units as given back: a late release-order-3.lua run
         // (a timer retried after this warm-up) must find them released, or it would add them again.
-        released: await tx.order.findMany({ where: { saleId, stockBucket: bucket, status: { in: [...RELEASED_ORDER_STATUSES] } }, select: { id: true } }),
+        released: await tx.order.findMany({
+          where: { saleId, stockBucket: bucket, status: { in: [...RELEASED_ORDER_STATUSES] } },
+          select: { id: true },
+        }),
         grouped: await tx.order.groupBy({
           by: ["userId", "stockBucket"],
           where: { saleId, status: { in: [...ACTIVE_ORDER_STATUSES] } },
@@ -419,4 +468,3 @@ async function writeBucketLoad(connection: RedisConnection, keys: ReturnType<typ
   // null: a watched key changed since the reads, and Redis dropped the whole transaction.
   return (await tx.exec()) !== null;
 }
-

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { ArrivalRate, BASE_CHALLENGE_COST, MAX_COST_FACTOR, MAX_SOLUTION_CHARS, challengeCost, encodeRoomSolution, roomChallenge, verifyRoomSolution } from "./challenge";
+import {
+  ArrivalRate,
+  BASE_CHALLENGE_COST,
+  MAX_COST_FACTOR,
+  MAX_SOLUTION_CHARS,
+  challengeCost,
+  encodeRoomSolution,
+  roomChallenge,
+  verifyRoomSolution,
+} from "./challenge";
 import { solveRoomChallenge } from "./challenge-solver";
 
 const env = { SESSION_SECRET: "test-session-secret-for-room-challenges-0123456789" };
@@ -78,7 +87,19 @@ describe("room challenge", () => {
     const challenge = await roomChallenge(env, owner, { cost, expiresAt });
     const solution = await solveRoomChallenge(challenge);
     const hostile: unknown[] = [
-      undefined, null, 0, 1, true, {}, [], decode(solution), "", "not base64 !!", encode("a string"), encode(null), encode([1, 2]),
+      undefined,
+      null,
+      0,
+      1,
+      true,
+      {},
+      [],
+      decode(solution),
+      "",
+      "not base64 !!",
+      encode("a string"),
+      encode(null),
+      encode([1, 2]),
       encode({ challenge: null, solution: null, test: true }),
       encode({ ...decode(solution), solution: { counter: -1, derivedKey: "zz" } }),
       encode({ ...decode(solution), solution: { counter: 2 ** 40, derivedKey: decode(solution).solution.derivedKey } }),

@@ -57,7 +57,11 @@ let derived: ChallengeKeys | undefined;
 function challengeKeys(secret: string): ChallengeKeys {
   if (derived?.secret !== secret) {
     const derive = (label: string) => createHmac("sha256", secret).update(label).digest("hex");
-    derived = { secret, signature: derive("flash-sale room challenge signature"), keySignature: derive("flash-sale room challenge key signature") };
+    derived = {
+      secret,
+      signature: derive("flash-sale room challenge signature"),
+      keySignature: derive("flash-sale room challenge key signature"),
+    };
   }
   return derived;
 }
@@ -66,7 +70,11 @@ function challengeKeys(secret: string): ChallengeKeys {
  * A challenge for `owner`, `cost` PBKDF2 iterations per attempt, valid until `expiresAt` (epoch
  * ms; ALTCHA counts whole seconds, rounded up). The JSON the widget and API clients take as is.
  */
-export async function roomChallenge(env: Pick<Env, "SESSION_SECRET">, owner: ChallengeOwner, opts: { cost: number; expiresAt: number }): Promise<RoomChallenge> {
+export async function roomChallenge(
+  env: Pick<Env, "SESSION_SECRET">,
+  owner: ChallengeOwner,
+  opts: { cost: number; expiresAt: number },
+): Promise<RoomChallenge> {
   const keys = challengeKeys(env.SESSION_SECRET);
   return createChallenge({
     algorithm: CHALLENGE_ALGORITHM,
@@ -107,7 +115,12 @@ const payloadSchema = z.object({
  * a challenge roomChallenge signed for this owner and still valid at `now` (epoch ms, the shop's
  * clock). In process, HMAC only; false for anything else, never a throw.
  */
-export async function verifyRoomSolution(env: Pick<Env, "SESSION_SECRET">, owner: ChallengeOwner, solution: unknown, now: number): Promise<boolean> {
+export async function verifyRoomSolution(
+  env: Pick<Env, "SESSION_SECRET">,
+  owner: ChallengeOwner,
+  solution: unknown,
+  now: number,
+): Promise<boolean> {
   if (typeof solution !== "string" || solution.length > MAX_SOLUTION_CHARS) return false;
   let payload: z.infer<typeof payloadSchema>;
   try {
@@ -138,7 +151,9 @@ export async function verifyRoomSolution(env: Pick<Env, "SESSION_SECRET">, owner
 
 /** The solution payload as the widget emits it: base64 of `{ challenge, solution }` JSON. */
 export function encodeRoomSolution(challenge: RoomChallenge, solution: Solution): string {
-  return Buffer.from(JSON.stringify({ challenge: { parameters: challenge.parameters, signature: challenge.signature }, solution })).toString("base64");
+  return Buffer.from(
+    JSON.stringify({ challenge: { parameters: challenge.parameters, signature: challenge.signature }, solution }),
+  ).toString("base64");
 }
 
 /**

@@ -30,7 +30,8 @@ export function admittedBy(line: Frontier, now: number): number {
  */
 export function admissionMoment(line: Frontier, position: number, now: number): number {
   const admitted = admittedBy(line, now);
-  if (position <= admitted) return Math.min(Math.floor(line.frontierAt + ((position - line.frontier) * 1000) / line.rate), Math.max(now, line.frontierAt));
+  if (position <= admitted)
+    return Math.min(Math.floor(line.frontierAt + ((position - line.frontier) * 1000) / line.rate), Math.max(now, line.frontierAt));
   const from = Math.max(now, line.frontierAt);
   return Math.ceil(from + ((position - admitted) * 1000) / line.rate);
 }

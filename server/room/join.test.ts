@@ -13,15 +13,37 @@ const EPOCH = OPENS - 60_000;
 
 describe("seatStanding", () => {
   it("ARRIVAL: place = seat, admitted at rate places a second from the opening, the ticket names both", () => {
-    const standing = seatStanding(SECRET, owner, 20, { epoch: EPOCH, order: "ARRIVAL", drawn: null, line, opensAt: OPENS, now: OPENS - 5000 });
-    expect(standing).toMatchObject({ status: "WAITING", seat: 20, position: 20, admitAt: OPENS + 2000, ahead: 19, opensAt: OPENS, passWindowMs: PASS_WINDOW_MS });
+    const standing = seatStanding(SECRET, owner, 20, {
+      epoch: EPOCH,
+      order: "ARRIVAL",
+      drawn: null,
+      line,
+      opensAt: OPENS,
+      now: OPENS - 5000,
+    });
+    expect(standing).toMatchObject({
+      status: "WAITING",
+      seat: 20,
+      position: 20,
+      admitAt: OPENS + 2000,
+      ahead: 19,
+      opensAt: OPENS,
+      passWindowMs: PASS_WINDOW_MS,
+    });
     expect(readTicket(SECRET, owner, standing.ticket)).toEqual({ epoch: EPOCH, seq: 20, position: 20, admitAt: OPENS + 2000 });
     // Bound to the shopper: another shopper cannot read it as theirs.
     expect(readTicket(SECRET, { ...owner, userId: 10 }, standing.ticket)).toBeNull();
   });
 
   it("RANDOM before the draw: place 0, moment 0", () => {
-    const standing = seatStanding(SECRET, owner, 20, { epoch: EPOCH, order: "RANDOM", drawn: null, line, opensAt: OPENS, now: OPENS - 5000 });
+    const standing = seatStanding(SECRET, owner, 20, {
+      epoch: EPOCH,
+      order: "RANDOM",
+      drawn: null,
+      line,
+      opensAt: OPENS,
+      now: OPENS - 5000,
+    });
     expect(standing).toMatchObject({ position: 0, admitAt: 0, ahead: 0 });
   });
 
@@ -47,7 +69,12 @@ describe("readJoinReply", () => {
       now: 1000,
       challenge: true,
     });
-    expect(readJoinReply([1, 4, 3, "0", 1000, 10, 4, 900, 1000, 0, "RANDOM", "0"])).toMatchObject({ drawn: 3, order: "RANDOM", challenge: false, epoch: 0 });
+    expect(readJoinReply([1, 4, 3, "0", 1000, 10, 4, 900, 1000, 0, "RANDOM", "0"])).toMatchObject({
+      drawn: 3,
+      order: "RANDOM",
+      challenge: false,
+      epoch: 0,
+    });
   });
 
   it("NOT_WARMED is null, ENDED is ENDED, an unknown code throws", () => {

@@ -40,7 +40,10 @@ export interface Waiting {
 }
 
 /** Who the purchase would refuse for who they are: the join refuses them alike, with no seat. */
-export type JoinRefusal = Extract<Refusal, "BLACKLISTED" | "REAL_NAME_REQUIRED" | "MEMBER_LEVEL_TOO_LOW" | "CONTACT_NOT_VERIFIED" | "ACCOUNT_TOO_NEW">;
+export type JoinRefusal = Extract<
+  Refusal,
+  "BLACKLISTED" | "REAL_NAME_REQUIRED" | "MEMBER_LEVEL_TOO_LOW" | "CONTACT_NOT_VERIFIED" | "ACCOUNT_TOO_NEW"
+>;
 
 /**
  * room.onStatus's word to a ticket of an earlier opening: the room was closed and opened again
@@ -89,15 +92,27 @@ const JOIN_REFUSAL_BY_CODE: Record<number, JoinRefusal> = {
 };
 
 /** join-room-4.lua's reply (see its header) as the room's state at the join; null = no room meta, "ENDED", or the shopper's refusal. */
-export function readJoinReply(
-  reply: JoinReply,
-): { seat: number; epoch: number; order: "RANDOM" | "ARRIVAL"; drawn: number | null; line: Frontier; opensAt: number; now: number; challenge: boolean } | "ENDED" | { refused: JoinRefusal } | null {
+export function readJoinReply(reply: JoinReply):
+  | {
+      seat: number;
+      epoch: number;
+      order: "RANDOM" | "ARRIVAL";
+      drawn: number | null;
+      line: Frontier;
+      opensAt: number;
+      now: number;
+      challenge: boolean;
+    }
+  | "ENDED"
+  | { refused: JoinRefusal }
+  | null {
   const [code, seat, drawn, frontier, frontierAt, rate, joined, opensAt, now, challenge, order, epoch] = reply;
   if (code === 0) return null;
   if (code === -2) return "ENDED";
   const refused = JOIN_REFUSAL_BY_CODE[code];
   if (refused) return { refused };
-  if (code !== 1 || seat === undefined || frontier === undefined || now === undefined) throw new Error(`join-room script returned an unknown code ${code}`);
+  if (code !== 1 || seat === undefined || frontier === undefined || now === undefined)
+    throw new Error(`join-room script returned an unknown code ${code}`);
   return {
     seat,
     epoch: Number(epoch ?? 0),
@@ -125,7 +140,10 @@ export async function joinRoom(
   if (services.soldOut.isSoldOut(input.saleId)) return { status: "SOLD_OUT" };
   const { env, redis } = services;
   const keys = roomKeys(env.REDIS_NAMESPACE, input.saleId);
-  const run = () => failClosed(redis.joinRoom(keys.meta, keys.seats(input.userId), keys.arrivals, keys.eligibility, String(input.userId), input.again ? "1" : "0"));
+  const run = () =>
+    failClosed(
+      redis.joinRoom(keys.meta, keys.seats(input.userId), keys.arrivals, keys.eligibility, String(input.userId), input.again ? "1" : "0"),
+    );
   let reply: JoinReply;
   if (input.again) {
     const refusal = await ipGate;
@@ -150,7 +168,11 @@ export async function joinRoom(
   arrivals.observe(input.saleId, room.line.joined, room.now);
   if (room.challenge) {
     const cost = challengeCost(BASE_CHALLENGE_COST, arrivals.perSecond(input.saleId, room.now), room.line.rate);
-    waiting.challenge = await roomChallenge(env, { ...owner, epoch: room.epoch, seat: room.seat }, { cost, expiresAt: challengeExpiry(room, waiting.admitAt) });
+    waiting.challenge = await roomChallenge(
+      env,
+      { ...owner, epoch: room.epoch, seat: room.seat },
+      { cost, expiresAt: challengeExpiry(room, waiting.admitAt) },
+    );
   }
   return waiting;
 }
@@ -166,4 +188,3 @@ export function challengeExpiry(room: { line: Frontier; opensAt: number }, admit
   if (admitAt > 0) return admitAt + PASS_WINDOW_MS;
   return admissionMoment(room.line, room.line.joined, room.opensAt) + PASS_WINDOW_MS;
 }
-

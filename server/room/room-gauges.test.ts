@@ -14,19 +14,40 @@ describe("roomGauges", () => {
   });
 
   it("counts the admitted on the line, whole places, and the rest as waiting", () => {
-    const reading = roomGauges({ meta: meta({ joined: "100", frontier: "5", frontierAt: String(opensAt + 1000) }), oldestArrivalSecond: opensAt / 1000 - 30 }, opensAt + 3500);
-    expect(reading).toMatchObject({ rate: 10, order: "ARRIVAL", challenge: false, opensAt, joined: 100, drawn: null, admitted: 30, waiting: 70, oldestWaitSeconds: 33 });
+    const reading = roomGauges(
+      { meta: meta({ joined: "100", frontier: "5", frontierAt: String(opensAt + 1000) }), oldestArrivalSecond: opensAt / 1000 - 30 },
+      opensAt + 3500,
+    );
+    expect(reading).toMatchObject({
+      rate: 10,
+      order: "ARRIVAL",
+      challenge: false,
+      opensAt,
+      joined: 100,
+      drawn: null,
+      admitted: 30,
+      waiting: 70,
+      oldestWaitSeconds: 33,
+    });
     expect(reading?.line).toEqual({ frontier: 5, frontierAt: opensAt + 1000, rate: 10, joined: 100 });
   });
 
   it("never counts more admitted than joined, and nobody waiting then has no wait", () => {
-    const reading = roomGauges({ meta: meta({ joined: "3", frontier: "2", frontierAt: String(opensAt) }), oldestArrivalSecond: opensAt / 1000 }, opensAt + 60_000);
+    const reading = roomGauges(
+      { meta: meta({ joined: "3", frontier: "2", frontierAt: String(opensAt) }), oldestArrivalSecond: opensAt / 1000 },
+      opensAt + 60_000,
+    );
     expect(reading).toMatchObject({ admitted: 3, waiting: 0, oldestWaitSeconds: 0 });
   });
 
   it("counts every one who joined a RANDOM room as waiting until the draw at the opening", () => {
     const undrawn = meta({ order: "RANDOM", joined: "50" });
-    expect(roomGauges({ meta: undrawn, oldestArrivalSecond: opensAt / 1000 - 100 }, opensAt - 5000)).toMatchObject({ drawn: null, admitted: 0, waiting: 50, oldestWaitSeconds: 95 });
+    expect(roomGauges({ meta: undrawn, oldestArrivalSecond: opensAt / 1000 - 100 }, opensAt - 5000)).toMatchObject({
+      drawn: null,
+      admitted: 0,
+      waiting: 50,
+      oldestWaitSeconds: 95,
+    });
     // Past the opening the room has drawn everyone who joined, even before a join writes `drawn`.
     expect(roomGauges({ meta: undrawn, oldestArrivalSecond: null }, opensAt + 1000)).toMatchObject({ drawn: 50 });
     const drawn = meta({ order: "RANDOM", joined: "50", drawn: "40", frontierAt: String(opensAt) });

@@ -23,7 +23,10 @@ export interface RawRoom {
 }
 
 function readingOf(meta: Readonly<Record<string, string>>, now: number): RoomReading | null {
-  return parseRoomMeta(ROOM_META_FIELDS.map((field) => meta[field] ?? null), now);
+  return parseRoomMeta(
+    ROOM_META_FIELDS.map((field) => meta[field] ?? null),
+    now,
+  );
 }
 
 /** Whole places admitted by `now`, never more than joined. */
@@ -57,7 +60,8 @@ export function roomGauges(raw: RawRoom, now: number): RoomGauges | null {
   if (!reading) return null;
   const admitted = admittedOf(reading);
   const waiting = reading.line.joined - admitted;
-  const oldestWaitSeconds = waiting > 0 && raw.oldestArrivalSecond !== null ? Math.max(0, Math.floor(now / 1000) - raw.oldestArrivalSecond) : 0;
+  const oldestWaitSeconds =
+    waiting > 0 && raw.oldestArrivalSecond !== null ? Math.max(0, Math.floor(now / 1000) - raw.oldestArrivalSecond) : 0;
   return { ...reading, rate: reading.line.rate, joined: reading.line.joined, admitted, waiting, oldestWaitSeconds };
 }
 

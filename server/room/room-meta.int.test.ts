@@ -22,7 +22,10 @@ const ns = () => t.env.REDIS_NAMESPACE;
 const users = async (count: number) => {
   const ids: number[] = [];
   for (let i = 0; i < count; i++) {
-    const user = await t.services.db.user.create({ data: { email: `room-${Date.now()}-${Math.random()}@example.test`, passwordHash: "x" }, select: { id: true } });
+    const user = await t.services.db.user.create({
+      data: { email: `room-${Date.now()}-${Math.random()}@example.test`, passwordHash: "x" },
+      select: { id: true },
+    });
     ids.push(user.id);
   }
   return ids;
@@ -43,15 +46,30 @@ describe("warm-up of a waiting room", () => {
   it("writes a fresh room's meta, and admissionRate into every bucket's meta", async () => {
     const startsAt = new Date(Date.now() + 600_000);
     const { saleId } = await createSale(t.services, {
-      productName: "Room kettle", priceCents: 500, originalPriceCents: 900, stock: 10, stockBuckets: 2,
-      startsAt, endsAt: new Date(startsAt.getTime() + 3600_000), admissionRate: 25, arrivalOrder: "ARRIVAL", purchaseChallenge: true,
+      productName: "Room kettle",
+      priceCents: 500,
+      originalPriceCents: 900,
+      stock: 10,
+      stockBuckets: 2,
+      startsAt,
+      endsAt: new Date(startsAt.getTime() + 3600_000),
+      admissionRate: 25,
+      arrivalOrder: "ARRIVAL",
+      purchaseChallenge: true,
     });
     const summary = await warmUpSale(t.services, saleId);
     expect(summary).toMatchObject({ admissionRate: 25, room: { action: "OPEN", rebased: false } });
     expect(await t.services.redis.hgetall(roomKeys(ns(), saleId).meta)).toEqual({
       epoch: expect.stringMatching(/^\d{13}$/) as string,
-      opensAt: String(startsAt.getTime()), endsAt: String(startsAt.getTime() + 3600_000), rate: "25", order: "ARRIVAL",
-      frontier: "0", frontierAt: String(startsAt.getTime()), joined: "0", challenge: "1", eligibility: "0",
+      opensAt: String(startsAt.getTime()),
+      endsAt: String(startsAt.getTime() + 3600_000),
+      rate: "25",
+      order: "ARRIVAL",
+      frontier: "0",
+      frontierAt: String(startsAt.getTime()),
+      joined: "0",
+      challenge: "1",
+      eligibility: "0",
     });
     for (const bucket of [0, 1]) expect(await t.services.redis.hget(bucketKeys(ns(), saleId, bucket).meta, "admissionRate")).toBe("25");
   });

@@ -78,7 +78,12 @@ export function freshRoomMeta(settings: RoomSettings, epoch: number): RoomMetaHa
 
 /** The admission line stored in a meta hash. */
 export function storedLine(stored: Readonly<Record<string, string>>): Frontier {
-  return { frontier: Number(stored.frontier ?? 0), frontierAt: Number(stored.frontierAt ?? 0), rate: Number(stored.rate ?? 0), joined: Number(stored.joined ?? 0) };
+  return {
+    frontier: Number(stored.frontier ?? 0),
+    frontierAt: Number(stored.frontierAt ?? 0),
+    rate: Number(stored.rate ?? 0),
+    joined: Number(stored.joined ?? 0),
+  };
 }
 
 export type RoomPlan =
@@ -101,7 +106,14 @@ export function planRoomLoad(settings: RoomSettings | null, stored: Readonly<Rec
   if (!settings) return stored ? { action: "CLOSE" } : { action: "NONE" };
   if (!stored) return { action: "OPEN", meta: freshRoomMeta(settings, now) };
   const fresh = freshRoomMeta(settings, now);
-  const fields: Partial<RoomMetaHash> = { opensAt: fresh.opensAt, endsAt: fresh.endsAt, rate: fresh.rate, order: fresh.order, challenge: fresh.challenge, eligibility: fresh.eligibility };
+  const fields: Partial<RoomMetaHash> = {
+    opensAt: fresh.opensAt,
+    endsAt: fresh.endsAt,
+    rate: fresh.rate,
+    order: fresh.order,
+    challenge: fresh.challenge,
+    eligibility: fresh.eligibility,
+  };
   const line = storedLine(stored);
   const started = line.frontier > 0 || now >= line.frontierAt;
   const rateChanged = line.rate !== settings.rate;

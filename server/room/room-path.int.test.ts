@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLiveSale, createTestEnvironment, readMetric, startSeckillService, type ChildHandle, type TestEnvironment } from "../testing/harness";
+import {
+  createLiveSale,
+  createTestEnvironment,
+  readMetric,
+  startSeckillService,
+  type ChildHandle,
+  type TestEnvironment,
+} from "../testing/harness";
 import { createShoppers, type SeededShopper } from "../seed";
 import { warmUpSale } from "../recovery/warmup";
 import { roomKeys, saleKeys } from "../seckill/keys";
@@ -60,7 +67,11 @@ async function join(saleId: number, shopper: SeededShopper, again = false): Prom
 const buy = (saleId: number, shopper: SeededShopper, ticket: string) => mutate("seckill.purchase", { saleId, ticket }, shopper);
 
 async function roomSale(room: RoomSettings, sale: { stock?: number; unitLimit?: number; startsAt?: Date } = {}) {
-  const { saleId } = await createLiveSale(t.services, { stock: sale.stock ?? 10, unitLimit: sale.unitLimit ?? 1, ...(sale.startsAt ? { startsAt: sale.startsAt } : {}) });
+  const { saleId } = await createLiveSale(t.services, {
+    stock: sale.stock ?? 10,
+    unitLimit: sale.unitLimit ?? 1,
+    ...(sale.startsAt ? { startsAt: sale.startsAt } : {}),
+  });
   await warmUpSale(t.services, saleId);
   await openRoom(t.services, saleId, room);
   return saleId;
@@ -68,7 +79,11 @@ async function roomSale(room: RoomSettings, sale: { stock?: number; unitLimit?: 
 
 async function reservations(saleId: number) {
   const keys = saleKeys(t.env.REDIS_NAMESPACE, saleId);
-  return { stock: Number(await t.services.redis.get(keys.stock)), pending: await t.services.redis.zcard(keys.pending), counted: await t.services.redis.hlen(keys.users) };
+  return {
+    stock: Number(await t.services.redis.get(keys.stock)),
+    pending: await t.services.redis.zcard(keys.pending),
+    counted: await t.services.redis.hlen(keys.users),
+  };
 }
 
 const waitUntil = (epochMs: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, epochMs - Date.now()) + 20));
@@ -100,8 +115,13 @@ describe("room.join and a purchase with its ticket, over HTTP (seckill service)"
     const movedUp = `${epoch}.${seat}.1.${admitAt}.${mac}`;
     const earlier = `${epoch}.${seat}.${mine.position}.${Number(admitAt) - 1000}.${mac}`;
     // A ticket signed with some other secret, the shape right.
-    const otherSecret = signTicket("another-secret-of-at-least-32-characters!!", { saleId, userId: shoppers[1]!.id }, { epoch: Number(epoch), seq: mine.seat, position: 1, admitAt: Date.now() - 1000 });
-    for (const ticket of [forged, movedUp, earlier, otherSecret]) expect((await buy(saleId, shoppers[1]!, ticket)).data?.status, ticket).toBe("INVALID_TICKET");
+    const otherSecret = signTicket(
+      "another-secret-of-at-least-32-characters!!",
+      { saleId, userId: shoppers[1]!.id },
+      { epoch: Number(epoch), seq: mine.seat, position: 1, admitAt: Date.now() - 1000 },
+    );
+    for (const ticket of [forged, movedUp, earlier, otherSecret])
+      expect((await buy(saleId, shoppers[1]!, ticket)).data?.status, ticket).toBe("INVALID_TICKET");
     // Copied to another shopper: the MAC binds it to its holder.
     expect((await buy(saleId, shoppers[2]!, mine.ticket)).data?.status).toBe("INVALID_TICKET");
     // Another sale's: bound to its sale too.
@@ -206,7 +226,9 @@ describe("room.join and a purchase with its ticket, over HTTP (seckill service)"
     const en = await mutate("seckill.token", { saleId }, shoppers[5]!);
     expect(en.error?.data.code).toBe("PRECONDITION_FAILED");
     expect(en.error?.message).toBe("This sale has a waiting room: join it to buy.");
-    expect((await mutate("seckill.token", { saleId }, shoppers[5]!, "zh-CN")).error?.message).toBe("本场秒杀设有排队室：请先进入排队室再购买。");
+    expect((await mutate("seckill.token", { saleId }, shoppers[5]!, "zh-CN")).error?.message).toBe(
+      "本场秒杀设有排队室：请先进入排队室再购买。",
+    );
     expect(await t.services.redis.exists(saleKeys(t.env.REDIS_NAMESPACE, saleId).token(shoppers[5]!.id))).toBe(0);
 
     const { saleId: plain } = await createLiveSale(t.services, { stock: 5 });
@@ -222,7 +244,10 @@ describe("room.join and a purchase with its ticket, over HTTP (seckill service)"
     const answer = await mutate("room.join", { saleId }, shoppers[7]!);
     const waiting = answer.data as unknown as Waiting & { challenge: unknown };
     expect(waiting.challenge, "the join answer carries the challenge").toBeTruthy();
-    const [solution, othersSolution] = await Promise.all([solveRoomChallenge(waiting.challenge), solveRoomChallenge(other.data?.challenge)]);
+    const [solution, othersSolution] = await Promise.all([
+      solveRoomChallenge(waiting.challenge),
+      solveRoomChallenge(other.data?.challenge),
+    ]);
     await waitUntil(waiting.admitAt);
     const reservesBefore = await readMetric(service.url, "seckill_reserve_calls_total");
     const refused = [
@@ -242,7 +267,12 @@ describe("room.join and a purchase with its ticket, over HTTP (seckill service)"
   });
 
   it("with the challenge on: a solution from a room closed and opened since is refused for the same seat number", async () => {
-    const { saleId } = await createLiveSale(t.services, { stock: 10, admissionRate: 100, arrivalOrder: "ARRIVAL", purchaseChallenge: true });
+    const { saleId } = await createLiveSale(t.services, {
+      stock: 10,
+      admissionRate: 100,
+      arrivalOrder: "ARRIVAL",
+      purchaseChallenge: true,
+    });
     const setRate = async (admissionRate: number) => {
       await t.services.db.sale.update({ where: { id: saleId }, data: { admissionRate } });
       return (await warmUpSale(t.services, saleId)).room?.action;

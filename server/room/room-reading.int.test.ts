@@ -37,7 +37,8 @@ async function join(saleId: number, shopper: SeededShopper): Promise<Waiting> {
 }
 
 const waitUntil = (epochMs: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, epochMs - Date.now()) + 20));
-const buy = (saleId: number, shopper: SeededShopper, waiting: Waiting, at: number) => purchaseWithTicket(t.services, { saleId, userId: shopper.id, ticket: waiting.ticket }, at);
+const buy = (saleId: number, shopper: SeededShopper, waiting: Waiting, at: number) =>
+  purchaseWithTicket(t.services, { saleId, userId: shopper.id, ticket: waiting.ticket }, at);
 
 describe("a cached room reading and a room opened again", () => {
   it("takes the new opening's ticket at once, and then refuses the earlier opening's", async () => {

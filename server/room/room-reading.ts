@@ -19,7 +19,18 @@ export interface RoomReading {
 }
 
 /** The meta hash's fields parseRoomMeta reads, in its order. */
-export const ROOM_META_FIELDS = ["opensAt", "endsAt", "rate", "order", "frontier", "frontierAt", "joined", "drawn", "challenge", "epoch"] as const;
+export const ROOM_META_FIELDS = [
+  "opensAt",
+  "endsAt",
+  "rate",
+  "order",
+  "frontier",
+  "frontierAt",
+  "joined",
+  "drawn",
+  "challenge",
+  "epoch",
+] as const;
 
 /**
  * The meta hash's fields (in ROOM_META_FIELDS order) as a reading; null when the sale has no room. A RANDOM
@@ -32,7 +43,16 @@ export function parseRoomMeta(fields: readonly (string | null)[], now: number): 
   const ordered = order === "ARRIVAL" ? "ARRIVAL" : "RANDOM";
   const line = { frontier: Number(frontier), frontierAt: Number(frontierAt), rate: Number(rate), joined: Number(joined ?? 0) };
   const drawnSeats = ordered === "ARRIVAL" ? null : drawn != null ? Number(drawn) : now >= Number(opensAt) ? line.joined : null;
-  return { epoch: Number(epoch ?? 0), opensAt: Number(opensAt), endsAt: Number(endsAt), order: ordered, line, drawn: drawnSeats, challenge: challenge === "1", now };
+  return {
+    epoch: Number(epoch ?? 0),
+    opensAt: Number(opensAt),
+    endsAt: Number(endsAt),
+    order: ordered,
+    line,
+    drawn: drawnSeats,
+    challenge: challenge === "1",
+    now,
+  };
 }
 
 /** At most one read of a room's meta per process per READ_EVERY_MS, however many ask. */
@@ -64,7 +84,11 @@ function readingPredates(entry: Pick<CachedReading, "settled" | "readClock">, ep
  * opening a genuine ticket names (`opening`), also when the reading predates it: a room opened
  * again since must not refuse its tickets for up to a second.
  */
-export function readingIsStale(entry: Pick<CachedReading, "readAt" | "settled" | "readClock"> | undefined, at: number, opening?: number): boolean {
+export function readingIsStale(
+  entry: Pick<CachedReading, "readAt" | "settled" | "readClock"> | undefined,
+  at: number,
+  opening?: number,
+): boolean {
   if (!entry || at - entry.readAt >= READ_EVERY_MS) return true;
   if (opening !== undefined && readingPredates(entry, opening)) return true;
   const reading = entry.settled;
@@ -72,8 +96,16 @@ export function readingIsStale(entry: Pick<CachedReading, "readAt" | "settled" |
 }
 
 /** One read of the room's meta, cached from now on; settled and readClock are set before any awaiter of it resumes. */
-function startReading(services: Pick<Services, "env" | "redis">, rooms: Map<number, CachedReading>, saleId: number, at: number): CachedReading {
-  const read = Promise.all([services.redis.hmget(roomKeys(services.env.REDIS_NAMESPACE, saleId).meta, ...ROOM_META_FIELDS), shopClock(services)]);
+function startReading(
+  services: Pick<Services, "env" | "redis">,
+  rooms: Map<number, CachedReading>,
+  saleId: number,
+  at: number,
+): CachedReading {
+  const read = Promise.all([
+    services.redis.hmget(roomKeys(services.env.REDIS_NAMESPACE, saleId).meta, ...ROOM_META_FIELDS),
+    shopClock(services),
+  ]);
   const fresh: CachedReading = {
     readAt: at,
     reading: read.then(([fields, clock]) => {
@@ -92,7 +124,12 @@ function startReading(services: Pick<Services, "env" | "redis">, rooms: Map<numb
  * moved on by this process's clock). With `opening` (the epoch of a ticket whose MAC is checked),
  * a reading that predates it is read again, once, so the ticket is judged by a reading that knows it.
  */
-export async function readRoom(services: Pick<Services, "env" | "redis">, saleId: number, at = Date.now(), opening?: number): Promise<RoomReading | null> {
+export async function readRoom(
+  services: Pick<Services, "env" | "redis">,
+  saleId: number,
+  at = Date.now(),
+  opening?: number,
+): Promise<RoomReading | null> {
   let rooms = cache.get(services.redis);
   if (!rooms) cache.set(services.redis, (rooms = new Map()));
   let entry = rooms.get(saleId);

@@ -40,7 +40,8 @@ async function arrangeRoom(options: { opensAt?: number; endsAt?: number; rate?: 
     challenge: 0,
   });
 }
-const join = (userId: number, again = false) => redis.joinRoom(room.meta, room.seats(userId), room.arrivals, room.eligibility, String(userId), again ? "1" : "0");
+const join = (userId: number, again = false) =>
+  redis.joinRoom(room.meta, room.seats(userId), room.arrivals, room.eligibility, String(userId), again ? "1" : "0");
 
 describe("join-room-4.lua", () => {
   beforeEach(() => arrangeRoom());
@@ -145,10 +146,23 @@ describe("reserve-unit-with-ticket-7.lua", () => {
   beforeEach(async () => {
     await redis.del(keys.stock, keys.meta, keys.users, keys.pending, keys.eligibility, keys.holds, keys.spentTicket(SHOPPER, TICKET));
     await redis.set(keys.stock, 5);
-    await redis.hset(keys.meta, { startsAt: Date.now() - HOUR, endsAt: Date.now() + HOUR, limit: 2, eligibility: ELIGIBILITY.ELIGIBLE, admissionRate: 10 });
+    await redis.hset(keys.meta, {
+      startsAt: Date.now() - HOUR,
+      endsAt: Date.now() + HOUR,
+      limit: 2,
+      eligibility: ELIGIBILITY.ELIGIBLE,
+      admissionRate: 10,
+    });
   });
   const reserve = (admitAt: number, reservationId = "1-7-0123456789abcdef", maxBacklog = 0) =>
-    redis.reserveUnitWithTicket(...reserveWithTicketKeyList(keys, SHOPPER, TICKET), String(SHOPPER), reservationId, admitAt, PASS_WINDOW_MS, maxBacklog);
+    redis.reserveUnitWithTicket(
+      ...reserveWithTicketKeyList(keys, SHOPPER, TICKET),
+      String(SHOPPER),
+      reservationId,
+      admitAt,
+      PASS_WINDOW_MS,
+      maxBacklog,
+    );
   const state = async () => ({
     stock: Number(await redis.get(keys.stock)),
     held: Number((await redis.hget(keys.users, String(SHOPPER))) ?? 0),
@@ -175,7 +189,14 @@ describe("reserve-unit-with-ticket-7.lua", () => {
     const admitAt = Date.now() - 1000;
     expect((await reserve(admitAt, "1-7-00000000000000b1"))[0]).toBe(1);
     const reopened = { epoch: TICKET.epoch + 60_000, seq: TICKET.seq };
-    const reply = await redis.reserveUnitWithTicket(...reserveWithTicketKeyList(keys, SHOPPER, reopened), String(SHOPPER), "1-7-00000000000000b2", admitAt, PASS_WINDOW_MS, 0);
+    const reply = await redis.reserveUnitWithTicket(
+      ...reserveWithTicketKeyList(keys, SHOPPER, reopened),
+      String(SHOPPER),
+      "1-7-00000000000000b2",
+      admitAt,
+      PASS_WINDOW_MS,
+      0,
+    );
     expect(reply).toEqual([1, 3]);
     expect(await redis.exists(keys.spentTicket(SHOPPER, TICKET), keys.spentTicket(SHOPPER, reopened))).toBe(2);
     await redis.del(keys.spentTicket(SHOPPER, reopened));
@@ -212,7 +233,13 @@ describe("reserve-unit-with-ticket-7.lua", () => {
 describe("issue-token-5.lua in a sale with a waiting room", () => {
   it("-10 ROOM_REQUIRED: no token written", async () => {
     await redis.set(keys.stock, 5);
-    await redis.hset(keys.meta, { startsAt: Date.now() - HOUR, endsAt: Date.now() + HOUR, limit: 1, eligibility: ELIGIBILITY.ELIGIBLE, admissionRate: 10 });
+    await redis.hset(keys.meta, {
+      startsAt: Date.now() - HOUR,
+      endsAt: Date.now() + HOUR,
+      limit: 1,
+      eligibility: ELIGIBILITY.ELIGIBLE,
+      admissionRate: 10,
+    });
     expect(await redis.issueToken(...issueTokenKeyList(keys, SHOPPER), String(SHOPPER), "fresh", 30_000)).toEqual([-10, -1]);
     expect(await redis.exists(keys.token(SHOPPER))).toBe(0);
     await redis.hset(keys.meta, "admissionRate", 0);

@@ -116,7 +116,10 @@ class StatusStream {
         buffered = buffered.slice(end + 2);
         const lines = block.split("\n");
         const event = lines.find((line) => line.startsWith("event: "))?.slice(7);
-        const data = lines.filter((line) => line.startsWith("data: ")).map((line) => line.slice(6)).join("\n");
+        const data = lines
+          .filter((line) => line.startsWith("data: "))
+          .map((line) => line.slice(6))
+          .join("\n");
         // Data without an event name is a yielded value; connected, ping and return are the protocol's.
         if (event === undefined && data) this.answers.push({ at: Date.now(), answer: superjson.deserialize<Answer>(JSON.parse(data)) });
         else if (event) this.others.push(event);
@@ -185,7 +188,10 @@ async function monitorRedis(url: string, onCommand: (args: string[], source: str
       if (!line.startsWith("+") || argIndex < 0) continue;
       const reply = line.slice(1);
       const quote = reply.indexOf('"');
-      const args = reply.slice(quote + 1, -1).split('" "').map((arg) => arg.replace(/\\"/g, '"'));
+      const args = reply
+        .slice(quote + 1, -1)
+        .split('" "')
+        .map((arg) => arg.replace(/\\"/g, '"'));
       const [, source = ""] = reply.slice(reply.indexOf(" ") + 2, quote - 2).split(" ");
       onCommand(args, source);
     }
@@ -217,7 +223,13 @@ describe("room.onStatus over SSE from the web process", () => {
     try {
       // At connect: the standing, a place still to be drawn.
       await untilEvery(streams, 1, "every stream's first answer");
-      for (const stream of streams) expect(stream.last()).toMatchObject({ status: "WAITING", position: 0, admitAt: 0, seat: (joined[streams.indexOf(stream)] as Waiting).seat });
+      for (const stream of streams)
+        expect(stream.last()).toMatchObject({
+          status: "WAITING",
+          position: 0,
+          admitAt: 0,
+          seat: (joined[streams.indexOf(stream)] as Waiting).seat,
+        });
 
       // Fifty listeners for three seconds: the room is read about once a second, not fifty times.
       const seconds = 3;
@@ -226,7 +238,11 @@ describe("room.onStatus over SSE from the web process", () => {
       expect(work.reads, "room reads while 50 listen").toBeGreaterThanOrEqual(seconds - 1);
       expect(work.reads, "room reads while 50 listen").toBeLessThanOrEqual((seconds + 1) * 2);
       expect(work.clock, "TIME calls of the room's readers").toBeLessThanOrEqual((seconds + 1) * 2);
-      for (const stream of streams) expect(stream.answers.filter(({ at }) => at < opensAt), "nothing changed before the opening, nothing sent").toHaveLength(1);
+      for (const stream of streams)
+        expect(
+          stream.answers.filter(({ at }) => at < opensAt),
+          "nothing changed before the opening, nothing sent",
+        ).toHaveLength(1);
 
       // The opening: the draw re-signs every ticket with its place and moment.
       await untilEvery(streams, 2, "the draw on every stream", opensAt - Date.now() + 5000);
@@ -316,7 +332,11 @@ describe("room.onStatus over SSE from the web process", () => {
   });
 
   it("refuses a stream for another shopper's ticket, in words", async () => {
-    const sale = await mutate<{ id: number }>("admin.createSale", saleForm({ admissionRate: 10, arrivalOrder: "ARRIVAL", startsAt: new Date(Date.now() + 2000) }), adminToken);
+    const sale = await mutate<{ id: number }>(
+      "admin.createSale",
+      saleForm({ admissionRate: 10, arrivalOrder: "ARRIVAL", startsAt: new Date(Date.now() + 2000) }),
+      adminToken,
+    );
     const mine = await mutate<Waiting>("room.join", { saleId: sale.id }, shoppers[LISTENERS]!.token);
     const input = encodeURIComponent(JSON.stringify(superjson.serialize({ saleId: sale.id, ticket: mine.ticket })));
     const response = await fetch(`${system.url}/api/trpc/room.onStatus?input=${input}`, {
@@ -344,7 +364,9 @@ describe("a room sale from the console to a purchase, with no test-only room hel
       headers: { "content-type": "application/json", authorization: `Bearer ${buyer.token}` },
       body: JSON.stringify({ json: { saleId: sale.id } }),
     });
-    expect(((await tokenAnswer.json()) as { error?: { json: { message: string } } }).error?.json.message).toBe("This sale has a waiting room: join it to buy.");
+    expect(((await tokenAnswer.json()) as { error?: { json: { message: string } } }).error?.json.message).toBe(
+      "This sale has a waiting room: join it to buy.",
+    );
 
     const waiting = await mutate<Waiting>("room.join", { saleId: sale.id }, buyer.token);
     expect(waiting).toMatchObject({ status: "WAITING", position: 1, opensAt: startsAt.getTime() });
@@ -354,9 +376,15 @@ describe("a room sale from the console to a purchase, with no test-only room hel
     const bought = await mutate<{ status: string }>("seckill.purchase", { saleId: sale.id, ticket: waiting.ticket, solution }, buyer.token);
     expect(bought.status).toBe("QUEUED");
     // The worker turns the reservation into an order in MySQL.
-    await waitFor(async () => (await t.services.db.order.count({ where: { saleId: sale.id, userId: buyer.id } })) === 1, 20_000, "the order");
+    await waitFor(
+      async () => (await t.services.db.order.count({ where: { saleId: sale.id, userId: buyer.id } })) === 1,
+      20_000,
+      "the order",
+    );
     expect(Number(await t.services.redis.get(saleKeys(t.env.REDIS_NAMESPACE, sale.id).stock))).toBe(2);
     // The same ticket and solution again: the ticket is spent.
-    expect((await mutate<{ status: string }>("seckill.purchase", { saleId: sale.id, ticket: waiting.ticket, solution }, buyer.token)).status).toBe("TICKET_USED");
+    expect(
+      (await mutate<{ status: string }>("seckill.purchase", { saleId: sale.id, ticket: waiting.ticket, solution }, buyer.token)).status,
+    ).toBe("TICKET_USED");
   });
 });

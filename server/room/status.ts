@@ -90,7 +90,12 @@ export function readingChange(reading: RoomReading): string {
  * ROOM_REOPENED: the seat is gone, and re-signing it would carry it into the new line. A reading of
  * an earlier opening is a stale one (a moment old, from before the ticket's opening): null, wait.
  */
-export function answerFromReading(secret: string, owner: { saleId: number; userId: number }, ticket: Pick<Ticket, "epoch" | "seq">, reading: RoomReading): RoomAnswer | null {
+export function answerFromReading(
+  secret: string,
+  owner: { saleId: number; userId: number },
+  ticket: Pick<Ticket, "epoch" | "seq">,
+  reading: RoomReading,
+): RoomAnswer | null {
   if (reading.epoch > ticket.epoch) return { status: "ROOM_REOPENED", epoch: reading.epoch };
   if (reading.epoch < ticket.epoch) return null;
   if (reading.now >= reading.endsAt) return { status: "ENDED" };
@@ -116,7 +121,10 @@ export async function* watchRoom(
     const reading = soldOut ? null : await readRoom(services, input.saleId).catch(() => null);
     const key = roomChangeKey(reading, soldOut);
     if (key !== null && key !== last) {
-      const answer = soldOut || !reading ? { status: "SOLD_OUT" as const } : answerFromReading(services.env.SESSION_SECRET, owner, input.ticket, reading);
+      const answer =
+        soldOut || !reading
+          ? { status: "SOLD_OUT" as const }
+          : answerFromReading(services.env.SESSION_SECRET, owner, input.ticket, reading);
       // A reading a moment old may predate the seat's own opening: wait for the next change.
       if (answer !== null) {
         yield answer;

@@ -55,7 +55,8 @@ export function readTicket(secret: string, owner: { saleId: number; userId: numb
   return { epoch, seq, position, admitAt };
 }
 
-export type PassStanding = { status: "ADMITTED"; closesAt: number } | { status: "NOT_YET"; admitAt: number } | { status: "NOT_DRAWN" } | { status: "EXPIRED" };
+export type PassStanding =
+  { status: "ADMITTED"; closesAt: number } | { status: "NOT_YET"; admitAt: number } | { status: "NOT_DRAWN" } | { status: "EXPIRED" };
 
 /** What a genuine ticket is worth at `now` (epoch ms, the shop's clock). */
 export function passStanding(ticket: Ticket, now: number): PassStanding {

@@ -19,8 +19,16 @@ export type ParsedInput = { input: unknown } | { error: TRPCError };
  * language itself, and only when it is answered.
  */
 export function parseInput(method: string | undefined, path: string, raw: string | null, headers: HeaderReader): ParsedInput {
-  if (method !== "POST") return refused(headers, "METHOD_NOT_SUPPORTED", { en: `${path} is a mutation: send it with POST.`, zh: `${path} 是写操作：请用 POST 发送。` });
-  if (raw === null) return refused(headers, "PAYLOAD_TOO_LARGE", { en: `The request body is over ${MAX_BODY_BYTES} bytes.`, zh: `请求正文超过了 ${MAX_BODY_BYTES} 字节。` });
+  if (method !== "POST")
+    return refused(headers, "METHOD_NOT_SUPPORTED", {
+      en: `${path} is a mutation: send it with POST.`,
+      zh: `${path} 是写操作：请用 POST 发送。`,
+    });
+  if (raw === null)
+    return refused(headers, "PAYLOAD_TOO_LARGE", {
+      en: `The request body is over ${MAX_BODY_BYTES} bytes.`,
+      zh: `请求正文超过了 ${MAX_BODY_BYTES} 字节。`,
+    });
   try {
     return { input: raw ? deserializeInput(JSON.parse(raw)) : undefined };
   } catch (cause) {
@@ -84,7 +92,12 @@ async function answeredGateRefusal(
 ): Promise<boolean> {
   const refusal = await ipGate;
   if (!refusal) return false;
-  sendJson(res, refusal.status, gateRefusalBody(refusal, langOf(headers), `${SECKILL_ENDPOINT}/${path}`, null), gateRefusalHeaders(refusal));
+  sendJson(
+    res,
+    refusal.status,
+    gateRefusalBody(refusal, langOf(headers), `${SECKILL_ENDPOINT}/${path}`, null),
+    gateRefusalHeaders(refusal),
+  );
   observePurchasePath(services.metrics, path, "TOO_MANY_REQUESTS", startedAt);
   return true;
 }

@@ -28,8 +28,17 @@ export function answerReady(services: HealthServices, res: http.ServerResponse):
 }
 
 /** The detailed view, for operators only (healthRefusal). */
-export function answerHealth(services: HealthServices & SaleGaugeServices, req: http.IncomingMessage, res: http.ServerResponse, headers: HeaderReader): void {
-  const caller = clientAddress(req.headers["x-forwarded-for"] as string | undefined, req.socket.remoteAddress, services.env.TRUSTED_PROXY_HOPS);
+export function answerHealth(
+  services: HealthServices & SaleGaugeServices,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  headers: HeaderReader,
+): void {
+  const caller = clientAddress(
+    req.headers["x-forwarded-for"] as string | undefined,
+    req.socket.remoteAddress,
+    services.env.TRUSTED_PROXY_HOPS,
+  );
   const refusal = healthRefusal({ authorization: req.headers.authorization ?? null, clientAddress: caller }, services.env.METRICS_TOKEN);
   if (refusal) {
     res.writeHead(refusal.status, HEALTH_REFUSAL_HEADERS).end(refusal.text[langOf(headers)]);
@@ -38,9 +47,18 @@ export function answerHealth(services: HealthServices & SaleGaugeServices, req: 
   void shared(health, services, () => checkHealth(services)).then((report) => sendJson(res, report.ok ? 200 : 503, report));
 }
 
-export function answerMetrics(services: SaleGaugeServices, req: http.IncomingMessage, res: http.ServerResponse, headers: HeaderReader): void {
+export function answerMetrics(
+  services: SaleGaugeServices,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  headers: HeaderReader,
+): void {
   // The client as the per-IP gate judges it: the peer, and the hops trusted proxies appended.
-  const caller = clientAddress(req.headers["x-forwarded-for"] as string | undefined, req.socket.remoteAddress, services.env.TRUSTED_PROXY_HOPS);
+  const caller = clientAddress(
+    req.headers["x-forwarded-for"] as string | undefined,
+    req.socket.remoteAddress,
+    services.env.TRUSTED_PROXY_HOPS,
+  );
   const refusal = metricsRefusal({ authorization: req.headers.authorization ?? null, clientAddress: caller }, services.env.METRICS_TOKEN);
   if (refusal) {
     res.writeHead(refusal.status, METRICS_REFUSAL_HEADERS).end(refusal.text[langOf(headers)]);

@@ -29,7 +29,9 @@ const server = createSeckillServer(services, serverTimeouts(limits));
 // Longer than a load balancer's idle timeout (nginx 60 s, AWS ALB 60 s), so it never reuses a
 // connection this side has just closed.
 server.keepAliveTimeout = 65_000;
-server.listen(config.SECKILL_PORT, config.LISTEN_HOST, () => log.info({ port: config.SECKILL_PORT, host: config.LISTEN_HOST }, "seckill service listening"));
+server.listen(config.SECKILL_PORT, config.LISTEN_HOST, () =>
+  log.info({ port: config.SECKILL_PORT, host: config.LISTEN_HOST }, "seckill service listening"),
+);
 
 const servers: http.Server[] = [server];
 let stopping = false;

@@ -14,7 +14,11 @@ export function nodeHeaders(req: http.IncomingMessage): HeaderReader {
 }
 
 // nosniff: a JSON answer is never run as a script or rendered as a page, whatever a client asks.
-export const JSON_HEADERS = { "content-type": "application/json", "cache-control": "no-store", "x-content-type-options": "nosniff" } as const;
+export const JSON_HEADERS = {
+  "content-type": "application/json",
+  "cache-control": "no-store",
+  "x-content-type-options": "nosniff",
+} as const;
 
 /** With its content-length, so Node sends the answer in one write rather than chunked. */
 export function sendJson(res: http.ServerResponse, status: number, body: unknown, headers?: http.OutgoingHttpHeaders) {

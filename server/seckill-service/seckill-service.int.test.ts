@@ -51,7 +51,11 @@ interface Answer {
   /** tRPC's answer envelope (superjson's `json`), or the service's own error for an address outside /api/seckill. */
   body: {
     result?: { data: { json: { status: string; token?: string; reservationId?: string } } };
-    error?: { json?: { message: string; code: number; data: { code: string; httpStatus: number; fieldErrors: Record<string, string[]> | null } }; message?: string; code?: string };
+    error?: {
+      json?: { message: string; code: number; data: { code: string; httpStatus: number; fieldErrors: Record<string, string[]> | null } };
+      message?: string;
+      code?: string;
+    };
   };
 }
 
@@ -84,7 +88,8 @@ async function buy(base: string, saleId: number, shopper: SeededShopper): Promis
   return mutate(base, "seckill.purchase", { saleId, token }, shopper.token);
 }
 
-const statusOf = (answer: Answer) => answer.body.result?.data.json.status ?? `HTTP ${answer.status} ${answer.body.error?.json?.data.code ?? answer.body.error?.code}`;
+const statusOf = (answer: Answer) =>
+  answer.body.result?.data.json.status ?? `HTTP ${answer.status} ${answer.body.error?.json?.data.code ?? answer.body.error?.code}`;
 
 /** A warmed-up sale that is open now. */
 async function openSale(stock: number) {
@@ -127,7 +132,10 @@ describe("the seckill service process (npm run seckill)", () => {
   beforeAll(async () => {
     // A long flag lifetime, so no lapse (a deliberate Redis call) falls inside a measurement.
     [service, worker] = await Promise.all([startSeckillService(t.childEnv, { SOLD_OUT_FLAG_TTL_MS: "600000" }), startWorker(t.childEnv)]);
-    stops.push(() => service.stop(), () => worker.stop());
+    stops.push(
+      () => service.stop(),
+      () => worker.stop(),
+    );
   });
 
   it("answers /api/health with 200 and the checks it made", async () => {
@@ -135,7 +143,8 @@ describe("the seckill service process (npm run seckill)", () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ ok: true, checks: { mysql: { ok: true }, redis: { ok: true }, queue: { ok: true } } });
     // The same answers on /api/metrics, for the alert on a store that stops answering.
-    for (const dependency of ["mysql", "redis", "queue"]) expect(await readMetric(service.url, "seckill_dependency_up", `{dependency="${dependency}"}`)).toBe(1);
+    for (const dependency of ["mysql", "redis", "queue"])
+      expect(await readMetric(service.url, "seckill_dependency_up", `{dependency="${dependency}"}`)).toBe(1);
   });
 
   it("a shopper gets a purchase token, then QUEUED, and the worker writes the order to MySQL", async () => {
@@ -145,15 +154,24 @@ describe("the seckill service process (npm run seckill)", () => {
     const issued = await mutate(service.url, "seckill.token", { saleId }, shopper!.token);
     expect(issued.status).toBe(200);
     expect(issued.headers.get("content-type")).toContain("application/json");
-    expect(issued.body.result?.data.json).toEqual({ status: "ISSUED", token: expect.stringMatching(PURCHASE_TOKEN_PATTERN), expiresInMs: expect.any(Number) });
+    expect(issued.body.result?.data.json).toEqual({
+      status: "ISSUED",
+      token: expect.stringMatching(PURCHASE_TOKEN_PATTERN),
+      expiresInMs: expect.any(Number),
+    });
 
     const bought = await mutate(service.url, "seckill.purchase", { saleId, token: issued.body.result!.data.json.token }, shopper!.token);
     expect(bought.status).toBe(200);
     const reservationId = bought.body.result?.data.json.reservationId;
-    expect(bought.body.result?.data.json).toEqual({ status: "QUEUED", reservationId: expect.stringMatching(new RegExp(`^${saleId}-${shopper!.id}-`)) });
+    expect(bought.body.result?.data.json).toEqual({
+      status: "QUEUED",
+      reservationId: expect.stringMatching(new RegExp(`^${saleId}-${shopper!.id}-`)),
+    });
 
     await waitFor(async () => (await t.services.db.order.count({ where: { reservationId } })) === 1, 30_000, "the order");
-    expect(await t.services.db.order.findUniqueOrThrow({ where: { reservationId }, select: { userId: true, saleId: true, status: true } })).toEqual({
+    expect(
+      await t.services.db.order.findUniqueOrThrow({ where: { reservationId }, select: { userId: true, saleId: true, status: true } }),
+    ).toEqual({
       userId: shopper!.id,
       saleId,
       status: "WAIT_PAY",
@@ -165,15 +183,25 @@ describe("the seckill service process (npm run seckill)", () => {
     const [shopper] = await createShoppers(t.services, 1, { emailPrefix: "typed" });
     const client = (bearer?: string) =>
       createTRPCClient<AppRouter>({
-        links: [httpLink({ url: `${service.url}/api/seckill`, transformer: superjson, headers: bearer ? { authorization: `Bearer ${bearer}` } : {} })],
+        links: [
+          httpLink({
+            url: `${service.url}/api/seckill`,
+            transformer: superjson,
+            headers: bearer ? { authorization: `Bearer ${bearer}` } : {},
+          }),
+        ],
       });
 
     const issued = await client(shopper!.token).seckill.token.mutate({ saleId });
     if (issued.status !== "ISSUED") throw new Error(`expected a token, got ${issued.status}`);
-    expect(await client(shopper!.token).seckill.purchase.mutate({ saleId, token: FORGED_PURCHASE_TOKEN })).toEqual({ status: "INVALID_TOKEN" });
+    expect(await client(shopper!.token).seckill.purchase.mutate({ saleId, token: FORGED_PURCHASE_TOKEN })).toEqual({
+      status: "INVALID_TOKEN",
+    });
     expect(await client(shopper!.token).seckill.purchase.mutate({ saleId, token: issued.token })).toMatchObject({ status: "QUEUED" });
 
-    const refusal = await client().seckill.token.mutate({ saleId }).catch((error: unknown) => error);
+    const refusal = await client()
+      .seckill.token.mutate({ saleId })
+      .catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(TRPCClientError);
     expect((refusal as TRPCClientError<AppRouter>).data).toMatchObject({ code: "UNAUTHORIZED", httpStatus: 401 });
     expect((refusal as TRPCClientError<AppRouter>).message).toBe("Sign in to continue.");
@@ -193,18 +221,24 @@ describe("the seckill service process (npm run seckill)", () => {
       await mutate(service.url, "seckill.purchase", { saleId }),
       await mutate(service.url, "seckill.purchase", { saleId, token: FORGED_PURCHASE_TOKEN }),
     ];
-    for (const answer of anonymous) expect({ status: answer.status, json: answer.body.result?.data.json }).toEqual({ status: 200, json: { status: "SOLD_OUT" } });
+    for (const answer of anonymous)
+      expect({ status: answer.status, json: answer.body.result?.data.json }).toEqual({ status: 200, json: { status: "SOLD_OUT" } });
     // Sized, not chunked: the crowd's commonest answer in one write.
     for (const answer of anonymous) expect(answer.headers.get("content-length")).toBe(String(JSON.stringify(answer.body).length));
     expect(await readMetric(service.url, "seckill_reserve_calls_total")).toBe(reservesBefore);
-    expect(await readMetric(service.url, "seckill_purchase_answers_total", '{status="SOLD_OUT",source="flag"}')).toBe(flagAnswersBefore + anonymous.length);
+    expect(await readMetric(service.url, "seckill_purchase_answers_total", '{status="SOLD_OUT",source="flag"}')).toBe(
+      flagAnswersBefore + anonymous.length,
+    );
     const keys = saleKeys(t.env.REDIS_NAMESPACE, saleId);
     expect(await t.services.redis.get(keys.stock)).toBe("0");
     expect(await t.services.redis.hlen(keys.users)).toBe(1);
 
     const unauthenticated = await mutate(service.url, "seckill.token", { saleId: otherSaleId });
     expect(unauthenticated.status).toBe(401);
-    expect(unauthenticated.body.error?.json).toMatchObject({ message: "Sign in to continue.", data: { code: "UNAUTHORIZED", httpStatus: 401 } });
+    expect(unauthenticated.body.error?.json).toMatchObject({
+      message: "Sign in to continue.",
+      data: { code: "UNAUTHORIZED", httpStatus: 401 },
+    });
   });
 
   it("1,000 shoppers at once buy 50 units: exactly 50 QUEUED, 50 orders, the invariants hold", async () => {
@@ -214,14 +248,25 @@ describe("the seckill service process (npm run seckill)", () => {
     const shoppers = await createShoppers(t.services, SHOPPERS, { emailPrefix: "crowd" });
     const answered = (procedure: string, outcome: string) =>
       readMetric(service.url, "seckill_request_duration_seconds_count", `{procedure="${procedure}",outcome="${outcome}"}`);
-    const countsBefore = await Promise.all([answered("seckill.purchase", "QUEUED"), answered("seckill.token", "SOLD_OUT"), answered("seckill.purchase", "SOLD_OUT")]);
+    const countsBefore = await Promise.all([
+      answered("seckill.purchase", "QUEUED"),
+      answered("seckill.token", "SOLD_OUT"),
+      answered("seckill.purchase", "SOLD_OUT"),
+    ]);
 
-    const answers = await mapConcurrently(shoppers, 100, async (shopper) => ({ userId: shopper.id, answer: await buy(service.url, saleId, shopper) }));
+    const answers = await mapConcurrently(shoppers, 100, async (shopper) => ({
+      userId: shopper.id,
+      answer: await buy(service.url, saleId, shopper),
+    }));
     const statuses = answers.map(({ answer }) => statusOf(answer));
     const tally = Object.fromEntries([...new Set(statuses)].map((s) => [s, statuses.filter((x) => x === s).length]));
     expect(tally).toEqual({ QUEUED: UNITS, SOLD_OUT: SHOPPERS - UNITS });
     // The latency histogram counted every answer by its outcome, as the shoppers saw them.
-    const countsAfter = await Promise.all([answered("seckill.purchase", "QUEUED"), answered("seckill.token", "SOLD_OUT"), answered("seckill.purchase", "SOLD_OUT")]);
+    const countsAfter = await Promise.all([
+      answered("seckill.purchase", "QUEUED"),
+      answered("seckill.token", "SOLD_OUT"),
+      answered("seckill.purchase", "SOLD_OUT"),
+    ]);
     const [queuedDelta, tokenSoldOut, purchaseSoldOut] = countsAfter.map((count, i) => count - countsBefore[i]!);
     expect(queuedDelta).toBe(UNITS);
     expect(tokenSoldOut! + purchaseSoldOut!).toBe(SHOPPERS - UNITS);
@@ -267,13 +312,31 @@ describe("the service's error contract (tRPC's wire format)", () => {
 
   // Inputs are built per test: the sale does not exist yet when the table is read.
   it.each([
-    { procedure: "seckill.token", what: 'saleId "x"', input: () => ({ saleId: "x" }), fieldErrors: { saleId: ["saleId must be a number"] } },
-    { procedure: "seckill.purchase", what: "no token", input: () => ({ saleId }), fieldErrors: { token: [expect.stringMatching(/token is required: get one from seckill\.token/)] } },
-    { procedure: "seckill.purchase", what: "a malformed token", input: () => ({ saleId, token: "short" }), fieldErrors: { token: ["token is malformed"] } },
+    {
+      procedure: "seckill.token",
+      what: 'saleId "x"',
+      input: () => ({ saleId: "x" }),
+      fieldErrors: { saleId: ["saleId must be a number"] },
+    },
+    {
+      procedure: "seckill.purchase",
+      what: "no token",
+      input: () => ({ saleId }),
+      fieldErrors: { token: [expect.stringMatching(/token is required: get one from seckill\.token/)] },
+    },
+    {
+      procedure: "seckill.purchase",
+      what: "a malformed token",
+      input: () => ({ saleId, token: "short" }),
+      fieldErrors: { token: ["token is malformed"] },
+    },
   ])("$procedure with $what → 400 BAD_REQUEST naming the field", async ({ procedure, input, fieldErrors }) => {
     const answer = await mutate(url, procedure, input(), shopper.token);
     expect(answer.status).toBe(400);
-    expect(answer.body.error?.json).toMatchObject({ message: expect.stringMatching(/^Invalid input: /), data: { code: "BAD_REQUEST", httpStatus: 400, fieldErrors } });
+    expect(answer.body.error?.json).toMatchObject({
+      message: expect.stringMatching(/^Invalid input: /),
+      data: { code: "BAD_REQUEST", httpStatus: 400, fieldErrors },
+    });
   });
 
   it("a body that is not JSON → 400 PARSE_ERROR", async () => {
@@ -283,7 +346,10 @@ describe("the service's error contract (tRPC's wire format)", () => {
   });
 
   it("a body over 16 KB → 413 PAYLOAD_TOO_LARGE", async () => {
-    const answer = await send(url, "/api/seckill/seckill.purchase", { input: { saleId, token: FORGED_PURCHASE_TOKEN, padding: "x".repeat(17 * 1024) }, bearer: shopper.token });
+    const answer = await send(url, "/api/seckill/seckill.purchase", {
+      input: { saleId, token: FORGED_PURCHASE_TOKEN, padding: "x".repeat(17 * 1024) },
+      bearer: shopper.token,
+    });
     expect(answer.status).toBe(413);
     expect(answer.body.error?.json).toMatchObject({ data: { code: "PAYLOAD_TOO_LARGE", httpStatus: 413 } });
   });
@@ -292,7 +358,10 @@ describe("the service's error contract (tRPC's wire format)", () => {
     const input = encodeURIComponent(JSON.stringify({ json: { saleId } }));
     const answer = await send(url, `/api/seckill/seckill.token?input=${input}`, { method: "GET", bearer: shopper.token });
     expect(answer.status).toBe(405);
-    expect(answer.body.error?.json).toMatchObject({ message: expect.stringMatching(/is a mutation: send it with POST/), data: { code: "METHOD_NOT_SUPPORTED" } });
+    expect(answer.body.error?.json).toMatchObject({
+      message: expect.stringMatching(/is a mutation: send it with POST/),
+      data: { code: "METHOD_NOT_SUPPORTED" },
+    });
   });
 
   it.each([
@@ -350,14 +419,21 @@ describe("probes and the health view", () => {
     expect(await refused.text()).toContain("/api/ready");
     expect((await fetch(`${url}/api/health`, from("203.0.113.9", { authorization: `Bearer ${TOKEN}` }))).status).toBe(200);
     const operator = await fetch(`${url}/api/health`, from("10.1.2.3"));
-    expect([operator.status, await operator.json()]).toEqual([200, { ok: true, checks: { mysql: { ok: true }, redis: { ok: true }, queue: { ok: true } } }]);
+    expect([operator.status, await operator.json()]).toEqual([
+      200,
+      { ok: true, checks: { mysql: { ok: true }, redis: { ok: true }, queue: { ok: true } } },
+    ]);
   });
 });
 
 describe("rate limits in front of the procedures", () => {
   it("per IP (the address left of the trusted hop): 429 with Retry-After; another address, a sold-out sale and the purchase step still answered", async () => {
     const PER_SECOND = 5;
-    const { url } = await serveInProcess({ REQUEST_RATE_PER_IP: String(PER_SECOND), TRUSTED_PROXY_HOPS: "1", SOLD_OUT_FLAG_TTL_MS: "600000" });
+    const { url } = await serveInProcess({
+      REQUEST_RATE_PER_IP: String(PER_SECOND),
+      TRUSTED_PROXY_HOPS: "1",
+      SOLD_OUT_FLAG_TTL_MS: "600000",
+    });
     const saleId = await openSale(5);
     const soldOutSaleId = await openSale(1);
     const [buyer] = await createShoppers(t.services, 1, { emailPrefix: "ip-limit" });
@@ -366,7 +442,9 @@ describe("rate limits in front of the procedures", () => {
     // A client may write anything into X-Forwarded-For; only the entry the trusted proxy appended counts.
     const crowdedAddress = "203.0.113.9, 198.51.100.1";
     const started = Date.now();
-    const answers = await Promise.all(Array.from({ length: 40 }, () => mutate(url, "seckill.token", { saleId }, undefined, crowdedAddress)));
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, () => mutate(url, "seckill.token", { saleId }, undefined, crowdedAddress)),
+    );
     // Sliding window: a burst gets up to PER_SECOND in each second it touches (a busy machine is slow).
     const allowed = PER_SECOND * (Math.floor(Date.now() / 1000) - Math.floor(started / 1000) + 2);
     const passed = answers.filter((a) => a.status === 401);
@@ -375,7 +453,12 @@ describe("rate limits in front of the procedures", () => {
     expect(passed.length).toBeGreaterThan(0);
     expect(passed.length).toBeLessThanOrEqual(allowed);
     expect(Number(limited[0]!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-    expect(limited[0]!.body.error).toMatchObject({ json: { data: { code: "TOO_MANY_REQUESTS", httpStatus: 429, path: "seckill.token" }, message: expect.stringMatching(/Try again in \d+ s/) } });
+    expect(limited[0]!.body.error).toMatchObject({
+      json: {
+        data: { code: "TOO_MANY_REQUESTS", httpStatus: 429, path: "seckill.token" },
+        message: expect.stringMatching(/Try again in \d+ s/),
+      },
+    });
     expect(await readMetric(url, "gateway_rate_limited_total", '{scope="ip"}')).toBe(limited.length);
 
     // Another address behind the same proxy, with the same client-written entry, has its own budget.
@@ -385,18 +468,29 @@ describe("rate limits in front of the procedures", () => {
     expect({ status: soldOut.status, json: soldOut.body.result?.data.json }).toEqual({ status: 200, json: { status: "SOLD_OUT" } });
     // And the gate still holds for it: a new burst (more than two windows' worth, so a window that
     // has moved on meanwhile cannot let it all through) meets 429 again.
-    const again = await Promise.all(Array.from({ length: 2 * PER_SECOND + 1 }, () => mutate(url, "seckill.token", { saleId }, undefined, crowdedAddress)));
+    const again = await Promise.all(
+      Array.from({ length: 2 * PER_SECOND + 1 }, () => mutate(url, "seckill.token", { saleId }, undefined, crowdedAddress)),
+    );
     expect(again.some((a) => a.status === 429)).toBe(true);
 
     // The purchase step is not counted per address: a genuine token, issued behind the gate (here
     // to another address), admits it; a forged one is refused in process, before any limit or Redis.
     const issued = await mutate(url, "seckill.token", { saleId }, buyer!.token, "203.0.113.9, 198.51.100.3");
-    const [limitedBefore, reservesBefore] = [await readMetric(url, "gateway_rate_limited_total", '{scope="ip"}'), await readMetric(url, "seckill_reserve_calls_total")];
+    const [limitedBefore, reservesBefore] = [
+      await readMetric(url, "gateway_rate_limited_total", '{scope="ip"}'),
+      await readMetric(url, "seckill_reserve_calls_total"),
+    ];
     const forged = await mutate(url, "seckill.purchase", { saleId, token: FORGED_PURCHASE_TOKEN }, buyer!.token, crowdedAddress);
     expect(statusOf(forged)).toBe("INVALID_TOKEN");
     expect(await readMetric(url, "seckill_reserve_calls_total")).toBe(reservesBefore);
     expect(await readMetric(url, "seckill_purchase_answers_total", '{status="INVALID_TOKEN",source="signature"}')).toBe(1);
-    const bought = await mutate(url, "seckill.purchase", { saleId, token: issued.body.result!.data.json.token }, buyer!.token, crowdedAddress);
+    const bought = await mutate(
+      url,
+      "seckill.purchase",
+      { saleId, token: issued.body.result!.data.json.token },
+      buyer!.token,
+      crowdedAddress,
+    );
     expect(statusOf(bought)).toBe("QUEUED");
     expect(await readMetric(url, "gateway_rate_limited_total", '{scope="ip"}')).toBe(limitedBefore);
   });

@@ -40,8 +40,15 @@ export function answerSeckillRequest(services: Services): http.RequestListener {
     const path = pathname.startsWith(`${SECKILL_ENDPOINT}/`) ? pathname.slice(SECKILL_ENDPOINT.length + 1) : "";
     if (!SECKILL_PROCEDURES.has(path)) {
       const answered = [...SECKILL_PROCEDURES].map((p) => `${SECKILL_ENDPOINT}/${p}`);
-      const text: Localized = { en: `Not found: this service answers ${answered.join(" and ")} only.`, zh: `未找到：本服务只响应 ${answered.join(" 和 ")}。` };
-      sendJson(res, 404, refusalBody(pathname, new URLSearchParams(query), { code: "NOT_FOUND", httpStatus: 404, message: text[langOf(headers)] }));
+      const text: Localized = {
+        en: `Not found: this service answers ${answered.join(" and ")} only.`,
+        zh: `未找到：本服务只响应 ${answered.join(" 和 ")}。`,
+      };
+      sendJson(
+        res,
+        404,
+        refusalBody(pathname, new URLSearchParams(query), { code: "NOT_FOUND", httpStatus: 404, message: text[langOf(headers)] }),
+      );
       return;
     }
     const refusal = browserRequestRefusal({ method: req.method, headers }, services.env.PUBLIC_BASE_URL);
@@ -58,13 +65,24 @@ export function answerSeckillRequest(services: Services): http.RequestListener {
       // counts the call (Node joins a repeated X-Forwarded-For into one string). Not awaited: the
       // procedure runs meanwhile, and its token script goes to Redis with the gate's.
       // The purchase path's calls are shoppers': no admin session to look for (null).
-      const gate = gateFor(services, pathname, null, null, () => clientAddress(req.headers["x-forwarded-for"] as string | undefined, req.socket.remoteAddress, services.env.TRUSTED_PROXY_HOPS));
+      const gate = gateFor(services, pathname, null, null, () =>
+        clientAddress(req.headers["x-forwarded-for"] as string | undefined, req.socket.remoteAddress, services.env.TRUSTED_PROXY_HOPS),
+      );
       return answerProcedure(services, headers, res, path, parsed, gate, startedAt);
     })().catch((error: unknown) => {
       // A client gone before its body was whole (a timeout, an attacker's trickle) is no fault of ours.
       if (!req.complete && req.destroyed) return;
       logServerFaults({ error: trpcErrorOf(error), path, type: "mutation" });
-      if (!res.headersSent) sendJson(res, 500, refusalBody(pathname, null, { code: "INTERNAL_SERVER_ERROR", httpStatus: 500, message: UNEXPECTED_ERROR_MESSAGE[langOf(headers)] }));
+      if (!res.headersSent)
+        sendJson(
+          res,
+          500,
+          refusalBody(pathname, null, {
+            code: "INTERNAL_SERVER_ERROR",
+            httpStatus: 500,
+            message: UNEXPECTED_ERROR_MESSAGE[langOf(headers)],
+          }),
+        );
       res.end();
     });
   };

@@ -4,7 +4,17 @@ import { describe, expect, it } from "vitest";
 import { appRouter } from "../trpc/root";
 import { createTRPCRouter, publicProcedure, type Context } from "../trpc/init";
 import { saleIdInput } from "../trpc/schemas";
-import { callMutation, checkTrpcServerVersion, deserializeInput, errorShape, httpStatusOf, installedTrpcServerVersion, trpcBody, trpcErrorOf, TRPC_SERVER_VERSION } from "./trpc-internals";
+import {
+  callMutation,
+  checkTrpcServerVersion,
+  deserializeInput,
+  errorShape,
+  httpStatusOf,
+  installedTrpcServerVersion,
+  trpcBody,
+  trpcErrorOf,
+  TRPC_SERVER_VERSION,
+} from "./trpc-internals";
 
 /**
  * The contract the seckill service holds with tRPC's internals (trpc-internals.ts), against the
@@ -16,7 +26,8 @@ const probe = createTRPCRouter({
     throw new Error("a table name");
   }),
 });
-const ctx = (lang = "en") => ({ session: null, resHeaders: new Headers(), requestHeaders: new Headers({ "accept-language": lang }) }) as unknown as Context;
+const ctx = (lang = "en") =>
+  ({ session: null, resHeaders: new Headers(), requestHeaders: new Headers({ "accept-language": lang }) }) as unknown as Context;
 
 describe("the seckill service's uses of tRPC internals", () => {
   it("runs on the @trpc/server release it was written against, and refuses another", () => {
@@ -45,8 +56,12 @@ describe("the seckill service's uses of tRPC internals", () => {
   });
 
   it("throws, not returns, a TRPCError for bad input and for an unknown path", async () => {
-    await expect(callMutation("echo", ctx(), { saleId: -1 }, probe)).rejects.toSatisfy((e) => e instanceof TRPCError && e.code === "BAD_REQUEST");
-    await expect(callMutation("nothing.here", ctx(), undefined, probe)).rejects.toSatisfy((e) => e instanceof TRPCError && e.code === "NOT_FOUND");
+    await expect(callMutation("echo", ctx(), { saleId: -1 }, probe)).rejects.toSatisfy(
+      (e) => e instanceof TRPCError && e.code === "BAD_REQUEST",
+    );
+    await expect(callMutation("nothing.here", ctx(), undefined, probe)).rejects.toSatisfy(
+      (e) => e instanceof TRPCError && e.code === "NOT_FOUND",
+    );
   });
 
   it("turns a fault of ours into INTERNAL_SERVER_ERROR with it as the cause, and keeps a TRPCError as it is", async () => {
@@ -70,7 +85,13 @@ describe("the seckill service's uses of tRPC internals", () => {
 
   it("gives each error code the HTTP status tRPC's adapters answer with", () => {
     const status = (code: TRPCError["code"]) => httpStatusOf(new TRPCError({ code }));
-    expect([status("BAD_REQUEST"), status("UNAUTHORIZED"), status("NOT_FOUND"), status("METHOD_NOT_SUPPORTED"), status("PAYLOAD_TOO_LARGE")]).toEqual([400, 401, 404, 405, 413]);
+    expect([
+      status("BAD_REQUEST"),
+      status("UNAUTHORIZED"),
+      status("NOT_FOUND"),
+      status("METHOD_NOT_SUPPORTED"),
+      status("PAYLOAD_TOO_LARGE"),
+    ]).toEqual([400, 401, 404, 405, 413]);
     expect([status("PARSE_ERROR"), status("TOO_MANY_REQUESTS"), status("INTERNAL_SERVER_ERROR")]).toEqual([400, 429, 500]);
   });
 });

@@ -45,9 +45,15 @@ afterAll(async () => {
 });
 
 const bucketStocks = (saleId: number, buckets: number) =>
-  Promise.all(Array.from({ length: buckets }, async (_, b) => Number(await t.services.redis.get(bucketKeys(t.env.REDIS_NAMESPACE, saleId, b).stock))));
+  Promise.all(
+    Array.from({ length: buckets }, async (_, b) => Number(await t.services.redis.get(bucketKeys(t.env.REDIS_NAMESPACE, saleId, b).stock))),
+  );
 const pendingTotal = async (saleId: number, buckets: number) =>
-  (await Promise.all(Array.from({ length: buckets }, (_, b) => t.services.redis.zcard(bucketKeys(t.env.REDIS_NAMESPACE, saleId, b).pending)))).reduce((a, b) => a + b, 0);
+  (
+    await Promise.all(
+      Array.from({ length: buckets }, (_, b) => t.services.redis.zcard(bucketKeys(t.env.REDIS_NAMESPACE, saleId, b).pending)),
+    )
+  ).reduce((a, b) => a + b, 0);
 const heldBy = (saleId: number, buckets: number, userId: number) =>
   t.services.redis.hget(bucketKeys(t.env.REDIS_NAMESPACE, saleId, homeBucket(userId, buckets)).users, String(userId)).then(Number);
 
@@ -83,7 +89,9 @@ describe("a sale of 10 stock buckets under 20,000 buyers", () => {
     rushing = false;
     await watcher;
 
-    const queued = answers.flatMap(({ userId, answer }) => (answer.status === "QUEUED" ? [{ userId, reservationId: answer.reservationId }] : []));
+    const queued = answers.flatMap(({ userId, answer }) =>
+      answer.status === "QUEUED" ? [{ userId, reservationId: answer.reservationId }] : [],
+    );
     const statuses = new Set(answers.map(({ answer }) => answer.status));
     expect([...statuses].sort()).toEqual(expect.arrayContaining(["QUEUED", "SOLD_OUT"]));
     expect([...statuses].filter((s) => !["QUEUED", "SOLD_OUT", "UNIT_LIMIT_REACHED", "INVALID_TOKEN"].includes(s))).toEqual([]);
@@ -100,7 +108,10 @@ describe("a sale of 10 stock buckets under 20,000 buyers", () => {
       60_000,
       "the worker to drain",
     );
-    const orders = await services.db.order.findMany({ where: { saleId }, select: { userId: true, reservationId: true, stockBucket: true } });
+    const orders = await services.db.order.findMany({
+      where: { saleId },
+      select: { userId: true, reservationId: true, stockBucket: true },
+    });
     expect(orders).toHaveLength(UNITS);
     expect(new Set(orders.map((o) => o.userId)).size).toBe(UNITS);
     expect(new Set(orders.map((o) => o.reservationId))).toEqual(new Set(queued.map((q) => q.reservationId)));
@@ -124,9 +135,15 @@ describe("a unit goes back to the bucket it came from", () => {
   async function soldOutToOneHome() {
     const buckets = 4;
     const { saleId } = await createLiveSale(t.services, { productName: "Restock", stock: 8, stockBuckets: buckets });
-    const shoppers = (await createShoppers(t.services, 80, { emailPrefix: `restock${saleId}` })).filter((s) => homeBucket(s.id, buckets) === 0);
+    const shoppers = (await createShoppers(t.services, 80, { emailPrefix: `restock${saleId}` })).filter(
+      (s) => homeBucket(s.id, buckets) === 0,
+    );
     await warmUpSale(t.services, saleId);
-    const placed = await placeOrders(t.services, saleId, shoppers.slice(0, 8).map((s) => s.id));
+    const placed = await placeOrders(
+      t.services,
+      saleId,
+      shoppers.slice(0, 8).map((s) => s.id),
+    );
     return { saleId, buckets, placed, spare: shoppers.slice(8) };
   }
 
@@ -137,7 +154,10 @@ describe("a unit goes back to the bucket it came from", () => {
     expect((await buyAsShopper(t.services, { saleId, userId: spare[0]!.id })).status).toBe("SOLD_OUT");
 
     const fallover = placed.find((p) => stockBucketOf(p.reservationId) === 3)!;
-    expect(await cancelOrder(t.services, fallover.orderId, { reason: "USER", userId: fallover.userId })).toMatchObject({ outcome: "CANCELLED", release: "RELEASED" });
+    expect(await cancelOrder(t.services, fallover.orderId, { reason: "USER", userId: fallover.userId })).toMatchObject({
+      outcome: "CANCELLED",
+      release: "RELEASED",
+    });
     expect(await bucketStocks(saleId, buckets)).toEqual([0, 0, 0, 1]);
     expect(await heldBy(saleId, buckets, fallover.userId)).toBe(0);
     // A second run (the timer after the shopper's cancel) changes nothing.
@@ -149,7 +169,9 @@ describe("a unit goes back to the bucket it came from", () => {
 
     const homeGrown = placed.find((p) => stockBucketOf(p.reservationId) === 0)!;
     const pastDeadline = new Date(Date.now() + 2 * 3600_000);
-    expect(await cancelOrder(t.services, homeGrown.orderId, { reason: "TIMEOUT", now: pastDeadline })).toMatchObject({ outcome: "CANCELLED" });
+    expect(await cancelOrder(t.services, homeGrown.orderId, { reason: "TIMEOUT", now: pastDeadline })).toMatchObject({
+      outcome: "CANCELLED",
+    });
     expect(await bucketStocks(saleId, buckets)).toEqual([1, 0, 0, 1]);
     expect(await heldBy(saleId, buckets, homeGrown.userId)).toBe(0);
 
@@ -168,7 +190,9 @@ describe("a unit goes back to the bucket it came from", () => {
   it("on check-back's release of a fallover reservation; a stale hold gives the shopper's count back", async () => {
     const buckets = 2;
     const { saleId } = await createLiveSale(t.services, { productName: "Release", stock: 2, stockBuckets: buckets });
-    const shoppers = (await createShoppers(t.services, 40, { emailPrefix: `release${saleId}` })).filter((s) => homeBucket(s.id, buckets) === 0);
+    const shoppers = (await createShoppers(t.services, 40, { emailPrefix: `release${saleId}` })).filter(
+      (s) => homeBucket(s.id, buckets) === 0,
+    );
     await warmUpSale(t.services, saleId);
     // Bucket 0's unit to the first shopper; the second falls over to bucket 1. No worker here.
     const queuedJobs = t.services.queues.createOrder;
@@ -180,7 +204,11 @@ describe("a unit goes back to the bucket it came from", () => {
       if (fallover.status !== "QUEUED") throw new Error(`not queued: ${fallover.status}`);
       expect(stockBucketOf(fallover.reservationId)).toBe(1);
 
-      const released = await releaseReservation(t.services, { reservationId: fallover.reservationId, saleId, userId: shoppers[1]!.id }, "JOB_LOST");
+      const released = await releaseReservation(
+        t.services,
+        { reservationId: fallover.reservationId, saleId, userId: shoppers[1]!.id },
+        "JOB_LOST",
+      );
       expect(released).toEqual({ kind: "released", stockLeft: 1 });
       expect(await bucketStocks(saleId, buckets)).toEqual([0, 1]);
       expect(await heldBy(saleId, buckets, shoppers[1]!.id)).toBe(0);
@@ -191,7 +219,19 @@ describe("a unit goes back to the bucket it came from", () => {
       const issued = await issuePurchaseToken(t.services, { saleId, userId: stranded });
       if (issued.status !== "ISSUED") throw new Error(`no token: ${issued.status}`);
       const heldId = `${saleId}-${stranded}-0123456789abcdef`;
-      const reply = await t.services.redis.reserveUnit(home.stock, home.meta, home.users, home.pending, home.eligibility, home.token(stranded), home.holds, String(stranded), heldId, issued.token, 0);
+      const reply = await t.services.redis.reserveUnit(
+        home.stock,
+        home.meta,
+        home.users,
+        home.pending,
+        home.eligibility,
+        home.token(stranded),
+        home.holds,
+        String(stranded),
+        heldId,
+        issued.token,
+        0,
+      );
       expect(reply[0]).toBe(2);
       expect(await heldBy(saleId, buckets, stranded)).toBe(1);
       const report = await checkBackSale(t.services, { id: saleId, endsAt: new Date(Date.now() + 3600_000) }, Date.now() + 120_000);
@@ -215,7 +255,9 @@ describe("an operator's stock change on a bucketed sale", () => {
 
     // Bucket 2's shoppers buy it out; lowering by 3 needs a unit from each bucket, so buckets 0
     // and 1 give theirs, bucket 2 cannot, and they are given back: nothing changed.
-    const shoppers = (await createShoppers(t.services, 60, { emailPrefix: `adjust${saleId}` })).filter((s) => homeBucket(s.id, buckets) === 2);
+    const shoppers = (await createShoppers(t.services, 60, { emailPrefix: `adjust${saleId}` })).filter(
+      (s) => homeBucket(s.id, buckets) === 2,
+    );
     for (const s of shoppers.slice(0, 4)) {
       const answer = await buyAsShopper(t.services, { saleId, userId: s.id });
       expect(answer.status === "QUEUED" && stockBucketOf(answer.reservationId)).toBe(2);

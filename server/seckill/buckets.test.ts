@@ -40,10 +40,16 @@ describe("falloverOrder", () => {
 });
 
 describe("splitStock", () => {
-  it("gives the remainder to the first buckets", () => expect(splitStock(1003, 10)).toEqual([101, 101, 101, 100, 100, 100, 100, 100, 100, 100]));
+  it("gives the remainder to the first buckets", () =>
+    expect(splitStock(1003, 10)).toEqual([101, 101, 101, 100, 100, 100, 100, 100, 100, 100]));
   it("keeps one bucket whole", () => expect(splitStock(7, 1)).toEqual([7]));
   it("always sums to the total", () => {
-    for (const [total, k] of [[0, 3], [5, 8], [1000, 10], [999_999, 64]] as const) {
+    for (const [total, k] of [
+      [0, 3],
+      [5, 8],
+      [1000, 10],
+      [999_999, 64],
+    ] as const) {
       expect(splitStock(total, k).reduce((a, b) => a + b, 0)).toBe(total);
     }
   });
@@ -71,5 +77,13 @@ describe("bucketStockInDb", () => {
 
 describe("activeByBucket", () => {
   it("puts each group's count at its bucket, zero elsewhere", () =>
-    expect(activeByBucket([{ stockBucket: 2, _count: { _all: 4 } }, { stockBucket: 0, _count: { _all: 1 } }], 3)).toEqual([1, 0, 4]));
+    expect(
+      activeByBucket(
+        [
+          { stockBucket: 2, _count: { _all: 4 } },
+          { stockBucket: 0, _count: { _all: 1 } },
+        ],
+        3,
+      ),
+    ).toEqual([1, 0, 4]));
 });

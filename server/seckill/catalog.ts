@@ -4,7 +4,6 @@ import { unitsLeftInRedis } from "./sale-buckets";
 import { bucketKeys } from "./keys";
 import { phaseAt, type SalePhase } from "./phase";
 
-
 export interface SaleView {
   id: number;
   productId: number;
@@ -39,10 +38,15 @@ export interface SaleRoomView {
 }
 
 /** The room a sale's settings give it: one exactly when the admission rate is above 0. */
-export function saleRoom(sale: { admissionRate: number; arrivalOrder: "RANDOM" | "ARRIVAL"; purchaseChallenge: boolean }): SaleRoomView | null {
-  return sale.admissionRate > 0 ? { admissionRate: sale.admissionRate, arrivalOrder: sale.arrivalOrder, challenge: sale.purchaseChallenge } : null;
+export function saleRoom(sale: {
+  admissionRate: number;
+  arrivalOrder: "RANDOM" | "ARRIVAL";
+  purchaseChallenge: boolean;
+}): SaleRoomView | null {
+  return sale.admissionRate > 0
+    ? { admissionRate: sale.admissionRate, arrivalOrder: sale.arrivalOrder, challenge: sale.purchaseChallenge }
+    : null;
 }
-
 
 const saleSelect = {
   id: true,
@@ -78,7 +82,9 @@ async function toViews(services: Pick<Services, "db" | "env" | "redis">, rows: S
   const stocks = await Promise.all(rows.map((s) => unitsLeftInRedis(services, s.id, s.stockBuckets)));
   // Only a sold-out sale still on is asked: the rest show their stock, and need no hope.
   const mayReturn = await Promise.all(
-    rows.map((s, i) => (stocks[i] !== null && Number(stocks[i]) <= 0 && phaseAt(s, now) !== "ENDED" ? unitsMayReturn(services, s, now.getTime()) : 0)),
+    rows.map((s, i) =>
+      stocks[i] !== null && Number(stocks[i]) <= 0 && phaseAt(s, now) !== "ENDED" ? unitsMayReturn(services, s, now.getTime()) : 0,
+    ),
   );
   return rows.map((s, i) => {
     const stock = stocks[i];
@@ -110,13 +116,19 @@ const MAY_RETURN_FRESH_MS = 1000;
 const mayReturnCounts = new WeakMap<object, Map<number, { at: number; units: Promise<number> }>>();
 
 /** Pending reservations (Redis, every bucket) plus unpaid orders (MySQL, by the (sale, status) index). */
-async function unitsMayReturn(services: Pick<Services, "db" | "env" | "redis">, sale: { id: number; stockBuckets: number }, now: number): Promise<number> {
+async function unitsMayReturn(
+  services: Pick<Services, "db" | "env" | "redis">,
+  sale: { id: number; stockBuckets: number },
+  now: number,
+): Promise<number> {
   const perSale = mayReturnCounts.get(services.db) ?? new Map<number, { at: number; units: Promise<number> }>();
   mayReturnCounts.set(services.db, perSale);
   const known = perSale.get(sale.id);
   if (known && now - known.at < MAY_RETURN_FRESH_MS) return known.units;
   const units = Promise.all([
-    ...Array.from({ length: sale.stockBuckets }, (_, bucket) => services.redis.zcard(bucketKeys(services.env.REDIS_NAMESPACE, sale.id, bucket).pending)),
+    ...Array.from({ length: sale.stockBuckets }, (_, bucket) =>
+      services.redis.zcard(bucketKeys(services.env.REDIS_NAMESPACE, sale.id, bucket).pending),
+    ),
     services.db.order.count({ where: { saleId: sale.id, status: "WAIT_PAY" } }),
   ]).then(
     (counts) => counts.reduce((sum, n) => sum + n, 0),

@@ -93,7 +93,11 @@ describe("flash sale on a Redis Cluster", () => {
     // so the one judged is a round begun after every reservation settled.
     await waitFor(async () => (await services.redis.zcard(keys.pending)) === 0, 15_000, "every reservation settled");
     const settledAt = Date.now();
-    await waitFor(async () => (await readPublishedReconciliations(services)).some((r) => r.saleId === saleId && r.at > settledAt), 15_000, "a reconcile report");
+    await waitFor(
+      async () => (await readPublishedReconciliations(services)).some((r) => r.saleId === saleId && r.at > settledAt),
+      15_000,
+      "a reconcile report",
+    );
     const report = (await readPublishedReconciliations(services)).find((r) => r.saleId === saleId)!;
     expect(report.violations).toEqual([]);
   });
@@ -127,7 +131,9 @@ describe("flash sale on a Redis Cluster", () => {
     await redis.set(keys.stock, 5);
     expect(await redis.adjustStock(keys.stock, keys.fence, -1, "0")).toEqual([1, 4, 1]);
     expect(await redis.releaseOrder(keys.stock, keys.users, keys.released, "1", "7")).toEqual(expect.any(Array));
-    expect(await redis.releaseReservation(keys.stock, keys.users, keys.pending, "123456-7-0123456789abcdef", "7", "1")).toEqual(expect.any(Array));
+    expect(await redis.releaseReservation(keys.stock, keys.users, keys.pending, "123456-7-0123456789abcdef", "7", "1")).toEqual(
+      expect.any(Array),
+    );
     expect(await redis.repairStock(keys.stock, keys.pending, keys.released, keys.fence, 0, 0, 0, "1", 0)).toEqual(expect.any(Number));
   });
 });
@@ -147,7 +153,10 @@ describe("a Redis Cluster that stops answering", () => {
       for (let attempt = 0; attempt < 3; attempt++) {
         answers.push(
           await Promise.race([
-            redis.get("{probe}").then(() => "answered", () => "refused"),
+            redis.get("{probe}").then(
+              () => "answered",
+              () => "refused",
+            ),
             new Promise((resolve) => setTimeout(() => resolve("still waiting"), 3000)),
           ]),
         );

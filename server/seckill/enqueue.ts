@@ -20,7 +20,10 @@ export async function enqueueReservations(
   if (!reservations.length) return;
   await Promise.all(
     groupByBucket(reservations).map(({ saleId, bucket, reservations: inBucket }) =>
-      services.redis.hset(bucketKeys(services.env.REDIS_NAMESPACE, saleId, bucket).jobs, Object.fromEntries(inBucket.map((r) => [r.reservationId, jobId]))),
+      services.redis.hset(
+        bucketKeys(services.env.REDIS_NAMESPACE, saleId, bucket).jobs,
+        Object.fromEntries(inBucket.map((r) => [r.reservationId, jobId])),
+      ),
     ),
   );
   await enqueueCreateOrder(services.queues, reservations, jobId);
@@ -44,9 +47,15 @@ export function createOrderEnqueuer(services: Pick<Services, "redis" | "queues" 
       try {
         const { parent, links } = origins.take(batch.map((r) => r.reservationId));
         if (!parent) await enqueueReservations(services, batch);
-        else await inSpan("seckill.enqueue", { parent, links, attributes: { "seckill.reservations": batch.length } }, () => enqueueReservations(services, batch));
+        else
+          await inSpan("seckill.enqueue", { parent, links, attributes: { "seckill.reservations": batch.length } }, () =>
+            enqueueReservations(services, batch),
+          );
       } catch (error) {
-        log.warn({ err: error, reservations: batch.length, first: batch[0]?.reservationId }, "create-order job not added; check-back will enqueue its reservations");
+        log.warn(
+          { err: error, reservations: batch.length, first: batch[0]?.reservationId },
+          "create-order job not added; check-back will enqueue its reservations",
+        );
       }
       return batch.map(() => undefined);
     },

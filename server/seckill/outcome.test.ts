@@ -41,4 +41,3 @@ describe("interpretTokenReply", () => {
     expect(() => interpretTokenReply([3, 0])).toThrow(/unexpected/);
   });
 });
-

@@ -25,10 +25,7 @@ export type TicketRefusal = (typeof TICKET_REFUSALS)[number];
 export type NotAdmittedYet = { status: "NOT_ADMITTED_YET"; admitAt: number };
 
 export type PurchaseOutcome =
-  | { status: "QUEUED"; reservationId: string }
-  | { status: Refusal }
-  | { status: TicketRefusal }
-  | NotAdmittedYet;
+  { status: "QUEUED"; reservationId: string } | { status: Refusal } | { status: TicketRefusal } | NotAdmittedYet;
 
 export type ReserveVerdict =
   | { kind: "reserved"; stockLeft: number }

@@ -204,9 +204,7 @@ describe("reserve-unit-7.lua", () => {
     await arrange({ stock: 50 });
     const shoppers = Array.from({ length: 400 }, (_, i) => 1000 + i);
     await Promise.all(shoppers.map((id) => redis.set(keys.token(id), `t${id}`)));
-    const replies = await Promise.all(
-      shoppers.map((id) => reserve(`1-${id}-0123456789abcdef`, `t${id}`, id)),
-    );
+    const replies = await Promise.all(shoppers.map((id) => reserve(`1-${id}-0123456789abcdef`, `t${id}`, id)));
     expect(replies.filter(([code]) => code === 1)).toHaveLength(50);
     expect(replies.filter(([code]) => code === -4)).toHaveLength(350);
     expect(await redis.hlen(keys.users)).toBe(50);

@@ -22,7 +22,9 @@ const CARRIED_SPAN_PATTERN = "[0-9a-f]{48}";
 const b64Length = (bytes: number) => Math.ceil((bytes * 4) / 3);
 
 /** What a well-formed token looks like (input validation); whether it is genuine is `isPurchaseTokenFor`. */
-export const PURCHASE_TOKEN_PATTERN = new RegExp(`^${B64}{${b64Length(NONCE_BYTES)}}(?:~${CARRIED_SPAN_PATTERN})?\\.${B64}{${b64Length(MAC_BYTES)}}$`);
+export const PURCHASE_TOKEN_PATTERN = new RegExp(
+  `^${B64}{${b64Length(NONCE_BYTES)}}(?:~${CARRIED_SPAN_PATTERN})?\\.${B64}{${b64Length(MAC_BYTES)}}$`,
+);
 const CARRIED_SPAN_AT = b64Length(NONCE_BYTES);
 
 // The derived key per secret: tokens never share a key with session signatures.

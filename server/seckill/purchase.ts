@@ -10,7 +10,14 @@ import { requestRewarm } from "../jobs/queues";
 import { bucketKeys, type SaleKeys } from "./keys";
 import { falloverOrder, homeBucket } from "./buckets";
 import { homeKeys, saleBucketCount } from "./sale-buckets";
-import { interpretReserveReply, interpretTicketReserveReply, interpretTokenReply, type PurchaseOutcome, type ReserveVerdict, type TokenOutcome } from "./outcome";
+import {
+  interpretReserveReply,
+  interpretTicketReserveReply,
+  interpretTokenReply,
+  type PurchaseOutcome,
+  type ReserveVerdict,
+  type TokenOutcome,
+} from "./outcome";
 import { broadcastSoldOut } from "./sold-out";
 import { carriedSpanOf, isPurchaseTokenFor, newPurchaseToken } from "./purchase-token";
 import { carriedActiveSpan, carriedSpanContext, inSpan, tracingOn } from "../tracing";
@@ -72,7 +79,10 @@ export function reserveUnitKeyList(keys: SaleKeys, userId: number) {
 }
 
 /** The sale's bucket count, or the reason it cannot be bought (not warmed: fail closed). */
-async function bucketsOrRefuse(services: Pick<Services, "db" | "env" | "queues" | "redis" | "saleBuckets">, saleId: number): Promise<number> {
+async function bucketsOrRefuse(
+  services: Pick<Services, "db" | "env" | "queues" | "redis" | "saleBuckets">,
+  saleId: number,
+): Promise<number> {
   const buckets = await failClosed(saleBucketCount(services, saleId));
   if (buckets === null) throw await notPurchasable(services, saleId);
   return buckets;
@@ -132,7 +142,9 @@ async function runTokenScript(services: Pick<Services, "env" | "redis" | "saleBu
   if (buckets === null) return null;
   const home = homeKeys(env.REDIS_NAMESPACE, input.saleId, input.userId, buckets);
   const fresh = newPurchaseToken(env.SESSION_SECRET, input, tracingOn() ? carriedActiveSpan() : undefined);
-  return failClosed(redis.issueToken(...issueTokenKeyList(home, input.userId), String(input.userId), fresh, env.PURCHASE_TOKEN_TTL_SECONDS * 1000));
+  return failClosed(
+    redis.issueToken(...issueTokenKeyList(home, input.userId), String(input.userId), fresh, env.PURCHASE_TOKEN_TTL_SECONDS * 1000),
+  );
 }
 
 /**
@@ -141,7 +153,10 @@ async function runTokenScript(services: Pick<Services, "env" | "redis" | "saleBu
  * rate limits or tRPC (server/seckill-service/sold-out-shortcut.ts), since a sell-out is public and this answer costs less
  * than any check in front of it.
  */
-export function soldOutByFlag(services: Pick<Services, "metrics" | "purchaseStats" | "soldOut">, saleId: number): { status: "SOLD_OUT" } | null {
+export function soldOutByFlag(
+  services: Pick<Services, "metrics" | "purchaseStats" | "soldOut">,
+  saleId: number,
+): { status: "SOLD_OUT" } | null {
   return services.soldOut.isSoldOut(saleId) ? answeredInProcess<{ status: "SOLD_OUT" }>(services, saleId, "SOLD_OUT", "flag") : null;
 }
 
@@ -168,7 +183,10 @@ export type PurchaseServices = Pick<
  * A token not made for this shopper and sale is refused before anything else but the sold-out
  * flag: a forged purchase costs neither a rate limit nor Redis (server/seckill/purchase-token.ts).
  */
-export async function purchase(services: PurchaseServices, input: { userId: number; saleId: number; token: string }): Promise<PurchaseOutcome> {
+export async function purchase(
+  services: PurchaseServices,
+  input: { userId: number; saleId: number; token: string },
+): Promise<PurchaseOutcome> {
   const flagged = soldOutByFlag(services, input.saleId);
   if (flagged) return flagged;
   if (!isPurchaseTokenFor(services.env.SESSION_SECRET, input, input.token)) {
@@ -177,7 +195,9 @@ export async function purchase(services: PurchaseServices, input: { userId: numb
   if (!tracingOn()) return countedPurchase(services, input.saleId, () => attemptPurchase(services, input));
   // The MAC is checked: the span the token carries is the token step's, never the client's.
   const carried = carriedSpanOf(input.token);
-  return traced("seckill.purchase", input.saleId, carried ? carriedSpanContext(carried) : undefined, () => countedPurchase(services, input.saleId, () => attemptPurchase(services, input)));
+  return traced("seckill.purchase", input.saleId, carried ? carriedSpanContext(carried) : undefined, () =>
+    countedPurchase(services, input.saleId, () => attemptPurchase(services, input)),
+  );
 }
 
 export interface TicketPurchase {
@@ -206,15 +226,21 @@ export async function purchaseWithTicket(services: PurchaseServices, input: Tick
   // at most a second old (room-reading.ts), so the purchase stays one script call; one older than
   // the ticket's opening is read again first, so a room opened again takes its tickets at once.
   const room = await failClosed(readRoom(services, input.saleId, now, ticket.epoch));
-  if (!room || room.epoch !== ticket.epoch) return answeredInProcess<{ status: "INVALID_TICKET" }>(services, input.saleId, "INVALID_TICKET", "ticket");
+  if (!room || room.epoch !== ticket.epoch)
+    return answeredInProcess<{ status: "INVALID_TICKET" }>(services, input.saleId, "INVALID_TICKET", "ticket");
   const standing = passStanding(ticket, now);
   if (standing.status === "NOT_YET") {
-    return answeredInProcess<{ status: "NOT_ADMITTED_YET"; admitAt: number }>(services, input.saleId, "NOT_ADMITTED_YET", "ticket", { admitAt: standing.admitAt });
+    return answeredInProcess<{ status: "NOT_ADMITTED_YET"; admitAt: number }>(services, input.saleId, "NOT_ADMITTED_YET", "ticket", {
+      admitAt: standing.admitAt,
+    });
   }
-  if (standing.status === "EXPIRED") return answeredInProcess<{ status: "TICKET_EXPIRED" }>(services, input.saleId, "TICKET_EXPIRED", "ticket");
+  if (standing.status === "EXPIRED")
+    return answeredInProcess<{ status: "TICKET_EXPIRED" }>(services, input.saleId, "TICKET_EXPIRED", "ticket");
   // A place not drawn yet is no pass: the page has not read the draw (room.onStatus re-signs it).
   if (standing.status === "NOT_DRAWN") {
-    return answeredInProcess<{ status: "NOT_ADMITTED_YET"; admitAt: number }>(services, input.saleId, "NOT_ADMITTED_YET", "ticket", { admitAt: 0 });
+    return answeredInProcess<{ status: "NOT_ADMITTED_YET"; admitAt: number }>(services, input.saleId, "NOT_ADMITTED_YET", "ticket", {
+      admitAt: 0,
+    });
   }
   if (room.challenge) {
     const owner = { saleId: input.saleId, userId: input.userId, epoch: ticket.epoch, seat: ticket.seq };
@@ -223,7 +249,9 @@ export async function purchaseWithTicket(services: PurchaseServices, input: Tick
     }
   }
   if (!tracingOn()) return countedPurchase(services, input.saleId, () => attemptTicketPurchase(services, input, ticket));
-  return traced("seckill.purchase", input.saleId, undefined, () => countedPurchase(services, input.saleId, () => attemptTicketPurchase(services, input, ticket)));
+  return traced("seckill.purchase", input.saleId, undefined, () =>
+    countedPurchase(services, input.saleId, () => attemptTicketPurchase(services, input, ticket)),
+  );
 }
 
 /** KEYS of reserve-unit-with-ticket-7.lua, in its order: the shopper's home bucket. */
@@ -238,13 +266,24 @@ export function reserveWithTicketKeyList(keys: SaleKeys, userId: number, ticket:
 function attemptTicketPurchase(services: PurchaseServices, input: TicketPurchase, ticket: Ticket): Promise<PurchaseOutcome> {
   const { redis } = services;
   return reserveOnHomeBucket(services, input, input.ticket, async ({ keys, reservationId, maxBacklog }) => {
-    const reply = await redis.reserveUnitWithTicket(...reserveWithTicketKeyList(keys, input.userId, ticket), String(input.userId), reservationId, ticket.admitAt, PASS_WINDOW_MS, maxBacklog);
+    const reply = await redis.reserveUnitWithTicket(
+      ...reserveWithTicketKeyList(keys, input.userId, ticket),
+      String(input.userId),
+      reservationId,
+      ticket.admitAt,
+      PASS_WINDOW_MS,
+      maxBacklog,
+    );
     return interpretTicketReserveReply([reply[0], reply[1]]);
   });
 }
 
 /** A purchase whose token (or ticket) is genuine, its answer counted for the dashboard. */
-async function countedPurchase(services: Pick<Services, "purchaseStats">, saleId: number, attempt: () => Promise<PurchaseOutcome>): Promise<PurchaseOutcome> {
+async function countedPurchase(
+  services: Pick<Services, "purchaseStats">,
+  saleId: number,
+  attempt: () => Promise<PurchaseOutcome>,
+): Promise<PurchaseOutcome> {
   try {
     const outcome = await attempt();
     services.purchaseStats.record(saleId, outcome.status);
@@ -256,7 +295,12 @@ async function countedPurchase(services: Pick<Services, "purchaseStats">, saleId
 }
 
 /** A span around one answer of the purchase path: the sale, and the answer's status or error code. */
-function traced<T extends { status: string }>(name: string, saleId: number, parent: SpanContext | undefined, work: () => Promise<T>): Promise<T> {
+function traced<T extends { status: string }>(
+  name: string,
+  saleId: number,
+  parent: SpanContext | undefined,
+  work: () => Promise<T>,
+): Promise<T> {
   return inSpan(name, { attributes: { "seckill.sale_id": saleId }, parent }, async (span) => {
     try {
       const answer = await work();
@@ -273,7 +317,13 @@ function traced<T extends { status: string }>(name: string, saleId: number, pare
 function attemptPurchase(services: PurchaseServices, input: { userId: number; saleId: number; token: string }): Promise<PurchaseOutcome> {
   const { redis } = services;
   return reserveOnHomeBucket(services, input, input.token, async ({ keys, reservationId, maxBacklog }) => {
-    const reply = await redis.reserveUnit(...reserveUnitKeyList(keys, input.userId), String(input.userId), reservationId, input.token, maxBacklog);
+    const reply = await redis.reserveUnit(
+      ...reserveUnitKeyList(keys, input.userId),
+      String(input.userId),
+      reservationId,
+      input.token,
+      maxBacklog,
+    );
     return interpretReserveReply([reply[0], reply[1]]);
   });
 }

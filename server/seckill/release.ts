@@ -36,7 +36,10 @@ export async function returnUnit(
 ): Promise<[number, number]> {
   const { redis, env, soldOut } = services;
   const home = homeBucket(unit.userId, unit.buckets);
-  const [code, stockLeft] = await script(bucketKeys(env.REDIS_NAMESPACE, unit.saleId, unit.stockBucket), home === unit.stockBucket ? String(unit.userId) : "");
+  const [code, stockLeft] = await script(
+    bucketKeys(env.REDIS_NAMESPACE, unit.saleId, unit.stockBucket),
+    home === unit.stockBucket ? String(unit.userId) : "",
+  );
   if (code === 1 && home !== unit.stockBucket) {
     const homeKeys = bucketKeys(env.REDIS_NAMESPACE, unit.saleId, home);
     await redis.adjustHomeCount(homeKeys.users, homeKeys.holds, "returned", String(unit.userId));
@@ -54,7 +57,9 @@ export async function returnUnit(
  */
 export async function releaseUnit(services: ReleaseServices, order: ReturningUnit & { id: number }): Promise<ReleaseOutcome> {
   // The broadcast also follows ALREADY_RELEASED: the run that released may have died before it.
-  const [code] = await returnUnit(services, order, (keys, userId) => services.redis.releaseOrder(keys.stock, keys.users, keys.released, String(order.id), userId));
+  const [code] = await returnUnit(services, order, (keys, userId) =>
+    services.redis.releaseOrder(keys.stock, keys.users, keys.released, String(order.id), userId),
+  );
   const outcome = RELEASE_OUTCOMES[code];
   if (!outcome) throw new Error(`release script returned an unknown code ${code}`);
   return outcome;

@@ -25,15 +25,25 @@ describe("reservation ids", () => {
     expect(reservationInBucket(elsewhere, 0)).toBe(id);
   });
 
-  it.each(["", "42-7", "42-7-zz", "a-b-0123456789abcdef", "1:2:0123456789abcdef", "42-7-0123456789abcdef-x", "42-7-0123456789abcdef-0", "42-7-0123456789abcdef-100"])(
-    "rejects malformed %j",
-    (id) => expect(parseReservationId(id)).toBeNull(),
-  );
+  it.each([
+    "",
+    "42-7",
+    "42-7-zz",
+    "a-b-0123456789abcdef",
+    "1:2:0123456789abcdef",
+    "42-7-0123456789abcdef-x",
+    "42-7-0123456789abcdef-0",
+    "42-7-0123456789abcdef-100",
+  ])("rejects malformed %j", (id) => expect(parseReservationId(id)).toBeNull());
 });
 
 describe("groupByBucket", () => {
   it("groups by sale and by the bucket the id names, in the order first seen", () => {
-    const r = (saleId: number, userId: number, bucket: number) => ({ saleId, userId, reservationId: reservationInBucket(newReservationId(saleId, userId), bucket) });
+    const r = (saleId: number, userId: number, bucket: number) => ({
+      saleId,
+      userId,
+      reservationId: reservationInBucket(newReservationId(saleId, userId), bucket),
+    });
     const [a, b, c, d] = [r(1, 1, 0), r(1, 2, 3), r(2, 3, 0), r(1, 4, 0)];
     expect(groupByBucket([a!, b!, c!, d!])).toEqual([
       { saleId: 1, bucket: 0, reservations: [a, d] },

@@ -54,5 +54,9 @@ export function groupByBucket<R extends ReservationRef & { reservationId: string
   reservations: readonly R[],
 ): { saleId: number; bucket: number; reservations: R[] }[] {
   const groups = groupBy(reservations, (r) => `${r.saleId}/${stockBucketOf(r.reservationId)}`);
-  return [...groups.values()].map((group) => ({ saleId: group[0]!.saleId, bucket: stockBucketOf(group[0]!.reservationId), reservations: group }));
+  return [...groups.values()].map((group) => ({
+    saleId: group[0]!.saleId,
+    bucket: stockBucketOf(group[0]!.reservationId),
+    reservations: group,
+  }));
 }

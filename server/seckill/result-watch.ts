@@ -3,10 +3,7 @@ import { bucketKeys } from "./keys";
 import { parseReservationId, stockBucketOf } from "./reservation";
 
 /** Where a QUEUED purchase stands (seckill.result, seckill.onResult). */
-export type PurchaseResult =
-  | { status: "QUEUED" }
-  | { status: "ORDER_CREATED"; orderId: number }
-  | { status: "FAILED" };
+export type PurchaseResult = { status: "QUEUED" } | { status: "ORDER_CREATED"; orderId: number } | { status: "FAILED" };
 
 /**
  * How often the process looks at the reservations its result streams wait for, all of them at
@@ -19,7 +16,11 @@ const LOOK_EVERY_MS = 500;
  * bucket's orders hash, its pending entry's score, in the order of `ids`. An order id means
  * ORDER_CREATED; a pending entry, still QUEUED (left out); neither, MySQL must say (`unknown`).
  */
-export function readResults(ids: readonly string[], orderIds: readonly (string | null)[], pending: readonly (string | null)[]): { settled: Map<string, PurchaseResult>; unknown: string[] } {
+export function readResults(
+  ids: readonly string[],
+  orderIds: readonly (string | null)[],
+  pending: readonly (string | null)[],
+): { settled: Map<string, PurchaseResult>; unknown: string[] } {
   const settled = new Map<string, PurchaseResult>();
   const unknown: string[] = [];
   ids.forEach((id, i) => {

@@ -19,7 +19,6 @@ export const STATS_TTL_SECONDS = 180;
 /** Field the worker counts orders under; the other fields are purchase answers (QUEUED, SOLD_OUT, …). */
 export const ORDERS_SETTLED = "ORDERS_SETTLED";
 
-
 /** The shop-wide refusals of one second: a key of its own, no sale's hash tag. */
 export const shopRefusalsKey = (namespace: string, epochSecond: number) => `${namespace}:seckill:shop:refusals:${epochSecond}`;
 
@@ -80,7 +79,13 @@ export interface StatsPoint {
 }
 
 /** The last `seconds` whole seconds of a sale's counts, oldest first (the current second is still filling). */
-export async function readSaleStats(redis: RedisConnection, namespace: string, saleId: number, seconds: number, nowMs = Date.now()): Promise<StatsPoint[]> {
+export async function readSaleStats(
+  redis: RedisConnection,
+  namespace: string,
+  saleId: number,
+  seconds: number,
+  nowMs = Date.now(),
+): Promise<StatsPoint[]> {
   const keys = saleKeys(namespace, saleId);
   const last = Math.floor(nowMs / 1000) - 1;
   const range = Array.from({ length: seconds }, (_, i) => last - seconds + 1 + i);
@@ -97,7 +102,12 @@ export async function readSaleStats(redis: RedisConnection, namespace: string, s
  * The last `seconds` of shop-wide refusals, oldest first, in the same shape as a sale's points
  * (the dashboard draws them beside the sale's own refusals, named as the whole shop's).
  */
-export async function readShopRefusals(redis: RedisConnection, namespace: string, seconds: number, nowMs = Date.now()): Promise<StatsPoint[]> {
+export async function readShopRefusals(
+  redis: RedisConnection,
+  namespace: string,
+  seconds: number,
+  nowMs = Date.now(),
+): Promise<StatsPoint[]> {
   const last = Math.floor(nowMs / 1000) - 1;
   const range = Array.from({ length: seconds }, (_, i) => last - seconds + 1 + i);
   const pipeline = redis.pipeline();

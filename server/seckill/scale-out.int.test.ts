@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestEnvironment, mapConcurrently, startWeb, startWorker, waitFor, type ChildHandle, type TestEnvironment } from "../testing/harness";
+import {
+  createTestEnvironment,
+  mapConcurrently,
+  startWeb,
+  startWorker,
+  waitFor,
+  type ChildHandle,
+  type TestEnvironment,
+} from "../testing/harness";
 import { createSale, createShoppers } from "../seed";
 import { warmUpSale } from "../recovery/warmup";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
@@ -35,7 +43,8 @@ async function post(base: string, path: string, input: unknown, bearer: string) 
     body: JSON.stringify({ json: input }),
   });
   if (!response.ok) return `HTTP ${response.status}`;
-  return ((await response.json()) as { result: { data: { json: { status: string; token?: string; reservationId?: string } } } }).result.data.json;
+  return ((await response.json()) as { result: { data: { json: { status: string; token?: string; reservationId?: string } } } }).result.data
+    .json;
 }
 
 describe("two web instances and two workers", () => {
@@ -53,21 +62,39 @@ describe("two web instances and two workers", () => {
     await warmUpSale(services, saleId);
 
     const answers = await mapConcurrently(shoppers, 64, async (s, i) => {
-        const web = webs[i % webs.length]!;
-        const issued = await post(web, "seckill.token", { saleId }, s.token);
-        if (typeof issued === "string" || !issued.token) return { userId: s.id, answer: issued };
-        return { userId: s.id, answer: await post(web, "seckill.purchase", { saleId, token: issued.token }, s.token) };
+      const web = webs[i % webs.length]!;
+      const issued = await post(web, "seckill.token", { saleId }, s.token);
+      if (typeof issued === "string" || !issued.token) return { userId: s.id, answer: issued };
+      return { userId: s.id, answer: await post(web, "seckill.purchase", { saleId, token: issued.token }, s.token) };
     });
     const queued = answers.flatMap(({ userId, answer }) =>
       typeof answer !== "string" && answer.status === "QUEUED" ? [{ userId, reservationId: answer.reservationId! }] : [],
     );
     const unexpected = answers.filter(({ answer }) => typeof answer === "string" || !["QUEUED", "SOLD_OUT"].includes(answer.status));
-    const webLogs = () => processes.slice(0, 2).map((p) => p.output().split("\n").filter((l) => /error/i.test(l)).slice(-20).join("\n")).join("\n---\n");
-    expect(unexpected.map((u) => u.answer), webLogs()).toEqual([]);
+    const webLogs = () =>
+      processes
+        .slice(0, 2)
+        .map((p) =>
+          p
+            .output()
+            .split("\n")
+            .filter((l) => /error/i.test(l))
+            .slice(-20)
+            .join("\n"),
+        )
+        .join("\n---\n");
+    expect(
+      unexpected.map((u) => u.answer),
+      webLogs(),
+    ).toEqual([]);
     expect(queued).toHaveLength(UNITS);
 
     const pendingKey = saleKeys(services.env.REDIS_NAMESPACE, saleId).pending;
-    await waitFor(async () => (await services.db.order.count({ where: { saleId } })) === UNITS && (await services.redis.zcard(pendingKey)) === 0, 60_000, "both workers to drain");
+    await waitFor(
+      async () => (await services.db.order.count({ where: { saleId } })) === UNITS && (await services.redis.zcard(pendingKey)) === 0,
+      60_000,
+      "both workers to drain",
+    );
     const orders = await services.db.order.findMany({ where: { saleId }, select: { userId: true, reservationId: true } });
     expect(new Set(orders.map((o) => o.userId)).size).toBe(UNITS);
     expect(new Set(orders.map((o) => o.reservationId))).toEqual(new Set(queued.map((q) => q.reservationId)));

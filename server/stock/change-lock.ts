@@ -37,7 +37,9 @@ export async function withStockChangeLock<T>(
   let held = false;
   try {
     // GET_LOCK waits whole seconds on MySQL 8; 1 means got it, 0 timed out.
-    const [row] = (await connection.query(`SELECT GET_LOCK(${LOCK_NAME}, ?) AS got`, [saleId, Math.ceil(waitMs / 1000)])) as { got: number | bigint | null }[];
+    const [row] = (await connection.query(`SELECT GET_LOCK(${LOCK_NAME}, ?) AS got`, [saleId, Math.ceil(waitMs / 1000)])) as {
+      got: number | bigint | null;
+    }[];
     held = Number(row?.got) === 1;
     if (!held) return { held: false };
     return { held: true, value: await fn(connection) };

@@ -84,7 +84,8 @@ function deferred() {
   return { promise, resolve };
 }
 
-const describeError = (error: unknown) => (error instanceof Error ? `${(error as { code?: string }).code ?? error.name}: ${error.message}` : String(error));
+const describeError = (error: unknown) =>
+  error instanceof Error ? `${(error as { code?: string }).code ?? error.name}: ${error.message}` : String(error);
 
 async function runSchedule({ t, shoppers, worker, dyingWorker }: Lane, seed: number, trace: string[]): Promise<void> {
   const random = prng(seed);
@@ -99,18 +100,16 @@ async function runSchedule({ t, shoppers, worker, dyingWorker }: Lane, seed: num
   // A holder, not a variable: the steps below set it from closures.
   const stopped: { change: { resume: () => void; done: Promise<string> } | null } = { change: null };
 
-  const totalStock = async () => (await t.services.db.sale.findUniqueOrThrow({ where: { id: saleId }, select: { totalStock: true } })).totalStock;
+  const totalStock = async () =>
+    (await t.services.db.sale.findUniqueOrThrow({ where: { id: saleId }, select: { totalStock: true } })).totalStock;
 
   async function buy(userIds: readonly number[]): Promise<string> {
     const answers = await Promise.all(
       userIds.map((userId) =>
-        buyAsShopper(t.services, { userId, saleId }).then(
-          (answer) => {
-            if (answer.status === "QUEUED") queued.add(answer.reservationId);
-            return answer.status;
-          },
-          describeError,
-        ),
+        buyAsShopper(t.services, { userId, saleId }).then((answer) => {
+          if (answer.status === "QUEUED") queued.add(answer.reservationId);
+          return answer.status;
+        }, describeError),
       ),
     );
     return answers.join(", ");
@@ -118,16 +117,21 @@ async function runSchedule({ t, shoppers, worker, dyingWorker }: Lane, seed: num
 
   async function changeStock(delta: number): Promise<string> {
     const mayPause = stopped.change === null && random() < 0.6;
-    if (!mayPause) return adjustSaleStock(t.services, { saleId, delta }, { lockWaitMs: 0 }).then((r) => `total ${r.totalStock}`, describeError);
+    if (!mayPause)
+      return adjustSaleStock(t.services, { saleId, delta }, { lockWaitMs: 0 }).then((r) => `total ${r.totalStock}`, describeError);
     const reached = deferred();
     const resume = deferred();
-    const done = adjustSaleStock(t.services, { saleId, delta }, {
-      lockWaitMs: 0,
-      betweenHalves: async () => {
-        reached.resolve();
-        await resume.promise;
+    const done = adjustSaleStock(
+      t.services,
+      { saleId, delta },
+      {
+        lockWaitMs: 0,
+        betweenHalves: async () => {
+          reached.resolve();
+          await resume.promise;
+        },
       },
-    }).then((r) => `total ${r.totalStock}`, describeError);
+    ).then((r) => `total ${r.totalStock}`, describeError);
     const first = await Promise.race([reached.promise.then(() => "paused"), done]);
     if (first === "paused") stopped.change = { resume: resume.resolve, done };
     return first === "paused" ? "stopped between its halves" : first;
@@ -162,7 +166,10 @@ async function runSchedule({ t, shoppers, worker, dyingWorker }: Lane, seed: num
         const orders = await t.services.db.order.findMany({ where: { saleId, status: "WAIT_PAY" }, select: { id: true, userId: true } });
         if (!orders.length) return "no order to cancel";
         const order = pick(orders);
-        return cancelOrder(t.services, order.id, { reason: "USER", userId: order.userId }).then((r) => `#${order.id} ${r.outcome}`, describeError);
+        return cancelOrder(t.services, order.id, { reason: "USER", userId: order.userId }).then(
+          (r) => `#${order.id} ${r.outcome}`,
+          describeError,
+        );
       },
     ],
     [
@@ -235,7 +242,9 @@ async function runSchedule({ t, shoppers, worker, dyingWorker }: Lane, seed: num
   await expectNoOverOffer("the end's drain");
   // Redis short of MySQL (a change fenced off, a bucket lost) or not warm: a quiet round mends it.
   if (ledgerVerdict(await readSaleLedger(t.services, saleId)).state !== "HOLDS") {
-    trace.push(`end. quiet round: ${JSON.stringify((await reconcileLiveSales(t.services, log)).find((r) => r.saleId === saleId)?.repairs)}`);
+    trace.push(
+      `end. quiet round: ${JSON.stringify((await reconcileLiveSales(t.services, log)).find((r) => r.saleId === saleId)?.repairs)}`,
+    );
   }
   t.services.soldOut.apply({ saleId, soldOut: false }); // this process's flag, as if lapsed
   trace.push(`end. everyone buys: ${await buy(shoppers)}`);
@@ -249,7 +258,12 @@ async function runSchedule({ t, shoppers, worker, dyingWorker }: Lane, seed: num
   ]);
   const releases = Object.fromEntries(released.map((r) => [r.reason, r._count._all]));
   const releasedTotal = released.reduce((sum, r) => sum + r._count._all, 0);
-  expect({ drained: drained && drainedAgain, state: ledgerVerdict(ledger).state, violations: invariantViolations(ledger), shortageReleases: releases.STOCK_SHORTAGE ?? 0 }).toEqual({
+  expect({
+    drained: drained && drainedAgain,
+    state: ledgerVerdict(ledger).state,
+    violations: invariantViolations(ledger),
+    shortageReleases: releases.STOCK_SHORTAGE ?? 0,
+  }).toEqual({
     drained: true,
     state: "HOLDS",
     violations: [],
@@ -258,7 +272,11 @@ async function runSchedule({ t, shoppers, worker, dyingWorker }: Lane, seed: num
   // Every QUEUED answer ended as exactly one order or one release, and the sale is sold out:
   // exactly as many active orders as it has units, none left in MySQL or Redis.
   expect(ordered + releasedTotal).toBe(queued.size);
-  expect({ active: ledger.activeOrders, dbStock: ledger.dbStock, redisStock: ledger.redisStock }).toEqual({ active: ledger.totalStock, dbStock: 0, redisStock: 0 });
+  expect({ active: ledger.activeOrders, dbStock: ledger.dbStock, redisStock: ledger.redisStock }).toEqual({
+    active: ledger.totalStock,
+    dbStock: 0,
+    redisStock: 0,
+  });
   await t.services.db.sale.update({ where: { id: saleId }, data: { state: "CLOSED" } }); // out of later rounds
 }
 

@@ -32,7 +32,10 @@ export class StockShortageError extends Error {
 }
 
 export class StockConflictError extends Error {
-  constructor(readonly saleId: number, readonly attempts: number) {
+  constructor(
+    readonly saleId: number,
+    readonly attempts: number,
+  ) {
     super(`Sale ${saleId}: stock version kept moving, gave up after ${attempts} attempts`);
     this.name = "StockConflictError";
   }
@@ -46,12 +49,7 @@ export interface StockChange {
 }
 
 /** Adds `delta` (negative to deduct) to a sale's stock with versioned retries. */
-export async function changeStock(
-  store: StockStore,
-  saleId: number,
-  delta: number,
-  maxAttempts = 50,
-): Promise<StockChange> {
+export async function changeStock(store: StockStore, saleId: number, delta: number, maxAttempts = 50): Promise<StockChange> {
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     const row = await store.read(saleId);
     if (!row) throw new Error(`Sale ${saleId} has no stock row`);

@@ -17,7 +17,10 @@ export interface AttackOptions {
   headers?: Record<string, string>;
 }
 
-const headerLines = (headers: Record<string, string> = {}) => Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("");
+const headerLines = (headers: Record<string, string> = {}) =>
+  Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join("");
 
 /** One attacking connection: what the server answered on it, and whether the server closed it. */
 export interface AttackConnection {
@@ -82,7 +85,12 @@ function statusOf(text: string): number | null {
   return match ? Number(match[1]) : null;
 }
 
-async function openAll(baseUrl: string, count: number, from: string, start: (connection: AttackConnection, index: number) => void): Promise<HeldAttack> {
+async function openAll(
+  baseUrl: string,
+  count: number,
+  from: string,
+  start: (connection: AttackConnection, index: number) => void,
+): Promise<HeldAttack> {
   const connections: AttackConnection[] = [];
   // A few at a time: a burst of thousands of SYNs at once is a different attack (the accept queue's).
   for (let i = 0; i < count; i += 50) {
@@ -104,7 +112,10 @@ async function openAll(baseUrl: string, count: number, from: string, start: (con
 export async function abandonedGets(baseUrl: string, options: AttackOptions = {}): Promise<void> {
   const { authority } = targetOf(baseUrl);
   const attack = await openAll(baseUrl, options.count ?? 260, options.from ?? ATTACKER_ADDRESS, (connection) => {
-    connection.socket.end(`GET ${options.path ?? "/"} HTTP/1.1\r\nHost: ${authority}\r\nAccept: text/html\r\n${headerLines(options.headers)}\r\n`, () => connection.leave());
+    connection.socket.end(
+      `GET ${options.path ?? "/"} HTTP/1.1\r\nHost: ${authority}\r\nAccept: text/html\r\n${headerLines(options.headers)}\r\n`,
+      () => connection.leave(),
+    );
   });
   attack.leave();
 }
@@ -137,7 +148,9 @@ export function subscriptionPath(procedure: string, input: unknown): string {
 export function abandonedEventStreams(baseUrl: string, options: AttackOptions & { path: string }): Promise<HeldAttack> {
   const { authority } = targetOf(baseUrl);
   return openAll(baseUrl, options.count ?? 256, options.from ?? ATTACKER_ADDRESS, (connection) => {
-    connection.socket.write(`GET ${options.path} HTTP/1.1\r\nHost: ${authority}\r\nAccept: text/event-stream\r\nCache-Control: no-cache\r\n${headerLines(options.headers)}\r\n`);
+    connection.socket.write(
+      `GET ${options.path} HTTP/1.1\r\nHost: ${authority}\r\nAccept: text/event-stream\r\nCache-Control: no-cache\r\n${headerLines(options.headers)}\r\n`,
+    );
     // Read the first answer's bytes (to see the status), then stop reading.
     connection.socket.once("data", () => connection.socket.pause());
   });
@@ -192,7 +205,11 @@ export function establishedConnectionsTo(ports: readonly number[]): number {
  * Sends raw bytes on one connection and collects what comes back until the server closes it or
  * `quietMs` pass without a byte. For desync probes: the answers on the connection, as text.
  */
-export async function rawExchange(baseUrl: string, bytes: string, options: { from?: string; quietMs?: number } = {}): Promise<{ text: string; statuses: number[]; closedByServer: boolean }> {
+export async function rawExchange(
+  baseUrl: string,
+  bytes: string,
+  options: { from?: string; quietMs?: number } = {},
+): Promise<{ text: string; statuses: number[]; closedByServer: boolean }> {
   const connection = await connect(baseUrl, options.from ?? ATTACKER_ADDRESS);
   connection.socket.write(bytes, "latin1");
   let seen = -1;
@@ -211,7 +228,10 @@ export async function rawExchange(baseUrl: string, bytes: string, options: { fro
  * then a normal request on the same connection. A front door that forwards the GET without its
  * body leaves the smuggled bytes on a pooled upstream connection, where they answer someone else.
  */
-export function getWithBody(baseUrl: string, options: { from?: string; method?: "GET" | "HEAD"; path?: string; smuggledPath: string; followUpPath: string }) {
+export function getWithBody(
+  baseUrl: string,
+  options: { from?: string; method?: "GET" | "HEAD"; path?: string; smuggledPath: string; followUpPath: string },
+) {
   const { authority } = targetOf(baseUrl);
   const smuggled = `GET ${options.smuggledPath} HTTP/1.1\r\nHost: ${authority}\r\n\r\n`;
   const bytes =
@@ -230,7 +250,11 @@ export const CONFLICTING_FRAMINGS = {
 } as const satisfies Record<string, (body: string) => string>;
 
 /** A POST of `body` to `path` with one of CONFLICTING_FRAMINGS. */
-export function conflictingFraming(baseUrl: string, framing: keyof typeof CONFLICTING_FRAMINGS, options: { from?: string; path: string; body: string }) {
+export function conflictingFraming(
+  baseUrl: string,
+  framing: keyof typeof CONFLICTING_FRAMINGS,
+  options: { from?: string; path: string; body: string },
+) {
   const { authority } = targetOf(baseUrl);
   const bytes = `POST ${options.path} HTTP/1.1\r\nHost: ${authority}\r\nContent-Type: application/json\r\n${CONFLICTING_FRAMINGS[framing](options.body)}`;
   return rawExchange(baseUrl, bytes, options);

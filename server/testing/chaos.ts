@@ -31,14 +31,41 @@ export async function startPrivateRedis(options: { appendonly: boolean }): Promi
   const launch = async () => {
     child = spawn(
       "redis-server",
-      ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", options.appendonly ? "yes" : "no",
-        "--appendfsync", "everysec", "--maxmemory-policy", "noeviction", "--dir", dir, "--daemonize", "no"],
+      [
+        "--port",
+        String(port),
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--appendonly",
+        options.appendonly ? "yes" : "no",
+        "--appendfsync",
+        "everysec",
+        "--maxmemory-policy",
+        "noeviction",
+        "--dir",
+        dir,
+        "--daemonize",
+        "no",
+      ],
       { stdio: "ignore" },
     );
     const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
     probe.on("error", () => {});
     try {
-      await waitFor(() => probe.connect().then(() => probe.ping()).then((p) => p === "PONG", () => false), 20_000, "the private redis-server");
+      await waitFor(
+        () =>
+          probe
+            .connect()
+            .then(() => probe.ping())
+            .then(
+              (p) => p === "PONG",
+              () => false,
+            ),
+        20_000,
+        "the private redis-server",
+      );
     } finally {
       probe.disconnect();
     }
@@ -98,7 +125,13 @@ export async function buyOverHttp(base: () => string, saleId: number, shopper: S
 }
 
 /** Shoppers buy in waves of `wave` at once (a crowd, without exhausting sockets on 2 cores). */
-export async function crowdBuys(base: () => string, saleId: number, shoppers: readonly SeededShopper[], wave = 25, endpoint = TRPC_ENDPOINT): Promise<Answer[]> {
+export async function crowdBuys(
+  base: () => string,
+  saleId: number,
+  shoppers: readonly SeededShopper[],
+  wave = 25,
+  endpoint = TRPC_ENDPOINT,
+): Promise<Answer[]> {
   const answers: Answer[] = [];
   for (let i = 0; i < shoppers.length; i += wave) {
     answers.push(...(await Promise.all(shoppers.slice(i, i + wave).map((s) => buyOverHttp(base, saleId, s, endpoint)))));

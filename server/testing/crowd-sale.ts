@@ -46,7 +46,9 @@ export async function sellToCrowd(services: Services, crowd: { shoppers: number;
     }),
   );
 
-  const queued = answers.flatMap(({ userId, answer }) => (answer.status === "QUEUED" ? [{ userId, reservationId: answer.reservationId }] : []));
+  const queued = answers.flatMap(({ userId, answer }) =>
+    answer.status === "QUEUED" ? [{ userId, reservationId: answer.reservationId }] : [],
+  );
   const count = (status: string) => answers.filter(({ answer }) => answer.status === status).length;
   expect(queued).toHaveLength(crowd.units);
   expect(new Set(queued.map((q) => q.userId)).size).toBe(crowd.units);

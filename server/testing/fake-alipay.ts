@@ -60,11 +60,20 @@ export async function startFakeAlipay(options: FakeProviderOptions = {}): Promis
     const api = API_METHODS[method];
     const biz = bizContent(params);
     // Counted while down too: how often an adapter asked is what retry tests look at.
-    if (api) calls.push({ api: method.replace(/^alipay\./, ""), outTradeNo: typeof biz?.out_trade_no === "string" ? biz.out_trade_no : undefined });
+    if (api)
+      calls.push({
+        api: method.replace(/^alipay\./, ""),
+        outTradeNo: typeof biz?.out_trade_no === "string" ? biz.out_trade_no : undefined,
+      });
     if (down) return unavailable();
     if (PAGE_METHODS.has(method)) return cashier(method, params, response);
     if (!api || request.method !== "POST") {
-      return sendJson(response, JSON.stringify({ error_response: { code: "40002", msg: "Invalid Arguments", sub_code: "isv.invalid-method", sub_msg: `不存在的方法名 ${method}` } }));
+      return sendJson(
+        response,
+        JSON.stringify({
+          error_response: { code: "40002", msg: "Invalid Arguments", sub_code: "isv.invalid-method", sub_msg: `不存在的方法名 ${method}` },
+        }),
+      );
     }
     const refused = requestRefusal(params) ?? (biz ? null : invalid("isv.invalid-biz-content", "biz_content 不是 JSON 对象"));
     answer(response, method, refused ?? api(biz!));
@@ -73,7 +82,13 @@ export async function startFakeAlipay(options: FakeProviderOptions = {}): Promis
   /** Why Alipay refuses the request before reading it (its 40001 / 40002 answers), or null. */
   function requestRefusal(params: Record<string, string>): Fields | null {
     for (const name of ["app_id", "method", "charset", "sign_type", "sign", "timestamp", "version"]) {
-      if (!params[name]) return { code: "40001", msg: "Missing Required Arguments", sub_code: `isv.missing-${name.replaceAll("_", "-")}`, sub_msg: `缺少参数 ${name}` };
+      if (!params[name])
+        return {
+          code: "40001",
+          msg: "Missing Required Arguments",
+          sub_code: `isv.missing-${name.replaceAll("_", "-")}`,
+          sub_msg: `缺少参数 ${name}`,
+        };
     }
     if (params.app_id !== keys.appId) return invalid("isv.invalid-app-id", "无效的AppID参数");
     if (params.sign_type !== "RSA2") return invalid("isv.invalid-signature-type", "无效的签名类型");
@@ -81,7 +96,10 @@ export async function startFakeAlipay(options: FakeProviderOptions = {}): Promis
     if (params.version !== "1.0") return invalid("isv.invalid-version", "无效的版本号");
     const signString = requestSignString(params);
     if (!rsa2Verify(signString, params.sign!, keys.appPublicKey)) {
-      return invalid("isv.invalid-signature", `验签出错，建议检查签名字符串或签名私钥与应用公钥是否匹配，网关生成的验签字符串为：${signString}`);
+      return invalid(
+        "isv.invalid-signature",
+        `验签出错，建议检查签名字符串或签名私钥与应用公钥是否匹配，网关生成的验签字符串为：${signString}`,
+      );
     }
     // Alipay reads timestamp as Beijing time. The fake is strict about it (an hour at most) so
     // that a timestamp in the server's own time zone, UTC in most containers, is caught here.
@@ -106,7 +124,12 @@ export async function startFakeAlipay(options: FakeProviderOptions = {}): Promis
         trade_status: trade.status,
         total_amount: centsToAmount(trade.amountCents),
         ...(trade.paidAt
-          ? { buyer_logon_id: BUYER_LOGON_ID, buyer_user_id: BUYER_ID, buyer_pay_amount: centsToAmount(trade.amountCents), send_pay_date: shanghaiTime(trade.paidAt) }
+          ? {
+              buyer_logon_id: BUYER_LOGON_ID,
+              buyer_user_id: BUYER_ID,
+              buyer_pay_amount: centsToAmount(trade.amountCents),
+              send_pay_date: shanghaiTime(trade.paidAt),
+            }
           : {}),
       });
     },
@@ -161,7 +184,12 @@ export async function startFakeAlipay(options: FakeProviderOptions = {}): Promis
   };
 
   function refundAnswer(trade: Trade): Fields {
-    return { trade_no: trade.tradeNo, out_trade_no: trade.outTradeNo, buyer_logon_id: BUYER_LOGON_ID, refund_fee: centsToAmount(refundedCents(trade)) };
+    return {
+      trade_no: trade.tradeNo,
+      out_trade_no: trade.outTradeNo,
+      buyer_logon_id: BUYER_LOGON_ID,
+      refund_fee: centsToAmount(refundedCents(trade)),
+    };
   }
 
   function settleIfFullyRefunded(trade: Trade): void {
@@ -173,10 +201,12 @@ export async function startFakeAlipay(options: FakeProviderOptions = {}): Promis
   }
 
   function findTrade(biz: Record<string, unknown>): Trade | undefined {
-    const byTradeNo = typeof biz.trade_no === "string" && biz.trade_no ? [...trades.values()].find((t) => t.tradeNo === biz.trade_no) : undefined;
+    const byTradeNo =
+      typeof biz.trade_no === "string" && biz.trade_no ? [...trades.values()].find((t) => t.tradeNo === biz.trade_no) : undefined;
     // trade_no wins when both are given, as at Alipay; both must then name the same trade.
     if (typeof biz.trade_no === "string" && biz.trade_no) {
-      if (!byTradeNo || (typeof biz.out_trade_no === "string" && biz.out_trade_no && biz.out_trade_no !== byTradeNo.outTradeNo)) return undefined;
+      if (!byTradeNo || (typeof biz.out_trade_no === "string" && biz.out_trade_no && biz.out_trade_no !== byTradeNo.outTradeNo))
+        return undefined;
       return expire(byTradeNo);
     }
     const trade = typeof biz.out_trade_no === "string" ? trades.get(biz.out_trade_no) : undefined;
@@ -198,7 +228,8 @@ export async function startFakeAlipay(options: FakeProviderOptions = {}): Promis
     const amountCents = alipayCents(biz?.total_amount);
     const subject = typeof biz?.subject === "string" ? biz.subject : "";
     const expectedProduct = method === "alipay.trade.wap.pay" ? "QUICK_WAP_WAY" : "FAST_INSTANT_TRADE_PAY";
-    if (!biz || !outTradeNo || outTradeNo.length > 64 || !subject) return errorPage(response, "isv.missing-parameter", "缺少 out_trade_no / total_amount / subject");
+    if (!biz || !outTradeNo || outTradeNo.length > 64 || !subject)
+      return errorPage(response, "isv.missing-parameter", "缺少 out_trade_no / total_amount / subject");
     if (amountCents === null || amountCents < 1) return errorPage(response, "isv.invalid-parameter", "total_amount 无效");
     if (biz.product_code !== expectedProduct) return errorPage(response, "ACQ.INVALID_PARAMETER", `product_code 应为 ${expectedProduct}`);
     let expiresAt: Date | null = null;
@@ -209,7 +240,8 @@ export async function startFakeAlipay(options: FakeProviderOptions = {}): Promis
     const existing = trades.get(outTradeNo);
     if (existing) {
       expire(existing);
-      if (existing.amountCents !== amountCents || existing.subject !== subject) return errorPage(response, "ACQ.CONTEXT_INCONSISTENT", "交易信息被篡改");
+      if (existing.amountCents !== amountCents || existing.subject !== subject)
+        return errorPage(response, "ACQ.CONTEXT_INCONSISTENT", "交易信息被篡改");
       if (existing.status === "TRADE_SUCCESS") return errorPage(response, "ACQ.TRADE_HAS_SUCCESS", "交易已被支付");
       if (existing.status === "TRADE_CLOSED") return errorPage(response, "ACQ.TRADE_HAS_CLOSE", "交易已经关闭");
       return cashierPage(response, existing);
@@ -335,7 +367,13 @@ export async function startFakeAlipay(options: FakeProviderOptions = {}): Promis
   }
 
   async function deliver(notify: FakeNotify, target: string): Promise<{ status: number; body: string }> {
-    const reply = await fetch(target, { method: "POST", headers: notify.headers, body: notify.body, redirect: "manual", signal: AbortSignal.timeout(10_000) });
+    const reply = await fetch(target, {
+      method: "POST",
+      headers: notify.headers,
+      body: notify.body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(10_000),
+    });
     return { status: reply.status, body: await reply.text() };
   }
 
@@ -354,14 +392,21 @@ export async function startFakeAlipay(options: FakeProviderOptions = {}): Promis
     get calls() {
       return calls;
     },
-    adapter: () => alipayProvider({ appId: env.ALIPAY_APP_ID, privateKey: env.ALIPAY_PRIVATE_KEY, alipayPublicKey: env.ALIPAY_PUBLIC_KEY, gateway: env.ALIPAY_GATEWAY }),
+    adapter: () =>
+      alipayProvider({
+        appId: env.ALIPAY_APP_ID,
+        privateKey: env.ALIPAY_PRIVATE_KEY,
+        alipayPublicKey: env.ALIPAY_PUBLIC_KEY,
+        gateway: env.ALIPAY_GATEWAY,
+      }),
 
     async pay(outTradeNo, { deliver: post = true, attempts = 1 } = {}) {
       const trade = trades.get(outTradeNo);
       if (!trade) throw new Error(`fake Alipay has no trade ${outTradeNo}: the buyer has not opened its cashier page`);
       expire(trade);
       if (trade.status === "TRADE_SUCCESS") throw new Error(`trade ${outTradeNo} is paid already`);
-      if (trade.status === "TRADE_CLOSED") throw new Error(`trade ${outTradeNo} is closed${trade.expiresAt && trade.expiresAt.getTime() <= Date.now() ? " (expired)" : ""}`);
+      if (trade.status === "TRADE_CLOSED")
+        throw new Error(`trade ${outTradeNo} is closed${trade.expiresAt && trade.expiresAt.getTime() <= Date.now() ? " (expired)" : ""}`);
       trade.status = "TRADE_SUCCESS";
       trade.paidAt = new Date();
       const notify = buildNotify(trade, {});
@@ -427,7 +472,12 @@ export async function startFakeAlipay(options: FakeProviderOptions = {}): Promis
     try {
       switch (method) {
         case "pay":
-          return sendJson(response, JSON.stringify(await fake.pay(outTradeNo, { deliver: args.deliver as boolean | undefined, attempts: args.attempts as number | undefined })));
+          return sendJson(
+            response,
+            JSON.stringify(
+              await fake.pay(outTradeNo, { deliver: args.deliver as boolean | undefined, attempts: args.attempts as number | undefined }),
+            ),
+          );
         case "notifyFor":
           return sendJson(response, JSON.stringify(fake.notifyFor(outTradeNo, (args.tamper ?? {}) as NotifyTamper)));
         case "deliver":
@@ -436,7 +486,8 @@ export async function startFakeAlipay(options: FakeProviderOptions = {}): Promis
           fake.setDown(args.down === true);
           return sendJson(response, JSON.stringify({ down }));
         case "setRefundOutcome":
-          if (!["SUCCEEDED", "PENDING", "FAILED"].includes(String(args.outcome))) throw new Error("outcome must be SUCCEEDED, PENDING or FAILED");
+          if (!["SUCCEEDED", "PENDING", "FAILED"].includes(String(args.outcome)))
+            throw new Error("outcome must be SUCCEEDED, PENDING or FAILED");
           fake.setRefundOutcome(args.outcome as RefundOutcome);
           return sendJson(response, JSON.stringify({ outcome: refundOutcome }));
         case "completePendingRefunds":
@@ -561,7 +612,8 @@ function bizContent(params: Record<string, string>): Record<string, unknown> | n
 function gatewayParams(requestUrl: URL, request: http.IncomingMessage, body: string): Record<string, string> | null {
   const params: Record<string, string> = {};
   const sources = [requestUrl.searchParams];
-  if (request.method === "POST" && (request.headers["content-type"] ?? "").startsWith("application/x-www-form-urlencoded")) sources.push(new URLSearchParams(body));
+  if (request.method === "POST" && (request.headers["content-type"] ?? "").startsWith("application/x-www-form-urlencoded"))
+    sources.push(new URLSearchParams(body));
   for (const source of sources) {
     for (const [name, value] of source) {
       if (Object.hasOwn(params, name)) return null;
@@ -655,7 +707,12 @@ const NO_ICON = '<link rel="icon" href="data:,">';
 
 /** Alipay shows an error page instead of the cashier; 400 here so a test sees it at a glance. */
 function errorPage(response: http.ServerResponse, code: string, message: string): void {
-  send(response, 400, "text/html; charset=utf-8", `<!doctype html><html><head>${NO_ICON}</head><body><h1>支付宝 - 错误</h1><p>错误代码 ${escapeHtml(code)}</p><p>${escapeHtml(message)}</p></body></html>`);
+  send(
+    response,
+    400,
+    "text/html; charset=utf-8",
+    `<!doctype html><html><head>${NO_ICON}</head><body><h1>支付宝 - 错误</h1><p>错误代码 ${escapeHtml(code)}</p><p>${escapeHtml(message)}</p></body></html>`,
+  );
 }
 
 function escapeHtml(text: string): string {

@@ -1,4 +1,13 @@
-import { createCipheriv, createPrivateKey, createPublicKey, createSign, createVerify, generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
+import {
+  createCipheriv,
+  createPrivateKey,
+  createPublicKey,
+  createSign,
+  createVerify,
+  generateKeyPairSync,
+  randomBytes,
+  randomUUID,
+} from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { isIP, type AddressInfo } from "node:net";
 import type { PaymentProvider } from "../payments/provider";
@@ -246,7 +255,9 @@ export async function startFakeWechatPay(options: FakeProviderOptions = {}): Pro
     if (!header.startsWith(prefix)) throw new WechatError(401, "SIGN_ERROR", "Authorization 认证类型错误");
     const fields = new Map<string, string>();
     for (const match of header.slice(prefix.length).matchAll(/(\w+)="([^"]*)"/g)) fields.set(match[1]!, match[2]!);
-    const [mchid, serial, timestamp, nonce, signature] = ["mchid", "serial_no", "timestamp", "nonce_str", "signature"].map((name) => fields.get(name));
+    const [mchid, serial, timestamp, nonce, signature] = ["mchid", "serial_no", "timestamp", "nonce_str", "signature"].map((name) =>
+      fields.get(name),
+    );
     if (!mchid || !serial || !timestamp || !nonce || !signature) throw new WechatError(401, "SIGN_ERROR", "Authorization 缺少字段");
     if (mchid !== keys.mchId) throw new WechatError(401, "SIGN_ERROR", `商户号 ${mchid} 与签名不符`);
     if (serial !== keys.serialNo) throw new WechatError(401, "SIGN_ERROR", "商户证书序列号有误");
@@ -280,7 +291,8 @@ export async function startFakeWechatPay(options: FakeProviderOptions = {}): Pro
   }
 
   function positiveFen(value: unknown, field: string): number {
-    if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) throw new WechatError(400, "PARAM_ERROR", `${field} 必须为正整数（分）`);
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0)
+      throw new WechatError(400, "PARAM_ERROR", `${field} 必须为正整数（分）`);
     return value;
   }
 
@@ -289,7 +301,8 @@ export async function startFakeWechatPay(options: FakeProviderOptions = {}): Pro
   function createTrade(kind: "native" | "h5", body: Record<string, unknown>): Record<string, unknown> {
     requireMerchant(body.mchid, body.appid ?? null);
     const outTradeNo = body.out_trade_no;
-    if (typeof outTradeNo !== "string" || !OUT_TRADE_NO.test(outTradeNo)) throw new WechatError(400, "PARAM_ERROR", "out_trade_no 格式错误");
+    if (typeof outTradeNo !== "string" || !OUT_TRADE_NO.test(outTradeNo))
+      throw new WechatError(400, "PARAM_ERROR", "out_trade_no 格式错误");
     calls.push({ api: `trade.${kind}`, outTradeNo });
     const description = body.description;
     if (typeof description !== "string" || description === "" || Buffer.byteLength(description) > 127) {
@@ -297,7 +310,8 @@ export async function startFakeWechatPay(options: FakeProviderOptions = {}): Pro
     }
     const notifyUrl = httpUrl(body.notify_url);
     if (!notifyUrl) throw new WechatError(400, "PARAM_ERROR", "notify_url 格式错误");
-    if (typeof body.time_expire !== "string" || !RFC3339.test(body.time_expire)) throw new WechatError(400, "PARAM_ERROR", "time_expire 格式错误");
+    if (typeof body.time_expire !== "string" || !RFC3339.test(body.time_expire))
+      throw new WechatError(400, "PARAM_ERROR", "time_expire 格式错误");
     const expiresAt = new Date(body.time_expire);
     if (Number.isNaN(expiresAt.getTime())) throw new WechatError(400, "PARAM_ERROR", "time_expire 格式错误");
     const amount = isObject(body.amount) ? body.amount : {};
@@ -306,8 +320,10 @@ export async function startFakeWechatPay(options: FakeProviderOptions = {}): Pro
     if (kind === "h5") {
       const scene = isObject(body.scene_info) ? body.scene_info : {};
       const h5 = isObject(scene.h5_info) ? scene.h5_info : {};
-      if (typeof scene.payer_client_ip !== "string" || isIP(scene.payer_client_ip) === 0) throw new WechatError(400, "PARAM_ERROR", "payer_client_ip 格式错误");
-      if (typeof h5.type !== "string" || !["Wap", "iOS", "Android"].includes(h5.type)) throw new WechatError(400, "PARAM_ERROR", "h5_info.type 错误");
+      if (typeof scene.payer_client_ip !== "string" || isIP(scene.payer_client_ip) === 0)
+        throw new WechatError(400, "PARAM_ERROR", "payer_client_ip 格式错误");
+      if (typeof h5.type !== "string" || !["Wap", "iOS", "Android"].includes(h5.type))
+        throw new WechatError(400, "PARAM_ERROR", "h5_info.type 错误");
     }
     const request = JSON.stringify({ kind, amountCents, description, notifyUrl, expire: expiresAt.getTime() });
     const existing = trades.get(outTradeNo);
@@ -396,7 +412,8 @@ export async function startFakeWechatPay(options: FakeProviderOptions = {}): Pro
       : [...trades.values()].find((candidate) => candidate.transactionId === body.transaction_id);
     if (!trade) throw new WechatError(404, "RESOURCE_NOT_EXISTS", "订单不存在");
     const outRefundNo = body.out_refund_no;
-    if (typeof outRefundNo !== "string" || !OUT_REFUND_NO.test(outRefundNo)) throw new WechatError(400, "PARAM_ERROR", "out_refund_no 格式错误");
+    if (typeof outRefundNo !== "string" || !OUT_REFUND_NO.test(outRefundNo))
+      throw new WechatError(400, "PARAM_ERROR", "out_refund_no 格式错误");
     const amount = isObject(body.amount) ? body.amount : {};
     const refundCents = positiveFen(amount.refund, "amount.refund");
     const totalCents = positiveFen(amount.total, "amount.total");
@@ -502,7 +519,14 @@ export async function startFakeWechatPay(options: FakeProviderOptions = {}): Pro
     return trade;
   }
 
-  function envelope(id: string, eventType: string, summary: string, originalType: string, resource: Record<string, unknown>, createdAt: Date) {
+  function envelope(
+    id: string,
+    eventType: string,
+    summary: string,
+    originalType: string,
+    resource: Record<string, unknown>,
+    createdAt: Date,
+  ) {
     return {
       id,
       create_time: beijingTime(createdAt),
@@ -529,7 +553,9 @@ export async function startFakeWechatPay(options: FakeProviderOptions = {}): Pro
     if (tamper.amountCents !== undefined) {
       // A changed amount needs a new resource; without the platform's private key it cannot be signed.
       const changed = { ...forged, amount: { ...(forged.amount as object), total: tamper.amountCents, payer_total: tamper.amountCents } };
-      const changedBody = JSON.stringify(envelope(trade.notifyId!, "TRANSACTION.SUCCESS", "支付成功", "transaction", changed, trade.successTime!));
+      const changedBody = JSON.stringify(
+        envelope(trade.notifyId!, "TRANSACTION.SUCCESS", "支付成功", "transaction", changed, trade.successTime!),
+      );
       return { body: changedBody, headers: notifyHeaders(body, platform) };
     }
     if (tamper.badSignature) return { body: body.replace('"支付成功"', '"支付成功 "'), headers: notifyHeaders(body, platform) };
@@ -660,7 +686,9 @@ export async function startFakeWechatPay(options: FakeProviderOptions = {}): Pro
     res
       .writeHead(status, { "Content-Type": "text/html; charset=utf-8" })
       // No icon: a browser then asks for no /favicon.ico (a 404 a browser test would see as an error).
-      .end(`<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>${title}</title></head><body>${html}</body></html>`);
+      .end(
+        `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>${title}</title></head><body>${html}</body></html>`,
+      );
   }
 
   // --- control endpoints for tests in another process ------------------------------------------
@@ -678,7 +706,8 @@ export async function startFakeWechatPay(options: FakeProviderOptions = {}): Pro
         down = args.down === true;
         return { down };
       case "setRefundOutcome":
-        if (args.outcome !== "SUCCEEDED" && args.outcome !== "PENDING" && args.outcome !== "FAILED") throw new Error(`unknown outcome ${String(args.outcome)}`);
+        if (args.outcome !== "SUCCEEDED" && args.outcome !== "PENDING" && args.outcome !== "FAILED")
+          throw new Error(`unknown outcome ${String(args.outcome)}`);
         refundOutcome = args.outcome;
         return { outcome: refundOutcome };
       case "completePendingRefunds":
@@ -716,7 +745,9 @@ export async function startFakeWechatPay(options: FakeProviderOptions = {}): Pro
         if (res.headersSent) return;
         if (error instanceof WechatError) return answer(res, error.status, { code: error.code, message: error.message });
         if (url.pathname.startsWith("/_fake/")) {
-          res.writeHead(400, { "Content-Type": "application/json" }).end(JSON.stringify({ error: error instanceof Error ? error.message : String(error) }));
+          res
+            .writeHead(400, { "Content-Type": "application/json" })
+            .end(JSON.stringify({ error: error instanceof Error ? error.message : String(error) }));
           return;
         }
         answer(res, 500, { code: "SYSTEM_ERROR", message: "系统错误" });

@@ -95,13 +95,20 @@ export interface ChildHandle {
  * A child process whose output is kept for error messages. `signalled`: the process stop()
  * signals, when it is not the child itself (a PID namespace's first process).
  */
-function spawnChild(command: string, args: string[], env: NodeJS.ProcessEnv, signalled?: (child: ChildProcess) => number | undefined): ChildHandle {
+function spawnChild(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  signalled?: (child: ChildProcess) => number | undefined,
+): ChildHandle {
   const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   createInterface({ input: child.stdout! }).on("line", (line) => (output += `${line}\n`));
   child.stderr!.on("data", (chunk) => (output += String(chunk)));
   const exited = new Promise<number | string | null>((resolve) => child.on("exit", (code, signal) => resolve(signal ?? code)));
-  const outputClosed = Promise.all([child.stdout!, child.stderr!].map((stream) => new Promise((resolve) => stream.once("close", resolve)))).then(() => undefined);
+  const outputClosed = Promise.all(
+    [child.stdout!, child.stderr!].map((stream) => new Promise((resolve) => stream.once("close", resolve))),
+  ).then(() => undefined);
   return {
     process: child,
     exited,
@@ -150,7 +157,12 @@ export async function startWorker(
 ): Promise<ChildHandle> {
   // Node itself runs the worker (tsx as a loader, not a wrapper), so signals reach it directly.
   const preloads = faultPreloads(faults).flatMap((file) => ["--import", file]);
-  const worker = spawnChild(process.execPath, [...nodeArgs, "--import", "tsx", ...preloads, "worker/main.ts"], { ...process.env, ...childEnv, LOG_LEVEL: "info", ...extra });
+  const worker = spawnChild(process.execPath, [...nodeArgs, "--import", "tsx", ...preloads, "worker/main.ts"], {
+    ...process.env,
+    ...childEnv,
+    LOG_LEVEL: "info",
+    ...extra,
+  });
   await waitFor(
     async () => {
       if (worker.process.exitCode !== null || worker.process.signalCode !== null) {
@@ -240,7 +252,10 @@ export async function startSystem(
         if (system.process.exitCode !== null) throw await earlyExit(system, "npm start exited early");
         const output = system.output();
         if (!output.includes('"worker ready"') || !output.includes('"seckill service listening"')) return false;
-        return fetch(`${url}/api/health`).then((r) => r.ok, () => false);
+        return fetch(`${url}/api/health`).then(
+          (r) => r.ok,
+          () => false,
+        );
       },
       options.readyWithinMs ?? 180_000,
       `npm start on ${url}`,
@@ -278,7 +293,8 @@ export async function startPrepared(
   extra: Record<string, string> = {},
   options: { asContainer?: string[] } = {},
 ): Promise<ChildHandle & { kind: ProcessKind; url?: string }> {
-  if (kind === "web" && !buildIsFresh()) throw new Error("The web app is not built or is out of date: run `npm run build` first (npm test does).");
+  if (kind === "web" && !buildIsFresh())
+    throw new Error("The web app is not built or is out of date: run `npm run build` first (npm test does).");
   const port = kind === "worker" ? undefined : await freePort();
   const ports: Record<string, string> = port === undefined ? {} : kind === "web" ? { PORT: String(port) } : { SECKILL_PORT: String(port) };
   const env = { ...process.env, ...childEnv, NEXT_TELEMETRY_DISABLED: "1", LOG_LEVEL: "info", ...extra, ...ports };
@@ -291,7 +307,8 @@ export async function startPrepared(
     else {
       await waitFor(
         async () => {
-          if (child.process.exitCode !== null || child.process.signalCode !== null) throw new Error(`npm run worker exited early:\n${child.output()}`);
+          if (child.process.exitCode !== null || child.process.signalCode !== null)
+            throw new Error(`npm run worker exited early:\n${child.output()}`);
           return child.output().includes('"worker ready"');
         },
         120_000,
@@ -312,7 +329,10 @@ async function untilHealthy(child: ChildHandle, url: string, name: string, timeo
   await waitFor(
     async () => {
       if (child.process.exitCode !== null) throw await earlyExit(child, `${name} exited early`);
-      return fetch(`${url}/api/health`).then((r) => r.ok, () => false);
+      return fetch(`${url}/api/health`).then(
+        (r) => r.ok,
+        () => false,
+      );
     },
     timeoutMs,
     `${name} on ${url}`,
@@ -369,7 +389,11 @@ export async function placeOrders(services: Services, saleId: number, userIds: r
   });
   const ids = reservations.map((r) => r.reservationId);
   try {
-    await waitFor(async () => (await services.db.order.count({ where: { reservationId: { in: ids } } })) === ids.length, 30_000, "the orders");
+    await waitFor(
+      async () => (await services.db.order.count({ where: { reservationId: { in: ids } } })) === ids.length,
+      30_000,
+      "the orders",
+    );
   } finally {
     await worker.close();
     await connection.quit();

@@ -70,7 +70,10 @@ describe("chaos: order lifecycle", () => {
       "every order to be decided and every late payment refunded",
     );
     const outcome = await settleAndCheck(t.services, saleId, answers, faultEnded);
-    const final = await t.services.db.order.findMany({ where: { saleId }, select: { status: true, payments: { select: { status: true } } } });
+    const final = await t.services.db.order.findMany({
+      where: { saleId },
+      select: { status: true, payments: { select: { status: true } } },
+    });
     const byStatus = Object.fromEntries(["PAID", "CANCELLED", "REFUNDED"].map((s) => [s, final.filter((o) => o.status === s).length]));
     report(`pay vs cancel under a stalled worker (${JSON.stringify(byStatus)})`, outcome);
     expect(frozen.output()).toContain("fault hook: blocking the event loop");

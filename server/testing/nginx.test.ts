@@ -60,7 +60,10 @@ describe("the test nginx and compose's nginx.conf, checked by Debian's nginx -t"
 
   it("refuses a config the front-door files would break, so the check is real", async () => {
     const prefix = tempFolder();
-    const broken = renderNginxConfig(prefix, await freePort(), { webPorts: [3000], seckillPorts: [3200] }).replace(/upstream seckill \{[^}]*\}/, "");
+    const broken = renderNginxConfig(prefix, await freePort(), { webPorts: [3000], seckillPorts: [3200] }).replace(
+      /upstream seckill \{[^}]*\}/,
+      "",
+    );
     writeFileSync(path.join(prefix, "nginx.conf"), broken);
     await expect(checkNginxConfig(path.join(prefix, "nginx.conf"), prefix)).rejects.toThrow(/host not found in upstream "seckill"/);
   });
@@ -76,12 +79,20 @@ describe("the client's address an upstream is given", () => {
 
   it.each([
     ["by default, the connecting address appended", {}, "203.0.113.7, 127.0.0.1"],
-    ["behind a modelled balancer (realIpFrom), the client's own address appended", { realIpFrom: ["127.0.0.1"] }, "203.0.113.7, 203.0.113.7"],
+    [
+      "behind a modelled balancer (realIpFrom), the client's own address appended",
+      { realIpFrom: ["127.0.0.1"] },
+      "203.0.113.7, 203.0.113.7",
+    ],
   ])("%s", async (_name, options, forwarded) => {
     const upstream = await echoForwardedFor();
     const nginx = await startNginx({ webPorts: [upstream.port], seckillPorts: [upstream.port] }, options);
     try {
-      const answer = await fetch(`${nginx.url}/api/seckill/seckill.token`, { method: "POST", headers: { "x-forwarded-for": "203.0.113.7" }, body: "{}" });
+      const answer = await fetch(`${nginx.url}/api/seckill/seckill.token`, {
+        method: "POST",
+        headers: { "x-forwarded-for": "203.0.113.7" },
+        body: "{}",
+      });
       expect(await answer.text()).toBe(forwarded);
     } finally {
       await nginx.stop();
@@ -96,7 +107,11 @@ describe("nginx's own refusals", () => {
     const nginx = await startNginx({ webPorts: [await freePort()], seckillPorts: [await freePort()] });
     try {
       const post = (headers: Record<string, string>) =>
-        fetch(`${nginx.url}/api/seckill/seckill.token`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: "x".repeat(17 * 1024) });
+        fetch(`${nginx.url}/api/seckill/seckill.token`, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...headers },
+          body: "x".repeat(17 * 1024),
+        });
       const english = await post({});
       expect(english.status).toBe(413);
       expect(english.headers.get("content-type")).toBe("application/json");
@@ -105,7 +120,9 @@ describe("nginx's own refusals", () => {
       });
       const chinese = (await (await post({ "accept-language": "zh-CN,zh;q=0.9" })).json()) as { error: { json: { message: string } } };
       expect(chinese.error.json.message).toBe("请求正文过大。");
-      const switched = (await (await post({ "accept-language": "zh-CN", cookie: "lang=en" })).json()) as { error: { json: { message: string } } };
+      const switched = (await (await post({ "accept-language": "zh-CN", cookie: "lang=en" })).json()) as {
+        error: { json: { message: string } };
+      };
       expect(switched.error.json.message).toBe("The request body is too large.");
     } finally {
       await nginx.stop();

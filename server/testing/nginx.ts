@@ -95,7 +95,9 @@ ${upstream("seckill", upstreams.seckillPorts)}${upstream("web", upstreams.webPor
 /** Runs `nginx -t` on a config file; resolves with its output, rejects with it when refused. */
 export function checkNginxConfig(configFile: string, prefix: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(NGINX_BINARY, ["-t", "-p", prefix, "-c", configFile, "-e", path.join(prefix, "error.log")], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(NGINX_BINARY, ["-t", "-p", prefix, "-c", configFile, "-e", path.join(prefix, "error.log")], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let output = "";
     child.stdout.on("data", (chunk) => (output += String(chunk)));
     child.stderr.on("data", (chunk) => (output += String(chunk)));
@@ -110,7 +112,9 @@ export async function startNginx(upstreams: NginxUpstreams, options: NginxOption
   const port = await freePort();
   const configFile = path.join(prefix, "nginx.conf");
   writeFileSync(configFile, renderNginxConfig(prefix, port, upstreams, options));
-  const child = spawn(NGINX_BINARY, ["-p", prefix, "-c", configFile, "-e", path.join(prefix, "error.log")], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(NGINX_BINARY, ["-p", prefix, "-c", configFile, "-e", path.join(prefix, "error.log")], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout.on("data", (chunk) => (output += String(chunk)));
   child.stderr.on("data", (chunk) => (output += String(chunk)));
@@ -172,7 +176,10 @@ export function readFrontDoorSettings(): FrontDoorSettings {
     return server.slice(from, server.indexOf("\n}", from));
   };
   // Server-level lines are the unindented ones; a location's are indented.
-  const serverLevel = server.split("\n").filter((line) => !/^\s/.test(line)).join("\n");
+  const serverLevel = server
+    .split("\n")
+    .filter((line) => !/^\s/.test(line))
+    .join("\n");
   const value = (text: string, pattern: RegExp, what: string) => {
     const match = pattern.exec(text);
     if (!match) throw new Error(`front-door files: no ${what}`);

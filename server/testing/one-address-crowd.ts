@@ -39,7 +39,13 @@ export async function getCall(base: string, path: string, bearer: string | null,
  * calls are charged); one refused by the rate (a window still full from an earlier flood) is asked
  * again after its Retry-After, as a well-behaved client does.
  */
-export async function tokensUnderTheRate(base: string, endpoint: string, saleId: number, shoppers: readonly SeededShopper[], ratePerAddress: number): Promise<string[]> {
+export async function tokensUnderTheRate(
+  base: string,
+  endpoint: string,
+  saleId: number,
+  shoppers: readonly SeededShopper[],
+  ratePerAddress: number,
+): Promise<string[]> {
   const tokens: string[] = [];
   const step = Math.max(1, Math.floor(ratePerAddress / 2));
   const tokenFor = async (shopper: SeededShopper): Promise<string> => {
@@ -61,8 +67,16 @@ export async function tokensUnderTheRate(base: string, endpoint: string, saleId:
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Every shopper's purchase at once, each with their token. */
-export function buyAll(base: string, endpoint: string, saleId: number, shoppers: readonly SeededShopper[], tokens: readonly string[]): Promise<HttpAnswer[]> {
-  return Promise.all(shoppers.map((shopper, i) => postCall(base, `${endpoint}/seckill.purchase`, shopper.token, { saleId, token: tokens[i] })));
+export function buyAll(
+  base: string,
+  endpoint: string,
+  saleId: number,
+  shoppers: readonly SeededShopper[],
+  tokens: readonly string[],
+): Promise<HttpAnswer[]> {
+  return Promise.all(
+    shoppers.map((shopper, i) => postCall(base, `${endpoint}/seckill.purchase`, shopper.token, { saleId, token: tokens[i] })),
+  );
 }
 
 /** A purchase answer as one word: the sale's status, or the HTTP error and its message. */
@@ -90,7 +104,9 @@ export function floodUntilStopped(base: string) {
   const loops = Array.from({ length: 16 }, async (_, loop) => {
     while (flooding) {
       // A flood call the front door drops under the load (a reset connection) is not what is tested.
-      const answer = await (loop % 2 === 0 ? clockBatch() : postCall(base, `${SECKILL_ENDPOINT}/seckill.token`, null, { saleId: NO_SUCH_SALE })).catch(() => null);
+      const answer = await (
+        loop % 2 === 0 ? clockBatch() : postCall(base, `${SECKILL_ENDPOINT}/seckill.token`, null, { saleId: NO_SUCH_SALE })
+      ).catch(() => null);
       if (answer) answers.push(answer);
     }
   });

@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLiveSale, createTestEnvironment, placeOrders, startWeb, startWorker, waitFor, type ChildHandle, type TestEnvironment } from "./harness";
+import {
+  createLiveSale,
+  createTestEnvironment,
+  placeOrders,
+  startWeb,
+  startWorker,
+  waitFor,
+  type ChildHandle,
+  type TestEnvironment,
+} from "./harness";
 import { FAKE_PROVIDERS } from "./fake-providers";
 import type { FakeNotify, FakeProvider } from "./fake-provider";
 import { freePort } from "../net";
@@ -52,7 +61,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   // SIGTERM lets a worker finish the jobs in hand; one that hangs is killed.
-  await Promise.all(children.map((child) => Promise.race([child.stop("SIGTERM"), new Promise((resolve) => setTimeout(resolve, 10_000))]).then(() => child.stop("SIGKILL"))));
+  await Promise.all(
+    children.map((child) =>
+      Promise.race([child.stop("SIGTERM"), new Promise((resolve) => setTimeout(resolve, 10_000))]).then(() => child.stop("SIGKILL")),
+    ),
+  );
   for (const fake of fakes.values()) await fake.close();
   await t?.cleanup();
 });
@@ -84,22 +97,33 @@ describe.each(FAKE_PROVIDERS)("chaos: payments through the $name fake, on the wo
         return { orderId, outTradeNo: started.outTradeNo };
       }),
     );
-    const deadlines = (await t.services.db.order.findMany({ where: { saleId }, select: { payDeadline: true } })).map((o) => o.payDeadline.getTime());
+    const deadlines = (await t.services.db.order.findMany({ where: { saleId }, select: { payDeadline: true } })).map((o) =>
+      o.payDeadline.getTime(),
+    );
     return { saleId, orders, firstDeadline: Math.min(...deadlines), lastDeadline: Math.max(...deadlines) };
   }
 
   async function statusesOf(orders: readonly { orderId: number }[]) {
-    const rows = await t.services.db.order.findMany({ where: { id: { in: orders.map((o) => o.orderId) } }, select: { id: true, status: true } });
+    const rows = await t.services.db.order.findMany({
+      where: { id: { in: orders.map((o) => o.orderId) } },
+      select: { id: true, status: true },
+    });
     return new Map(rows.map((r) => [r.id, r.status]));
   }
-  const allSettled = async (orders: readonly { orderId: number }[]) => [...(await statusesOf(orders)).values()].every((s) => s !== "WAIT_PAY");
+  const allSettled = async (orders: readonly { orderId: number }[]) =>
+    [...(await statusesOf(orders)).values()].every((s) => s !== "WAIT_PAY");
   const until = (at: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())));
 
   /** Paid ones PAID with their payment settled and the trade kept; the rest CANCELLED, their trade closed at the fake. */
   async function expectEnded(saleId: number, orders: readonly { orderId: number; outTradeNo: string }[], paid: ReadonlySet<number>) {
     const statuses = await statusesOf(orders);
     const payments = new Map(
-      (await t.services.db.payment.findMany({ where: { orderId: { in: orders.map((o) => o.orderId) } }, select: { orderId: true, status: true } })).map((p) => [p.orderId, p.status]),
+      (
+        await t.services.db.payment.findMany({
+          where: { orderId: { in: orders.map((o) => o.orderId) } },
+          select: { orderId: true, status: true },
+        })
+      ).map((p) => [p.orderId, p.status]),
     );
     for (const { orderId, outTradeNo } of orders) {
       const wasPaid = paid.has(orderId);
@@ -135,7 +159,9 @@ describe.each(FAKE_PROVIDERS)("chaos: payments through the $name fake, on the wo
     const upAt = Date.now();
     await waitFor(() => allSettled(orders), 30_000, "every order settled once the provider answers");
     await expectEnded(saleId, orders, paid);
-    report(`${name} down across the deadlines: ${paid.size} paid kept, ${orders.length - paid.size} cancelled and closed, ${((Date.now() - upAt) / 1000).toFixed(1)} s after it came back`);
+    report(
+      `${name} down across the deadlines: ${paid.size} paid kept, ${orders.length - paid.size} cancelled and closed, ${((Date.now() - upAt) / 1000).toFixed(1)} s after it came back`,
+    );
   });
 
   it("every notify lost: the timers' query before cancelling finds each payment, those orders are PAID", async () => {
@@ -145,7 +171,9 @@ describe.each(FAKE_PROVIDERS)("chaos: payments through the $name fake, on the wo
     await waitFor(() => allSettled(orders), lastDeadline - Date.now() + 30_000, "every timer to fire");
     await expectEnded(saleId, orders, paid);
     // Nothing came by notify: each payment was found by asking.
-    expect(await t.services.db.paymentNotification.count({ where: { payment: { orderId: { in: orders.map((o) => o.orderId) } } } })).toBe(0);
+    expect(await t.services.db.paymentNotification.count({ where: { payment: { orderId: { in: orders.map((o) => o.orderId) } } } })).toBe(
+      0,
+    );
     report(`${name} notifies lost: ${paid.size} payments found by the query, ${orders.length - paid.size} unpaid cancelled`);
   });
 
@@ -178,6 +206,8 @@ describe.each(FAKE_PROVIDERS)("chaos: payments through the $name fake, on the wo
     // that settled it first leaves the notify to be recorded as processed).
     expect(payments.map((p) => [Boolean(p.paidAt), p._count.notifications])).toEqual(orders.map(() => [true, 1]));
     const asked = orders.filter((o) => fake().calls.some((call) => call.api === "trade.query" && call.outTradeNo === o.outTradeNo)).length;
-    report(`${name} duplicate notify storm: ${replies.flat().length} deliveries for ${orders.length} orders, all answered as accepted, one transition each; ${asked} of them also asked about by a timer`);
+    report(
+      `${name} duplicate notify storm: ${replies.flat().length} deliveries for ${orders.length} orders, all answered as accepted, one transition each; ${asked} of them also asked about by a timer`,
+    );
   });
 });

@@ -88,8 +88,17 @@ describe("chaos: processes", () => {
     const faultEnded = Date.now();
     // Shoppers whose request died ask again on the surviving instance, with everyone else.
     base = web.url;
-    const retried = new Set(shoppers.slice(0, 60).filter((_, i) => first[i]!.kind === "error").map((s) => s.id));
-    const rest = await buyUntilAnswered(() => base, saleId, shoppers.filter((s, i) => i >= 60 || retried.has(s.id)));
+    const retried = new Set(
+      shoppers
+        .slice(0, 60)
+        .filter((_, i) => first[i]!.kind === "error")
+        .map((s) => s.id),
+    );
+    const rest = await buyUntilAnswered(
+      () => base,
+      saleId,
+      shoppers.filter((s, i) => i >= 60 || retried.has(s.id)),
+    );
     const answers = [...first.filter((a) => a.kind !== "error"), ...rest.answers];
     const outcome = await settleAndCheck(t.services, saleId, answers, faultEnded);
     report("web killed between reservation and Queue.add", outcome);

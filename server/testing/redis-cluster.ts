@@ -49,23 +49,45 @@ export async function startRedisCluster(masters = 3, security: ClusterSecurity =
       children.push(
         spawn(
           "redis-server",
-          [...serverArgs(port), "--cluster-port", String(busPort), "--cluster-enabled", "yes",
-            "--cluster-config-file", path.join(dir, `nodes-${port}.conf`), "--save", "", "--appendonly", "no",
-            "--dir", dir, "--bind", "127.0.0.1", "--daemonize", "no"],
+          [
+            ...serverArgs(port),
+            "--cluster-port",
+            String(busPort),
+            "--cluster-enabled",
+            "yes",
+            "--cluster-config-file",
+            path.join(dir, `nodes-${port}.conf`),
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            dir,
+            "--bind",
+            "127.0.0.1",
+            "--daemonize",
+            "no",
+          ],
           { stdio: "ignore" },
         ),
       );
     });
     await Promise.all(clientPorts.map((port) => untilAnswers(port, probeOptions, "PING", (reply) => reply === "PONG", "redis-server")));
-    await run("redis-cli", [...cliArgs, "--cluster", "create", ...clientPorts.map((p) => `127.0.0.1:${p}`), "--cluster-replicas", "0", "--cluster-yes"], {
-      timeout: 30_000,
-      // By the environment: redis-cli warns about a password given with -a.
-      env: { ...process.env, ...(password ? { REDISCLI_AUTH: password } : {}) },
-    });
+    await run(
+      "redis-cli",
+      [...cliArgs, "--cluster", "create", ...clientPorts.map((p) => `127.0.0.1:${p}`), "--cluster-replicas", "0", "--cluster-yes"],
+      {
+        timeout: 30_000,
+        // By the environment: redis-cli warns about a password given with -a.
+        env: { ...process.env, ...(password ? { REDISCLI_AUTH: password } : {}) },
+      },
+    );
     // `create` returns once the nodes agree on the configuration; each node must also see every
     // slot covered before it serves commands.
     await Promise.all(
-      clientPorts.map((port) => untilAnswers(port, probeOptions, "CLUSTER INFO", (reply) => String(reply).includes("cluster_state:ok"), "cluster_state:ok")),
+      clientPorts.map((port) =>
+        untilAnswers(port, probeOptions, "CLUSTER INFO", (reply) => String(reply).includes("cluster_state:ok"), "cluster_state:ok"),
+      ),
     );
     return { nodes: clientPorts.map((p) => `127.0.0.1:${p}`).join(","), ports: clientPorts, stop };
   } catch (error) {

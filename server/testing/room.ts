@@ -18,7 +18,11 @@ export interface RoomSettings {
  * (the design's "Redis" section): the room meta hash, and admissionRate on every stock bucket's
  * meta so tokens are refused. For tests, until warm-up writes it from the sale's settings.
  */
-export async function openRoom(services: Pick<Services, "env" | "redis" | "saleBuckets">, saleId: number, settings: RoomSettings): Promise<void> {
+export async function openRoom(
+  services: Pick<Services, "env" | "redis" | "saleBuckets">,
+  saleId: number,
+  settings: RoomSettings,
+): Promise<void> {
   const buckets = await saleBucketCount(services, saleId);
   if (buckets === null) throw new Error(`sale ${saleId} is not warmed up`);
   const opensAt = settings.opensAt ?? Date.now();
@@ -35,6 +39,7 @@ export async function openRoom(services: Pick<Services, "env" | "redis" | "saleB
     challenge: settings.challenge ? 1 : 0,
     eligibility: 0,
   });
-  for (let bucket = 0; bucket < buckets; bucket++) tx.hset(bucketKeys(services.env.REDIS_NAMESPACE, saleId, bucket).meta, "admissionRate", settings.rate);
+  for (let bucket = 0; bucket < buckets; bucket++)
+    tx.hset(bucketKeys(services.env.REDIS_NAMESPACE, saleId, bucket).meta, "admissionRate", settings.rate);
   await tx.exec();
 }

@@ -30,7 +30,8 @@ export interface BucketOffer {
  */
 export async function overOffers(services: Services, saleId: number, stockBuckets?: number): Promise<BucketOffer[]> {
   const { db, redis, env } = services;
-  const bucketCount = stockBuckets ?? (await db.sale.findUniqueOrThrow({ where: { id: saleId }, select: { stockBuckets: true } })).stockBuckets;
+  const bucketCount =
+    stockBuckets ?? (await db.sale.findUniqueOrThrow({ where: { id: saleId }, select: { stockBuckets: true } })).stockBuckets;
   const buckets = Array.from({ length: bucketCount }, (_, b) => b);
   const redisReads = await Promise.all(
     buckets.map((b) => {
@@ -63,7 +64,9 @@ export async function overOffers(services: Services, saleId: number, stockBucket
 export async function pendingReservations(services: Services, saleId: number): Promise<QueuedReservation[]> {
   const sale = await services.db.sale.findUniqueOrThrow({ where: { id: saleId }, select: { stockBuckets: true } });
   const perBucket = await Promise.all(
-    Array.from({ length: sale.stockBuckets }, (_, b) => services.redis.zrange(bucketKeys(services.env.REDIS_NAMESPACE, saleId, b).pending, 0, -1, "WITHSCORES")),
+    Array.from({ length: sale.stockBuckets }, (_, b) =>
+      services.redis.zrange(bucketKeys(services.env.REDIS_NAMESPACE, saleId, b).pending, 0, -1, "WITHSCORES"),
+    ),
   );
   const reservations: QueuedReservation[] = [];
   for (const flat of perBucket) {
@@ -87,7 +90,13 @@ export function createOrderJobOf(reservations: readonly QueuedReservation[]): Jo
  * True when drained. A batch that fails (MySQL refusing it) spends a round, as it does a worker's
  * retry.
  */
-export async function drainSale(services: Services, processor: CreateOrderProcessor, saleId: number, log: Logger, rounds = 4): Promise<boolean> {
+export async function drainSale(
+  services: Services,
+  processor: CreateOrderProcessor,
+  saleId: number,
+  log: Logger,
+  rounds = 4,
+): Promise<boolean> {
   for (let round = 0; round < rounds; round++) {
     const pending = await pendingReservations(services, saleId);
     if (!pending.length) return true;

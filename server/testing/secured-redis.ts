@@ -26,17 +26,72 @@ export interface TestCertificates {
 export async function generateCertificates(dir: string): Promise<TestCertificates> {
   const file = (name: string) => path.join(dir, name);
   const openssl = (...args: string[]) => run("openssl", args, { timeout: 30_000 });
-  await openssl("req", "-x509", "-new", "-nodes", "-newkey", "rsa:2048", "-days", "1", "-subj", "/CN=flash-sale test CA", "-keyout", file("ca.key"), "-out", file("ca.crt"));
-  await openssl("req", "-new", "-nodes", "-newkey", "rsa:2048", "-subj", "/CN=127.0.0.1", "-keyout", file("server.key"), "-out", file("server.csr"));
+  await openssl(
+    "req",
+    "-x509",
+    "-new",
+    "-nodes",
+    "-newkey",
+    "rsa:2048",
+    "-days",
+    "1",
+    "-subj",
+    "/CN=flash-sale test CA",
+    "-keyout",
+    file("ca.key"),
+    "-out",
+    file("ca.crt"),
+  );
+  await openssl(
+    "req",
+    "-new",
+    "-nodes",
+    "-newkey",
+    "rsa:2048",
+    "-subj",
+    "/CN=127.0.0.1",
+    "-keyout",
+    file("server.key"),
+    "-out",
+    file("server.csr"),
+  );
   writeFileSync(file("server.ext"), "subjectAltName = IP:127.0.0.1, DNS:localhost\n");
-  await openssl("x509", "-req", "-in", file("server.csr"), "-CA", file("ca.crt"), "-CAkey", file("ca.key"), "-CAcreateserial", "-days", "1", "-extfile", file("server.ext"), "-out", file("server.crt"));
+  await openssl(
+    "x509",
+    "-req",
+    "-in",
+    file("server.csr"),
+    "-CA",
+    file("ca.crt"),
+    "-CAkey",
+    file("ca.key"),
+    "-CAcreateserial",
+    "-days",
+    "1",
+    "-extfile",
+    file("server.ext"),
+    "-out",
+    file("server.crt"),
+  );
   return { caFile: file("ca.crt"), certFile: file("server.crt"), keyFile: file("server.key") };
 }
 
 /** redis-server arguments for TLS only (`port 0`: no plain port), clients not asked for a certificate. */
 export function tlsServerArgs(tlsPort: number, certificates: TestCertificates): string[] {
-  return ["--port", "0", "--tls-port", String(tlsPort), "--tls-cert-file", certificates.certFile, "--tls-key-file", certificates.keyFile,
-    "--tls-ca-cert-file", certificates.caFile, "--tls-auth-clients", "no"];
+  return [
+    "--port",
+    "0",
+    "--tls-port",
+    String(tlsPort),
+    "--tls-cert-file",
+    certificates.certFile,
+    "--tls-key-file",
+    certificates.keyFile,
+    "--tls-ca-cert-file",
+    certificates.caFile,
+    "--tls-auth-clients",
+    "no",
+  ];
 }
 
 export interface SecuredRedisOptions {
@@ -60,7 +115,16 @@ export async function startSecuredRedis(options: SecuredRedisOptions): Promise<S
   const dir = mkdtempSync(path.join(tmpdir(), "secured-redis-"));
   const args = [
     ...(options.tls ? tlsServerArgs(port, options.tls) : ["--port", String(port)]),
-    "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no",
+    "--bind",
+    "127.0.0.1",
+    "--save",
+    "",
+    "--appendonly",
+    "no",
+    "--dir",
+    dir,
+    "--daemonize",
+    "no",
     ...(options.password ? ["--requirepass", options.password] : []),
     ...(options.user ? ["--user", options.user.name, "on", `>${options.user.password}`, "~*", "&*", "+@all"] : []),
   ];
@@ -70,7 +134,11 @@ export async function startSecuredRedis(options: SecuredRedisOptions): Promise<S
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await untilPong(port, { password: options.password, tls: options.tls && { ca: readFileSync(options.tls.caFile) } }, "the private redis-server");
+    await untilPong(
+      port,
+      { password: options.password, tls: options.tls && { ca: readFileSync(options.tls.caFile) } },
+      "the private redis-server",
+    );
   } catch (error) {
     await stop();
     throw error;
@@ -89,7 +157,13 @@ export async function untilPong(port: number, options: Pick<RedisOptions, "passw
 }
 
 /** Waits until the server on `port` answers `command` with a reply `ok` accepts. */
-export async function untilAnswers(port: number, options: Pick<RedisOptions, "password" | "tls">, command: string, ok: (reply: unknown) => boolean, what: string) {
+export async function untilAnswers(
+  port: number,
+  options: Pick<RedisOptions, "password" | "tls">,
+  command: string,
+  ok: (reply: unknown) => boolean,
+  what: string,
+) {
   const probe = new Redis(port, "127.0.0.1", { ...options, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   probe.on("error", () => {});
   const [name, ...args] = command.split(" ");

@@ -1,7 +1,16 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createTestEnvironment, startSeckillService, startWeb, startWorker, type ChildHandle, type TestEnvironment } from "./harness";
 import { SECKILL_ENDPOINT } from "../endpoints";
-import { CHAOS_SETTINGS, buyUntilAnswered, crowdBuys, newChaosSale, report, settleAndCheck, startPrivateRedis, type PrivateRedis } from "./chaos";
+import {
+  CHAOS_SETTINGS,
+  buyUntilAnswered,
+  crowdBuys,
+  newChaosSale,
+  report,
+  settleAndCheck,
+  startPrivateRedis,
+  type PrivateRedis,
+} from "./chaos";
 import { startTcpProxy, type TcpProxy } from "./tcp-proxy";
 import { parseDatabaseUrl } from "../clients/db";
 
@@ -110,7 +119,13 @@ describe("chaos: services", () => {
     const readiness: number[] = [];
     const probing = (async () => {
       while (Date.now() - outageStarted < 30_000) {
-        for (const url of [seckill.url, web.url]) readiness.push(await fetch(`${url}/api/ready`, { signal: AbortSignal.timeout(3000) }).then((r) => r.status, () => 0));
+        for (const url of [seckill.url, web.url])
+          readiness.push(
+            await fetch(`${url}/api/ready`, { signal: AbortSignal.timeout(3000) }).then(
+              (r) => r.status,
+              () => 0,
+            ),
+          );
         await new Promise((r) => setTimeout(r, 500));
       }
     })();
@@ -121,10 +136,16 @@ describe("chaos: services", () => {
     const faultEnded = Date.now();
 
     expect(readiness.length).toBeGreaterThan(20);
-    expect(readiness.filter((status) => status !== 200), "readiness answers other than 200 during the outage").toEqual([]);
+    expect(
+      readiness.filter((status) => status !== 200),
+      "readiness answers other than 200 during the outage",
+    ).toEqual([]);
     expect(health[0]).toBe(503);
     expect(health[1]).toMatchObject({ ok: false, checks: { mysql: { ok: false }, redis: { ok: true }, queue: { ok: true } } });
-    expect(during.filter((a) => a.kind === "error"), "purchases that failed during the outage").toEqual([]);
+    expect(
+      during.filter((a) => a.kind === "error"),
+      "purchases that failed during the outage",
+    ).toEqual([]);
     expect(during.filter((a) => a.kind === "queued")).toHaveLength(60);
     expect(during.filter((a) => a.kind === "refused").map((a) => (a as { status: string }).status)).toEqual(Array(20).fill("SOLD_OUT"));
     const outcome = await settleAndCheck(t.services, saleId, during, faultEnded, 180_000);

@@ -32,7 +32,13 @@ export interface Shopper {
 }
 
 /** One call from the shopper's address on a fresh connection; status 0 if nothing came within `withinMs`. */
-export function shopperCall(shopper: Shopper, method: "GET" | "POST", path: string, body?: unknown, withinMs = ANSWER_WITHIN_MS): Promise<Answer> {
+export function shopperCall(
+  shopper: Shopper,
+  method: "GET" | "POST",
+  path: string,
+  body?: unknown,
+  withinMs = ANSWER_WITHIN_MS,
+): Promise<Answer> {
   const payload = body === undefined ? undefined : JSON.stringify(body);
   const started = performance.now();
   return new Promise((resolve) => {
@@ -70,7 +76,10 @@ export function shopperCall(shopper: Shopper, method: "GET" | "POST", path: stri
 
 /** The shopper loads the storefront and asks for a purchase token: both answered, not 5xx, within a second. */
 export async function expectShopperServed(shopper: Shopper, when: string) {
-  const [page, token] = await Promise.all([shopperCall(shopper, "GET", "/"), shopperCall(shopper, "POST", "/api/seckill/seckill.token", { json: { saleId: shopper.saleId } })]);
+  const [page, token] = await Promise.all([
+    shopperCall(shopper, "GET", "/"),
+    shopperCall(shopper, "POST", "/api/seckill/seckill.token", { json: { saleId: shopper.saleId } }),
+  ]);
   expect(page.status, `${when}: GET / answered ${page.status} ${page.body.slice(0, 200)}`).toBe(200);
   expect(page.ms, `${when}: GET / took`).toBeLessThan(ANSWER_WITHIN_MS);
   expect(token.status, `${when}: seckill.token answered ${token.status} ${token.body.slice(0, 200)}`).toBe(200);

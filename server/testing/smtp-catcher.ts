@@ -63,7 +63,8 @@ export async function startSmtpCatcher(options: { port?: number } = {}): Promise
       for (;;) {
         const found = messages.find((message) => message.receivedAt >= since && message.to.includes(to.toLowerCase()));
         if (found) return found;
-        if (Date.now() > deadline) throw new Error(`no mail to ${to} within ${timeoutMs} ms (caught: ${messages.map((m) => m.to.join(",")).join("; ") || "none"})`);
+        if (Date.now() > deadline)
+          throw new Error(`no mail to ${to} within ${timeoutMs} ms (caught: ${messages.map((m) => m.to.join(",")).join("; ") || "none"})`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     },

@@ -33,8 +33,13 @@ async function describeDatabase(url: string) {
       // The next AUTO_INCREMENT value is the only part a copy may state differently.
       shape[`${name} (${type})`] = shown!["Create Table"]!.replace(/ AUTO_INCREMENT=\d+/, "");
     }
-    const records = (await conn.query("SELECT migration_name, checksum, applied_steps_count, finished_at IS NOT NULL AS finished FROM _prisma_migrations ORDER BY migration_name")) as unknown[];
-    const [options] = (await conn.query("SELECT DEFAULT_CHARACTER_SET_NAME AS charset, DEFAULT_COLLATION_NAME AS collation FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", [target.database])) as unknown[];
+    const records = (await conn.query(
+      "SELECT migration_name, checksum, applied_steps_count, finished_at IS NOT NULL AS finished FROM _prisma_migrations ORDER BY migration_name",
+    )) as unknown[];
+    const [options] = (await conn.query(
+      "SELECT DEFAULT_CHARACTER_SET_NAME AS charset, DEFAULT_COLLATION_NAME AS collation FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?",
+      [target.database],
+    )) as unknown[];
     return { shape, records, options };
   } finally {
     await conn.end();

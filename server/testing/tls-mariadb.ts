@@ -38,14 +38,35 @@ export async function startTlsMariaDb(): Promise<TlsMariaDb> {
   const datadir = path.join(dir, "data");
   const socketPath = path.join(dir, "mariadbd.sock");
   const certificates = await generateCertificates(dir);
-  await run("mariadb-install-db", ["--no-defaults", `--datadir=${datadir}`, "--user=root", "--skip-test-db", "--auth-root-authentication-method=socket", ...SMALL_SERVER], { timeout: 120_000 });
+  await run(
+    "mariadb-install-db",
+    ["--no-defaults", `--datadir=${datadir}`, "--user=root", "--skip-test-db", "--auth-root-authentication-method=socket", ...SMALL_SERVER],
+    { timeout: 120_000 },
+  );
   const port = await freePort();
-  const child = spawn("/usr/sbin/mariadbd", [
-    "--no-defaults", "--user=root", `--datadir=${datadir}`, `--socket=${socketPath}`, `--pid-file=${path.join(dir, "mariadbd.pid")}`,
-    `--log-error=${path.join(dir, "error.log")}`, `--port=${port}`, "--bind-address=127.0.0.1", "--skip-name-resolve", "--skip-log-bin",
-    "--performance-schema=OFF", "--max-connections=50", ...SMALL_SERVER,
-    `--ssl-ca=${certificates.caFile}`, `--ssl-cert=${certificates.certFile}`, `--ssl-key=${certificates.keyFile}`, "--require-secure-transport=ON",
-  ], { stdio: "ignore" });
+  const child = spawn(
+    "/usr/sbin/mariadbd",
+    [
+      "--no-defaults",
+      "--user=root",
+      `--datadir=${datadir}`,
+      `--socket=${socketPath}`,
+      `--pid-file=${path.join(dir, "mariadbd.pid")}`,
+      `--log-error=${path.join(dir, "error.log")}`,
+      `--port=${port}`,
+      "--bind-address=127.0.0.1",
+      "--skip-name-resolve",
+      "--skip-log-bin",
+      "--performance-schema=OFF",
+      "--max-connections=50",
+      ...SMALL_SERVER,
+      `--ssl-ca=${certificates.caFile}`,
+      `--ssl-cert=${certificates.certFile}`,
+      `--ssl-key=${certificates.keyFile}`,
+      "--require-secure-transport=ON",
+    ],
+    { stdio: "ignore" },
+  );
   // A test runner that dies mid-file must not leave the server running.
   const killOnExit = () => child.kill("SIGKILL");
   process.once("exit", killOnExit);
@@ -56,12 +77,19 @@ export async function startTlsMariaDb(): Promise<TlsMariaDb> {
   };
   try {
     await waitFor(
-      () => mariadb.createConnection({ socketPath, user: "root" }).then(async (conn) => {
-        await conn.query(`CREATE USER IF NOT EXISTS '${USER}'@'%' IDENTIFIED BY '${PASSWORD}'`);
-        await conn.query(`GRANT ALL ON *.* TO '${USER}'@'%'`);
-        await conn.end();
-        return true;
-      }, () => child.exitCode === null && child.signalCode === null ? false : Promise.reject(new Error(`mariadbd exited: ${errorLogTail(dir)}`))),
+      () =>
+        mariadb.createConnection({ socketPath, user: "root" }).then(
+          async (conn) => {
+            await conn.query(`CREATE USER IF NOT EXISTS '${USER}'@'%' IDENTIFIED BY '${PASSWORD}'`);
+            await conn.query(`GRANT ALL ON *.* TO '${USER}'@'%'`);
+            await conn.end();
+            return true;
+          },
+          () =>
+            child.exitCode === null && child.signalCode === null
+              ? false
+              : Promise.reject(new Error(`mariadbd exited: ${errorLogTail(dir)}`)),
+        ),
       120_000,
       `the private TLS mariadbd on port ${port}`,
     );

@@ -22,7 +22,13 @@ beforeAll(async () => {
   t = await createTestEnvironment("bad_input");
   const window = { startsAt: new Date(Date.now() - 1000), endsAt: new Date(Date.now() + 3600_000) };
   ({ saleId } = await createSale(t.services, { productName: "Guarded", priceCents: 100, originalPriceCents: 200, stock: 5, ...window }));
-  ({ saleId: coldSaleId } = await createSale(t.services, { productName: "Cold", priceCents: 100, originalPriceCents: 200, stock: 5, ...window }));
+  ({ saleId: coldSaleId } = await createSale(t.services, {
+    productName: "Cold",
+    priceCents: 100,
+    originalPriceCents: 200,
+    stock: 5,
+    ...window,
+  }));
   await warmUpSale(t.services, saleId);
   [alice, bob] = (await createShoppers(t.services, 2, { emailPrefix: "bad" })) as [SeededShopper, SeededShopper];
 });
@@ -32,9 +38,7 @@ async function call(path: string, input: unknown, token?: string, method: "POST"
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (token) headers.authorization = `Bearer ${token}`;
   const body = JSON.stringify({ json: input });
-  const url = method === "POST"
-    ? `http://test/api/trpc/${path}`
-    : `http://test/api/trpc/${path}?input=${encodeURIComponent(body)}`;
+  const url = method === "POST" ? `http://test/api/trpc/${path}` : `http://test/api/trpc/${path}?input=${encodeURIComponent(body)}`;
   const response = await handleTrpcRequest(new Request(url, { method, headers, body: method === "POST" ? body : undefined }), t.services);
   const payload = (await response.json()) as { error?: { json: { message: string; data: { code: string; fieldErrors: unknown } } } };
   return { status: response.status, error: payload.error?.json };
@@ -73,12 +77,15 @@ describe("seckill.token and seckill.purchase refuse bad input", () => {
     expect(r.error?.data.fieldErrors).toMatchObject({ token: [expect.stringMatching(/seckill.token/)] });
   });
 
-  it.each([{ saleId: "abc" }, { saleId: -1 }, { saleId: 1.5 }, { saleId: 2 ** 40 }, {}, null, { saleId: 1, token: "short" }])("malformed %j → 400 BAD_REQUEST", async (input) => {
-    const r = await call("seckill.purchase", input, alice.token);
-    expect(r.status).toBe(400);
-    expect(r.error?.data.code).toBe("BAD_REQUEST");
-    expect(r.error?.message).toMatch(/Invalid input/);
-  });
+  it.each([{ saleId: "abc" }, { saleId: -1 }, { saleId: 1.5 }, { saleId: 2 ** 40 }, {}, null, { saleId: 1, token: "short" }])(
+    "malformed %j → 400 BAD_REQUEST",
+    async (input) => {
+      const r = await call("seckill.purchase", input, alice.token);
+      expect(r.status).toBe(400);
+      expect(r.error?.data.code).toBe("BAD_REQUEST");
+      expect(r.error?.message).toMatch(/Invalid input/);
+    },
+  );
 
   it("no credential → 401 UNAUTHORIZED", async () => {
     const r = await call("seckill.purchase", { saleId, token: FORGED_PURCHASE_TOKEN });
@@ -104,7 +111,10 @@ describe("seckill.token and seckill.purchase refuse bad input", () => {
 describe("seckill.result refuses bad input", () => {
   it("malformed reservation id → 400", async () => {
     const r = await call("seckill.result", { reservationId: "../../etc" }, alice.token, "GET");
-    expect(r).toMatchObject({ status: 400, error: { data: { code: "BAD_REQUEST", fieldErrors: { reservationId: ["reservationId is malformed"] } } } });
+    expect(r).toMatchObject({
+      status: 400,
+      error: { data: { code: "BAD_REQUEST", fieldErrors: { reservationId: ["reservationId is malformed"] } } },
+    });
   });
 
   it("another shopper's reservation → 404, revealing nothing", async () => {

@@ -44,7 +44,10 @@ export async function handleTrpcRequest(req: Request, services: Services, endpoi
   const refusal = browserRequestRefusal(req, services.env.PUBLIC_BASE_URL);
   if (refusal) {
     const { pathname, searchParams } = new URL(req.url);
-    return Response.json(browserRefusalBody(refusal, langOf(req.headers), pathname, searchParams), { status: refusal.status, headers: { "cache-control": "no-store" } });
+    return Response.json(browserRefusalBody(refusal, langOf(req.headers), pathname, searchParams), {
+      status: refusal.status,
+      headers: { "cache-control": "no-store" },
+    });
   }
   if (!asksForStream(req, endpoint)) return answerTrpc(req, services, endpoint);
   // A stream over a cap is refused here, before its procedure runs; its slot goes back when it ends.
@@ -78,7 +81,10 @@ function answerTrpc(req: Request, services: Services, endpoint: string): Promise
       const path = info?.calls.length === 1 ? info.calls[0]!.path : undefined;
       const answer = data[0];
       if (path && SECKILL_PROCEDURES.has(path) && answer) {
-        const outcome = "error" in answer ? purchasePathOutcome({ errorCode: answer.error.data.code }) : purchasePathOutcome({ data: answer.result.data });
+        const outcome =
+          "error" in answer
+            ? purchasePathOutcome({ errorCode: answer.error.data.code })
+            : purchasePathOutcome({ data: answer.result.data });
         observePurchasePath(services.metrics, path, outcome, startedAt);
       }
       return {};

@@ -34,14 +34,28 @@ export interface Context {
 }
 
 /** The inner context: what tests pass to `createCaller` directly. */
-export async function createContext(services: Services, reqHeaders: HeaderReader, resHeaders = new Headers(), ipGate = PASSED_GATE): Promise<Context> {
+export async function createContext(
+  services: Services,
+  reqHeaders: HeaderReader,
+  resHeaders = new Headers(),
+  ipGate = PASSED_GATE,
+): Promise<Context> {
   const credential = credentialFrom(reqHeaders);
   const verified = credential ? await verifySession(credential, services.env.SESSION_SECRET) : null;
   // The revocation check is a lookup in memory (server/gateway/revocation.ts), no Redis call.
   const sessionEnded = verified !== null && services.sessions.hasEnded(verified);
   const session = sessionEnded ? null : verified;
   const https = reqHeaders.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
-  return { services, session, sessionEnded, resHeaders, https, ipGate, userAgent: reqHeaders.get("user-agent"), requestHeaders: reqHeaders };
+  return {
+    services,
+    session,
+    sessionEnded,
+    resHeaders,
+    https,
+    ipGate,
+    userAgent: reqHeaders.get("user-agent"),
+    requestHeaders: reqHeaders,
+  };
 }
 
 // 2. Init -----------------------------------------------------------------------------------------
@@ -102,7 +116,11 @@ function trpcErrorOf(cause: unknown): unknown {
  * subscription's errors come while it streams, after the procedure returned: its stream is
  * wrapped so they are mapped too (a reservation not the caller's is a 404, not a logged 500).
  */
-function withAppErrorsMapped<TResult extends { ok: true; data: unknown } | { ok: false; error: TRPCError }>(result: TResult, resHeaders: Headers, type: string): TResult {
+function withAppErrorsMapped<TResult extends { ok: true; data: unknown } | { ok: false; error: TRPCError }>(
+  result: TResult,
+  resHeaders: Headers,
+  type: string,
+): TResult {
   if (!result.ok && (result.error.cause instanceof AppError || result.error.cause instanceof ZodError)) {
     const cause = result.error.cause;
     if (cause instanceof AppError && cause.retryAfterSeconds !== undefined) resHeaders.set("retry-after", String(cause.retryAfterSeconds));

@@ -42,11 +42,19 @@ afterAll(() => t?.cleanup());
 const callerFor = async (token: string, headers: Record<string, string> = {}) =>
   createCaller(await createContext(t.services, new Headers({ authorization: `Bearer ${token}`, ...headers })));
 const urlOf = (action: PayAction) => (action.kind === "redirect" ? action.url : action.codeUrl);
-const codeOf = (promise: Promise<unknown>) => promise.then(() => "OK", (e: unknown) => (e instanceof TRPCError ? e.code : String(e)));
+const codeOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => "OK",
+    (e: unknown) => (e instanceof TRPCError ? e.code : String(e)),
+  );
 
 async function paidByNotify(outTradeNo: string) {
-  const body = new URLSearchParams(sandboxNotifyFields(t.env, { outTradeNo, tradeNo: `SBX-API-${outTradeNo.slice(0, 8)}`, totalAmount: "25.00" }));
-  expect(await receivePaymentNotification(t.services, t.services.payments.get("sandbox")!, { body: body.toString(), headers: new Headers() })).toMatchObject({ accepted: true });
+  const body = new URLSearchParams(
+    sandboxNotifyFields(t.env, { outTradeNo, tradeNo: `SBX-API-${outTradeNo.slice(0, 8)}`, totalAmount: "25.00" }),
+  );
+  expect(
+    await receivePaymentNotification(t.services, t.services.payments.get("sandbox")!, { body: body.toString(), headers: new Headers() }),
+  ).toMatchObject({ accepted: true });
 }
 
 async function orderRow(orderId: number) {
@@ -59,7 +67,16 @@ describe("a shopper's own orders", () => {
     const list = await caller.order.list();
     expect(list.map((o) => o.id)).toEqual([aliceOrder.orderId]);
     const order = await caller.order.get({ orderId: aliceOrder.orderId });
-    expect(order).toMatchObject({ id: aliceOrder.orderId, productName: "API lamp", amountCents: 2500, status: "WAIT_PAY", canPay: true, canCancel: true, paymentStatus: null, payments: [] });
+    expect(order).toMatchObject({
+      id: aliceOrder.orderId,
+      productName: "API lamp",
+      amountCents: 2500,
+      status: "WAIT_PAY",
+      canPay: true,
+      canCancel: true,
+      paymentStatus: null,
+      payments: [],
+    });
     expect(order.payRemainingMs).toBeGreaterThan(0);
     expect(order.payRemainingMs).toBeLessThanOrEqual(t.env.ORDER_PAY_TIMEOUT_SECONDS * 1000);
     expect(order.payDeadline).toBeInstanceOf(Date);
@@ -87,20 +104,43 @@ describe("a shopper's own orders", () => {
     const phone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148";
     const caller = await callerFor(alice.token, { "user-agent": phone });
     const started = await caller.order.pay({ orderId: aliceOrder.orderId });
-    expect(started).toMatchObject({ orderId: aliceOrder.orderId, provider: "sandbox", outTradeNo: expect.stringMatching(/^[0-9a-f]{32}$/), action: { kind: "redirect" } });
+    expect(started).toMatchObject({
+      orderId: aliceOrder.orderId,
+      provider: "sandbox",
+      outTradeNo: expect.stringMatching(/^[0-9a-f]{32}$/),
+      action: { kind: "redirect" },
+    });
     const payUrl = urlOf(started.action);
     expect(payUrl).toMatch(/^\/pay\/sandbox\?/);
     expect(new URL(payUrl, "http://x").searchParams.get("total_amount")).toBe("25.00");
     // Asked for by name, with the flow given: the same attempt.
-    expect((await caller.order.pay({ orderId: aliceOrder.orderId, provider: "sandbox", device: "desktop" })).outTradeNo).toBe(started.outTradeNo);
+    expect((await caller.order.pay({ orderId: aliceOrder.orderId, provider: "sandbox", device: "desktop" })).outTradeNo).toBe(
+      started.outTradeNo,
+    );
     const waiting = await caller.order.paymentStatus({ orderId: aliceOrder.orderId });
-    expect(waiting).toEqual({ orderId: aliceOrder.orderId, orderStatus: "WAIT_PAY", paymentStatus: "CREATED", payments: [{ provider: "sandbox", status: "CREATED", paidAt: null, refundedAt: null }] });
+    expect(waiting).toEqual({
+      orderId: aliceOrder.orderId,
+      orderStatus: "WAIT_PAY",
+      paymentStatus: "CREATED",
+      payments: [{ provider: "sandbox", status: "CREATED", paidAt: null, refundedAt: null }],
+    });
     await paidByNotify(started.outTradeNo);
-    expect(await caller.order.paymentStatus({ orderId: aliceOrder.orderId })).toMatchObject({ orderId: aliceOrder.orderId, orderStatus: "PAID", paymentStatus: "SUCCEEDED" });
-    expect((await caller.order.list())[0]!.payments).toEqual([{ provider: "sandbox", status: "SUCCEEDED", paidAt: expect.any(Date), refundedAt: null }]);
+    expect(await caller.order.paymentStatus({ orderId: aliceOrder.orderId })).toMatchObject({
+      orderId: aliceOrder.orderId,
+      orderStatus: "PAID",
+      paymentStatus: "SUCCEEDED",
+    });
+    expect((await caller.order.list())[0]!.payments).toEqual([
+      { provider: "sandbox", status: "SUCCEEDED", paidAt: expect.any(Date), refundedAt: null },
+    ]);
     // Nothing of the provider's reaches the shopper.
     expect(JSON.stringify(await caller.order.get({ orderId: aliceOrder.orderId }))).not.toContain("SBX-API");
-    expect(await caller.order.get({ orderId: aliceOrder.orderId })).toMatchObject({ status: "PAID", canPay: false, canCancel: false, payRemainingMs: 0 });
+    expect(await caller.order.get({ orderId: aliceOrder.orderId })).toMatchObject({
+      status: "PAID",
+      canPay: false,
+      canCancel: false,
+      payRemainingMs: 0,
+    });
     expect(await codeOf(caller.order.cancel({ orderId: aliceOrder.orderId }))).toBe("CONFLICT");
   });
 });

@@ -22,7 +22,10 @@ let base: string;
 beforeAll(async () => {
   server = http.createServer((req, res) => {
     const { pathname, searchParams } = new URL(req.url!, "http://front-door");
-    const browserRefusal = browserRequestRefusal({ method: req.method, headers: new Headers({ "content-type": req.headers["content-type"] ?? "text/plain" }) }, "http://front-door");
+    const browserRefusal = browserRequestRefusal(
+      { method: req.method, headers: new Headers({ "content-type": req.headers["content-type"] ?? "text/plain" }) },
+      "http://front-door",
+    );
     const [status, body, headers] = pathname.endsWith("seckill.purchase")
       ? [browserRefusal!.status, browserRefusalBody(browserRefusal!, "zh", pathname, searchParams), {}]
       : [tooMany.status, gateRefusalBody(tooMany, "en", pathname, searchParams), gateRefusalHeaders(tooMany)];
@@ -36,7 +39,10 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 async function refusalOf(call: Promise<unknown>): Promise<TRPCClientError<AppRouter>> {
-  const error = await call.then(() => null, (caught: unknown) => caught);
+  const error = await call.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(TRPCClientError);
   return error as TRPCClientError<AppRouter>;
 }
@@ -45,7 +51,10 @@ describe("a refusal body, read by @trpc/client", () => {
   it("gives each call of a batch the gate's 429 message and code (httpBatchLink on /api/trpc)", async () => {
     const client = createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: `${base}/api/trpc`, transformer: superjson })] });
     const [list, clock] = await Promise.all([refusalOf(client.sale.list.query()), refusalOf(client.clock.now.query())]);
-    for (const [error, path] of [[list, "sale.list"], [clock, "clock.now"]] as const) {
+    for (const [error, path] of [
+      [list, "sale.list"],
+      [clock, "clock.now"],
+    ] as const) {
       expect(error.message).toBe("Too many requests from your address. Try again in 2 s.");
       expect(error.data).toMatchObject({ code: "TOO_MANY_REQUESTS", httpStatus: 429, path });
     }

@@ -54,5 +54,8 @@ export const credentialsInput = z.object({
 
 /** auth.verifyContact: the token of the mailed link, as it came (the page reads it from ?token=). */
 export const verifyContactInput = z.object({
-  token: z.string({ error: INPUT_SENTENCES.verificationToken.en }).max(200, INPUT_SENTENCES.verificationToken.en).regex(CONTACT_TOKEN_PATTERN, INPUT_SENTENCES.verificationToken.en),
+  token: z
+    .string({ error: INPUT_SENTENCES.verificationToken.en })
+    .max(200, INPUT_SENTENCES.verificationToken.en)
+    .regex(CONTACT_TOKEN_PATTERN, INPUT_SENTENCES.verificationToken.en),
 });

@@ -22,7 +22,10 @@ async function streamOwner(headers: Headers, secret: string): Promise<StreamOwne
  * A slot for the stream `req` asks for, or the refusal to answer instead: TOO_MANY_REQUESTS (429,
  * Retry-After) in the caller's language and in the envelope tRPC's client reads.
  */
-export async function takeStreamSlot(services: Pick<Services, "env" | "streams" | "metrics">, req: Request): Promise<{ release: () => void } | { refusal: Response }> {
+export async function takeStreamSlot(
+  services: Pick<Services, "env" | "streams" | "metrics">,
+  req: Request,
+): Promise<{ release: () => void } | { refusal: Response }> {
   const admission = services.streams.open(await streamOwner(req.headers, services.env.SESSION_SECRET));
   if (admission.admitted) return { release: admission.release };
   services.metrics.rateLimited.inc({ scope: `stream-${admission.over}` });

@@ -30,8 +30,14 @@ export function AdminSignIn() {
           {t.password}
           <input type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
         </label>
-        <button type="submit" disabled={signIn.isPending}>{t.submit}</button>
-        {signIn.error ? <p className="status bad" role="alert">{signIn.error.message}</p> : null}
+        <button type="submit" disabled={signIn.isPending}>
+          {t.submit}
+        </button>
+        {signIn.error ? (
+          <p className="status bad" role="alert">
+            {signIn.error.message}
+          </p>
+        ) : null}
       </form>
     </section>
   );

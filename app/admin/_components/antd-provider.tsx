@@ -9,7 +9,15 @@ import { useLang } from "@/app/_i18n/client";
 // on white (axe: color-contrast) in Statistic titles, table hints and secondary text; links in
 // the shop's blue, not antd's lighter info blue (4.0:1).
 const THEME = {
-  token: { colorPrimary: "#1d4ed8", colorLink: "#1d4ed8", colorInfo: "#1d4ed8", borderRadius: 6, colorTextSecondary: "rgba(0, 0, 0, 0.68)", colorTextDescription: "rgba(0, 0, 0, 0.68)", colorTextTertiary: "rgba(0, 0, 0, 0.62)" },
+  token: {
+    colorPrimary: "#1d4ed8",
+    colorLink: "#1d4ed8",
+    colorInfo: "#1d4ed8",
+    borderRadius: 6,
+    colorTextSecondary: "rgba(0, 0, 0, 0.68)",
+    colorTextDescription: "rgba(0, 0, 0, 0.68)",
+    colorTextTertiary: "rgba(0, 0, 0, 0.62)",
+  },
 };
 
 /**

@@ -11,11 +11,19 @@ describe("chartRows", () => {
 
   it("gives every reason a number in every second, 0 where there were none", () => {
     const rows = chartRows(points, String);
-    expect(rows.map((r) => [r.SOLD_OUT, r.INVALID_TOKEN])).toEqual([[0, 0], [40, 3], [0, 0]]);
+    expect(rows.map((r) => [r.SOLD_OUT, r.INVALID_TOKEN])).toEqual([
+      [0, 0],
+      [40, 3],
+      [0, 0],
+    ]);
   });
 
   it("counts attempts without the worker's settled orders", () => {
-    expect(chartRows(points, String).map((r) => [r.attempts, r.successes, r.ordersSettled])).toEqual([[0, 0, 0], [45, 2, 0], [0, 0, 2]]);
+    expect(chartRows(points, String).map((r) => [r.attempts, r.successes, r.ordersSettled])).toEqual([
+      [0, 0, 0],
+      [45, 2, 0],
+      [0, 0, 2],
+    ]);
   });
 
   it("lists refusal reasons only", () => expect(refusalReasons(points)).toEqual(["INVALID_TOKEN", "SOLD_OUT"]));
@@ -29,19 +37,39 @@ describe("admittedPerSecond", () => {
       { at: 13_000, admitted: 75 },
       { at: 13_500, admitted: 80 },
     ]);
-    expect(rows).toEqual([{ second: 11, admitted: 25 }, { second: 13, admitted: 25 }, { second: 13, admitted: 10 }]);
+    expect(rows).toEqual([
+      { second: 11, admitted: 25 },
+      { second: 13, admitted: 25 },
+      { second: 13, admitted: 10 },
+    ]);
   });
 
   it("counts a fall (a room opened afresh) as 0 and skips readings at the same moment", () => {
-    expect(admittedPerSecond([{ at: 1000, admitted: 50 }, { at: 2000, admitted: 3 }, { at: 2000, admitted: 4 }])).toEqual([{ second: 2, admitted: 0 }]);
+    expect(
+      admittedPerSecond([
+        { at: 1000, admitted: 50 },
+        { at: 2000, admitted: 3 },
+        { at: 2000, admitted: 4 },
+      ]),
+    ).toEqual([{ second: 2, admitted: 0 }]);
     expect(admittedPerSecond([{ at: 1000, admitted: 5 }])).toEqual([]);
   });
 });
 
 describe("keepSamples", () => {
   it("appends a newer reading once and forgets those older than the window", () => {
-    const kept = keepSamples([{ at: 1000, admitted: 1 }, { at: 50_000, admitted: 9 }], { at: 62_000, admitted: 10 }, 60);
-    expect(kept).toEqual([{ at: 50_000, admitted: 9 }, { at: 62_000, admitted: 10 }]);
+    const kept = keepSamples(
+      [
+        { at: 1000, admitted: 1 },
+        { at: 50_000, admitted: 9 },
+      ],
+      { at: 62_000, admitted: 10 },
+      60,
+    );
+    expect(kept).toEqual([
+      { at: 50_000, admitted: 9 },
+      { at: 62_000, admitted: 10 },
+    ]);
     expect(keepSamples(kept, { at: 62_000, admitted: 10 }, 60)).toEqual(kept);
   });
 });

@@ -45,7 +45,10 @@ export function admittedPerSecond(samples: readonly AdmittedSample[]): { second:
     const [before, after] = [samples[i - 1]!, samples[i]!];
     const seconds = (after.at - before.at) / 1000;
     if (seconds <= 0) continue;
-    rows.push({ second: Math.floor(after.at / 1000), admitted: Math.round((Math.max(0, after.admitted - before.admitted) / seconds) * 10) / 10 });
+    rows.push({
+      second: Math.floor(after.at / 1000),
+      admitted: Math.round((Math.max(0, after.admitted - before.admitted) / seconds) * 10) / 10,
+    });
   }
   return rows;
 }

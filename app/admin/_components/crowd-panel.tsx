@@ -50,21 +50,49 @@ export function CrowdPanel({ saleId }: { saleId: number }) {
       <h2>{t.title}</h2>
       <p className="muted">{t.intro}</p>
       {!data ? (
-        crowd.isError ? <p className="status bad" role="alert">{crowd.error.message}</p> : <p className="muted">{ADMIN_MESSAGES[lang].loading}</p>
+        crowd.isError ? (
+          <p className="status bad" role="alert">
+            {crowd.error.message}
+          </p>
+        ) : (
+          <p className="muted">{ADMIN_MESSAGES[lang].loading}</p>
+        )
       ) : (
         <>
           <dl className="stats">
-            <div><dt>{t.shoppers}</dt><dd data-testid="crowd-shoppers">{data.shoppers.toLocaleString()}</dd></div>
-            <div><dt>{t.blacklistedShoppers}</dt><dd data-testid="crowd-blacklisted">{data.blacklistedShoppers.toLocaleString()}</dd></div>
-            <div><dt>{t.newShoppers}</dt><dd data-testid="crowd-new-shoppers">{data.newAccounts.shoppers.toLocaleString()}</dd></div>
-            <div><dt>{t.newOverall}</dt><dd data-testid="crowd-new-overall">{data.newAccounts.overall.toLocaleString()}</dd></div>
+            <div>
+              <dt>{t.shoppers}</dt>
+              <dd data-testid="crowd-shoppers">{data.shoppers.toLocaleString()}</dd>
+            </div>
+            <div>
+              <dt>{t.blacklistedShoppers}</dt>
+              <dd data-testid="crowd-blacklisted">{data.blacklistedShoppers.toLocaleString()}</dd>
+            </div>
+            <div>
+              <dt>{t.newShoppers}</dt>
+              <dd data-testid="crowd-new-shoppers">{data.newAccounts.shoppers.toLocaleString()}</dd>
+            </div>
+            <div>
+              <dt>{t.newOverall}</dt>
+              <dd data-testid="crowd-new-overall">{data.newAccounts.overall.toLocaleString()}</dd>
+            </div>
           </dl>
           <p className="muted">{t.readAt(adminTime(data.readAt, lang))}</p>
-          {crowd.isError ? <p className="status wait" role="status" data-testid="crowd-stale">{t.stale(crowd.error.message)}</p> : null}
-          {blacklist.data ? (
-            <p className="status ok" role="status" data-testid="crowd-result">{t.done(blacklist.data.blacklisted.length, blacklist.data.alreadyBlacklisted.length)}</p>
+          {crowd.isError ? (
+            <p className="status wait" role="status" data-testid="crowd-stale">
+              {t.stale(crowd.error.message)}
+            </p>
           ) : null}
-          {blacklist.error ? <p className="status bad" role="alert" data-testid="crowd-error">{blacklist.error.message}</p> : null}
+          {blacklist.data ? (
+            <p className="status ok" role="status" data-testid="crowd-result">
+              {t.done(blacklist.data.blacklisted.length, blacklist.data.alreadyBlacklisted.length)}
+            </p>
+          ) : null}
+          {blacklist.error ? (
+            <p className="status bad" role="alert" data-testid="crowd-error">
+              {blacklist.error.message}
+            </p>
+          ) : null}
           {(
             [
               ["ADDRESS", data.addresses],
@@ -72,7 +100,17 @@ export function CrowdPanel({ saleId }: { saleId: number }) {
               ["PERSON", data.persons],
             ] as [CrowdKind, CrowdGroup[]][]
           ).map(([kind, groups]) => (
-            <GroupTable key={kind} t={t} kind={kind} groups={groups} asked={asked} pending={blacklist.isPending} onAsk={ask} onConfirm={confirm} onCancel={() => setAsked(null)} />
+            <GroupTable
+              key={kind}
+              t={t}
+              kind={kind}
+              groups={groups}
+              asked={asked}
+              pending={blacklist.isPending}
+              onAsk={ask}
+              onConfirm={confirm}
+              onCancel={() => setAsked(null)}
+            />
           ))}
         </>
       )}
@@ -100,7 +138,14 @@ function GroupTable(props: {
         <div className={styles.tableScroll}>
           <table className="table" aria-label={t.kinds[kind]}>
             <thead>
-              <tr><th>{t.keyHeader[kind]}</th><th>{t.accounts}</th><th>{t.orders}</th><th>{t.blacklisted}</th><th>{t.newAccounts}</th><th /></tr>
+              <tr>
+                <th>{t.keyHeader[kind]}</th>
+                <th>{t.accounts}</th>
+                <th>{t.orders}</th>
+                <th>{t.blacklisted}</th>
+                <th>{t.newAccounts}</th>
+                <th />
+              </tr>
             </thead>
             {groups.map((g, index) => {
               const id = groupId(g, index);
@@ -108,19 +153,39 @@ function GroupTable(props: {
               return (
                 <tbody key={id} data-testid="crowd-group" data-label={g.label}>
                   <tr>
-                    <th scope="rowgroup" title={g.fullAddress ?? undefined}>{g.label}</th>
-                    <td>{g.accounts}</td><td>{g.orders}</td><td>{g.blacklisted}</td><td>{g.newAccounts}</td>
+                    <th scope="rowgroup" title={g.fullAddress ?? undefined}>
+                      {g.label}
+                    </th>
+                    <td>{g.accounts}</td>
+                    <td>{g.orders}</td>
+                    <td>{g.blacklisted}</td>
+                    <td>{g.newAccounts}</td>
                     <td>
-                      <button type="button" className="secondary small" disabled={open.length === 0 || pending} onClick={() => onAsk({ at: id, userIds: open, what: t.confirmGroup(open.length, t.groupName[kind](g.label)) })}>
+                      <button
+                        type="button"
+                        className="secondary small"
+                        disabled={open.length === 0 || pending}
+                        onClick={() => onAsk({ at: id, userIds: open, what: t.confirmGroup(open.length, t.groupName[kind](g.label)) })}
+                      >
                         {t.blacklistAll(open.length)}
                       </button>
                     </td>
                   </tr>
                   {g.members.map((m) => (
-                    <MemberRow key={m.userId} t={t} member={m} pending={pending} onAsk={() => onAsk({ at: id, userIds: [m.userId], what: t.confirmOne(t.account(m.email, m.userId)) })} />
+                    <MemberRow
+                      key={m.userId}
+                      t={t}
+                      member={m}
+                      pending={pending}
+                      onAsk={() => onAsk({ at: id, userIds: [m.userId], what: t.confirmOne(t.account(m.email, m.userId)) })}
+                    />
                   ))}
                   {g.unlisted > 0 ? (
-                    <tr><td colSpan={6} className="muted">{t.unlisted(g.unlisted)}</td></tr>
+                    <tr>
+                      <td colSpan={6} className="muted">
+                        {t.unlisted(g.unlisted)}
+                      </td>
+                    </tr>
                   ) : null}
                   {asked?.at === id ? (
                     <tr>
@@ -139,19 +204,42 @@ function GroupTable(props: {
   );
 }
 
-function MemberRow({ t, member: m, pending, onAsk }: { t: AdminMessages["crowd"]; member: CrowdAccount; pending: boolean; onAsk: () => void }) {
+function MemberRow({
+  t,
+  member: m,
+  pending,
+  onAsk,
+}: {
+  t: AdminMessages["crowd"];
+  member: CrowdAccount;
+  pending: boolean;
+  onAsk: () => void;
+}) {
   return (
     <tr data-testid="crowd-account" data-user-id={m.userId}>
       <td colSpan={2}>
         {t.account(m.email, m.userId)}
-        {m.newAccount ? <Fragment> <span className="badge wait">{t.newBadge}</span></Fragment> : null}
+        {m.newAccount ? (
+          <Fragment>
+            {" "}
+            <span className="badge wait">{t.newBadge}</span>
+          </Fragment>
+        ) : null}
       </td>
       <td>{m.orders}</td>
-      <td>{m.blacklisted ? <span className="badge live" data-testid="crowd-account-blacklisted">{t.blacklistedBadge}</span> : null}</td>
+      <td>
+        {m.blacklisted ? (
+          <span className="badge live" data-testid="crowd-account-blacklisted">
+            {t.blacklistedBadge}
+          </span>
+        ) : null}
+      </td>
       <td />
       <td>
         {m.blacklisted ? null : (
-          <button type="button" className="secondary small" disabled={pending} onClick={onAsk}>{t.blacklist}</button>
+          <button type="button" className="secondary small" disabled={pending} onClick={onAsk}>
+            {t.blacklist}
+          </button>
         )}
       </td>
     </tr>
@@ -159,13 +247,27 @@ function MemberRow({ t, member: m, pending, onAsk }: { t: AdminMessages["crowd"]
 }
 
 /** Blacklisting signs people out and refuses them everywhere: said in full, then confirmed or not. */
-function Confirmation({ t, what, onConfirm, onCancel }: { t: AdminMessages["crowd"]; what: string; onConfirm: () => void; onCancel: () => void }) {
+function Confirmation({
+  t,
+  what,
+  onConfirm,
+  onCancel,
+}: {
+  t: AdminMessages["crowd"];
+  what: string;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
   return (
     <div className="status wait confirm" role="alertdialog" aria-label={t.confirmLabel} aria-describedby="crowd-confirm-text">
       <p id="crowd-confirm-text">{t.confirmText(what)}</p>
       <div className="actions">
-        <button type="button" onClick={onConfirm}>{t.yes}</button>
-        <button type="button" className="secondary" onClick={onCancel}>{t.keep}</button>
+        <button type="button" onClick={onConfirm}>
+          {t.yes}
+        </button>
+        <button type="button" className="secondary" onClick={onCancel}>
+          {t.keep}
+        </button>
       </div>
     </div>
   );

@@ -119,7 +119,13 @@ export function OrdersConsole() {
       validateStatus={fieldError(name) ? "error" : undefined}
       help={fieldError(name) ? <span data-testid={`error-${name}`}>{fieldError(name)}</span> : undefined}
     >
-      <Input id={id(name)} inputMode="numeric" value={value} onChange={(e) => setForm({ ...form, [name]: e.target.value })} style={{ width: 140 }} />
+      <Input
+        id={id(name)}
+        inputMode="numeric"
+        value={value}
+        onChange={(e) => setForm({ ...form, [name]: e.target.value })}
+        style={{ width: 140 }}
+      />
     </Form.Item>
   );
 
@@ -133,7 +139,8 @@ export function OrdersConsole() {
       // The select-all box sits above the table: antd copies column titles into its hidden
       // measuring row, where a focusable box is an aria-hidden-focus violation.
       title: <span className={styles.srOnly}>{t.selectColumn}</span>,
-      render: (_, o) => (o.status === "PAID" ? <Checkbox aria-label={t.select(o.id)} checked={selected.has(o.id)} onChange={() => toggle(o.id)} /> : null),
+      render: (_, o) =>
+        o.status === "PAID" ? <Checkbox aria-label={t.select(o.id)} checked={selected.has(o.id)} onChange={() => toggle(o.id)} /> : null,
     },
     { key: "id", title: "#", dataIndex: "id", width: 80, fixed: "start" },
     { key: "sale", title: t.sale, dataIndex: "saleId", width: 72 },
@@ -150,8 +157,26 @@ export function OrdersConsole() {
         </Tag>
       ),
     },
-    { key: "created", title: t.created, width: 230, render: (_, o) => <span className={styles.nowrap} data-testid="admin-order-created">{adminTime(o.createdAt, lang)}</span> },
-    { key: "paid", title: t.paid, width: 230, render: (_, o) => <span className={styles.nowrap} data-testid="admin-order-paid">{adminTime(o.paidAt, lang)}</span> },
+    {
+      key: "created",
+      title: t.created,
+      width: 230,
+      render: (_, o) => (
+        <span className={styles.nowrap} data-testid="admin-order-created">
+          {adminTime(o.createdAt, lang)}
+        </span>
+      ),
+    },
+    {
+      key: "paid",
+      title: t.paid,
+      width: 230,
+      render: (_, o) => (
+        <span className={styles.nowrap} data-testid="admin-order-paid">
+          {adminTime(o.paidAt, lang)}
+        </span>
+      ),
+    },
     { key: "payments", title: t.payments, width: 300, render: (_, o) => <Payments payments={o.payments} m={m} lang={lang} /> },
     {
       key: "actions",
@@ -160,11 +185,21 @@ export function OrdersConsole() {
       fixed: "end",
       render: (_, o) => (
         <Space size={4} wrap={false}>
-          {o.status === "PAID" ? <Button size="small" type="primary" onClick={() => ship.mutate({ orderId: o.id })}>{t.ship}</Button> : null}
-          {o.status === "PAID" ? <Button size="small" disabled={refund.isPending} onClick={() => askRefund([o.id])}>{t.refund}</Button> : null}
+          {o.status === "PAID" ? (
+            <Button size="small" type="primary" onClick={() => ship.mutate({ orderId: o.id })}>
+              {t.ship}
+            </Button>
+          ) : null}
+          {o.status === "PAID" ? (
+            <Button size="small" disabled={refund.isPending} onClick={() => askRefund([o.id])}>
+              {t.refund}
+            </Button>
+          ) : null}
           {/* A refund the provider refused stays REFUNDING; asking again retries it under the same refund number. */}
           {o.status === "REFUNDING" && o.payments.some((p) => p.refundError) ? (
-            <Button size="small" disabled={refund.isPending} onClick={() => askRefund([o.id])}>{t.refundAgain}</Button>
+            <Button size="small" disabled={refund.isPending} onClick={() => askRefund([o.id])}>
+              {t.refundAgain}
+            </Button>
           ) : null}
         </Space>
       ),
@@ -178,7 +213,12 @@ export function OrdersConsole() {
           {searchField("orderId", t.orderId, form.orderId)}
           {searchField("saleId", t.saleId, form.saleId)}
           <Form.Item label={t.email} htmlFor={id("email")}>
-            <Input id={id("email")} value={form.email} onChange={(e) => setForm({ ...form, email: e.target.value })} style={{ width: 220 }} />
+            <Input
+              id={id("email")}
+              value={form.email}
+              onChange={(e) => setForm({ ...form, email: e.target.value })}
+              style={{ width: 220 }}
+            />
           </Form.Item>
           <Form.Item label={t.status} htmlFor={id("status")}>
             <Select
@@ -190,14 +230,22 @@ export function OrdersConsole() {
             />
           </Form.Item>
           <Form.Item>
-            <Button type="primary" htmlType="submit">{t.search}</Button>
+            <Button type="primary" htmlType="submit">
+              {t.search}
+            </Button>
           </Form.Item>
         </Form>
       </Card>
       <Card className={styles.section} role="region" aria-label={t.resultsLabel}>
         <div className="actions">
-          <Checkbox aria-label={t.selectAll} checked={allSelected} disabled={selectable.length === 0} onChange={toggleAll}>{t.selectAllShort}</Checkbox>
-          <Button type="primary" disabled={selected.size === 0 || shipMany.isPending} onClick={() => shipMany.mutate({ orderIds: [...selected] })}>
+          <Checkbox aria-label={t.selectAll} checked={allSelected} disabled={selectable.length === 0} onChange={toggleAll}>
+            {t.selectAllShort}
+          </Checkbox>
+          <Button
+            type="primary"
+            disabled={selected.size === 0 || shipMany.isPending}
+            onClick={() => shipMany.mutate({ orderIds: [...selected] })}
+          >
             {t.shipSelected(selected.size)}
           </Button>
           {shipMany.data ? (
@@ -209,11 +257,25 @@ export function OrdersConsole() {
           <Button disabled={selected.size === 0 || refund.isPending} onClick={() => askRefund([...selected].sort((a, b) => a - b))}>
             {t.refundSelected(selected.size)}
           </Button>
-          {ship.data ? <span className="status ok" role="status" data-testid="ship-result">{t.shippedOne(ship.data.orderId)}</span> : null}
-          {ship.error ? <span className="status bad" role="alert">{ship.error.message}</span> : null}
+          {ship.data ? (
+            <span className="status ok" role="status" data-testid="ship-result">
+              {t.shippedOne(ship.data.orderId)}
+            </span>
+          ) : null}
+          {ship.error ? (
+            <span className="status bad" role="alert">
+              {ship.error.message}
+            </span>
+          ) : null}
         </div>
-        {refundAsked ? <RefundConfirmation t={t} orderIds={refundAsked} orders={rows} onConfirm={confirmRefund} onCancel={() => setRefundAsked(null)} /> : null}
-        {refund.isPending ? <p className="status wait" role="status">{t.refunding}</p> : null}
+        {refundAsked ? (
+          <RefundConfirmation t={t} orderIds={refundAsked} orders={rows} onConfirm={confirmRefund} onCancel={() => setRefundAsked(null)} />
+        ) : null}
+        {refund.isPending ? (
+          <p className="status wait" role="status">
+            {t.refunding}
+          </p>
+        ) : null}
         {refund.data ? (
           <ul className="status ok refund-results" role="status" data-testid="refund-result" aria-label={t.refundResults}>
             {refund.data.map((r) => (
@@ -223,7 +285,11 @@ export function OrdersConsole() {
             ))}
           </ul>
         ) : null}
-        {refund.error ? <p className="status bad" role="alert" data-testid="refund-error">{refund.error.message}</p> : null}
+        {refund.error ? (
+          <p className="status bad" role="alert" data-testid="refund-error">
+            {refund.error.message}
+          </p>
+        ) : null}
         {orders.isError && !serverFieldErrors ? <Alert type="error" role="alert" title={orders.error.message} /> : null}
         <div className={styles.tableBox} data-testid="orders-table">
           <Table<AdminOrder>
@@ -239,10 +305,18 @@ export function OrdersConsole() {
           />
         </div>
         <nav className={styles.paging} aria-label={t.pagingLabel}>
-          <Button size="small" disabled={page <= 1} onClick={() => goTo(page - 1)}>{t.prev}</Button>
-          <span data-testid="page-range">{total === 0 ? t.pageOf(0, 0, 0) : t.pageOf((page - 1) * pageSize + 1, Math.min(page * pageSize, total), total)}</span>
-          <Button size="small" disabled={page >= lastPage} onClick={() => goTo(page + 1)}>{t.next}</Button>
-          <label className={styles.inlineLabel} htmlFor={id("pageSize")}>{t.pageSize}</label>
+          <Button size="small" disabled={page <= 1} onClick={() => goTo(page - 1)}>
+            {t.prev}
+          </Button>
+          <span data-testid="page-range">
+            {total === 0 ? t.pageOf(0, 0, 0) : t.pageOf((page - 1) * pageSize + 1, Math.min(page * pageSize, total), total)}
+          </span>
+          <Button size="small" disabled={page >= lastPage} onClick={() => goTo(page + 1)}>
+            {t.next}
+          </Button>
+          <label className={styles.inlineLabel} htmlFor={id("pageSize")}>
+            {t.pageSize}
+          </label>
           <Select
             id={id("pageSize")}
             size="small"
@@ -270,22 +344,66 @@ function Payments({ payments, m, lang }: { payments: AdminPayment[]; m: AdminMes
         <li key={p.provider} data-testid={`admin-payment-${p.provider}`}>
           <span className={styles.oneLine}>
             <strong>{p.provider}</strong>{" "}
-            <Tag color={PAYMENT_STATUS_COLOR[p.status]} data-testid="admin-payment-status" data-status={p.status}>{m.paymentStatus[p.status] ?? p.status}</Tag>
-            {p.refundError ? <Tag color={TAG.red} data-testid="admin-refund-error" title={p.refundError}>{t.refundRefused(p.refundError)}</Tag> : null}
+            <Tag color={PAYMENT_STATUS_COLOR[p.status]} data-testid="admin-payment-status" data-status={p.status}>
+              {m.paymentStatus[p.status] ?? p.status}
+            </Tag>
+            {p.refundError ? (
+              <Tag color={TAG.red} data-testid="admin-refund-error" title={p.refundError}>
+                {t.refundRefused(p.refundError)}
+              </Tag>
+            ) : null}
             <Popover
               trigger="click"
               content={
                 <dl className={styles.paymentDetails}>
-                  {p.providerTradeNo ? (<><dt>{t.providerTradeNo}</dt><dd><code>{p.providerTradeNo}</code></dd></>) : null}
-                  {p.paidAt ? (<><dt>{t.paidAt}</dt><dd>{adminTime(p.paidAt, lang)}</dd></>) : null}
-                  {p.refundNo ? (<><dt>{t.refundNo}</dt><dd><code>{p.refundNo}</code></dd></>) : null}
-                  {p.providerRefundNo ? (<><dt>{t.providerRefundNo}</dt><dd><code>{p.providerRefundNo}</code></dd></>) : null}
-                  {p.refundedAt ? (<><dt>{t.refundedAt}</dt><dd>{adminTime(p.refundedAt, lang)}</dd></>) : null}
-                  {p.refundError ? (<><dt>{t.refundRefused("")}</dt><dd>{p.refundError}</dd></>) : null}
+                  {p.providerTradeNo ? (
+                    <>
+                      <dt>{t.providerTradeNo}</dt>
+                      <dd>
+                        <code>{p.providerTradeNo}</code>
+                      </dd>
+                    </>
+                  ) : null}
+                  {p.paidAt ? (
+                    <>
+                      <dt>{t.paidAt}</dt>
+                      <dd>{adminTime(p.paidAt, lang)}</dd>
+                    </>
+                  ) : null}
+                  {p.refundNo ? (
+                    <>
+                      <dt>{t.refundNo}</dt>
+                      <dd>
+                        <code>{p.refundNo}</code>
+                      </dd>
+                    </>
+                  ) : null}
+                  {p.providerRefundNo ? (
+                    <>
+                      <dt>{t.providerRefundNo}</dt>
+                      <dd>
+                        <code>{p.providerRefundNo}</code>
+                      </dd>
+                    </>
+                  ) : null}
+                  {p.refundedAt ? (
+                    <>
+                      <dt>{t.refundedAt}</dt>
+                      <dd>{adminTime(p.refundedAt, lang)}</dd>
+                    </>
+                  ) : null}
+                  {p.refundError ? (
+                    <>
+                      <dt>{t.refundRefused("")}</dt>
+                      <dd>{p.refundError}</dd>
+                    </>
+                  ) : null}
                 </dl>
               }
             >
-              <Button size="small" type="link" aria-label={t.paymentDetails(p.provider)}>…</Button>
+              <Button size="small" type="link" aria-label={t.paymentDetails(p.provider)}>
+                …
+              </Button>
             </Popover>
           </span>
           <span className={styles.oneLine} title={p.outTradeNo}>
@@ -298,15 +416,30 @@ function Payments({ payments, m, lang }: { payments: AdminPayment[]; m: AdminMes
 }
 
 /** Money goes back and the unit back on sale: said in full, then confirmed or not. */
-function RefundConfirmation({ t, orderIds, orders, onConfirm, onCancel }: { t: AdminMessages["orders"]; orderIds: number[]; orders: AdminOrder[]; onConfirm: () => void; onCancel: () => void }) {
+function RefundConfirmation({
+  t,
+  orderIds,
+  orders,
+  onConfirm,
+  onCancel,
+}: {
+  t: AdminMessages["orders"];
+  orderIds: number[];
+  orders: AdminOrder[];
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
   const known = orders.filter((o) => orderIds.includes(o.id));
   const total = known.reduce((sum, o) => sum + o.amountCents, 0);
-  const what = orderIds.length === 1 ? t.confirmOne(orderIds[0]!) : t.confirmMany(orderIds.length, orderIds.map((id) => `#${id}`).join(", "));
+  const what =
+    orderIds.length === 1 ? t.confirmOne(orderIds[0]!) : t.confirmMany(orderIds.length, orderIds.map((id) => `#${id}`).join(", "));
   return (
     <div className="status wait confirm" role="alertdialog" aria-label={t.confirmLabel} aria-describedby="refund-confirm-text">
       <p id="refund-confirm-text">{t.confirmText(what, known.length === orderIds.length ? money(total) : null)}</p>
       <Space wrap>
-        <Button type="primary" danger onClick={onConfirm}>{t.yesRefund}</Button>
+        <Button type="primary" danger onClick={onConfirm}>
+          {t.yesRefund}
+        </Button>
         <Button onClick={onCancel}>{t.keep}</Button>
       </Space>
     </div>

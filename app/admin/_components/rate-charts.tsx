@@ -37,7 +37,19 @@ export function RateCharts({ points, admitted }: { points: StatsPoint[]; admitte
             {reasons.map((reason, i) => {
               const style = seriesStyle(i);
               return (
-                <Area key={reason} type="monotone" dataKey={reason} name={t.refusalSeries(reason)} stackId="refusals" stroke={style.color} strokeDasharray={style.dash} strokeWidth={2} fill={style.color} fillOpacity={0.35} isAnimationActive={false} />
+                <Area
+                  key={reason}
+                  type="monotone"
+                  dataKey={reason}
+                  name={t.refusalSeries(reason)}
+                  stackId="refusals"
+                  stroke={style.color}
+                  strokeDasharray={style.dash}
+                  strokeWidth={2}
+                  fill={style.color}
+                  fillOpacity={0.35}
+                  isAnimationActive={false}
+                />
               );
             })}
           </AreaChart>
@@ -52,11 +64,31 @@ export function RateCharts({ points, admitted }: { points: StatsPoint[]; admitte
 function AdmittedChart({ samples }: { samples: readonly AdmittedSample[] }) {
   const t = DASHBOARD_MESSAGES[useLang()];
   const data = admittedPerSecond(samples).map(({ second, admitted }) => ({ time: new Date(second * 1000).toLocaleTimeString(), admitted }));
-  return <LinesChart label={t.admittedChart} caption={t.admittedCaption} testId="chart-admitted" data={data} lines={[{ key: "admitted", name: t.admittedSeries }]} />;
+  return (
+    <LinesChart
+      label={t.admittedChart}
+      caption={t.admittedCaption}
+      testId="chart-admitted"
+      data={data}
+      lines={[{ key: "admitted", name: t.admittedSeries }]}
+    />
+  );
 }
 
 /** One card: a line per series over the last minute's seconds, each its own colour and dash. */
-function LinesChart({ label, caption, testId, data, lines }: { label: string; caption: string; testId: string; data: object[]; lines: { key: string; name: string }[] }) {
+function LinesChart({
+  label,
+  caption,
+  testId,
+  data,
+  lines,
+}: {
+  label: string;
+  caption: string;
+  testId: string;
+  data: object[];
+  lines: { key: string; name: string }[];
+}) {
   return (
     <figure aria-label={label} data-testid={testId}>
       <figcaption>{caption}</figcaption>
@@ -70,7 +102,17 @@ function LinesChart({ label, caption, testId, data, lines }: { label: string; ca
           {lines.map((line, i) => {
             const style = seriesStyle(i);
             return (
-              <Line key={line.key} type="monotone" dataKey={line.key} name={line.name} stroke={style.color} strokeDasharray={style.dash} strokeWidth={style.width} dot={false} isAnimationActive={false} />
+              <Line
+                key={line.key}
+                type="monotone"
+                dataKey={line.key}
+                name={line.name}
+                stroke={style.color}
+                strokeDasharray={style.dash}
+                strokeWidth={style.width}
+                dot={false}
+                isAnimationActive={false}
+              />
             );
           })}
         </LineChart>

@@ -34,7 +34,12 @@ export function SaleConsole({ saleId }: { saleId: number }) {
   const queryClient = useQueryClient();
   // The poll is its own retry: a refused reading is tried again at the next second, and the
   // last good one stays on screen meanwhile (react-query keeps `data` through an error).
-  const dashboard = useQuery({ ...trpc.admin.dashboard.queryOptions({ saleId }), refetchInterval: 1000, refetchIntervalInBackground: true, retry: false });
+  const dashboard = useQuery({
+    ...trpc.admin.dashboard.queryOptions({ saleId }),
+    refetchInterval: 1000,
+    refetchIntervalInBackground: true,
+    retry: false,
+  });
   const now = useNow();
   const reading = liveReadingState(dashboard.dataUpdatedAt, dashboard.isError ? dashboard.errorUpdatedAt : 0, now);
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.admin.dashboard.queryKey({ saleId }) });
@@ -69,32 +74,77 @@ export function SaleConsole({ saleId }: { saleId: number }) {
     <div>
       <div className="row">
         <h1>{t.title(sale.id, sale.productName)}</h1>
-        <Tag color={sale.phase === "LIVE" ? TAG.red : sale.phase === "UPCOMING" ? TAG.gold : TAG.grey}>{t.phase[sale.phase] ?? sale.phase}</Tag>
+        <Tag color={sale.phase === "LIVE" ? TAG.red : sale.phase === "UPCOMING" ? TAG.gold : TAG.grey}>
+          {t.phase[sale.phase] ?? sale.phase}
+        </Tag>
       </div>
       <p className="muted">{terms.filter(Boolean).join(" · ")}</p>
 
-      <Card className={styles.section} role="region" aria-label={t.warmUpSection} title={<h2 className={styles.cardTitle}>{t.warmUpSection}</h2>}
-        extra={<Tag color={sale.warmedUp ? TAG.green : TAG.orange} data-testid="warm-state">{sale.warmedUp ? t.warmedUp : t.notWarmedUp}</Tag>}>
+      <Card
+        className={styles.section}
+        role="region"
+        aria-label={t.warmUpSection}
+        title={<h2 className={styles.cardTitle}>{t.warmUpSection}</h2>}
+        extra={
+          <Tag color={sale.warmedUp ? TAG.green : TAG.orange} data-testid="warm-state">
+            {sale.warmedUp ? t.warmedUp : t.notWarmedUp}
+          </Tag>
+        }
+      >
         <p className="muted">{t.warmUpHelp}</p>
         <Button type="primary" onClick={() => warmUp.mutate({ saleId })} loading={warmUp.isPending}>
           {sale.warmedUp ? t.warmUpAgain : t.warmUp}
         </Button>
-        {warmUp.data ? <p className="status ok" role="status" data-testid="warm-summary">{t.warmSummary(warmUp.data)}</p> : null}
-        {warmUp.error ? <p className="status bad" role="alert">{warmUp.error.message}</p> : null}
+        {warmUp.data ? (
+          <p className="status ok" role="status" data-testid="warm-summary">
+            {t.warmSummary(warmUp.data)}
+          </p>
+        ) : null}
+        {warmUp.error ? (
+          <p className="status bad" role="alert">
+            {warmUp.error.message}
+          </p>
+        ) : null}
       </Card>
 
-      <Card className={styles.section} role="region" aria-label={t.liveSection} title={<h2 className={styles.cardTitle}>{t.liveSection}</h2>}
-        extra={<span className="muted" data-testid="reading-age" data-stale={reading.stale}>{t.readAgo(reading.ageSeconds)}</span>}>
+      <Card
+        className={styles.section}
+        role="region"
+        aria-label={t.liveSection}
+        title={<h2 className={styles.cardTitle}>{t.liveSection}</h2>}
+        extra={
+          <span className="muted" data-testid="reading-age" data-stale={reading.stale}>
+            {t.readAgo(reading.ageSeconds)}
+          </span>
+        }
+      >
         {reading.stale ? (
-          <Alert className={styles.staleNote} type="warning" showIcon role="status" data-testid="dashboard-stale" title={t.stale(reading.ageSeconds, t.staleWhy[failureKind(dashboard.error)])} />
+          <Alert
+            className={styles.staleNote}
+            type="warning"
+            showIcon
+            role="status"
+            data-testid="dashboard-stale"
+            title={t.stale(reading.ageSeconds, t.staleWhy[failureKind(dashboard.error)])}
+          />
         ) : null}
         <div className={reading.stale ? styles.stale : undefined} data-testid="live-numbers">
           <Row gutter={[16, 16]}>
-            <Col xs={12} sm={8} lg={4}><Figure title={t.redisStock} value={ledger.redisStock} testId="redis-stock" /></Col>
-            <Col xs={12} sm={8} lg={4}><Figure title={t.pending} value={ledger.pendingReservations} testId="pending" /></Col>
-            <Col xs={12} sm={8} lg={4}><Figure title={t.dbStock} value={ledger.dbStock} testId="db-stock" /></Col>
-            <Col xs={12} sm={8} lg={4}><Figure title={t.totalStock} value={ledger.totalStock} testId="total-stock" /></Col>
-            <Col xs={12} sm={8} lg={4}><Figure title={t.orders} value={orderCount} testId="order-count" /></Col>
+            <Col xs={12} sm={8} lg={4}>
+              <Figure title={t.redisStock} value={ledger.redisStock} testId="redis-stock" />
+            </Col>
+            <Col xs={12} sm={8} lg={4}>
+              <Figure title={t.pending} value={ledger.pendingReservations} testId="pending" />
+            </Col>
+            <Col xs={12} sm={8} lg={4}>
+              <Figure title={t.dbStock} value={ledger.dbStock} testId="db-stock" />
+            </Col>
+            <Col xs={12} sm={8} lg={4}>
+              <Figure title={t.totalStock} value={ledger.totalStock} testId="total-stock" />
+            </Col>
+            <Col xs={12} sm={8} lg={4}>
+              <Figure title={t.orders} value={orderCount} testId="order-count" />
+            </Col>
           </Row>
           <div className={styles.statusCounts}>
             {Object.entries(ledger.ordersByStatus).map(([status, n]) => (
@@ -104,9 +154,17 @@ export function SaleConsole({ saleId }: { saleId: number }) {
             ))}
           </div>
           {ledger.buckets && ledger.buckets.length > 1 ? (
-            <p data-testid="bucket-stocks">{t.bucketStocks(ledger.buckets.map((b) => `#${b.bucket} ${b.redisStock ?? "—"}/${b.share}`).join(" · "))}</p>
+            <p data-testid="bucket-stocks">
+              {t.bucketStocks(ledger.buckets.map((b) => `#${b.bucket} ${b.redisStock ?? "—"}/${b.share}`).join(" · "))}
+            </p>
           ) : null}
-          <div className={`status ${ledgerState === "HOLDS" ? "ok" : ledgerState === "NOT_WARMED" ? "wait" : "bad"}`} data-testid="invariant" data-ok={ok} data-state={ledgerState} role={ok ? undefined : "alert"}>
+          <div
+            className={`status ${ledgerState === "HOLDS" ? "ok" : ledgerState === "NOT_WARMED" ? "wait" : "bad"}`}
+            data-testid="invariant"
+            data-ok={ok}
+            data-state={ledgerState}
+            role={ok ? undefined : "alert"}
+          >
             <p>
               <strong>{t.ledgerState[ledgerState]}</strong>
               {ledgerState === "NOT_WARMED" ? ` ${t.notWarmedHint}` : ""}
@@ -131,7 +189,12 @@ export function SaleConsole({ saleId }: { saleId: number }) {
 
       <StockAdjuster saleId={saleId} onDone={refresh} />
 
-      <Card className={styles.section} role="region" aria-label={t.editSection} title={<h2 className={styles.cardTitle}>{t.termsTitle}</h2>}>
+      <Card
+        className={styles.section}
+        role="region"
+        aria-label={t.editSection}
+        title={<h2 className={styles.cardTitle}>{t.termsTitle}</h2>}
+      >
         <SaleForm
           initial={sale}
           withStock={false}
@@ -141,7 +204,11 @@ export function SaleConsole({ saleId }: { saleId: number }) {
           message={update.error ? (update.error.data?.fieldErrors ? t.fixFields : update.error.message) : null}
           onSubmit={(values) => update.mutate({ ...values, saleId })}
         />
-        {update.isSuccess && sale.warmedUp ? <p className="status wait" role="status">{t.savedWarmAgain}</p> : null}
+        {update.isSuccess && sale.warmedUp ? (
+          <p className="status wait" role="status">
+            {t.savedWarmAgain}
+          </p>
+        ) : null}
       </Card>
     </div>
   );
@@ -183,16 +250,36 @@ function StockAdjuster({ saleId, onDone }: { saleId: number; onDone: () => void 
   return (
     <Card className={styles.section} role="region" aria-label={t.stockSection} title={<h2 className={styles.cardTitle}>{t.stockTitle}</h2>}>
       {/* Vertical: inline, the long label and the box on one unbreakable line overflowed a phone. */}
-      <Form layout="vertical" onFinish={() => adjust.mutate({ saleId, delta: delta.trim() === "" ? Number.NaN : Number(delta) })} noValidate>
-        <Form.Item label={t.stockDelta} htmlFor={inputId} validateStatus={adjust.error ? "error" : undefined}
-          help={adjust.error ? <span data-testid="stock-error" role="alert">{fieldError ?? adjust.error.message}</span> : undefined}>
+      <Form
+        layout="vertical"
+        onFinish={() => adjust.mutate({ saleId, delta: delta.trim() === "" ? Number.NaN : Number(delta) })}
+        noValidate
+      >
+        <Form.Item
+          label={t.stockDelta}
+          htmlFor={inputId}
+          validateStatus={adjust.error ? "error" : undefined}
+          help={
+            adjust.error ? (
+              <span data-testid="stock-error" role="alert">
+                {fieldError ?? adjust.error.message}
+              </span>
+            ) : undefined
+          }
+        >
           <Input id={inputId} inputMode="numeric" value={delta} onChange={(e) => setDelta(e.target.value)} style={{ width: 140 }} />
         </Form.Item>
         <Form.Item>
-          <Button type="primary" htmlType="submit" loading={adjust.isPending}>{t.apply}</Button>
+          <Button type="primary" htmlType="submit" loading={adjust.isPending}>
+            {t.apply}
+          </Button>
         </Form.Item>
       </Form>
-      {adjust.data ? <p className="status ok" role="status" data-testid="stock-result">{t.stockResult(adjust.data)}</p> : null}
+      {adjust.data ? (
+        <p className="status ok" role="status" data-testid="stock-result">
+          {t.stockResult(adjust.data)}
+        </p>
+      ) : null}
     </Card>
   );
 }
@@ -200,17 +287,36 @@ function StockAdjuster({ saleId, onDone }: { saleId: number; onDone: () => void 
 /** A room sale's line: who waits, who is admitted, how fast, and the longest wait. */
 function RoomPanel({ room }: { room: RoomGauges | null }) {
   const t = DASHBOARD_MESSAGES[useLang()];
-  if (!room) return <p className="status wait" data-testid="room-panel">{t.roomNotLoaded}</p>;
-  const notes = [t.roomOrder[room.order], room.order === "RANDOM" ? (room.drawn === null ? t.roomNotDrawn : t.roomDrawn(room.drawn)) : null, room.challenge ? t.roomChallenge : null];
+  if (!room)
+    return (
+      <p className="status wait" data-testid="room-panel">
+        {t.roomNotLoaded}
+      </p>
+    );
+  const notes = [
+    t.roomOrder[room.order],
+    room.order === "RANDOM" ? (room.drawn === null ? t.roomNotDrawn : t.roomDrawn(room.drawn)) : null,
+    room.challenge ? t.roomChallenge : null,
+  ];
   return (
     <div data-testid="room-panel">
       <h3>{t.roomPanel}</h3>
       <Row gutter={[16, 16]}>
-        <Col xs={12} sm={8} lg={4}><Figure title={t.roomWaiting} value={room.waiting.toLocaleString()} testId="room-waiting" /></Col>
-        <Col xs={12} sm={8} lg={4}><Figure title={t.roomAdmitted} value={room.admitted.toLocaleString()} testId="room-admitted" /></Col>
-        <Col xs={12} sm={8} lg={4}><Figure title={t.roomJoined} value={room.joined.toLocaleString()} testId="room-joined" /></Col>
-        <Col xs={12} sm={8} lg={4}><Figure title={t.roomRate} value={t.roomRateValue(room.rate)} testId="room-rate" /></Col>
-        <Col xs={12} sm={8} lg={4}><Figure title={t.roomOldestWait} value={t.roomOldestWaitValue(room.oldestWaitSeconds)} testId="room-oldest-wait" /></Col>
+        <Col xs={12} sm={8} lg={4}>
+          <Figure title={t.roomWaiting} value={room.waiting.toLocaleString()} testId="room-waiting" />
+        </Col>
+        <Col xs={12} sm={8} lg={4}>
+          <Figure title={t.roomAdmitted} value={room.admitted.toLocaleString()} testId="room-admitted" />
+        </Col>
+        <Col xs={12} sm={8} lg={4}>
+          <Figure title={t.roomJoined} value={room.joined.toLocaleString()} testId="room-joined" />
+        </Col>
+        <Col xs={12} sm={8} lg={4}>
+          <Figure title={t.roomRate} value={t.roomRateValue(room.rate)} testId="room-rate" />
+        </Col>
+        <Col xs={12} sm={8} lg={4}>
+          <Figure title={t.roomOldestWait} value={t.roomOldestWaitValue(room.oldestWaitSeconds)} testId="room-oldest-wait" />
+        </Col>
       </Row>
       <p className="muted">{notes.filter(Boolean).join(" · ")}</p>
     </div>

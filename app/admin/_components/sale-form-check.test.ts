@@ -22,7 +22,8 @@ const good: SaleDraft = {
   arrivalOrder: "RANDOM",
   purchaseChallenge: false,
 };
-const check = (draft: SaleDraft, lang: "en" | "zh" = "en") => checkSaleDraft(draft, { withStock: true, lang, now, startInPast: "start in past" });
+const check = (draft: SaleDraft, lang: "en" | "zh" = "en") =>
+  checkSaleDraft(draft, { withStock: true, lang, now, startInPast: "start in past" });
 
 describe("checkSaleDraft", () => {
   it("passes a good draft", () => {
@@ -40,7 +41,15 @@ describe("checkSaleDraft", () => {
       endsAt: local(new Date(now.getTime() - 7200_000)),
       purchaseChallenge: true,
     });
-    expect(Object.keys(problems).sort()).toEqual(["endsAt", "imageUrl", "priceCents", "productName", "purchaseChallenge", "startsAt", "stock"]);
+    expect(Object.keys(problems).sort()).toEqual([
+      "endsAt",
+      "imageUrl",
+      "priceCents",
+      "productName",
+      "purchaseChallenge",
+      "startsAt",
+      "stock",
+    ]);
     expect(problems.startsAt).toBe("start in past");
     expect(problems.endsAt).toBe("The sale must end after it starts");
   });
@@ -56,6 +65,8 @@ describe("checkSaleDraft", () => {
 
 describe("serverFieldProblems", () => {
   it("puts the server's first message per field on that field, translated", () => {
-    expect(serverFieldProblems({ productName: ["Enter the product's name", "other"], stock: undefined }, "zh")).toEqual({ productName: "请填写商品名称" });
+    expect(serverFieldProblems({ productName: ["Enter the product's name", "other"], stock: undefined }, "zh")).toEqual({
+      productName: "请填写商品名称",
+    });
   });
 });

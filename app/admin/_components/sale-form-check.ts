@@ -58,7 +58,13 @@ export function saleValuesOf(draft: SaleDraft, withStock: boolean) {
  */
 export function checkSaleDraft(
   draft: SaleDraft,
-  { withStock, lang, now, previousStartsAt, startInPast }: { withStock: boolean; lang: Lang; now: Date; previousStartsAt?: Date; startInPast: string },
+  {
+    withStock,
+    lang,
+    now,
+    previousStartsAt,
+    startInPast,
+  }: { withStock: boolean; lang: Lang; now: Date; previousStartsAt?: Date; startInPast: string },
 ): FieldProblems {
   const values = saleValuesOf(draft, withStock);
   const problems: FieldProblems = {};

@@ -99,7 +99,13 @@ export function SaleForm(props: {
   const problems = localProblems ?? serverFieldProblems(props.errors, lang);
   const set = (key: keyof SaleDraft) => (e: { target: { value: string } }) => setV({ ...v, [key]: e.target.value });
   const submit = () => {
-    const found = checkSaleDraft(v, { withStock: props.withStock, lang, now: new Date(), previousStartsAt: props.withStock ? undefined : initial.startsAt, startInPast: t.startInPast });
+    const found = checkSaleDraft(v, {
+      withStock: props.withStock,
+      lang,
+      now: new Date(),
+      previousStartsAt: props.withStock ? undefined : initial.startsAt,
+      startInPast: t.startInPast,
+    });
     if (Object.keys(found).length > 0) {
       setLocalProblems(found);
       return;
@@ -125,12 +131,21 @@ export function SaleForm(props: {
   return (
     <Form layout="vertical" onFinish={submit} noValidate component="form" requiredMark={false}>
       <Row gutter={16}>
-        <Col xs={24} lg={12}>{field("productName", t.productName, <Input id={id("productName")} value={v.productName} onChange={set("productName")} />)}</Col>
-        <Col xs={24} lg={12}>{field("description", t.description, <Input id={id("description")} value={v.description} onChange={set("description")} />)}</Col>
+        <Col xs={24} lg={12}>
+          {field("productName", t.productName, <Input id={id("productName")} value={v.productName} onChange={set("productName")} />)}
+        </Col>
+        <Col xs={24} lg={12}>
+          {field("description", t.description, <Input id={id("description")} value={v.description} onChange={set("description")} />)}
+        </Col>
       </Row>
       <Row gutter={16} align="top">
         <Col xs={24} lg={12}>
-          {field("imageUrl", t.imageUrl, <Input id={id("imageUrl")} inputMode="url" value={v.imageUrl} onChange={set("imageUrl")} placeholder="/products/…" />, t.imageHint)}
+          {field(
+            "imageUrl",
+            t.imageUrl,
+            <Input id={id("imageUrl")} inputMode="url" value={v.imageUrl} onChange={set("imageUrl")} placeholder="/products/…" />,
+            t.imageHint,
+          )}
         </Col>
         <Col xs={24} lg={12}>
           {image && isImageUrl(image) ? (
@@ -140,41 +155,106 @@ export function SaleForm(props: {
         </Col>
       </Row>
       <Row gutter={16}>
-        <Col xs={24} sm={12} lg={6}>{field("originalPriceCents", t.originalPrice, <Input id={id("originalPriceCents")} inputMode="decimal" value={v.originalPrice} onChange={set("originalPrice")} />)}</Col>
-        <Col xs={24} sm={12} lg={6}>{field("priceCents", t.price, <Input id={id("priceCents")} inputMode="decimal" value={v.price} onChange={set("price")} />)}</Col>
+        <Col xs={24} sm={12} lg={6}>
+          {field(
+            "originalPriceCents",
+            t.originalPrice,
+            <Input id={id("originalPriceCents")} inputMode="decimal" value={v.originalPrice} onChange={set("originalPrice")} />,
+          )}
+        </Col>
+        <Col xs={24} sm={12} lg={6}>
+          {field("priceCents", t.price, <Input id={id("priceCents")} inputMode="decimal" value={v.price} onChange={set("price")} />)}
+        </Col>
         {props.withStock ? (
-          <Col xs={24} sm={12} lg={6}>{field("stock", t.stock, <Input id={id("stock")} inputMode="numeric" value={v.stock} onChange={set("stock")} />)}</Col>
+          <Col xs={24} sm={12} lg={6}>
+            {field("stock", t.stock, <Input id={id("stock")} inputMode="numeric" value={v.stock} onChange={set("stock")} />)}
+          </Col>
         ) : null}
-        <Col xs={24} sm={12} lg={6}>{field("unitLimit", t.unitLimit, <Input id={id("unitLimit")} inputMode="numeric" value={v.unitLimit} onChange={set("unitLimit")} />)}</Col>
+        <Col xs={24} sm={12} lg={6}>
+          {field(
+            "unitLimit",
+            t.unitLimit,
+            <Input id={id("unitLimit")} inputMode="numeric" value={v.unitLimit} onChange={set("unitLimit")} />,
+          )}
+        </Col>
       </Row>
       {props.withStock
-        ? field("stockBuckets", t.stockBuckets, <Input id={id("stockBuckets")} inputMode="numeric" value={v.stockBuckets} onChange={set("stockBuckets")} style={{ maxWidth: 160 }} />, t.stockBucketsHint)
+        ? field(
+            "stockBuckets",
+            t.stockBuckets,
+            <Input
+              id={id("stockBuckets")}
+              inputMode="numeric"
+              value={v.stockBuckets}
+              onChange={set("stockBuckets")}
+              style={{ maxWidth: 160 }}
+            />,
+            t.stockBucketsHint,
+          )
         : null}
-      <p className="muted" data-testid="time-zone">{zone ? t.timeZone(zone) : "\u00a0"}</p>
+      <p className="muted" data-testid="time-zone">
+        {zone ? t.timeZone(zone) : "\u00a0"}
+      </p>
       <Row gutter={16}>
-        <Col xs={24} sm={12}>{field("startsAt", t.startsAt, <Input id={id("startsAt")} type="datetime-local" step={1} value={v.startsAt} onChange={set("startsAt")} />)}</Col>
-        <Col xs={24} sm={12}>{field("endsAt", t.endsAt, <Input id={id("endsAt")} type="datetime-local" step={1} value={v.endsAt} onChange={set("endsAt")} />)}</Col>
+        <Col xs={24} sm={12}>
+          {field(
+            "startsAt",
+            t.startsAt,
+            <Input id={id("startsAt")} type="datetime-local" step={1} value={v.startsAt} onChange={set("startsAt")} />,
+          )}
+        </Col>
+        <Col xs={24} sm={12}>
+          {field("endsAt", t.endsAt, <Input id={id("endsAt")} type="datetime-local" step={1} value={v.endsAt} onChange={set("endsAt")} />)}
+        </Col>
       </Row>
       <Row gutter={16}>
-        <Col xs={24} sm={12}>{field("minMemberLevel", t.minMemberLevel, <Input id={id("minMemberLevel")} inputMode="numeric" value={v.minMemberLevel} onChange={set("minMemberLevel")} />)}</Col>
+        <Col xs={24} sm={12}>
+          {field(
+            "minMemberLevel",
+            t.minMemberLevel,
+            <Input id={id("minMemberLevel")} inputMode="numeric" value={v.minMemberLevel} onChange={set("minMemberLevel")} />,
+          )}
+        </Col>
         <Col xs={24} sm={12}>
           {field(
             "accountsCreatedBefore",
             t.accountsCreatedBefore,
-            <Input id={id("accountsCreatedBefore")} type="datetime-local" step={1} value={v.accountsCreatedBefore} onChange={set("accountsCreatedBefore")} data-testid="accounts-created-before" />,
+            <Input
+              id={id("accountsCreatedBefore")}
+              type="datetime-local"
+              step={1}
+              value={v.accountsCreatedBefore}
+              onChange={set("accountsCreatedBefore")}
+              data-testid="accounts-created-before"
+            />,
             t.accountsCreatedBeforeHint,
           )}
         </Col>
       </Row>
       <Form.Item>
-        <Checkbox checked={v.requireRealName} onChange={(e) => setV({ ...v, requireRealName: e.target.checked })}>{t.requireRealName}</Checkbox>
+        <Checkbox checked={v.requireRealName} onChange={(e) => setV({ ...v, requireRealName: e.target.checked })}>
+          {t.requireRealName}
+        </Checkbox>
       </Form.Item>
       <Form.Item>
-        <Checkbox checked={v.requireVerifiedContact} onChange={(e) => setV({ ...v, requireVerifiedContact: e.target.checked })}>{t.requireVerifiedContact}</Checkbox>
+        <Checkbox checked={v.requireVerifiedContact} onChange={(e) => setV({ ...v, requireVerifiedContact: e.target.checked })}>
+          {t.requireVerifiedContact}
+        </Checkbox>
       </Form.Item>
       <Row gutter={16}>
         <Col xs={24} lg={12}>
-          {field("admissionRate", t.admissionRate, <Input id={id("admissionRate")} inputMode="numeric" value={v.admissionRate} onChange={set("admissionRate")} data-testid="admission-rate" />, t.admissionRateHint)}
+          {field(
+            "admissionRate",
+            t.admissionRate,
+            <Input
+              id={id("admissionRate")}
+              inputMode="numeric"
+              value={v.admissionRate}
+              onChange={set("admissionRate")}
+              data-testid="admission-rate"
+            />,
+            t.admissionRateHint,
+          )}
         </Col>
         <Col xs={24} lg={12}>
           <Form.Item
@@ -199,9 +279,13 @@ export function SaleForm(props: {
         validateStatus={problems.purchaseChallenge ? "error" : undefined}
         help={problems.purchaseChallenge ? <span data-testid="error-purchaseChallenge">{problems.purchaseChallenge}</span> : undefined}
       >
-        <Checkbox checked={v.purchaseChallenge} onChange={(e) => setV({ ...v, purchaseChallenge: e.target.checked })}>{t.purchaseChallenge}</Checkbox>
+        <Checkbox checked={v.purchaseChallenge} onChange={(e) => setV({ ...v, purchaseChallenge: e.target.checked })}>
+          {t.purchaseChallenge}
+        </Checkbox>
       </Form.Item>
-      <Button type="primary" htmlType="submit" loading={props.pending}>{props.submitLabel}</Button>
+      <Button type="primary" htmlType="submit" loading={props.pending}>
+        {props.submitLabel}
+      </Button>
       {props.message ? <Alert className={styles.formMessage} type="error" role="alert" title={props.message} /> : null}
     </Form>
   );

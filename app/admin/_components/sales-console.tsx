@@ -19,7 +19,12 @@ export function saleState(sale: Pick<AdminSale, "phase" | "soldOut">): "UPCOMING
   return sale.soldOut ? "SOLD_OUT" : sale.phase;
 }
 
-const STATE_COLOR: Record<ReturnType<typeof saleState>, string> = { UPCOMING: TAG.gold, LIVE: TAG.red, ENDED: TAG.grey, SOLD_OUT: TAG.grey };
+const STATE_COLOR: Record<ReturnType<typeof saleState>, string> = {
+  UPCOMING: TAG.gold,
+  LIVE: TAG.red,
+  ENDED: TAG.grey,
+  SOLD_OUT: TAG.grey,
+};
 
 /** /admin: every sale, and the form for a new one. */
 /** `verifiedContactByDefault`: a new sale asks for a verified email unless the operator unticks it (on in production). */
@@ -59,7 +64,11 @@ export function SalesConsole({ verifiedContactByDefault }: { verifiedContactByDe
       title: t.product,
       width: 260,
       ellipsis: { showTitle: true },
-      render: (_, s) => <a href={`/admin/sales/${s.id}`} title={s.productName}>{s.productName}</a>,
+      render: (_, s) => (
+        <a href={`/admin/sales/${s.id}`} title={s.productName}>
+          {s.productName}
+        </a>
+      ),
     },
     { title: t.price, width: 110, render: (_, s) => <span className={styles.nowrap}>{money(s.priceCents)}</span> },
     {
@@ -86,14 +95,26 @@ export function SalesConsole({ verifiedContactByDefault }: { verifiedContactByDe
       width: 110,
       render: (_, s) => {
         const state = saleState(s);
-        return <Tag color={STATE_COLOR[state]} data-testid="sale-state" data-state={state}>{m.phase[state]}</Tag>;
+        return (
+          <Tag color={STATE_COLOR[state]} data-testid="sale-state" data-state={state}>
+            {m.phase[state]}
+          </Tag>
+        );
       },
     },
-    { title: t.redis, width: 120, render: (_, s) => <Tag color={s.warmedUp ? TAG.green : TAG.orange}>{s.warmedUp ? t.warmed : t.cold}</Tag> },
+    {
+      title: t.redis,
+      width: 120,
+      render: (_, s) => <Tag color={s.warmedUp ? TAG.green : TAG.orange}>{s.warmedUp ? t.warmed : t.cold}</Tag>,
+    },
     {
       title: t.room,
       width: 130,
-      render: (_, s) => <span className={styles.nowrap} data-testid="sale-room">{s.admissionRate > 0 ? t.roomRate(s.admissionRate) : t.noRoom}</span>,
+      render: (_, s) => (
+        <span className={styles.nowrap} data-testid="sale-room">
+          {s.admissionRate > 0 ? t.roomRate(s.admissionRate) : t.noRoom}
+        </span>
+      ),
     },
   ];
   return (
@@ -102,17 +123,17 @@ export function SalesConsole({ verifiedContactByDefault }: { verifiedContactByDe
       <Card className={styles.section}>
         {sales.isError ? <Alert type="error" role="alert" title={sales.error.message} /> : null}
         <div data-testid="sales-table">
-        <Table<AdminSale>
-          rowKey="id"
-          size="small"
-          columns={columns}
-          dataSource={sales.data ?? []}
-          loading={sales.isPending}
-          pagination={false}
-          scroll={{ x: tableWidth(columns) }}
-          onRow={(s) => rowTestId(`admin-sale-${s.id}`)}
-          locale={{ emptyText: t.none }}
-        />
+          <Table<AdminSale>
+            rowKey="id"
+            size="small"
+            columns={columns}
+            dataSource={sales.data ?? []}
+            loading={sales.isPending}
+            pagination={false}
+            scroll={{ x: tableWidth(columns) }}
+            onRow={(s) => rowTestId(`admin-sale-${s.id}`)}
+            locale={{ emptyText: t.none }}
+          />
         </div>
       </Card>
       <Card className={styles.section} title={<h2 className={styles.cardTitle}>{t.newSale}</h2>} role="region" aria-label={t.newSale}>

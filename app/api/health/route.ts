@@ -12,7 +12,10 @@ const askHealth = sharedCheck(async () => checkHealth(await getServices()));
 export async function GET(request: Request) {
   const services = await getServices();
   // The front door (server/cli/web.ts) wrote the client's address from the socket and trusted hops.
-  const refusal = healthRefusal({ authorization: request.headers.get("authorization"), clientAddress: addressFromFrontDoor(request.headers) }, services.env.METRICS_TOKEN);
+  const refusal = healthRefusal(
+    { authorization: request.headers.get("authorization"), clientAddress: addressFromFrontDoor(request.headers) },
+    services.env.METRICS_TOKEN,
+  );
   if (refusal) return new Response(refusal.text[langOf(request.headers)], { status: refusal.status, headers: HEALTH_REFUSAL_HEADERS });
   const report = await askHealth();
   return Response.json(report, { status: report.ok ? 200 : 503, headers: { "cache-control": "no-store" } });

@@ -47,7 +47,9 @@ export default async function SandboxCashier({ searchParams }: { searchParams: P
       <ReloadWhenRestored />
       {shown.kind === "notice" ? (
         <>
-          <p className="status bad" role="alert">{shown.text}</p>
+          <p className="status bad" role="alert">
+            {shown.text}
+          </p>
           {shown.signIn && (
             <a className="button" href={shown.signIn}>
               {t.signIn}
@@ -61,7 +63,9 @@ export default async function SandboxCashier({ searchParams }: { searchParams: P
         </>
       ) : shown.kind === "paid" ? (
         <>
-          <p className="status ok" role="status">{a.alreadyPaidNote}</p>
+          <p className="status ok" role="status">
+            {a.alreadyPaidNote}
+          </p>
           <a className="button" href={shown.back} data-testid="cashier-paid">
             {a.alreadyPaid}
           </a>
@@ -91,7 +95,8 @@ async function whatToShow(params: Record<string, string>, t: Messages): Promise<
     // The request is genuine and the shopper's own past this point, unless it was BAD_REQUEST.
     const genuine = error.code === "BAD_REQUEST" ? null : readSandboxCheckout(services.env, params);
     // Back after paying once the request's time ran out: still paid, not "expired".
-    if (genuine && error.code === "PRECONDITION_FAILED" && (await tradePaid(services, genuine.outTradeNo))) return { kind: "paid", back: genuine.returnUrl };
+    if (genuine && error.code === "PRECONDITION_FAILED" && (await tradePaid(services, genuine.outTradeNo)))
+      return { kind: "paid", back: genuine.returnUrl };
     const text = error.code === "PRECONDITION_FAILED" ? t.expired : error.code === "CONFLICT" ? t.paymentClosed : t.notGenuine;
     return { kind: "notice", text, back: genuine?.returnUrl };
   }

@@ -21,12 +21,15 @@ Redis.prototype.sendCommand = function (this: Redis, ...args: Parameters<Redis["
   const result = send.apply(this, args);
   if (isReserveCall(command.name, command.args)) {
     // Registered before the purchase awaits the reply, so this runs first.
-    void command.promise.then((reply: unknown) => {
-      if (!Array.isArray(reply) || interpretReserveReply([Number(reply[0]), Number(reply[1])]).kind !== "reserved") return;
-      if (++reservations < CRASH_AT_RESERVATION) return;
-      process.stderr.write("fault hook: dying between the reservation and its create-order job\n");
-      process.kill(process.pid, "SIGKILL");
-    }, () => {});
+    void command.promise.then(
+      (reply: unknown) => {
+        if (!Array.isArray(reply) || interpretReserveReply([Number(reply[0]), Number(reply[1])]).kind !== "reserved") return;
+        if (++reservations < CRASH_AT_RESERVATION) return;
+        process.stderr.write("fault hook: dying between the reservation and its create-order job\n");
+        process.kill(process.pid, "SIGKILL");
+      },
+      () => {},
+    );
   }
   return result;
 };

@@ -36,7 +36,11 @@ export const adminRouter = createTRPCRouter({
   ship: adminProcedure.input(orderIdInput).mutation(({ ctx, input }) => shipOrder(ctx.services, input.orderId)),
 
   shipMany: adminProcedure
-    .input(z.object({ orderIds: z.array(z.number().int().positive()).min(1, "Select at least one order").max(500, "At most 500 orders at once") }))
+    .input(
+      z.object({
+        orderIds: z.array(z.number().int().positive()).min(1, "Select at least one order").max(500, "At most 500 orders at once"),
+      }),
+    )
     .mutation(({ ctx, input }) => shipOrders(ctx.services, input.orderIds)),
 
   /** Refund paid, unshipped orders (one or many): each answered REFUNDING, REFUNDED, NOT_REFUNDABLE or NOT_FOUND. */
@@ -63,11 +67,17 @@ export const adminRouter = createTRPCRouter({
           /** The verified identity's number (ID card, passport): kept only as its keyed hash. */
           realNameId: z.string().max(64).optional(),
         })
-        .refine((v) => v.blacklisted !== undefined || v.realNameVerified !== undefined || v.memberLevel !== undefined || v.realNameId !== undefined, {
-          message: "Change at least one of blacklisted, realNameVerified, memberLevel, realNameId",
-        }),
+        .refine(
+          (v) =>
+            v.blacklisted !== undefined || v.realNameVerified !== undefined || v.memberLevel !== undefined || v.realNameId !== undefined,
+          {
+            message: "Change at least one of blacklisted, realNameVerified, memberLevel, realNameId",
+          },
+        ),
     )
-    .mutation(({ ctx, input: { userId, realNameId, ...patch } }) => updateStanding(ctx.services, userId, { ...patch, ...realNameOf(ctx.services.env, realNameId) })),
+    .mutation(({ ctx, input: { userId, realNameId, ...patch } }) =>
+      updateStanding(ctx.services, userId, { ...patch, ...realNameOf(ctx.services.env, realNameId) }),
+    ),
 
   /** The crowd behind a sale: new accounts, shared sign-up addresses and devices, shared real-name persons. */
   saleCrowd: adminProcedure.input(saleIdInput).query(({ ctx, input }) => readSaleCrowd(ctx.services, input.saleId)),

@@ -23,8 +23,12 @@ function deviceOf(ctx: Context): string | null {
 export const authRouter = createTRPCRouter({
   signUp: publicProcedure
     .input(credentialsInput)
-    .mutation(async ({ ctx, input }) => withCookie(ctx, await signUp(ctx.services, input, { clientAddress: ctx.clientAddress ?? "unknown", device: deviceOf(ctx) }))),
-  signIn: publicProcedure.input(credentialsInput).mutation(async ({ ctx, input }) => withCookie(ctx, await signIn(ctx.services, input, ctx.clientAddress ?? "unknown"))),
+    .mutation(async ({ ctx, input }) =>
+      withCookie(ctx, await signUp(ctx.services, input, { clientAddress: ctx.clientAddress ?? "unknown", device: deviceOf(ctx) })),
+    ),
+  signIn: publicProcedure
+    .input(credentialsInput)
+    .mutation(async ({ ctx, input }) => withCookie(ctx, await signIn(ctx.services, input, ctx.clientAddress ?? "unknown"))),
   // Ends every session of the account, on every device, not only this browser's cookie.
   signOut: publicProcedure.mutation(async ({ ctx }) => {
     ctx.resHeaders.append("set-cookie", sessionCookie("", 0, ctx.https));
@@ -33,6 +37,8 @@ export const authRouter = createTRPCRouter({
   }),
   me: publicProcedure.query(({ ctx }) => signedInAccount(ctx.services, ctx.session)),
   // Public: the link works in any browser, signed in or not (the token names the account).
-  verifyContact: publicProcedure.input(verifyContactInput).mutation(async ({ ctx, input }) => ({ status: (await verifyContact(ctx.services, input.token)).status })),
+  verifyContact: publicProcedure
+    .input(verifyContactInput)
+    .mutation(async ({ ctx, input }) => ({ status: (await verifyContact(ctx.services, input.token)).status })),
   resendVerification: shopperProcedure.mutation(({ ctx }) => resendVerification(ctx.services, ctx.session.userId)),
 });

@@ -5,13 +5,18 @@ import { joinRoom } from "../../room/join";
 import { watchRoom } from "../../room/status";
 import { readTicket } from "../../room/ticket";
 
-const NOT_YOUR_TICKET = { en: "This ticket is not yours for this sale: join the waiting room again.", zh: "该排队凭证不属于您或本场秒杀：请重新进入排队室。" };
+const NOT_YOUR_TICKET = {
+  en: "This ticket is not yours for this sale: join the waiting room again.",
+  zh: "该排队凭证不属于您或本场秒杀：请重新进入排队室。",
+};
 
 export const roomRouter = createTRPCRouter({
   /** A seat in the sale's waiting room and the ticket naming it (kept across reloads unless `again`). */
   join: shopperProcedure
     .input(roomJoinInput)
-    .mutation(({ ctx, input }) => joinRoom(ctx.services, { userId: ctx.session.userId, saleId: input.saleId, again: input.again }, ctx.ipGate)),
+    .mutation(({ ctx, input }) =>
+      joinRoom(ctx.services, { userId: ctx.session.userId, saleId: input.saleId, again: input.again }, ctx.ipGate),
+    ),
 
   /** The shopper's standing pushed over server-sent events: at connect, then on each change. */
   onStatus: shopperProcedure.input(roomStatusInput).subscription(({ ctx, input, signal }) => {

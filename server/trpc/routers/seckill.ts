@@ -17,9 +17,7 @@ export const seckillRouter = createTRPCRouter({
 
   result: shopperProcedure
     .input(reservationIdInput)
-    .query(({ ctx, input }) =>
-      purchaseResult(ctx.services, { userId: ctx.session.userId, reservationId: input.reservationId }),
-    ),
+    .query(({ ctx, input }) => purchaseResult(ctx.services, { userId: ctx.session.userId, reservationId: input.reservationId })),
 
   /** The same result pushed over server-sent events: QUEUED, then ORDER_CREATED or FAILED. */
   onResult: shopperProcedure
