@@ -91,8 +91,8 @@ const JOIN_REFUSAL_BY_CODE: Record<number, JoinRefusal> = {
   [-15]: "ACCOUNT_TOO_NEW",
 };
 
-/** join-room-4.lua's reply (see its header) as the room's state at the join; null = no room meta, "ENDED", or the shopper's refusal. */
-export function readJoinReply(reply: JoinReply):
+/** What readJoinReply makes of the script's reply. */
+type JoinReading =
   | {
       seat: number;
       epoch: number;
@@ -105,7 +105,10 @@ export function readJoinReply(reply: JoinReply):
     }
   | "ENDED"
   | { refused: JoinRefusal }
-  | null {
+  | null;
+
+/** join-room-4.lua's reply (see its header) as the room's state at the join; null = no room meta, "ENDED", or the shopper's refusal. */
+export function readJoinReply(reply: JoinReply): JoinReading {
   const [code, seat, drawn, frontier, frontierAt, rate, joined, opensAt, now, challenge, order, epoch] = reply;
   if (code === 0) return null;
   if (code === -2) return "ENDED";
