@@ -1,8 +1,8 @@
-import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { ALIPAY_VARIABLES as alipay, pkcs8, WECHATPAY_VARIABLES as wechatpay } from "./testing/rsa-keys";
 import {
   DEV_SANDBOX_PAY_APP_ID,
   DEV_SANDBOX_PAY_KEY,
@@ -202,26 +202,7 @@ describe("payment providers", () => {
   });
 });
 
-/** Keys as a deployment would paste them: generated here, never real ones. */
-const app = generateKeyPairSync("rsa", { modulusLength: 2048 });
-const provider = generateKeyPairSync("rsa", { modulusLength: 2048 });
-const pkcs8 = app.privateKey.export({ type: "pkcs8", format: "pem" }) as string;
-const pkcs1 = app.privateKey.export({ type: "pkcs1", format: "pem" }) as string;
-const spki = provider.publicKey.export({ type: "spki", format: "pem" }) as string;
-const bodyOf = (pem: string) => pem.replace(/-----[A-Z ]+-----/g, "").replace(/\s+/g, "");
-
 describe("provider variables", () => {
-  const alipay = { ALIPAY_APP_ID: "2021000000000001", ALIPAY_PRIVATE_KEY: bodyOf(pkcs1), ALIPAY_PUBLIC_KEY: spki.replaceAll("\n", "\\n") };
-  const wechatpay = {
-    WECHATPAY_MCH_ID: "1900000001",
-    WECHATPAY_APP_ID: "wx0000000000000001",
-    WECHATPAY_SERIAL_NO: "5157F09EFDC096DE15EBE81A47057A7232F1B8E1",
-    WECHATPAY_PRIVATE_KEY: pkcs8,
-    WECHATPAY_APIV3_KEY: "0123456789abcdef0123456789abcdef",
-    WECHATPAY_PLATFORM_PUBLIC_KEY: bodyOf(spki),
-    WECHATPAY_PLATFORM_PUBLIC_KEY_ID: "PUB_KEY_ID_0000000000000001",
-  };
-
   it.each([...Object.keys(alipay).map((v) => ["alipay", v]), ...Object.keys(wechatpay).map((v) => ["wechatpay", v])])(
     "%s listed without %s: one line naming it",
     (name, variable) => {

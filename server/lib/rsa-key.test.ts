@@ -1,22 +1,7 @@
-import { createPublicKey, generateKeyPairSync, createPrivateKey } from "node:crypto";
+import { generateKeyPairSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { bodyOf, pkcs1, pkcs8, providerKeys, samePrivate, samePublic, spki } from "../testing/rsa-keys";
 import { normalisePem } from "./rsa-key";
-
-/** Keys as a deployment would paste them: generated here, never real ones. */
-const app = generateKeyPairSync("rsa", { modulusLength: 2048 });
-const provider = generateKeyPairSync("rsa", { modulusLength: 2048 });
-const pkcs8 = app.privateKey.export({ type: "pkcs8", format: "pem" }) as string;
-const pkcs1 = app.privateKey.export({ type: "pkcs1", format: "pem" }) as string;
-const spki = provider.publicKey.export({ type: "spki", format: "pem" }) as string;
-const bodyOf = (pem: string) => pem.replace(/-----[A-Z ]+-----/g, "").replace(/\s+/g, "");
-const samePrivate = (pem: string | null) =>
-  createPrivateKey(pem!)
-    .export({ type: "pkcs8", format: "der" })
-    .equals(app.privateKey.export({ type: "pkcs8", format: "der" }));
-const samePublic = (pem: string | null) =>
-  createPublicKey(pem!)
-    .export({ type: "spki", format: "der" })
-    .equals(provider.publicKey.export({ type: "spki", format: "der" }));
 
 describe("keys from the env (normalisePem)", () => {
   it.each([
@@ -34,7 +19,7 @@ describe("keys from the env (normalisePem)", () => {
 
   it.each([
     ["SPKI PEM", spki],
-    ["PKCS#1 PEM", provider.publicKey.export({ type: "pkcs1", format: "pem" }) as string],
+    ["PKCS#1 PEM", providerKeys.publicKey.export({ type: "pkcs1", format: "pem" }) as string],
     ["PEM on one line with literal \\n", spki.trim().replaceAll("\n", "\\n")],
     ["the bare SPKI base64 body (Alipay's key tool, its console)", bodyOf(spki)],
   ])("reads a public key given as %s, as SPKI PEM", (_, given) => {
