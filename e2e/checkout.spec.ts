@@ -7,7 +7,7 @@ import { SECKILL_ENDPOINT } from "../server/endpoints";
 import { e2eBaseUrl } from "./e2e-env";
 import { expect, test } from "./fixtures";
 import { openSale } from "./sales";
-import { salePanel, signUpNewShopper } from "./shop";
+import { expectNoSidewaysScroll, salePanel, signUpNewShopper } from "./shop";
 
 /**
  * A direct checkout (issue #44): a purchase offers Pay at once with the pay-by countdown, Buy
@@ -50,22 +50,6 @@ async function buyHere(page: Page, lang: Lang): Promise<number> {
   const status = panel.getByTestId("purchase-status");
   await expect(status).toHaveText(createdPattern(lang), { timeout: 20_000 });
   return Number(createdPattern(lang).exec((await status.textContent()) ?? "")?.[1]);
-}
-
-/** The page is no wider than the screen, and nothing in it ends right of it. */
-async function expectNoSidewaysScroll(page: Page) {
-  const problems = await page.evaluate(() => {
-    const found: string[] = [];
-    if (document.documentElement.scrollWidth > window.innerWidth) found.push(`page is ${document.documentElement.scrollWidth}px wide`);
-    for (const el of document.querySelectorAll<HTMLElement>("main *, header *")) {
-      if (el.closest(".visually-hidden")) continue;
-      const box = el.getBoundingClientRect();
-      if (box.width > 0 && box.right > window.innerWidth + 1)
-        found.push(`<${el.tagName.toLowerCase()} class="${el.className}"> ends at ${box.right}px`);
-    }
-    return found;
-  });
-  expect(problems).toEqual([]);
 }
 
 /** The header is one row (every visible piece on one line) and scrolls away with the page. */

@@ -78,3 +78,19 @@ export async function signInAsAdmin(page: Page) {
   await form.getByRole("button", { name: "Sign in" }).click();
   await expect(page.getByRole("heading", { name: "Sales", exact: true })).toBeVisible();
 }
+
+/** The page is no wider than the screen, and nothing in it ends right of it. */
+export async function expectNoSidewaysScroll(page: Page) {
+  const problems = await page.evaluate(() => {
+    const found: string[] = [];
+    if (document.documentElement.scrollWidth > window.innerWidth) found.push(`page is ${document.documentElement.scrollWidth}px wide`);
+    for (const el of document.querySelectorAll<HTMLElement>("main *, header *")) {
+      if (el.closest(".visually-hidden")) continue;
+      const box = el.getBoundingClientRect();
+      if (box.width > 0 && box.right > window.innerWidth + 1)
+        found.push(`<${el.tagName.toLowerCase()} class="${el.className}"> ends at ${box.right}px`);
+    }
+    return found;
+  });
+  expect(problems).toEqual([]);
+}

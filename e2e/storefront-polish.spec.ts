@@ -9,7 +9,7 @@ import { SECKILL_ENDPOINT } from "../server/endpoints";
 import { e2eAppEnv, e2eBaseUrl } from "./e2e-env";
 import { expect, test } from "./fixtures";
 import { openSale } from "./sales";
-import { saleCard, salePanel, signUpNewShopper } from "./shop";
+import { expectNoSidewaysScroll, saleCard, salePanel, signUpNewShopper } from "./shop";
 
 /**
  * The storefront as a shopper expects it (issue #28): Buy shuts at a sell-out, a sale still
@@ -68,22 +68,6 @@ async function buyHere(page: Page, lang: Lang): Promise<number> {
 }
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-
-/** The page is no wider than the screen, and nothing ends right of it. */
-async function expectNoSidewaysScroll(page: Page) {
-  const problems = await page.evaluate(() => {
-    const found: string[] = [];
-    if (document.documentElement.scrollWidth > window.innerWidth) found.push(`page is ${document.documentElement.scrollWidth}px wide`);
-    for (const el of document.querySelectorAll<HTMLElement>("main *, header *")) {
-      if (el.closest(".visually-hidden")) continue;
-      const box = el.getBoundingClientRect();
-      if (box.width > 0 && box.right > window.innerWidth + 1)
-        found.push(`<${el.tagName.toLowerCase()} class="${el.className}"> ends at ${box.right}px`);
-    }
-    return found;
-  });
-  expect(problems).toEqual([]);
-}
 
 /** A tRPC error answer as the seckill service sends it (one call, superjson's envelope). */
 function trpcError(httpStatus: number, code: string, message: string) {
