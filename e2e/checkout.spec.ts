@@ -7,7 +7,7 @@ import { SECKILL_ENDPOINT } from "../server/endpoints";
 import { e2eBaseUrl } from "./e2e-env";
 import { expect, test } from "./fixtures";
 import { openSale } from "./sales";
-import { expectNoSidewaysScroll, salePanel, signUpNewShopper } from "./shop";
+import { expectNoSidewaysScroll, salePanel, signedInAt } from "./shop";
 
 /**
  * A direct checkout (issue #44): a purchase offers Pay at once with the pay-by countdown, Buy
@@ -29,15 +29,6 @@ const VARIANTS = [
 
 async function attachShot(page: Page, testInfo: TestInfo, name: string) {
   await testInfo.attach(name, { body: await page.screenshot({ fullPage: true }), contentType: "image/png" });
-}
-
-/** Signs up (the sign-up page in English), then shows the shop in `lang`, on `path`. */
-async function signedInAt(page: Page, lang: Lang, path: string) {
-  await page.context().addCookies([{ name: LANG_COOKIE, value: "en", url: e2eBaseUrl() }]);
-  await page.goto(path);
-  await signUpNewShopper(page);
-  await page.context().addCookies([{ name: LANG_COOKIE, value: lang, url: e2eBaseUrl() }]);
-  await page.goto(path);
 }
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

@@ -1,7 +1,9 @@
 import path from "node:path";
 import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { E2E_ADMIN } from "./e2e-env";
+import { E2E_ADMIN, e2eBaseUrl } from "./e2e-env";
+import type { Lang } from "../app/_i18n/messages";
+import { LANG_COOKIE } from "../server/i18n";
 
 /** What the specs do in the shop, the way a shopper does it. */
 
@@ -93,4 +95,13 @@ export async function expectNoSidewaysScroll(page: Page) {
     return found;
   });
   expect(problems).toEqual([]);
+}
+
+/** Signs up (the sign-up page in English), then shows the shop in `lang`, on `path`. */
+export async function signedInAt(page: Page, lang: Lang, path: string) {
+  await page.context().addCookies([{ name: LANG_COOKIE, value: "en", url: e2eBaseUrl() }]);
+  await page.goto(path);
+  await signUpNewShopper(page);
+  await page.context().addCookies([{ name: LANG_COOKIE, value: lang, url: e2eBaseUrl() }]);
+  await page.goto(path);
 }

@@ -9,7 +9,7 @@ import { SECKILL_ENDPOINT } from "../server/endpoints";
 import { e2eAppEnv, e2eBaseUrl } from "./e2e-env";
 import { expect, test } from "./fixtures";
 import { openSale } from "./sales";
-import { expectNoSidewaysScroll, saleCard, salePanel, signUpNewShopper } from "./shop";
+import { expectNoSidewaysScroll, saleCard, salePanel, signedInAt } from "./shop";
 
 /**
  * The storefront as a shopper expects it (issue #28): Buy shuts at a sell-out, a sale still
@@ -30,15 +30,6 @@ const VARIANTS = [
 
 async function shot(page: Page, testInfo: TestInfo, name: string) {
   await page.screenshot({ path: testInfo.outputPath(`${name}.png`), fullPage: true });
-}
-
-/** Signs up (the sign-up page in English), then shows the shop in `lang`, on `path`. */
-async function signedInAt(page: Page, lang: Lang, path: string) {
-  await page.context().addCookies([{ name: LANG_COOKIE, value: "en", url: e2eBaseUrl() }]);
-  await page.goto(path);
-  await signUpNewShopper(page);
-  await page.context().addCookies([{ name: LANG_COOKIE, value: lang, url: e2eBaseUrl() }]);
-  await page.goto(path);
 }
 
 async function secondShopper(browser: Browser, lang: Lang, path: string) {
