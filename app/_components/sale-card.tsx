@@ -63,7 +63,12 @@ export function SaleCard({
   const Heading = detailed ? "h1" : "h2";
   const trpc = useTRPC();
   // What Buy would refuse, said beforehand, and the shopper's order here if they have one.
-  const standing = useQuery({ ...trpc.sale.myStanding.queryOptions({ saleId: sale.id }), enabled: signedIn });
+  // "always": a shopper back from verifying their email in another tab sees it, however soon.
+  const standing = useQuery({
+    ...trpc.sale.myStanding.queryOptions({ saleId: sale.id }),
+    enabled: signedIn,
+    refetchOnWindowFocus: "always",
+  });
   const refreshStanding = async () => (await standing.refetch()).data;
   // A reservation took a unit: the stock line says so with the answer, not at the next poll.
   const queryClient = useQueryClient();
