@@ -8,7 +8,7 @@ import { createShoppers } from "../server/seed";
 import { buyAsShopper } from "../server/testing/harness";
 import { applyOrderEvent } from "../server/orders/transition";
 import { e2eAppEnv, e2eBaseUrl } from "./e2e-env";
-import { openSale } from "./sales";
+import { closeSales, openSale } from "./sales";
 import { signInAsAdmin } from "./shop";
 import { noSidewaysScroll, tableRows } from "./admin-ui";
 
@@ -48,7 +48,11 @@ test.beforeAll(async () => {
   const ids = (await services.db.order.findMany({ where: { saleId }, select: { id: true }, orderBy: { id: "asc" } })).map((o) => o.id);
   for (const id of ids.slice(0, 2)) expect(await applyOrderEvent(services.db, id, "PAY")).toBe(true);
 });
-test.afterAll(() => services?.close());
+test.afterAll(async () => {
+  // Ended, so the catalog's live list stays for later specs.
+  if (saleId) await closeSales([saleId]);
+  await services?.close();
+});
 
 async function attach(page: Page, testInfo: TestInfo, name: string) {
   await testInfo.attach(name, { body: await page.screenshot({ fullPage: true }), contentType: "image/png" });

@@ -6,7 +6,7 @@ import { LANG_COOKIE } from "../server/i18n";
 import { SECKILL_ENDPOINT } from "../server/endpoints";
 import { e2eBaseUrl } from "./e2e-env";
 import { expect, test } from "./fixtures";
-import { openSale } from "./sales";
+import { closeSales, openSale } from "./sales";
 import { expectNoSidewaysScroll, salePanel, signedInAt } from "./shop";
 
 /**
@@ -60,6 +60,10 @@ async function expectOneRowHeader(page: Page) {
   expect(rows.position).toBe("static");
 }
 
+// Sales made here end with their test, leaving the catalog's live list to later specs.
+const opened: number[] = [];
+test.afterEach(() => closeSales(opened.splice(0)));
+
 for (const variant of VARIANTS) {
   test.describe(variant.name, () => {
     test.use({ ...variant.use, timezoneId: "Asia/Shanghai" });
@@ -71,6 +75,7 @@ for (const variant of VARIANTS) {
       page,
     }, testInfo) => {
       const sale = await openSale({ ...SALE, stock: 5, unitLimit: 2, startsInMs: -1_000 });
+      opened.push(sale.saleId);
       await signedInAt(page, lang, `/sales/${sale.saleId}`);
       const panel = salePanel(page);
       await expect(panel.getByRole("button", { name: t.buyNow })).toBeEnabled({ timeout: 15_000 });
@@ -122,6 +127,7 @@ for (const variant of VARIANTS) {
       browser,
     }, testInfo) => {
       const sale = await openSale({ ...SALE, stock: 1, unitLimit: 1, startsInMs: -1_000 });
+      opened.push(sale.saleId);
       await signedInAt(page, lang, `/sales/${sale.saleId}`);
       const panel = salePanel(page);
       await expect(panel.getByRole("button", { name: t.buyNow })).toBeEnabled({ timeout: 15_000 });
@@ -164,6 +170,7 @@ test.describe("waiting room, in words that fit what the shopper did", () => {
     }, testInfo) => {
       const t = MESSAGES[lang];
       const sale = await openSale({ ...SALE, stock: 5, unitLimit: 1, admissionRate: 5, startsInMs: -1_000 });
+      opened.push(sale.saleId);
       await signedInAt(page, "en", "/");
       await page.context().addCookies([{ name: LANG_COOKIE, value: lang, url: e2eBaseUrl() }]);
       // The front door's per-address limit, as it answers (server/front-door/front-door.ts): a 429 in tRPC's envelope.

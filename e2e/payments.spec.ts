@@ -63,7 +63,18 @@ async function refundInConsole(browser: Browser, orderId: number, provider: E2eF
     const payment = row.getByTestId(`admin-payment-${provider}`);
     await expect(payment.getByTestId("admin-payment-status")).toHaveAttribute("data-status", "SUCCEEDED");
     await expect(payment).toContainText(/our trade no\s*[0-9a-f]{32}/);
-    await expect(payment).toContainText("provider trade no");
+    // The payment's details open from its "…" button, in a popover of their own.
+    const details = async () => {
+      const toggle = payment.getByRole("button", { name: `More about the ${provider} payment` });
+      const popover = admin.locator(".ant-popover:not(.ant-popover-hidden)");
+      await toggle.click();
+      await expect(popover).toBeVisible();
+      const text = (await popover.textContent()) ?? "";
+      await toggle.click();
+      await expect(popover).toHaveCount(0);
+      return text;
+    };
+    expect(await details()).toMatch(/provider trade no\s*\S+/);
     await snap(admin, `${provider}-console-paid`);
 
     // Refund asks first; "Keep the order" changes nothing.
@@ -80,7 +91,7 @@ async function refundInConsole(browser: Browser, orderId: number, provider: E2eF
     await expect(admin.getByTestId(`refund-result-${orderId}`)).toHaveText(`Refunded: Order #${orderId} is refunded.`);
     await expect(row.getByTestId("admin-order-status")).toHaveAttribute("data-status", "REFUNDED");
     await expect(payment.getByTestId("admin-payment-status")).toHaveAttribute("data-status", "REFUNDED");
-    await expect(payment).toContainText(/refund no\s*r[0-9a-f]{32}/);
+    expect(await details()).toMatch(/refund no\s*r[0-9a-f]{32}/);
     await expect(row.getByRole("button", { name: "Refund", exact: true })).toHaveCount(0);
     await snap(admin, `${provider}-console-refunded`);
   } finally {
