@@ -4,9 +4,9 @@ import { pathToFileURL } from "node:url";
 
 /**
  * Where the check starts: main's head when the rule came in (issue #45). Subjects before it are
- * history as it was (two there are longer than 72 characters).
+ * history as it was (a merge subject there has 73 characters).
  */
-export const COMMIT_CHECK_BASE = "d14a410f612238807e8928d568c0bb9934b59382";
+export const COMMIT_CHECK_BASE = "7dfd85d72c49dcdaa8dbc9830f03b8127589da51";
 
 /**
  * Every commit after the base up to HEAD against commitlint.config.mjs (subjects of at most 72
