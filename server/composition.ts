@@ -13,7 +13,7 @@ import { createQueues } from "./jobs/queues";
 import { followSoldOutBroadcasts, SoldOutFlags } from "./seckill/sold-out";
 import { soldOutInRedis } from "./seckill/sale-buckets";
 import { createMetrics, registerReconcileGauges } from "./metrics";
-import { readPublishedReconciliations } from "./recovery/reconcile";
+import { readLastReconcileRound, readPublishedReconciliations } from "./recovery/reconcile";
 import { RateLimiter } from "./gateway/rate-limit";
 import { createUpstashRedis } from "./gateway/upstash-redis";
 import { createLogger } from "./logger";
@@ -122,7 +122,12 @@ export async function createServices(env: Env, options: ServiceOptions = {}): Pr
   statsTimer.unref();
   const metrics = createMetrics({ processMetrics: options.processMetrics });
   // The instance that serves /api/metrics also shows what the worker's reconciler found.
-  if (options.processMetrics) registerReconcileGauges(metrics.registry, () => readPublishedReconciliations({ redis, env }));
+  if (options.processMetrics)
+    registerReconcileGauges(
+      metrics.registry,
+      () => readPublishedReconciliations({ redis, env }),
+      () => readLastReconcileRound({ redis, env }),
+    );
   const orderEnqueuer = createOrderEnqueuer({ redis, queues, env });
   const passwords = new PasswordHasher({
     concurrency: env.PASSWORD_HASH_CONCURRENCY,

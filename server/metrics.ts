@@ -136,7 +136,11 @@ export interface ReconcileGaugeReport {
   shortageReleasesTotal: number;
 }
 
-export function registerReconcileGauges(registry: Registry, read: () => Promise<ReconcileGaugeReport[]>): void {
+export function registerReconcileGauges(
+  registry: Registry,
+  read: () => Promise<ReconcileGaugeReport[]>,
+  readLastRound: () => Promise<number | null>,
+): void {
   // Each gauge reads on its own (prom-client collects them concurrently): a few small HGETALLs
   // per scrape; a Redis that does not answer leaves the gauges empty rather than failing the scrape.
   const reports = () => read();
@@ -190,12 +194,12 @@ export function registerReconcileGauges(registry: Registry, read: () => Promise<
   });
   new Gauge({
     name: "seckill_reconcile_last_round_timestamp_seconds",
-    help: "When the reconciler last reported on the sale (alert when it stops moving)",
-    labelNames: ["sale_id"],
+    help: "When the reconciler last ran a round, live sales or not (alert when it stops moving)",
     registers: [registry],
     async collect() {
       this.reset();
-      for (const r of await reports().catch(() => [])) this.set({ sale_id: String(r.saleId) }, r.at / 1000);
+      const at = await readLastRound().catch(() => null);
+      if (at !== null) this.set(at / 1000);
     },
   });
 }

@@ -8,7 +8,7 @@ import { warmUpSale } from "./warmup";
 import { saleKeys } from "../seckill/keys";
 import { createOrderJobId } from "../seckill/reservation";
 import { checkBackSale, releaseReservation } from "./check-back";
-import { reconcileLiveSales } from "./reconcile";
+import { readLastReconcileRound, readPublishedReconciliations, reconcileLiveSales } from "./reconcile";
 import { invariantViolations, readSaleLedger } from "./invariants";
 
 /** Check-back, release and reconciliation against real Redis and MariaDB (no worker process). */
@@ -173,5 +173,22 @@ describe("reconcile", () => {
     expect(round.rewarmed).toBe(true);
     expect(Number(await t.services.redis.get(keys.stock))).toBe(7);
     expect(Number(await t.services.redis.hget(keys.meta, "startsAt"))).toBe(startsAt.getTime());
+  });
+
+  it("beats every round, and drops the report of a sale the rounds no longer visit", async () => {
+    const { saleId } = await warmSale(3, 0);
+    const before = Date.now();
+    await reconcileLiveSales(t.services, log);
+    const published = async () => (await readPublishedReconciliations(t.services)).map((r) => r.saleId);
+    expect(await published()).toContain(saleId);
+    expect(await readLastReconcileRound(t.services)).toBeGreaterThanOrEqual(before - 1000);
+
+    // Ended long ago: past the reconcile window, so its report would age forever.
+    const longAgo = new Date(Date.now() - t.env.RESERVATION_RELEASE_GRACE_MS - 2 * 3600_000);
+    await t.services.db.sale.update({ where: { id: saleId }, data: { startsAt: new Date(longAgo.getTime() - 60_000), endsAt: longAgo } });
+    const secondRound = Date.now();
+    await reconcileLiveSales(t.services, log);
+    expect(await published()).not.toContain(saleId);
+    expect(await readLastReconcileRound(t.services)).toBeGreaterThanOrEqual(secondRound - 1000);
   });
 });

@@ -39,6 +39,11 @@ export function reconcileReportKey(namespace: string): string {
   return `${namespace}:{reconcile}:sales`;
 }
 
+/** When the last round ran (epoch ms), whatever sales it found: the reconciler's heartbeat. */
+export function reconcileRoundKey(namespace: string): string {
+  return `${namespace}:{reconcile}:round-at`;
+}
+
 export interface PublishedReconciliation {
   saleId: number;
   /** Redis time of the round, epoch ms. */
@@ -63,6 +68,12 @@ export async function readPublishedReconciliations(services: Pick<CoreServices, 
     const report = JSON.parse(json) as Omit<PublishedReconciliation, "repairsTotal" | "shortageReleasesTotal">;
     return { ...report, repairsTotal: Number(repairs[saleId] ?? 0), shortageReleasesTotal: Number(shortages[saleId] ?? 0) };
   });
+}
+
+/** Redis time of the last reconcile round, epoch ms; null before the first. */
+export async function readLastReconcileRound(services: Pick<CoreServices, "redis" | "env">): Promise<number | null> {
+  const at = await services.redis.get(reconcileRoundKey(services.env.REDIS_NAMESPACE));
+  return at === null ? null : Number(at);
 }
 
 /** Pure: the Redis stock MySQL proves, from one consistent pair of snapshots (see repairRedisStock). */
@@ -94,7 +105,20 @@ export async function reconcileLiveSales(services: ReconcileServices, log: Logge
       log.error({ err: error, saleId: sale.id }, "reconcile failed for a sale");
     }
   }
+  await finishRound(services, new Set(sales.map((s) => String(s.id))), nowMs);
   return results;
+}
+
+/**
+ * The round's heartbeat, and the reports of sales the rounds no longer visit dropped: a report
+ * that stops ageing-in would read as a stalled reconciler long after its sale ended.
+ */
+async function finishRound(services: ReconcileServices, visited: Set<string>, nowMs: number): Promise<void> {
+  const key = reconcileReportKey(services.env.REDIS_NAMESPACE);
+  const dropped = (await services.redis.hkeys(key)).filter((saleId) => !visited.has(saleId));
+  const round = services.redis.multi().set(reconcileRoundKey(services.env.REDIS_NAMESPACE), String(nowMs));
+  if (dropped.length) round.hdel(key, ...dropped);
+  await round.exec();
 }
 
 /** One sale's round: warm it if it is not, then (warm) check-back and repairs, then its reading published. */
