@@ -235,7 +235,7 @@ export async function waitForMigrations(
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { env } = await import("../env");
+  const { env } = await import("../platform/env");
   const config = env();
   const applied = await migrate(config.DATABASE_URL, (line) => console.log(line), { emailDotlessDomains: config.EMAIL_DOTLESS_DOMAINS });
   console.log(applied.length ? `${applied.length} migration(s) applied` : "database is up to date");

@@ -1,11 +1,11 @@
-import type { Services } from "../services";
-import { AppError } from "../errors";
-import type { Localized } from "../i18n";
+import type { Services } from "../platform/services";
+import { AppError } from "../platform/errors";
+import type { Localized } from "../platform/i18n";
 import { isUniqueViolation } from "../clients/db";
 import { signSession, type Role } from "./session";
 import { withinPasswordLimit, PASSWORD_TOO_LONG } from "./password";
 import { DECOY_HASH, needsRehash } from "./password-hash";
-import { createLogger } from "../logger";
+import { createLogger } from "../platform/logger";
 import { takeSignInAttempt } from "./sign-in-throttle";
 import { takeSignUp } from "./sign-up-throttle";
 import { canonicalEmail } from "./email-identity";

@@ -1,13 +1,13 @@
-import type { Services } from "../services";
-import { AppError } from "../errors";
-import { BUSY, tryAgainInSeconds } from "../common-sentences";
-import type { Lang, Localized } from "../i18n";
+import type { Services } from "../platform/services";
+import { AppError } from "../platform/errors";
+import { BUSY, tryAgainInSeconds } from "../platform/common-sentences";
+import type { Lang, Localized } from "../platform/i18n";
 import { refusalBody } from "../trpc/refusal-body";
 import { rateLimitKey } from "./client-ip";
 import { trpcCallsOf } from "./trpc-calls";
 import { callerOf } from "./revocation";
 import type { HeaderReader } from "./session";
-import { PURCHASE_PATH, PURCHASE_PROCEDURE } from "../endpoints";
+import { PURCHASE_PATH, PURCHASE_PROCEDURE } from "../platform/endpoints";
 
 /** A refusal at the gate: the HTTP answer to send instead of running the request. */
 export interface GateRefusal {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLiveSale, createTestEnvironment, placeOrders, type TestEnvironment } from "../testing/harness";
-import { createShoppers } from "../seed";
-import { warmUpSale } from "../recovery/warmup";
+import { createShoppers } from "../testing/seed";
+import { warmUpSale } from "../seckill/warmup";
 import { getSale, listSales } from "../seckill/catalog";
 import { saleStanding } from "./sale-standing";
 

@@ -1,5 +1,5 @@
 import { UnrecoverableError, type Job } from "bullmq";
-import type { CoreServices } from "../services";
+import type { CoreServices } from "../platform/services";
 import { paymentNotifyJob, type PaymentNotifyJob } from "./queues";
 import { deliverSandboxPayment } from "../payments/sandbox-gateway";
 import { sandboxEnabled } from "../payments/providers";

@@ -1,8 +1,8 @@
 import { Queue, type ConnectionOptions } from "bullmq";
 import { z } from "zod";
 import { queuePrefix } from "../seckill/keys";
-import { MAX_ORDER_BATCH_SIZE } from "../env";
-import { bullmqTelemetry } from "../tracing";
+import { MAX_ORDER_BATCH_SIZE } from "../platform/env";
+import { bullmqTelemetry } from "../platform/tracing";
 
 /** Queue names and job payloads: the contract between the web and the worker processes. */
 export const QUEUE = {

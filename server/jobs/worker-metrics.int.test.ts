@@ -2,7 +2,7 @@ import { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestEnvironment, startWorker, type ChildHandle, type TestEnvironment } from "../testing/harness";
 import { sellToCrowd } from "../testing/crowd-sale";
-import { freePort } from "../net";
+import { freePort } from "../lib/net";
 import { queuePrefix } from "../seckill/keys";
 import { createWorkerMetrics } from "./worker-metrics";
 

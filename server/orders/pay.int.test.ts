@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLiveSale, createTestEnvironment, placeOrders, type TestEnvironment } from "../testing/harness";
-import { createShoppers } from "../seed";
-import { warmUpSale } from "../recovery/warmup";
-import type { Services } from "../services";
-import type { PaymentProviderName } from "../env";
+import { createShoppers } from "../testing/seed";
+import { warmUpSale } from "../seckill/warmup";
+import type { Services } from "../platform/services";
+import type { PaymentProviderName } from "../platform/env";
 import { ProviderUnavailableError, type PaymentProvider } from "../payments/provider";
 import type { PaymentProviders } from "../payments/providers";
 import { sandboxProvider } from "../payments/sandbox";

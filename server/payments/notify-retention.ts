@@ -1,4 +1,4 @@
-import type { Services } from "../services";
+import type { Services } from "../platform/services";
 
 /**
  * Processed notify ids are what lets a provider's retry of a notification be answered `success`

@@ -1,11 +1,11 @@
 import { createServer, type Server } from "node:http";
 import { Worker } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PaymentProviderName } from "../env";
-import type { Services } from "../services";
-import { freePort } from "../net";
-import { createShoppers } from "../seed";
-import { warmUpSale } from "../recovery/warmup";
+import type { PaymentProviderName } from "../platform/env";
+import type { Services } from "../platform/services";
+import { freePort } from "../lib/net";
+import { createShoppers } from "../testing/seed";
+import { warmUpSale } from "../seckill/warmup";
 import { queuePrefix } from "../seckill/keys";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { connectRedis } from "../clients/redis";

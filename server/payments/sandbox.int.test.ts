@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
-import { createAppRedis } from "../redis-scripts";
+import { createAppRedis } from "../platform/redis-scripts";
 import { deleteRedisNamespace } from "../testing/resources";
 import { newOutTradeNo } from "../orders/pay";
 import { ProviderUnavailableError } from "./provider";

@@ -1,8 +1,8 @@
 import { failClosed } from "./fail-closed";
-import type { Services } from "../services";
-import { AppError } from "../errors";
-import { saleDoesNotExist } from "../common-sentences";
-import type { Localized } from "../i18n";
+import type { Services } from "../platform/services";
+import { AppError } from "../platform/errors";
+import { saleDoesNotExist } from "../platform/common-sentences";
+import type { Localized } from "../platform/i18n";
 import { tooManyRequests } from "../gateway/rate-limit";
 import { gateRefusalError, PASSED_GATE, type PendingGate } from "../gateway/ip-gate";
 import { newReservationId, parseReservationId, reservationInBucket, stockBucketOf } from "./reservation";
@@ -20,9 +20,9 @@ import {
 } from "./outcome";
 import { broadcastSoldOut } from "./sold-out";
 import { carriedSpanOf, isPurchaseTokenFor, newPurchaseToken } from "./purchase-token";
-import { carriedActiveSpan, carriedSpanContext, inSpan, tracingOn } from "../tracing";
+import { carriedActiveSpan, carriedSpanContext, inSpan, tracingOn } from "../platform/tracing";
 import type { SpanContext } from "@opentelemetry/api";
-import { TwoGenerationMap } from "../generations";
+import { TwoGenerationMap } from "../lib/generations";
 import { passStanding, PASS_WINDOW_MS, readTicket, type Ticket } from "../room/ticket";
 import { readRoom } from "../room/room-reading";
 import { verifyRoomSolution } from "../room/challenge";

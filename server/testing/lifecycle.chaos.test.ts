@@ -3,7 +3,7 @@ import { createTestEnvironment, startWeb, startWorker, waitFor, type ChildHandle
 import { CHAOS_SETTINGS, crowdBuys, newChaosSale, report, settleAndCheck } from "./chaos";
 import { startPayment } from "../orders/pay";
 import { confirmSandboxCheckout } from "../payments/sandbox-gateway";
-import { freePort } from "../net";
+import { freePort } from "../lib/net";
 
 /**
  * Chaos: a payment notification and the pay-deadline cancellation racing for the same orders,

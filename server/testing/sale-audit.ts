@@ -1,6 +1,6 @@
 import type { Job } from "bullmq";
 import type { Logger } from "pino";
-import type { Services } from "../services";
+import type { Services } from "../platform/services";
 import type { CreateOrderJob, QueuedReservation } from "../jobs/queues";
 import { bucketKeys } from "../seckill/keys";
 import { activeByBucket, bucketStockInDb } from "../seckill/buckets";

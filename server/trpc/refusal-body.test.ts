@@ -6,7 +6,7 @@ import type { AppRouter } from "./root";
 import { gateRefusalBody, gateRefusalHeaders, tooManyFromYourAddress, type GateRefusal } from "../gateway/ip-gate";
 import { browserRefusalBody } from "./answers";
 import { browserRequestRefusal } from "../gateway/browser-guard";
-import { freePort } from "../net";
+import { freePort } from "../lib/net";
 
 /**
  * A front door's refusal read by the real tRPC client the browser runs (app/_components/providers.tsx:
