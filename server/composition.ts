@@ -9,7 +9,7 @@ import { env as processEnv } from "./platform/env";
 import { createDb, createSqlPool } from "./clients/db";
 import { clusterReady, connectRedis, queueRedis, type RedisConnection } from "./clients/redis";
 import { createAppRedis } from "./platform/redis-scripts";
-import { createQueues } from "./jobs/queues";
+import { createQueues } from "./queues/queues";
 import { followSoldOutBroadcasts, SoldOutFlags } from "./seckill/sold-out";
 import { soldOutInRedis } from "./seckill/sale-buckets";
 import { createMetrics, registerReconcileGauges } from "./platform/metrics";

@@ -1,6 +1,6 @@
 import type { Lang } from "@/server/platform/i18n";
 import type { Refusal, TicketRefusal } from "@/server/seckill/outcome";
-import type { StandingHint } from "@/server/gateway/sale-standing";
+import type { StandingHint } from "@/server/seckill/sale-standing";
 import type { OrderStatus } from "@/server/generated/prisma/enums";
 import type { SalePhase } from "@/server/seckill/phase";
 import type { PaymentProviderName } from "@/server/platform/env";

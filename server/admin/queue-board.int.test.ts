@@ -5,8 +5,8 @@ import { createTestEnvironment, startWeb, waitFor, type ChildHandle, type TestEn
 import { createShoppers } from "../testing/seed";
 import { ensureAdmin } from "../gateway/accounts";
 import { signSession } from "../gateway/session";
-import { QUEUE } from "../jobs/queues";
-import { queuePrefix } from "../seckill/keys";
+import { QUEUE } from "../queues/queues";
+import { queuePrefix } from "../queues/queues";
 import { createQueueBoard, QUEUE_BOARD_PATH } from "./queue-board";
 
 /**

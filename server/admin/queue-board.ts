@@ -5,7 +5,7 @@ import { serveStatic } from "@hono/node-server/serve-static";
 import { Hono } from "hono";
 import type { QueueAdapterOptions } from "@bull-board/api/typings/app";
 import type { Services } from "../platform/services";
-import { QUEUE } from "../jobs/queues";
+import { QUEUE } from "../queues/queues";
 import { langOf, type Lang } from "../platform/i18n";
 import { escapeHtml, plainPageHtml } from "../platform/plain-page";
 import { START_MESSAGES } from "../platform/start-messages";

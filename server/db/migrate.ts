@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, existsSync } from "node:fs";
 import path from "node:path";
 import mariadb from "mariadb";
 import { explainConnectionError, parseDatabaseUrl } from "../clients/db";
-import { DEFAULT_DOTLESS_DOMAINS } from "../gateway/email-identity";
+import { DEFAULT_DOTLESS_DOMAINS } from "../lib/email-identity";
 import { fillCanonicalEmails } from "./canonical-emails";
 
 /**

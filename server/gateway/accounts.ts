@@ -8,7 +8,7 @@ import { DECOY_HASH, needsRehash } from "./password-hash";
 import { createLogger } from "../platform/logger";
 import { takeSignInAttempt } from "./sign-in-throttle";
 import { takeSignUp } from "./sign-up-throttle";
-import { canonicalEmail } from "./email-identity";
+import { canonicalEmail } from "../lib/email-identity";
 import { rateLimitKey } from "./client-ip";
 import { revokeSessions, sessionGeneration } from "./revocation";
 import { refreshSaleStanding } from "./standing";

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { createLiveSale, createTestEnvironment, startSystem, waitFor, type ChildHandle, type TestEnvironment } from "../testing/harness";
 import { warmUpSale } from "../seckill/warmup";
-import { QUEUE } from "../jobs/queues";
+import { QUEUE } from "../queues/queues";
 import { freePort } from "../lib/net";
 
 /**

@@ -1,6 +1,6 @@
 import { UnrecoverableError, type Job } from "bullmq";
 import type { CoreServices } from "../platform/services";
-import { createOrderJob, type CreateOrderJob, type QueuedReservation } from "./queues";
+import { createOrderJob, type CreateOrderJob, type QueuedReservation } from "../queues/queues";
 import type { Logger } from "pino";
 import { createOrders, releaseShortage } from "../orders/create-orders";
 import { settleReservations } from "../orders/settle-reservations";

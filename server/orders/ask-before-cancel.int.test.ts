@@ -5,10 +5,11 @@ import { openAttempt, ScriptedProvider, withProviders } from "../testing/scripte
 import { createShoppers } from "../testing/seed";
 import type { Services } from "../platform/services";
 import { warmUpSale } from "../seckill/warmup";
-import { saleKeys, queuePrefix } from "../seckill/keys";
+import { saleKeys } from "../seckill/keys";
+import { queuePrefix } from "../queues/queues";
 import { connectRedis } from "../clients/redis";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
-import { cancelOrderJobId, QUEUE, type CancelOrderJob } from "../jobs/queues";
+import { cancelOrderJobId, QUEUE, type CancelOrderJob } from "../queues/queues";
 import { AppError } from "../platform/errors";
 import { processCancelOrder } from "../jobs/cancel-order";
 import { processSweepOrders } from "../jobs/sweep-orders";

@@ -1,6 +1,6 @@
 import type { CoreServices } from "../platform/services";
-import type { Queues } from "../jobs/queues";
-import { cancelOrderJobId } from "../jobs/queues";
+import type { Queues } from "../queues/queues";
+import { cancelOrderJobId } from "../queues/queues";
 import { MAX_ORDER_BATCH_SIZE } from "../platform/env";
 import { AppError } from "../platform/errors";
 import { READ_COMMITTED_TRANSACTION } from "../clients/db";

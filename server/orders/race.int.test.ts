@@ -10,7 +10,7 @@ import { sandboxTrades } from "../payments/providers";
 import { centsToAmount } from "../payments/money";
 import { ProviderUnavailableError } from "../payments/provider";
 import { cancelOrder } from "./cancel";
-import { startPayment } from "./pay";
+import { startPayment } from "../payments/pay";
 
 /**
  * The race the lifecycle exists to win: for 200 orders, the payment notification and the

@@ -6,10 +6,11 @@ import { createTestEnvironment, placeOrders, waitFor, type TestEnvironment } fro
 import { freePort } from "../lib/net";
 import { createSale, createShoppers } from "../testing/seed";
 import { warmUpSale } from "../seckill/warmup";
-import { saleKeys, queuePrefix } from "../seckill/keys";
+import { saleKeys } from "../seckill/keys";
+import { queuePrefix } from "../queues/queues";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
-import { paymentNotifyJobId, QUEUE } from "../jobs/queues";
-import { newOutTradeNo, startPayment } from "../orders/pay";
+import { paymentNotifyJobId, QUEUE } from "../queues/queues";
+import { newOutTradeNo, startPayment } from "./pay";
 import { cancelOwnOrder } from "../orders/cancel";
 import { processPaymentNotify } from "../jobs/payment-notify";
 import { handlePaymentNotifyRequest, receivePaymentNotification } from "./notify";

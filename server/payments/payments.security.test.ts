@@ -17,9 +17,9 @@ import {
 import { createShoppers, type SeededShopper } from "../testing/seed";
 import { warmUpSale } from "../seckill/warmup";
 import { DEV_SANDBOX_PAY_APP_ID, DEV_SANDBOX_PAY_KEY, DEV_SESSION_SECRET } from "../platform/env";
-import { paymentNotifyJobId } from "../jobs/queues";
+import { paymentNotifyJobId } from "../queues/queues";
 import { freePort } from "../lib/net";
-import { newOutTradeNo } from "../orders/pay";
+import { newOutTradeNo } from "./pay";
 import { sandboxNotifyFields } from "./sandbox-gateway";
 import { signed } from "./signature";
 

@@ -6,10 +6,11 @@ import { openAttempt, ScriptedProvider, withProviders } from "../testing/scripte
 import { createShoppers } from "../testing/seed";
 import type { Services } from "../platform/services";
 import { warmUpSale } from "../seckill/warmup";
-import { queuePrefix, saleKeys } from "../seckill/keys";
+import { saleKeys } from "../seckill/keys";
+import { queuePrefix } from "../queues/queues";
 import { connectRedis } from "../clients/redis";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
-import { QUEUE, refundPaymentJobId } from "../jobs/queues";
+import { QUEUE, refundPaymentJobId } from "../queues/queues";
 import { settlePaidTrade } from "../orders/settle-payment";
 import { cancelOrder } from "../orders/cancel";
 import { shipOrder } from "../orders/ship";

@@ -1,8 +1,8 @@
 import type { CoreServices } from "../platform/services";
 import type { Db } from "../clients/db";
 import { READ_COMMITTED_TRANSACTION } from "../clients/db";
-import type { Queues } from "../jobs/queues";
-import { REFUND_PAYMENT_JOB_OPTIONS, refundPaymentJobId } from "../jobs/queues";
+import type { Queues } from "../queues/queues";
+import { REFUND_PAYMENT_JOB_OPTIONS, refundPaymentJobId } from "../queues/queues";
 import type { OrderStatus } from "../generated/prisma/enums";
 import { applyOrderEvent } from "../orders/transition";
 import { statusWords } from "../orders/statuses";

@@ -3,7 +3,7 @@ import type { Env } from "../platform/env";
 import type { Localized } from "../platform/i18n";
 import type { CoreServices } from "../platform/services";
 import { AppError } from "../platform/errors";
-import { paymentNotifyJobId, type PaymentNotifyJob } from "../jobs/queues";
+import { paymentNotifyJobId, type PaymentNotifyJob } from "../queues/queues";
 import { amountToCents, centsToAmount } from "./money";
 import { PAYMENTS_NOT_SET_UP, sandboxEnabled, sandboxTrades } from "./providers";
 import { OUT_TRADE_NO, TRADE_SUCCESS } from "./sandbox";

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { z } from "zod";
-import { DEFAULT_DOTLESS_DOMAINS, parseDotlessDomains } from "../gateway/email-identity";
+import { DEFAULT_DOTLESS_DOMAINS, parseDotlessDomains } from "../lib/email-identity";
 import { normalisePem } from "../lib/rsa-key";
 
 /**

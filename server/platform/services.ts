@@ -1,7 +1,7 @@
 import type { Env } from "./env";
 import type { Db, SqlPool } from "../clients/db";
 import type { AppRedis } from "./redis-scripts";
-import type { Queues, QueuedReservation } from "../jobs/queues";
+import type { Queues, QueuedReservation } from "../queues/queues";
 import type { SoldOutFlags } from "../seckill/sold-out";
 import type { Metrics } from "./metrics";
 import type { RateLimiter } from "../gateway/rate-limit";

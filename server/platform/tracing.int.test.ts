@@ -11,9 +11,9 @@ import { warmUpSale } from "../seckill/warmup";
 import { createCaller } from "../trpc/root";
 import { createContext } from "../trpc/init";
 import { createOrderProcessor } from "../jobs/create-order";
-import { QUEUE } from "../jobs/queues";
+import { QUEUE } from "../queues/queues";
 import { connectRedis } from "../clients/redis";
-import { queuePrefix } from "../seckill/keys";
+import { queuePrefix } from "../queues/queues";
 
 /**
  * One purchase's trace, in this process with the test's in-memory exporter: the procedures through

@@ -4,7 +4,7 @@ import { gateFor } from "../gateway/ip-gate";
 import { clientAddress } from "../gateway/client-ip";
 import { browserRequestRefusal } from "../gateway/browser-guard";
 import { browserRefusalBody, logServerFaults } from "../trpc/answers";
-import { refusalBody } from "../trpc/refusal-body";
+import { refusalBody } from "../platform/refusal-body";
 import { UNEXPECTED_ERROR_MESSAGE } from "../trpc/init";
 import { SECKILL_ENDPOINT, SECKILL_PROCEDURES } from "../platform/endpoints";
 import { langOf, type Localized } from "../platform/i18n";

@@ -1,5 +1,5 @@
 import type { Services } from "../platform/services";
-import { enqueueCreateOrder, type QueuedReservation } from "../jobs/queues";
+import { enqueueCreateOrder, type QueuedReservation } from "../queues/queues";
 import { GroupCommitter } from "../lib/group-commit";
 import { createLogger } from "../platform/logger";
 import { bucketKeys } from "./keys";

@@ -136,11 +136,6 @@ export function soldOutChannel(namespace: string): string {
   return `${namespace}:seckill:sold-out`;
 }
 
-/** BullMQ prefix; hash-tagged so a queue's keys stay in one Cluster slot. */
-export function queuePrefix(namespace: string): string {
-  return `${namespace}:{bull}`;
-}
-
 /**
  * Held by the one start-up preparation warming a cold sale (server/cli/demo.ts), so that processes
  * starting at once wait for its warm-up instead of each running their own.

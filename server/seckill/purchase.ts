@@ -6,7 +6,7 @@ import type { Localized } from "../platform/i18n";
 import { tooManyRequests } from "../gateway/rate-limit";
 import { gateRefusalError, PASSED_GATE, type PendingGate } from "../gateway/ip-gate";
 import { newReservationId, parseReservationId, reservationInBucket, stockBucketOf } from "./reservation";
-import { requestRewarm } from "../jobs/queues";
+import { requestRewarm } from "../queues/queues";
 import { bucketKeys, type SaleKeys } from "./keys";
 import { falloverOrder, homeBucket } from "./buckets";
 import { homeKeys, saleBucketCount } from "./sale-buckets";

@@ -14,9 +14,9 @@ import { createSale, type NewSale } from "./seed";
 import { deleteRedisNamespace, dropDatabase } from "./resources";
 import { createMigratedDatabase } from "./template-database";
 import { freePort } from "../lib/net";
-import { QUEUE } from "../jobs/queues";
+import { QUEUE } from "../queues/queues";
 import { connectRedis, queueRedis } from "../clients/redis";
-import { queuePrefix } from "../seckill/keys";
+import { queuePrefix } from "../queues/queues";
 import { createOrderProcessor } from "../jobs/create-order";
 
 /**

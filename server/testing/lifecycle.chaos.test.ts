@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestEnvironment, startWeb, startWorker, waitFor, type ChildHandle, type TestEnvironment } from "./harness";
 import { CHAOS_SETTINGS, crowdBuys, newChaosSale, report, settleAndCheck } from "./chaos";
-import { startPayment } from "../orders/pay";
+import { startPayment } from "../payments/pay";
 import { confirmSandboxCheckout } from "../payments/sandbox-gateway";
 import { freePort } from "../lib/net";
 

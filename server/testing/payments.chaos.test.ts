@@ -16,7 +16,7 @@ import { createShoppers } from "./seed";
 import type { PaymentProviderName } from "../platform/env";
 import { warmUpSale } from "../seckill/warmup";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
-import { startPayment } from "../orders/pay";
+import { startPayment } from "../payments/pay";
 
 /**
  * Chaos: payments against the pay-deadline timers, on real processes. Two worker processes

@@ -1,6 +1,6 @@
 import type { Services } from "../platform/services";
 import { hashPassword } from "../gateway/accounts";
-import { canonicalEmail } from "../gateway/email-identity";
+import { canonicalEmail } from "../lib/email-identity";
 import mariadb from "mariadb";
 import { parseDatabaseUrl } from "../clients/db";
 import { signSession, type Role } from "../gateway/session";

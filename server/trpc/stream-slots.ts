@@ -2,7 +2,7 @@ import type { Services } from "../platform/services";
 import { credentialFrom, verifySession } from "../gateway/session";
 import { addressFromFrontDoor, rateLimitKey } from "../gateway/client-ip";
 import { STREAM_RETRY_AFTER_SECONDS, TOO_MANY_STREAMS, type StreamOwner } from "../gateway/stream-caps";
-import { refusalBody } from "./refusal-body";
+import { refusalBody } from "../platform/refusal-body";
 import { langOf } from "../platform/i18n";
 
 /**
