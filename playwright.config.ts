@@ -9,7 +9,7 @@ import {
   e2eFakePort,
   e2eMailPort,
 } from "./e2e/e2e-env";
-import { freePort } from "./server/net";
+import { freePort } from "./server/lib/net";
 
 /**
  * End-to-end smoke test against the real system: `npm start` (migrate, build if needed, `next

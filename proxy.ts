@@ -1,7 +1,7 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { getServices } from "@/server/composition";
 import { gateFor, gateRefusalBody, gateRefusalHeaders } from "@/server/gateway/ip-gate";
-import { langOf } from "@/server/i18n";
+import { langOf } from "@/server/platform/i18n";
 import { addressFromFrontDoor } from "@/server/gateway/client-ip";
 import { DEVICE_COOKIE, deviceIdOf, newDeviceCookie } from "@/server/gateway/device-cookie";
 

@@ -1,6 +1,6 @@
 import { getServices } from "@/server/composition";
 import { listSales, type SaleView } from "@/server/seckill/catalog";
-import { createLogger } from "@/server/logger";
+import { createLogger } from "@/server/platform/logger";
 import { Storefront } from "./_components/storefront";
 
 export const dynamic = "force-dynamic";

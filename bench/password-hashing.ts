@@ -10,7 +10,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import bcrypt from "bcryptjs";
 import { PasswordHasher } from "../server/gateway/password-hasher";
-import { env } from "../server/env";
+import { env } from "../server/platform/env";
 
 const { values } = parseArgs({ options: { signups: { type: "string", default: "60" }, concurrency: { type: "string" } } });
 const signups = Number(values.signups);

@@ -2,11 +2,11 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { ENV_SECTIONS, readEnv } from "../server/env";
+import { ENV_SECTIONS, readEnv } from "../server/platform/env";
 import { METRICS_ENDPOINTS, servesMetricsAt, type ProcessKind } from "./metrics-endpoints";
 
 // No Docker engine on the development machines: the image, the compose files and the balancer
-// config are checked by reading them, against package.json and server/env.ts.
+// config are checked by reading them, against package.json and server/platform/env.ts.
 const root = path.resolve(import.meta.dirname, "..");
 const read = (file: string) => readFileSync(path.join(root, file), "utf8");
 
@@ -14,7 +14,7 @@ const read = (file: string) => readFileSync(path.join(root, file), "utf8");
 const NODE_BASE_IMAGE = "node:24-bookworm-slim";
 const APP_IMAGE = "flashsale-app";
 const APP_SERVICES = ["migrate", "web", "seckill", "worker"];
-/** What a production process needs set (server/env.ts requiredInProduction has no usable default for them). */
+/** What a production process needs set (server/platform/env.ts requiredInProduction has no usable default for them). */
 const MUST_SET = ["NODE_ENV", "DATABASE_URL", "SESSION_SECRET", "PUBLIC_BASE_URL"];
 /** The image's tools' own switches (Next.js telemetry, Prisma's update check), not app configuration. */
 const TOOL_SWITCHES = ["NEXT_TELEMETRY_DISABLED", "CHECKPOINT_DISABLE"];
@@ -161,7 +161,7 @@ describe("Dockerfile", () => {
     expect(scriptRunBy(execForm(start!.args)), "CMD: npm run web's node command line").toBe("web");
   });
 
-  it("sets only variables server/env.ts knows (or its tools' own switches), NODE_ENV=production", () => {
+  it("sets only variables server/platform/env.ts knows (or its tools' own switches), NODE_ENV=production", () => {
     const envs = instructions.filter((i) => i.keyword === "ENV");
     for (const name of envs.flatMap((i) => envNames(i.args))) {
       expect(KNOWN_VARIABLES.has(name) || TOOL_SWITCHES.includes(name), `ENV ${name}`).toBe(true);
@@ -211,7 +211,7 @@ describe("docker-compose.yml", () => {
     for (const name of ["web", "seckill"]) expect(seconds(services[name]!.stop_grace_period ?? "10s"), name).toBeGreaterThanOrEqual(15);
   });
 
-  it("sets only variables server/env.ts knows", () => {
+  it("sets only variables server/platform/env.ts knows", () => {
     for (const [name, service] of app) {
       for (const variable of Object.keys(service.environment ?? {}))
         expect(KNOWN_VARIABLES.has(variable), `${name}: ${variable}`).toBe(true);

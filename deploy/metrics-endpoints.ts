@@ -8,7 +8,7 @@ const root = path.resolve(import.meta.dirname, "..");
 
 export type ProcessKind = "web" | "seckill" | "worker";
 
-/** Each kind's metrics path and the variable (server/env.ts) naming the port it is served on. */
+/** Each kind's metrics path and the variable (server/platform/env.ts) naming the port it is served on. */
 export const METRICS_ENDPOINTS: Record<ProcessKind, { path: string; portVariable: "PORT" | "SECKILL_PORT" | "WORKER_METRICS_PORT" }> = {
   web: { path: "/api/metrics", portVariable: "PORT" },
   seckill: { path: "/api/metrics", portVariable: "SECKILL_PORT" },

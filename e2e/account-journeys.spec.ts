@@ -1,6 +1,6 @@
 import type { Browser, Page } from "@playwright/test";
 import { money } from "../app/_components/money";
-import { readEnv } from "../server/env";
+import { readEnv } from "../server/platform/env";
 import { createServices } from "../server/composition";
 import { expect, test } from "./fixtures";
 import { E2E_ADMIN, e2eAppEnv, e2eBaseUrl } from "./e2e-env";

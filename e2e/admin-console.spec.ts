@@ -1,8 +1,8 @@
 import type { Page, TestInfo } from "@playwright/test";
-import { readEnv } from "../server/env";
+import { readEnv } from "../server/platform/env";
 import { createServices } from "../server/composition";
-import type { Services } from "../server/services";
-import { createShoppers } from "../server/seed";
+import type { Services } from "../server/platform/services";
+import { createShoppers } from "../server/testing/seed";
 import { buyAsShopper } from "../server/testing/harness";
 import { applyOrderEvent } from "../server/orders/transition";
 import { bucketKeys } from "../server/seckill/keys";

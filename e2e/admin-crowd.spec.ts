@@ -1,8 +1,8 @@
 import { expect, test } from "@playwright/test";
-import { readEnv } from "../server/env";
+import { readEnv } from "../server/platform/env";
 import { createServices } from "../server/composition";
-import type { Services } from "../server/services";
-import { createShoppers } from "../server/seed";
+import type { Services } from "../server/platform/services";
+import { createShoppers } from "../server/testing/seed";
 import { buyAsShopper } from "../server/testing/harness";
 import { e2eAppEnv, e2eBaseUrl } from "./e2e-env";
 import { closeSales, openSale } from "./sales";

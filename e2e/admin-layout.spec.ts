@@ -1,10 +1,10 @@
 import type { Browser, Page, TestInfo } from "@playwright/test";
 import { expect, test } from "@playwright/test";
 import AxeBuilder from "@axe-core/playwright";
-import { readEnv } from "../server/env";
+import { readEnv } from "../server/platform/env";
 import { createServices } from "../server/composition";
-import type { Services } from "../server/services";
-import { createShoppers } from "../server/seed";
+import type { Services } from "../server/platform/services";
+import { createShoppers } from "../server/testing/seed";
 import { buyAsShopper } from "../server/testing/harness";
 import { applyOrderEvent } from "../server/orders/transition";
 import { e2eAppEnv, e2eBaseUrl } from "./e2e-env";

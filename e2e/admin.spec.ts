@@ -1,8 +1,8 @@
 import { expect, test } from "@playwright/test";
-import { readEnv } from "../server/env";
+import { readEnv } from "../server/platform/env";
 import { createServices } from "../server/composition";
-import type { Services } from "../server/services";
-import { createShoppers, type SeededShopper } from "../server/seed";
+import type { Services } from "../server/platform/services";
+import { createShoppers, type SeededShopper } from "../server/testing/seed";
 import { FORGED_PURCHASE_TOKEN } from "../server/testing/tokens";
 import { e2eAppEnv, e2eBaseUrl } from "./e2e-env";
 import { openSale } from "./sales";

@@ -1,8 +1,8 @@
 import { test as base, type BrowserContext, type Page } from "@playwright/test";
-import { readEnv } from "../server/env";
+import { readEnv } from "../server/platform/env";
 import { createServices } from "../server/composition";
-import type { Services } from "../server/services";
-import { createShoppers, type SeededShopper } from "../server/seed";
+import type { Services } from "../server/platform/services";
+import { createShoppers, type SeededShopper } from "../server/testing/seed";
 import { buyAsShopper } from "../server/testing/harness";
 import { SESSION_COOKIE } from "../server/gateway/session";
 import { expect, test } from "./fixtures";

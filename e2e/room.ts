@@ -1,9 +1,9 @@
 import type { BrowserContext } from "@playwright/test";
-import type { Services } from "../server/services";
-import { createShoppers, type SeededShopper } from "../server/seed";
+import type { Services } from "../server/platform/services";
+import { createShoppers, type SeededShopper } from "../server/testing/seed";
 import { SESSION_COOKIE } from "../server/gateway/session";
-import { LANG_COOKIE, type Lang } from "../server/i18n";
-import { SECKILL_ENDPOINT } from "../server/endpoints";
+import { LANG_COOKIE, type Lang } from "../server/platform/i18n";
+import { SECKILL_ENDPOINT } from "../server/platform/endpoints";
 import { expect } from "./fixtures";
 import { e2eBaseUrl } from "./e2e-env";
 

@@ -3,7 +3,7 @@ import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { E2E_ADMIN, e2eBaseUrl } from "./e2e-env";
 import type { Lang } from "../app/_i18n/messages";
-import { LANG_COOKIE } from "../server/i18n";
+import { LANG_COOKIE } from "../server/platform/i18n";
 
 /** What the specs do in the shop, the way a shopper does it. */
 

@@ -1,11 +1,11 @@
 import type { Browser, Page, TestInfo } from "@playwright/test";
 import { MESSAGES, type Lang } from "../app/_i18n/messages";
 import { openingParts } from "../app/_components/clock-offset";
-import { readEnv } from "../server/env";
-import { LANG_COOKIE } from "../server/i18n";
+import { readEnv } from "../server/platform/env";
+import { LANG_COOKIE } from "../server/platform/i18n";
 import { createServices } from "../server/composition";
-import { createSale } from "../server/seed";
-import { SECKILL_ENDPOINT } from "../server/endpoints";
+import { createSale } from "../server/testing/seed";
+import { SECKILL_ENDPOINT } from "../server/platform/endpoints";
 import { e2eAppEnv, e2eBaseUrl } from "./e2e-env";
 import { expect, test } from "./fixtures";
 import { openSale } from "./sales";

@@ -1,6 +1,6 @@
 import type { Browser, Page } from "@playwright/test";
 import { money } from "../app/_components/money";
-import { SECKILL_ENDPOINT, TRPC_ENDPOINT } from "../server/endpoints";
+import { SECKILL_ENDPOINT, TRPC_ENDPOINT } from "../server/platform/endpoints";
 import { expect, test } from "./fixtures";
 import { openSale } from "./sales";
 import { PASSWORD, newEmail, payWith, salePanel, signUpNewShopper, snap } from "./shop";

@@ -1,8 +1,8 @@
 import type { BrowserContext, Page } from "@playwright/test";
-import type { Lang } from "../server/i18n";
-import { readEnv } from "../server/env";
+import type { Lang } from "../server/platform/i18n";
+import { readEnv } from "../server/platform/env";
 import { createServices } from "../server/composition";
-import type { Services } from "../server/services";
+import type { Services } from "../server/platform/services";
 import { updateSale } from "../server/admin/sales";
 import { expect, test } from "./fixtures";
 import { e2eAppEnv } from "./e2e-env";

@@ -1,9 +1,9 @@
 import type { Page } from "@playwright/test";
-import { readEnv } from "../server/env";
+import { readEnv } from "../server/platform/env";
 import { createServices } from "../server/composition";
-import type { Services } from "../server/services";
-import type { SeededShopper } from "../server/seed";
-import { SECKILL_ENDPOINT } from "../server/endpoints";
+import type { Services } from "../server/platform/services";
+import type { SeededShopper } from "../server/testing/seed";
+import { SECKILL_ENDPOINT } from "../server/platform/endpoints";
 import { expect, test } from "./fixtures";
 import { e2eAppEnv } from "./e2e-env";
 import { roomShoppers, seatThroughApi, signIn } from "./room";

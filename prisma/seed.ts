@@ -1,9 +1,9 @@
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { env } from "../server/env";
+import { env } from "../server/platform/env";
 import { createServices } from "../server/composition";
-import { createSale, createShoppers } from "../server/seed";
-import { warmUpSale } from "../server/recovery/warmup";
+import { createSale, createShoppers } from "../server/testing/seed";
+import { warmUpSale } from "../server/seckill/warmup";
 import { MAX_STOCK_BUCKETS } from "../server/seckill/buckets";
 import { prepareDatabase, prepareEnvironment } from "../server/cli/prepare";
 

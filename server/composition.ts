@@ -1,22 +1,22 @@
 /**
  * The composition root: where each process builds its services from one Env: web and the seckill
  * service createServices (the web's once, getServices), the worker createWorkerServices. Domain
- * code only receives them (server/services.ts).
+ * code only receives them (server/platform/services.ts).
  */
-import type { Env } from "./env";
-import type { Services, CoreServices } from "./services";
-import { env as processEnv } from "./env";
+import type { Env } from "./platform/env";
+import type { Services, CoreServices } from "./platform/services";
+import { env as processEnv } from "./platform/env";
 import { createDb, createSqlPool } from "./clients/db";
 import { clusterReady, connectRedis, queueRedis, type RedisConnection } from "./clients/redis";
-import { createAppRedis } from "./redis-scripts";
-import { createQueues } from "./jobs/queues";
+import { createAppRedis } from "./platform/redis-scripts";
+import { createQueues } from "./queues/queues";
 import { followSoldOutBroadcasts, SoldOutFlags } from "./seckill/sold-out";
 import { soldOutInRedis } from "./seckill/sale-buckets";
-import { createMetrics, registerReconcileGauges } from "./metrics";
+import { createMetrics, registerReconcileGauges } from "./platform/metrics";
 import { readLastReconcileRound, readPublishedReconciliations } from "./recovery/reconcile";
 import { RateLimiter } from "./gateway/rate-limit";
 import { createUpstashRedis } from "./gateway/upstash-redis";
-import { createLogger } from "./logger";
+import { createLogger } from "./platform/logger";
 import { paymentProvidersFor } from "./payments/providers";
 import { PurchaseStats } from "./seckill/sale-stats";
 import { createOrderEnqueuer } from "./seckill/enqueue";

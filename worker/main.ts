@@ -1,11 +1,10 @@
 import { Worker, type Processor } from "bullmq";
-import { env } from "../server/env";
-import { createLogger } from "../server/logger";
+import { env } from "../server/platform/env";
+import { createLogger } from "../server/platform/logger";
 import { createWorkerServices } from "../server/composition";
 import { connectRedis, describeRedis, queueRedis } from "../server/clients/redis";
-import { PRUNE_NOTIFICATIONS_SCHEDULER_ID, QUEUE, RECONCILE_SCHEDULER_ID, SWEEP_SCHEDULER_ID } from "../server/jobs/queues";
-import { queuePrefix } from "../server/seckill/keys";
-import { workerHooks } from "../server/worker-hooks";
+import { PRUNE_NOTIFICATIONS_SCHEDULER_ID, QUEUE, queuePrefix, RECONCILE_SCHEDULER_ID, SWEEP_SCHEDULER_ID } from "../server/queues/queues";
+import { workerHooks } from "../server/jobs/worker-hooks";
 import { createOrderProcessor } from "../server/jobs/create-order";
 import { processCancelOrder } from "../server/jobs/cancel-order";
 import { processSweepOrders } from "../server/jobs/sweep-orders";
@@ -13,7 +12,7 @@ import { processPaymentNotify, processPruneNotifications } from "../server/jobs/
 import { processReconcile } from "../server/jobs/reconcile";
 import { processRefundPayment } from "../server/jobs/refund-payment";
 import { createWorkerMetrics, serveWorkerMetrics } from "../server/jobs/worker-metrics";
-import { bullmqTelemetry, startTracing, stopTracing } from "../server/tracing";
+import { bullmqTelemetry, startTracing, stopTracing } from "../server/platform/tracing";
 
 /** Jobs of the order lifecycle (timers, notifications) one worker handles at once. */
 const LIFECYCLE_CONCURRENCY = 20;
@@ -31,7 +30,7 @@ async function main() {
   // Before the queues and workers: they take BullMQ's telemetry only while tracing is on.
   await startTracing(config, "worker");
   const services = await createWorkerServices(config);
-  // Set only by a test's fault preload (server/worker-hooks.ts); read once, so jobs pay nothing.
+  // Set only by a test's fault preload (server/jobs/worker-hooks.ts); read once, so jobs pay nothing.
   const { afterOrderCommit, beforeCancelOrder } = workerHooks;
 
   const metrics = createWorkerMetrics(services);

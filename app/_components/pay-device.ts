@@ -12,7 +12,7 @@ export interface DeviceSignals {
 /** Phones' screens are at most this wide held upright; tablets and laptops are wider. */
 export const PHONE_MAX_SHORT_SIDE = 600;
 
-/** The server's rule (deviceFromUserAgent in server/orders/pay.ts), plus iPod. */
+/** The server's rule (deviceFromUserAgent in server/payments/pay.ts), plus iPod. */
 const MOBILE_USER_AGENT = /Mobile|Android|iPhone|iPod/i;
 
 /**

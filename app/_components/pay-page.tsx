@@ -2,7 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useState } from "react";
-import type { PaymentProviderName } from "@/server/env";
+import type { PaymentProviderName } from "@/server/platform/env";
 import { useMessages } from "../_i18n/client";
 import { countdownText } from "./clock-offset";
 import { errorText, payErrorText } from "./errors";

@@ -5,7 +5,7 @@ import { useState, type ReactNode } from "react";
 import superjson from "superjson";
 import { EventSource } from "eventsource";
 import type { AppRouter } from "@/server/trpc/root";
-import { isUnbatchable, SECKILL_ENDPOINT, SECKILL_PROCEDURES, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS } from "@/server/endpoints";
+import { isUnbatchable, SECKILL_ENDPOINT, SECKILL_PROCEDURES, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS } from "@/server/platform/endpoints";
 import type { Lang } from "../_i18n/messages";
 import { LangProvider } from "../_i18n/client";
 import { TRPCProvider } from "./trpc";

@@ -3,7 +3,7 @@ import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import { useState, type ReactNode } from "react";
-import type { SaleStanding } from "@/server/gateway/sale-standing";
+import type { SaleStanding } from "@/server/seckill/sale-standing";
 import type { PurchaseResult } from "@/server/seckill/purchase";
 import type { Messages } from "../_i18n/messages";
 import { soldOutOutlook } from "./checkout";

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
-import type { SaleStanding } from "@/server/gateway/sale-standing";
+import type { SaleStanding } from "@/server/seckill/sale-standing";
 import type { JoinRefusal, RoomAnswer, Waiting } from "@/server/room/join";
 import type { RoomChallenge } from "@/server/room/challenge";
 import type { SalePhase } from "@/server/seckill/phase";

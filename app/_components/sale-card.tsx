@@ -6,7 +6,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import type { SaleView } from "@/server/seckill/catalog";
 import { phaseAt, type SalePhase } from "@/server/seckill/phase";
-import type { SaleStanding } from "@/server/gateway/sale-standing";
+import type { SaleStanding } from "@/server/seckill/sale-standing";
 import { useMessages } from "../_i18n/client";
 import type { Messages } from "../_i18n/messages";
 import { isMomentary, MAX_AUTO_RETRIES, retryDelayMs } from "./buy-retry";

@@ -1,4 +1,4 @@
-import type { Lang } from "@/server/i18n";
+import type { Lang } from "@/server/platform/i18n";
 
 /** The account journeys' own words: the header, My orders' cancel step, the cashier, the 404 page, email verification. */
 const en = {

@@ -1,5 +1,5 @@
 import { ORDER_STATUS_ZH } from "@/server/orders/statuses";
-import type { Lang } from "@/server/i18n";
+import type { Lang } from "@/server/platform/i18n";
 
 /**
  * Every sentence of the admin console (app/admin/**, except the sale dashboard and its charts,

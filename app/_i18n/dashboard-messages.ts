@@ -1,4 +1,4 @@
-import type { Lang } from "@/server/i18n";
+import type { Lang } from "@/server/platform/i18n";
 import type { LedgerState } from "@/server/recovery/invariants";
 
 interface LedgerLine {

@@ -1,9 +1,9 @@
-import type { Lang } from "@/server/i18n";
+import type { Lang } from "@/server/platform/i18n";
 import type { Refusal, TicketRefusal } from "@/server/seckill/outcome";
-import type { StandingHint } from "@/server/gateway/sale-standing";
+import type { StandingHint } from "@/server/seckill/sale-standing";
 import type { OrderStatus } from "@/server/generated/prisma/enums";
 import type { SalePhase } from "@/server/seckill/phase";
-import type { PaymentProviderName } from "@/server/env";
+import type { PaymentProviderName } from "@/server/platform/env";
 
 /** The refusals of order.pay a shopper can meet, each with its sentence below (payFailed); app/_components/errors.ts picks it. */
 export const PAY_ERROR_CODES = ["BAD_REQUEST", "NOT_FOUND", "CONFLICT", "PRECONDITION_FAILED", "SERVICE_UNAVAILABLE"] as const;
@@ -209,7 +209,7 @@ const en = {
 };
 
 export type Messages = typeof en;
-export type { Lang } from "@/server/i18n";
+export type { Lang } from "@/server/platform/i18n";
 
 const zh: Messages = {
   switchLanguage: "English",
@@ -387,4 +387,4 @@ const zh: Messages = {
 
 export const MESSAGES: Record<Lang, Messages> = { en, zh };
 
-export { LANG_COOKIE } from "@/server/i18n";
+export { LANG_COOKIE } from "@/server/platform/i18n";

@@ -1,5 +1,5 @@
 import { cookies, headers } from "next/headers";
-import { langFromAcceptLanguage, langFromCookieValue, LANG_COOKIE, type Lang } from "@/server/i18n";
+import { langFromAcceptLanguage, langFromCookieValue, LANG_COOKIE, type Lang } from "@/server/platform/i18n";
 import { MESSAGES, type Messages } from "./messages";
 
 /** The visitor's language, for server components: the switch's cookie, else the browser's Accept-Language. */

@@ -1,4 +1,4 @@
-import { env } from "@/server/env";
+import { env } from "@/server/platform/env";
 import { SalesConsole } from "./_components/sales-console";
 
 // Read at request time: the shop's default comes from the running process's env, not the build's.

@@ -8,7 +8,7 @@ import mariadb from "mariadb";
 import { parseDatabaseUrl } from "../../server/clients/db";
 import { round } from "../lib/stats";
 import { orderInsertSql, orderRowParameters, readSaleOrderTemplate, type OrderRow } from "../../server/orders/order-rows";
-import { readEnv } from "../../server/env";
+import { readEnv } from "../../server/platform/env";
 
 export interface BareBatchedInsertOptions {
   databaseUrl: string;

@@ -9,13 +9,13 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import mariadb from "mariadb";
 import type { RedisConnection } from "../../server/clients/redis";
-import { createAppRedis } from "../../server/redis-scripts";
+import { createAppRedis } from "../../server/platform/redis-scripts";
 import { parseDatabaseUrl } from "../../server/clients/db";
 import { saleKeys } from "../../server/seckill/keys";
 import { reserveUnitKeyList } from "../../server/seckill/purchase";
 import { newReservationId } from "../../server/seckill/reservation";
 import { orderInsertSql, orderRowParameters, readSaleOrderTemplate } from "../../server/orders/order-rows";
-import { readEnv } from "../../server/env";
+import { readEnv } from "../../server/platform/env";
 
 export interface BaselineServer {
   /** Origin, e.g. http://127.0.0.1:40123 (any path is answered the same) */

@@ -1,4 +1,4 @@
-import type { Services } from "../../server/services";
+import type { Services } from "../../server/platform/services";
 import { startBaselineProcess } from "../baselines/process";
 import { issueCeilingTokens, type BaselineServer } from "../baselines/servers";
 import { measureBareBatchedInsert } from "../baselines/drain";

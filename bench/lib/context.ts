@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import os from "node:os";
-import type { Services } from "../../server/services";
+import type { Services } from "../../server/platform/services";
 import { round } from "./stats";
 
 /** What every benchmark report says about where and on what code it ran. */

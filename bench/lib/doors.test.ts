@@ -10,7 +10,7 @@ const use = (rows: [string, number][]): ResourceUse => ({
   otherCores: 0,
 });
 
-const SYSTEM = ["server/cli/start.ts", "server/cli/web.ts", "server/seckill-service/main.ts", "worker/main.ts"];
+const SYSTEM = ["server/cli/start.ts", "server/cli/web.ts", "server/cli/seckill.ts", "worker/main.ts"];
 
 describe("doorSample", () => {
   it("sums the system's processes' CPU per purchase, leaving out Redis, MariaDB and the load generator", () => {
@@ -23,7 +23,7 @@ describe("doorSample", () => {
         resources: use([
           ["server/cli/start.ts", 5.25],
           ["server/cli/web.ts", 0.05],
-          ["server/seckill-service/main.ts", 4.9],
+          ["server/cli/seckill.ts", 4.9],
           ["worker/main.ts", 0.37],
           ["Redis", 3],
           ["MariaDB", 1],

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Services } from "../../server/services";
+import type { Services } from "../../server/platform/services";
 import { NGINX_BINARY, startNginx, type RunningNginx } from "../../server/testing/nginx";
 import { answeredAttempts, NO_ANSWER, worstP99, type CrowdRun } from "./crowd";
 import { brokenAnswers, doorLine, doorSample, measureDoor, type DoorRow, type DoorSample } from "./doors";

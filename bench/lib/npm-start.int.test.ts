@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLiveSale, createTestEnvironment, type TestEnvironment } from "../../server/testing/harness";
-import { createShoppers, type SeededShopper } from "../../server/seed";
+import { createShoppers, type SeededShopper } from "../../server/testing/seed";
 import { answerOf, PURCHASE_PATH, TOKEN_PATH } from "./crowd";
 import { startNpmStart, type NpmStartSystem } from "./npm-start";
 import { processTree } from "./procs";
@@ -47,9 +47,7 @@ describe("startNpmStart", () => {
 
   it("counts start.ts and every process it spawned, and stops them all", async () => {
     const processes = system!.processes();
-    expect(Object.keys(processes)).toEqual(
-      expect.arrayContaining(["server/cli/start.ts", "server/seckill-service/main.ts", "worker/main.ts"]),
-    );
+    expect(Object.keys(processes)).toEqual(expect.arrayContaining(["server/cli/start.ts", "server/cli/seckill.ts", "worker/main.ts"]));
     const pids = Object.values(processes).flat();
     expect(pids.length).toBeGreaterThanOrEqual(4);
     await system!.stop();

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
 import { buildIfNeeded } from "../../server/cli/build";
 import { waitFor } from "../../server/testing/harness";
-import { freePort } from "../../server/net";
+import { freePort } from "../../server/lib/net";
 import { processTree } from "./procs";
 
 /**

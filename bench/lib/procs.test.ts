@@ -61,8 +61,8 @@ describe("processTree", () => {
 describe("scriptOf", () => {
   it("names a node process by its entry, not by a preload", () => {
     expect(scriptOf(["node", "--import", "tsx", "server/cli/start.ts"], "node")).toBe("server/cli/start.ts");
-    expect(scriptOf(["node", "--max-semi-space-size=64", "--import", "tsx", "server/seckill-service/main.ts"], "node")).toBe(
-      "server/seckill-service/main.ts",
+    expect(scriptOf(["node", "--max-semi-space-size=64", "--import", "tsx", "server/cli/seckill.ts"], "node")).toBe(
+      "server/cli/seckill.ts",
     );
     expect(scriptOf(["node", "--import", "./preload.ts", "worker/main.ts"], "node")).toBe("worker/main.ts");
   });

@@ -1,7 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Pool } from "undici";
-import type { Services } from "../../server/services";
+import type { Services } from "../../server/platform/services";
 import { PURCHASE_PATH, shopperHeaders } from "./crowd";
 import { send } from "./open-loop";
 import { JOIN_PATH, parseRoomAnswer, runRoomCrowd, type RoomCrowdRun, type RoomTicket } from "./room-crowd";

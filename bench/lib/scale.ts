@@ -1,4 +1,4 @@
-import { readEnv } from "../../server/env";
+import { readEnv } from "../../server/platform/env";
 import { createServices } from "../../server/composition";
 import { startSeckillService, startWorker, type ChildHandle } from "../../server/testing/harness";
 import { startRedisCluster } from "../../server/testing/redis-cluster";

@@ -1,4 +1,4 @@
-import type { Services } from "../../server/services";
+import type { Services } from "../../server/platform/services";
 import { answeredAttempts, buildPlan, worstP99, type CrowdRun, type Plan } from "./crowd";
 import { openSale, waitForDrain } from "./sale";
 import { round } from "./stats";

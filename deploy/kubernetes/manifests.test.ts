@@ -13,8 +13,8 @@ import { ConfigMap } from "kubernetes-models/v1/ConfigMap";
 import { Namespace } from "kubernetes-models/v1/Namespace";
 import { Secret } from "kubernetes-models/v1/Secret";
 import { Service } from "kubernetes-models/v1/Service";
-import { ENV_SECTIONS, readEnv } from "../../server/env";
-import { SECKILL_ENDPOINT, TRPC_ENDPOINT } from "../../server/endpoints";
+import { ENV_SECTIONS, readEnv } from "../../server/platform/env";
+import { SECKILL_ENDPOINT, TRPC_ENDPOINT } from "../../server/platform/endpoints";
 import { readFrontDoorSettings } from "../../server/testing/nginx";
 import { METRICS_ENDPOINTS, servesMetricsAt, type ProcessKind } from "../metrics-endpoints";
 
@@ -351,7 +351,7 @@ describe("Kubernetes manifests (deploy/kubernetes)", () => {
     }
   });
 
-  it("sets only variables server/env.ts knows, the production-required ones on every container, and no rate limits", () => {
+  it("sets only variables server/platform/env.ts knows, the production-required ones on every container, and no rate limits", () => {
     const known = new Set(Object.values(ENV_SECTIONS).flat());
     for (const required of PRODUCTION_MUST_SET) expect(ENV_SECTIONS.required, required).toContain(required);
     const set = [...configMaps.values(), ...secrets.values()].flatMap((values) => Object.keys(values));

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TRPCError } from "@trpc/server";
 import { z, type ZodError } from "zod";
 import { createTestEnvironment, placeOrders, buyAsShopper, type TestEnvironment } from "../testing/harness";
-import { createShoppers, type SeededShopper } from "../seed";
+import { createShoppers, type SeededShopper } from "../testing/seed";
 import { signSession } from "../gateway/session";
 import { ensureAdmin } from "../gateway/accounts";
 import { createCaller } from "../trpc/root";

@@ -1,6 +1,6 @@
-import type { Services } from "../services";
+import type { Services } from "../platform/services";
 import { Prisma } from "../generated/prisma/client";
-import { AppError } from "../errors";
+import { AppError } from "../platform/errors";
 import {
   CROWD_GROUP_LIMIT,
   CROWD_KINDS,

@@ -9,9 +9,9 @@ import {
   type ChildHandle,
   type TestEnvironment,
 } from "../testing/harness";
-import { createShoppers } from "../seed";
+import { createShoppers } from "../testing/seed";
 import { cancelOrder } from "../orders/cancel";
-import { warmUpSale } from "../recovery/warmup";
+import { warmUpSale } from "../seckill/warmup";
 import { bucketKeys } from "../seckill/keys";
 import { readCheckedLedger, readSaleLedger, type LedgerVerdict } from "../recovery/invariants";
 import { readSaleDashboard } from "./dashboard";

@@ -1,6 +1,6 @@
-import type { Services } from "../services";
+import type { Services } from "../platform/services";
 import { readCheckedLedger, type LedgerState, type SaleLedger } from "../recovery/invariants";
-import type { Localized } from "../i18n";
+import type { Localized } from "../platform/i18n";
 import { readSaleStats, readShopRefusals, withShopRefusals, type StatsPoint } from "../seckill/sale-stats";
 import { getAdminSale, type AdminSale } from "./sales";
 import { readRoomGauges, type RoomGauges } from "../room/room-gauges";

@@ -1,7 +1,7 @@
-import "../browser-zod";
+import "../lib/browser-zod";
 import { z } from "zod";
 import { ORDER_STATUSES } from "../orders/statuses";
-import type { Lang, Localized } from "../i18n";
+import type { Lang, Localized } from "../platform/i18n";
 
 /**
  * The orders console's search, pure (no server imports) so the page and the procedure read the

@@ -1,7 +1,7 @@
-import type { Services } from "../services";
+import type { Services } from "../platform/services";
 import type { Prisma } from "../generated/prisma/client";
 import type { OrderStatus, PaymentStatus } from "../generated/prisma/enums";
-import { AppError } from "../errors";
+import { AppError } from "../platform/errors";
 import { shipOrder } from "../orders/ship";
 import { refundPaidOrder, type OrderRefund, type RefundRetryServices } from "../payments/refunds";
 import { DEFAULT_ORDER_PAGE_SIZE, type OrderSearch } from "./order-search";

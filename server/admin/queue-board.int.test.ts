@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { createTestEnvironment, startWeb, waitFor, type ChildHandle, type TestEnvironment } from "../testing/harness";
-import { createShoppers } from "../seed";
+import { createShoppers } from "../testing/seed";
 import { ensureAdmin } from "../gateway/accounts";
 import { signSession } from "../gateway/session";
-import { QUEUE } from "../jobs/queues";
-import { queuePrefix } from "../seckill/keys";
+import { QUEUE } from "../queues/queues";
+import { queuePrefix } from "../queues/queues";
 import { createQueueBoard, QUEUE_BOARD_PATH } from "./queue-board";
 
 /**

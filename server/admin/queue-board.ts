@@ -4,11 +4,11 @@ import { HonoAdapter } from "@bull-board/hono";
 import { serveStatic } from "@hono/node-server/serve-static";
 import { Hono } from "hono";
 import type { QueueAdapterOptions } from "@bull-board/api/typings/app";
-import type { Services } from "../services";
-import { QUEUE } from "../jobs/queues";
-import { langOf, type Lang } from "../i18n";
-import { escapeHtml, plainPageHtml } from "../plain-page";
-import { START_MESSAGES } from "../start-messages";
+import type { Services } from "../platform/services";
+import { QUEUE } from "../queues/queues";
+import { langOf, type Lang } from "../platform/i18n";
+import { escapeHtml, plainPageHtml } from "../platform/plain-page";
+import { START_MESSAGES } from "../platform/start-messages";
 
 export const QUEUE_BOARD_PATH = "/admin/queues";
 

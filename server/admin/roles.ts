@@ -1,6 +1,6 @@
-import type { Services } from "../services";
+import type { Services } from "../platform/services";
 import type { Role } from "../gateway/session";
-import { AppError } from "../errors";
+import { AppError } from "../platform/errors";
 import { revokeSessions } from "../gateway/revocation";
 
 /**

@@ -1,7 +1,7 @@
-import "../browser-zod";
+import "../lib/browser-zod";
 import { z } from "zod";
 import { MAX_STOCK_BUCKETS } from "../seckill/buckets";
-import type { Lang, Localized } from "../i18n";
+import type { Lang, Localized } from "../platform/i18n";
 
 /**
  * What an operator types to create or edit a sale and its product. Pure (no server imports), so

@@ -1,8 +1,8 @@
-import type { Services } from "../services";
+import type { Services } from "../platform/services";
 import { ORDER_STATUSES } from "../orders/statuses";
 import { readCheckedLedger } from "../recovery/invariants";
-import { createLogger } from "../logger";
-import { checkHealth } from "../health";
+import { createLogger } from "../platform/logger";
+import { checkHealth } from "../platform/health";
 
 /** Sales whose numbers a scrape reports: open ones and those ended within this many hours. */
 const RECENTLY_ENDED_HOURS = 24;
@@ -43,7 +43,7 @@ export async function renderMetrics(services: SaleGaugeServices): Promise<string
   return services.metrics.registry.metrics();
 }
 
-/** Each dependency's health answer (server/health.ts) as a 1 or 0, for the alert on a store that stopped answering. */
+/** Each dependency's health answer (server/platform/health.ts) as a 1 or 0, for the alert on a store that stopped answering. */
 async function refreshDependencyGauges(services: SaleGaugeServices): Promise<void> {
   const { checks } = await checkHealth(services, 1000);
   for (const [dependency, check] of Object.entries(checks)) services.metrics.dependencyUp.set({ dependency }, check.ok ? 1 : 0);

@@ -8,7 +8,7 @@ import { createContext } from "../trpc/init";
 import { bucketKeys, roomKeys } from "../seckill/keys";
 import { withStockChangeLock } from "../stock/change-lock";
 import { rewarmIfLost } from "../recovery/reconcile";
-import { createLogger } from "../logger";
+import { createLogger } from "../platform/logger";
 import { updateSale } from "./sales";
 
 /**

@@ -1,10 +1,10 @@
-import type { Services } from "../services";
-import { AppError } from "../errors";
-import { createLogger } from "../logger";
-import { createSaleIn } from "../new-sale";
+import type { Services } from "../platform/services";
+import { AppError } from "../platform/errors";
+import { createLogger } from "../platform/logger";
+import { createSaleIn } from "./new-sale";
 import { phaseAt, type SalePhase } from "../seckill/phase";
 import { bucketKeys } from "../seckill/keys";
-import { warmUpSale, type WarmUpServices } from "../recovery/warmup";
+import { warmUpSale, type WarmUpServices } from "../seckill/warmup";
 import {
   REAL_NAME_ONE_BUCKET,
   saleTerms,

@@ -4,11 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pino from "pino";
 import { createTestEnvironment, buyAsShopper, placeOrders, createLiveSale, waitFor, type TestEnvironment } from "../testing/harness";
 import { drainSale, overOffers } from "../testing/sale-audit";
-import { createSale, createShoppers } from "../seed";
-import { warmUpSale } from "../recovery/warmup";
+import { createSale, createShoppers } from "../testing/seed";
+import { warmUpSale } from "../seckill/warmup";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { reconcileLiveSales, type SaleReconciliation } from "../recovery/reconcile";
-import { AppError } from "../errors";
+import { AppError } from "../platform/errors";
 import { createOrderProcessor } from "../jobs/create-order";
 import { adjustSaleStock } from "./stock";
 

@@ -8,8 +8,8 @@ import {
   type ChildHandle,
   type TestEnvironment,
 } from "../testing/harness";
-import { createShoppers, SEED_PASSWORD } from "../seed";
-import { warmUpSale } from "../recovery/warmup";
+import { createShoppers, SEED_PASSWORD } from "../testing/seed";
+import { warmUpSale } from "../seckill/warmup";
 import { saleKeys } from "../seckill/keys";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { readPublishedReconciliations } from "../recovery/reconcile";

@@ -1,6 +1,6 @@
 import type { PoolConnection } from "mariadb";
-import type { Services } from "../services";
-import { AppError } from "../errors";
+import type { Services } from "../platform/services";
+import { AppError } from "../platform/errors";
 import { adjustStockCount, StockShortageError } from "../stock/ledger";
 import { withStockChangeLock } from "../stock/change-lock";
 import { bucketKeys } from "../seckill/keys";

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { createShoppers } from "../seed";
+import { createShoppers } from "../testing/seed";
 import { saleKeys } from "../seckill/keys";
-import { warmUpSale } from "../recovery/warmup";
+import { warmUpSale } from "../seckill/warmup";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import {
   buyAsShopper,

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { env } from "../env";
+import { env } from "../platform/env";
 import { createServices } from "../composition";
 import { credentialsInput } from "../trpc/schemas";
 import { ensureAdmin } from "../gateway/accounts";

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { env } from "../env";
+import { env } from "../platform/env";
 
 /**
  * The image's health command (Dockerfile HEALTHCHECK, docker-compose.yml): exit 0 when this

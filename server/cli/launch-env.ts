@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import type { Env } from "../env";
+import type { Env } from "../platform/env";
 import { addMissingToEnvFile, type Generators } from "./dotenv";
 
 /**

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../net";
+import { freePort } from "../lib/net";
 import { createTestEnvironment, startPrepared, startWorker, type ChildHandle, type TestEnvironment } from "../testing/harness";
 
 /**

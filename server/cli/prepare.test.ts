@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { adminNotice, childEnvironment, DEMO_GENERATED, generatePassword, resolveLaunch } from "./prepare";
-import { readEnv } from "../env";
+import { readEnv } from "../platform/env";
 
 describe("resolveLaunch", () => {
   it("runs production unless NODE_ENV says otherwise, and is the developer's demo only when unset or development", () => {

@@ -1,11 +1,11 @@
 import { randomInt } from "node:crypto";
-import type { Env } from "../env";
-import type { Services } from "../services";
+import type { Env } from "../platform/env";
+import type { Services } from "../platform/services";
 import { migrate, waitForMigrations } from "../db/migrate";
-import { ensureDemoSale, warmColdSales } from "../demo";
+import { ensureDemoSale, warmColdSales } from "./demo";
 import { createAdminOnce, ensureAdmin } from "../gateway/accounts";
 import type { Launch } from "./launch-env";
-import type { WarmUpServices } from "../recovery/warmup";
+import type { WarmUpServices } from "../seckill/warmup";
 
 // The environment steps live in launch-env.ts (light to load: npm start runs them before the
 // front door listens); re-exported so the preparation reads as one list.

@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { freePort } from "../net";
+import { freePort } from "../lib/net";
 import { isHealthy, untilAllHealthy } from "./readiness";
 
 const servers: http.Server[] = [];

@@ -5,10 +5,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseEnv } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { freePort } from "../net";
+import { freePort } from "../lib/net";
 import { waitFor } from "../testing/harness";
 import { deleteRedisNamespace, dropDatabase } from "../testing/resources";
-import { readEnv } from "../env";
+import { readEnv } from "../platform/env";
 
 /**
  * The README's two commands on a fresh clone with no .env: `npm run seed`, then `npm start`. Run

@@ -2,13 +2,13 @@ import { spawn, type ChildProcess, type StdioOptions } from "node:child_process"
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { env } from "../env";
+import { env } from "../platform/env";
 import { openStartingDoor, type StartingDoor } from "./starting-door";
 import { SECKILL_SERVICE_ARGS } from "../seckill-service/launch";
 import { webServerArgs } from "./web-launch";
 import { childEnvironment, prepareEnvironment, type Launch } from "./launch-env";
-import { freePort } from "../net";
-import { SECKILL_ENDPOINT } from "../endpoints";
+import { freePort } from "../lib/net";
+import { SECKILL_ENDPOINT } from "../platform/endpoints";
 import { untilAllHealthy } from "./readiness";
 
 /** The worker process's entry, run by path (from the project root) so server/ never imports worker/. */

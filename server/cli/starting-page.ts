@@ -1,6 +1,6 @@
-import { START_MESSAGES } from "../start-messages";
-import { langOf } from "../i18n";
-import { plainPageHtml } from "../plain-page";
+import { START_MESSAGES } from "../platform/start-messages";
+import { langOf } from "../platform/i18n";
+import { plainPageHtml } from "../platform/plain-page";
 
 /**
  * What PORT answers while the processes behind it are still starting: 503 with

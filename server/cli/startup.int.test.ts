@@ -1,17 +1,17 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
-import { readEnv } from "../env";
+import { readEnv } from "../platform/env";
 import { createServices } from "../composition";
-import type { Services } from "../services";
+import type { Services } from "../platform/services";
 import { listMigrations } from "../db/migrate";
-import { createShoppers, type SeededShopper } from "../seed";
+import { createShoppers, type SeededShopper } from "../testing/seed";
 import { saleKeys } from "../seckill/keys";
-import { warmUpSale } from "../recovery/warmup";
+import { warmUpSale } from "../seckill/warmup";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { createLiveSale, startPrepared, waitFor, type ChildHandle, type ProcessKind } from "../testing/harness";
 import { deleteRedisNamespace, dropDatabase } from "../testing/resources";
-import { freePort } from "../net";
+import { freePort } from "../lib/net";
 import { buildIsFresh } from "./build";
 
 /**

@@ -59,6 +59,8 @@ for (const [suite, command, commandArgs] of [
   ["typecheck", bin("tsc"), ["--noEmit", "-p", "."]],
   ["lint", bin("eslint"), ["--max-warnings", "0", "."]],
   ["format", bin("prettier"), ["--check", "--log-level", "warn", "."]],
+  // The import rules (.dependency-cruiser.cjs): no circle, no folder importing a layer above it.
+  ["dependencies", "npm", ["run", "--silent", "lint:deps"]],
 ] as const) {
   const status = run(command, [...commandArgs]);
   if (status !== 0 && suite === "format") console.log("not formatted: npx prettier --write . formats them");

@@ -18,11 +18,11 @@ import { forwardedHeaders } from "../gateway/client-ip";
 (process.env as Record<string, string | undefined>).NODE_ENV ||= "production";
 
 const { values } = parseArgs({ options: { port: { type: "string" }, hostname: { type: "string" } } });
-const { env } = await import("../env");
-const { createLogger } = await import("../logger");
+const { env } = await import("../platform/env");
+const { createLogger } = await import("../platform/logger");
 const { default: next } = await import("next");
 // instrumentation.ts starts tracing inside Next; its state is on globalThis, so this stops it.
-const { stopTracing } = await import("../tracing");
+const { stopTracing } = await import("../platform/tracing");
 
 const config = env();
 const log = createLogger("web");

@@ -15,13 +15,13 @@ import {
 } from "../testing/harness";
 import { generateCertificates, startSecuredRedis, type SecuredRedis, type TestCertificates } from "../testing/secured-redis";
 import { startRedisCluster, type LocalRedisCluster } from "../testing/redis-cluster";
-import { createShoppers } from "../seed";
-import { warmUpSale } from "../recovery/warmup";
+import { createShoppers } from "../testing/seed";
+import { warmUpSale } from "../seckill/warmup";
 import { createServices } from "../composition";
-import { readEnv } from "../env";
-import { checkHealth } from "../health";
+import { readEnv } from "../platform/env";
+import { checkHealth } from "../platform/health";
 import { connectRedis } from "./redis";
-import type { Services } from "../services";
+import type { Services } from "../platform/services";
 
 /**
  * Managed Redis, as a cloud provider runs it: a password and an ACL user, TLS on a private CA's

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Redis } from "ioredis";
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { createAppRedis, type AppRedis } from "../redis-scripts";
+import { createAppRedis, type AppRedis } from "../platform/redis-scripts";
 import { recordSocketWrites, type SocketWrites } from "../testing/socket-writes";
 
 // The command connection's coalesced writes, against the machine's Redis, counted at its socket.

@@ -4,7 +4,7 @@ import { createTestEnvironment, type TestEnvironment } from "../testing/harness"
 import { parseDatabaseUrl } from "../clients/db";
 import { migrate } from "./migrate";
 import { hashPassword, signIn } from "../gateway/accounts";
-import { AppError } from "../errors";
+import { AppError } from "../platform/errors";
 
 /**
  * The canonical emails' data step against MariaDB: rows from before the migration (written

@@ -1,5 +1,5 @@
 import type { Connection } from "mariadb";
-import { canonicalEmail } from "../gateway/email-identity";
+import { canonicalEmail } from "../lib/email-identity";
 
 /**
  * The data step of migration 20261205110000_canonical_identities: fills `users.email_canonical`

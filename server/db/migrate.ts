@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, existsSync } from "node:fs";
 import path from "node:path";
 import mariadb from "mariadb";
 import { explainConnectionError, parseDatabaseUrl } from "../clients/db";
-import { DEFAULT_DOTLESS_DOMAINS } from "../gateway/email-identity";
+import { DEFAULT_DOTLESS_DOMAINS } from "../lib/email-identity";
 import { fillCanonicalEmails } from "./canonical-emails";
 
 /**
@@ -235,7 +235,7 @@ export async function waitForMigrations(
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { env } = await import("../env");
+  const { env } = await import("../platform/env");
   const config = env();
   const applied = await migrate(config.DATABASE_URL, (line) => console.log(line), { emailDotlessDomains: config.EMAIL_DOTLESS_DOMAINS });
   console.log(applied.length ? `${applied.length} migration(s) applied` : "database is up to date");

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServices } from "../composition";
-import { readEnv } from "../env";
+import { readEnv } from "../platform/env";
 import { createSqlPool } from "../clients/db";
 import { createTestEnvironment, startPrepared, type TestEnvironment } from "../testing/harness";
 import { startTlsMariaDb, type TlsMariaDb } from "../testing/tls-mariadb";

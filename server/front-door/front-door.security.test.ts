@@ -22,8 +22,8 @@ import {
   expectShopperStreamOpens,
   type AttackScene,
 } from "../testing/shopper-checks";
-import type { SeededShopper } from "../seed";
-import { freePort } from "../net";
+import type { SeededShopper } from "../testing/seed";
+import { freePort } from "../lib/net";
 import { IDLE_UPSTREAM_SOCKETS } from "./front-door";
 
 /**

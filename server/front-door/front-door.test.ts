@@ -2,7 +2,7 @@ import http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import { fork } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
-import { freePort } from "../net";
+import { freePort } from "../lib/net";
 import { createFrontDoor, type FrontDoorLimits } from "./front-door";
 import { ConnectionCounts } from "./connection-limit";
 import { openStartingDoor } from "../cli/starting-door";

@@ -1,10 +1,10 @@
 import http from "node:http";
 import { Readable } from "node:stream";
 import { createProxyServer } from "http-proxy-3";
-import { SECKILL_ENDPOINT } from "../endpoints";
+import { SECKILL_ENDPOINT } from "../platform/endpoints";
 import { forwardedHeaders } from "../gateway/client-ip";
-import { langOf, type Localized } from "../i18n";
-import { refusalBody, type Refusal } from "../trpc/refusal-body";
+import { langOf, type Localized } from "../platform/i18n";
+import { refusalBody, type Refusal } from "../platform/refusal-body";
 import { isOverConnectionCap, limitConnectionsPerAddress } from "./connection-limit";
 
 /**

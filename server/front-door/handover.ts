@@ -1,6 +1,6 @@
 /**
  * The message with which `npm start`'s launcher hands PORT's listening socket to the seckill
- * services (server/cli/starting-door.ts sends it, server/seckill-service/main.ts serves it).
+ * services (server/cli/starting-door.ts sends it, server/cli/seckill.ts serves it).
  */
 export interface FrontDoorHandover {
   type: "front-door";

@@ -1,4 +1,4 @@
-import type { Localized } from "../i18n";
+import type { Localized } from "../platform/i18n";
 import { SESSION_COOKIE, type HeaderReader } from "./session";
 
 /**

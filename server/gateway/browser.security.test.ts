@@ -2,9 +2,9 @@ import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { createLiveSale, createTestEnvironment, startSystem, waitFor, type ChildHandle, type TestEnvironment } from "../testing/harness";
-import { warmUpSale } from "../recovery/warmup";
-import { QUEUE } from "../jobs/queues";
-import { freePort } from "../net";
+import { warmUpSale } from "../seckill/warmup";
+import { QUEUE } from "../queues/queues";
+import { freePort } from "../lib/net";
 
 /**
  * The browser-facing findings of issue #26, each attacked over real HTTP (and, where the attack is

@@ -5,9 +5,9 @@ import { createTestEnvironment, type TestEnvironment } from "../testing/harness"
 import { startSmtpCatcher, verificationLinkIn, type SmtpCatcher } from "../testing/smtp-catcher";
 import { createCaller } from "../trpc/root";
 import { createContext } from "../trpc/init";
-import { AppError } from "../errors";
+import { AppError } from "../platform/errors";
 import { SmtpSender } from "../clients/contact-sender";
-import { freePort } from "../net";
+import { freePort } from "../lib/net";
 import { signUp } from "./accounts";
 import { resendVerification, verifyContact } from "./contact-verification";
 

@@ -1,8 +1,8 @@
-import type { Services } from "../services";
+import type { Services } from "../platform/services";
 import type { ContactMessage } from "../clients/contact-sender";
-import { AppError } from "../errors";
-import type { Localized } from "../i18n";
-import { createLogger } from "../logger";
+import { AppError } from "../platform/errors";
+import type { Localized } from "../platform/i18n";
+import { createLogger } from "../platform/logger";
 import { contactTokenKey, readContactToken, sentTo, signContactToken } from "./contact-token";
 import { refreshSaleStanding } from "./standing";
 import { waitText } from "./sign-in-throttle";

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TRPCError } from "@trpc/server";
-import { readEnv } from "../env";
+import { readEnv } from "../platform/env";
 import { createServices } from "../composition";
 import { buyAsShopper, createTestEnvironment, type TestEnvironment } from "../testing/harness";
 import { startTcpProxy } from "../testing/tcp-proxy";
-import { createSale, createShoppers, type SeededShopper } from "../seed";
-import { warmUpSale } from "../recovery/warmup";
+import { createSale, createShoppers, type SeededShopper } from "../testing/seed";
+import { warmUpSale } from "../seckill/warmup";
 import { saleKeys } from "../seckill/keys";
 import { newPurchaseToken } from "../seckill/purchase-token";
 import { signSession } from "./session";

@@ -8,7 +8,7 @@ import {
   type ChildHandle,
   type TestEnvironment,
 } from "../testing/harness";
-import { createShoppers, SEED_PASSWORD } from "../seed";
+import { createShoppers, SEED_PASSWORD } from "../testing/seed";
 
 /**
  * Issue #26's gateway findings, attacked as the attack was made: over real HTTP through `npm

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { Services } from "../services";
-import type { Env } from "../env";
-import { langOf } from "../i18n";
+import type { Services } from "../platform/services";
+import type { Env } from "../platform/env";
+import { langOf } from "../platform/i18n";
 import { signSession, SESSION_COOKIE } from "./session";
 import { SessionRevocations } from "./revocation";
 import {

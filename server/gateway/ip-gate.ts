@@ -1,13 +1,13 @@
-import type { Services } from "../services";
-import { AppError } from "../errors";
-import { BUSY, tryAgainInSeconds } from "../common-sentences";
-import type { Lang, Localized } from "../i18n";
-import { refusalBody } from "../trpc/refusal-body";
+import type { Services } from "../platform/services";
+import { AppError } from "../platform/errors";
+import { BUSY, tryAgainInSeconds } from "../platform/common-sentences";
+import type { Lang, Localized } from "../platform/i18n";
+import { refusalBody } from "../platform/refusal-body";
 import { rateLimitKey } from "./client-ip";
 import { trpcCallsOf } from "./trpc-calls";
 import { callerOf } from "./revocation";
 import type { HeaderReader } from "./session";
-import { PURCHASE_PATH, PURCHASE_PROCEDURE } from "../endpoints";
+import { PURCHASE_PATH, PURCHASE_PROCEDURE } from "../platform/endpoints";
 
 /** A refusal at the gate: the HTTP answer to send instead of running the request. */
 export interface GateRefusal {
@@ -21,7 +21,7 @@ export interface GateRefusal {
 
 /**
  * The JSON body a front door answers a refusal with, in the caller's language and in the shape
- * the caller reads: tRPC's error envelope for a tRPC call (server/trpc/refusal-body.ts).
+ * the caller reads: tRPC's error envelope for a tRPC call (server/platform/refusal-body.ts).
  */
 export function gateRefusalBody(refusal: GateRefusal, lang: Lang, pathname: string, searchParams: URLSearchParams | null): unknown {
   return refusalBody(pathname, searchParams, { code: refusal.code, httpStatus: refusal.status, message: refusal.text[lang] });

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { BlockList, isIPv4, isIPv6 } from "node:net";
-import type { Localized } from "../i18n";
+import type { Localized } from "../platform/i18n";
 
 /**
  * Who may read /api/metrics (web and the seckill service): a scraper on a loopback or private

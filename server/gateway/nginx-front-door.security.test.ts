@@ -21,7 +21,7 @@ import {
   slowlorisHeaders,
   unfinishedPostBodies,
 } from "../testing/attacks";
-import type { SeededShopper } from "../seed";
+import type { SeededShopper } from "../testing/seed";
 import {
   countOf as count,
   expectShopperServed as served,

@@ -1,8 +1,8 @@
 import path from "node:path";
 import PQueue from "p-queue";
 import { Piscina } from "piscina";
-import { AppError } from "../errors";
-import type { Localized } from "../i18n";
+import { AppError } from "../platform/errors";
+import type { Localized } from "../platform/i18n";
 import { fitsBcrypt, parseStoredHash, scryptHash, verifyScrypt, type ScryptCost, SCRYPT_COST } from "./password-hash";
 
 /**

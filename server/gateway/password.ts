@@ -1,4 +1,4 @@
-import type { Localized } from "../i18n";
+import type { Localized } from "../platform/i18n";
 
 /**
  * The longest password accepted, in characters (Unicode code points: an accent or a Chinese

@@ -1,7 +1,7 @@
 import { Ratelimit } from "@upstash/ratelimit";
 import type { Redis as UpstashRedis } from "@upstash/redis";
-import { AppError } from "../errors";
-import { BUSY, tryAgainInSeconds } from "../common-sentences";
+import { AppError } from "../platform/errors";
+import { BUSY, tryAgainInSeconds } from "../platform/common-sentences";
 
 /**
  * A requests-per-second limit per identifier (an IP, a shopper), sliding window, with

@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
-import type { Env } from "../env";
-import { AppError } from "../errors";
+import type { Env } from "../platform/env";
+import { AppError } from "../platform/errors";
 
 /**
  * A real-name identity (an ID card or passport number) as the shop keeps it: a keyed hash, so

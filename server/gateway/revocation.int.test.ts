@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestEnvironment, waitFor, type TestEnvironment } from "../testing/harness";
 import { createServices } from "../composition";
-import type { Services } from "../services";
-import { createShoppers, SEED_PASSWORD } from "../seed";
+import type { Services } from "../platform/services";
+import { createShoppers, SEED_PASSWORD } from "../testing/seed";
 import { createCaller } from "../trpc/root";
 import { createContext } from "../trpc/init";
 import { signIn } from "./accounts";

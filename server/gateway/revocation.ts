@@ -1,9 +1,9 @@
-import type { Localized } from "../i18n";
-import type { Env } from "../env";
+import type { Localized } from "../platform/i18n";
+import type { Env } from "../platform/env";
 import type { RedisConnection } from "../clients/redis";
-import type { AppRedis } from "../redis-scripts";
-import { createLogger } from "../logger";
-import { AppError } from "../errors";
+import type { AppRedis } from "../platform/redis-scripts";
+import { createLogger } from "../platform/logger";
+import { AppError } from "../platform/errors";
 import { credentialFrom, verifySession, type HeaderReader, type Session } from "./session";
 
 /**

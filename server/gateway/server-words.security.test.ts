@@ -1,7 +1,7 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestEnvironment, startSystem, type ChildHandle, type TestEnvironment } from "../testing/harness";
-import { createShoppers } from "../seed";
+import { createShoppers } from "../testing/seed";
 
 /**
  * Issue #28: the server's sentences in the request's language, over real HTTP through `npm start`'s

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { TwoGenerationMap } from "../generations";
+import { TwoGenerationMap } from "../lib/generations";
 
 /**
  * Session credentials: a signed, expiring JWT (HS256). The same string is the browser's httpOnly

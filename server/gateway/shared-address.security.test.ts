@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLiveSale, createTestEnvironment, startSystem, waitFor, type ChildHandle, type TestEnvironment } from "../testing/harness";
 import { buyAll, floodUntilStopped, getCall, purchaseOutcome, tokensUnderTheRate, type HttpAnswer } from "../testing/one-address-crowd";
-import { createShoppers } from "../seed";
-import { warmUpSale } from "../recovery/warmup";
+import { createShoppers } from "../testing/seed";
+import { warmUpSale } from "../seckill/warmup";
 import { signSession } from "./session";
-import { SECKILL_ENDPOINT, TRPC_ENDPOINT } from "../endpoints";
+import { SECKILL_ENDPOINT, TRPC_ENDPOINT } from "../platform/endpoints";
 
 /**
  * Issue #41: a crowd behind one address (a campus, a carrier's NAT, the README's curl flow from one

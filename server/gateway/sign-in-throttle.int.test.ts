@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestEnvironment, type TestEnvironment } from "../testing/harness";
-import { createShoppers, SEED_PASSWORD } from "../seed";
-import { AppError } from "../errors";
+import { createShoppers, SEED_PASSWORD } from "../testing/seed";
+import { AppError } from "../platform/errors";
 import { signIn } from "./accounts";
 import { handleTrpcRequest } from "../trpc/http";
 

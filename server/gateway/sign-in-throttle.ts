@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
-import type { Services } from "../services";
-import { AppError } from "../errors";
-import { BUSY } from "../common-sentences";
-import type { Localized } from "../i18n";
+import type { Services } from "../platform/services";
+import { AppError } from "../platform/errors";
+import { BUSY } from "../platform/common-sentences";
+import type { Localized } from "../platform/i18n";
 import { rateLimitKey } from "./client-ip";
-import { canonicalEmail, DEFAULT_DOTLESS_DOMAINS } from "./email-identity";
+import { canonicalEmail, DEFAULT_DOTLESS_DOMAINS } from "../lib/email-identity";
 
 /**
  * The sign-in throttle: failed sign-ins are counted per account and per client address in Redis

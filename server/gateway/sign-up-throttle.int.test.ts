@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestEnvironment, type TestEnvironment } from "../testing/harness";
-import { AppError } from "../errors";
+import { AppError } from "../platform/errors";
 import { ALREADY_REGISTERED, signUp } from "./accounts";
 import { signUpKeys } from "./sign-up-throttle";
 

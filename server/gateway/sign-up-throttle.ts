@@ -1,7 +1,7 @@
-import type { Services } from "../services";
-import { AppError } from "../errors";
-import { BUSY } from "../common-sentences";
-import type { Localized } from "../i18n";
+import type { Services } from "../platform/services";
+import { AppError } from "../platform/errors";
+import { BUSY } from "../platform/common-sentences";
+import type { Localized } from "../platform/i18n";
 import { rateLimitKey } from "./client-ip";
 import { waitText, type CounterAnswer } from "./sign-in-throttle";
 

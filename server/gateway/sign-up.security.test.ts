@@ -1,12 +1,12 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestEnvironment, mapConcurrently, startSystem, type ChildHandle, type TestEnvironment } from "../testing/harness";
-import { readEnv } from "../env";
+import { readEnv } from "../platform/env";
 import { DEVICE_COOKIE } from "./device-cookie";
 
 /**
  * Issue #42, attacked as a scalper would, over real HTTP through `npm start`'s front door with the
- * sign-up limits a shop ships (server/env.ts defaults, not the harness's "off"): spellings of one
+ * sign-up limits a shop ships (server/platform/env.ts defaults, not the harness's "off"): spellings of one
  * Gmail mailbox, and a flood of sign-ups from one address. Each loopback address 127.0.x.y is a
  * client of its own (Linux routes all of 127/8 to the loopback interface).
  */

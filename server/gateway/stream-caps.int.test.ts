@@ -11,8 +11,8 @@ import {
   type ChildHandle,
   type TestEnvironment,
 } from "../testing/harness";
-import { createShoppers, type SeededShopper } from "../seed";
-import { warmUpSale } from "../recovery/warmup";
+import { createShoppers, type SeededShopper } from "../testing/seed";
+import { warmUpSale } from "../seckill/warmup";
 import { joinRoom } from "../room/join";
 import { bucketKeys } from "../seckill/keys";
 import { STREAM_RETRY_AFTER_SECONDS } from "./stream-caps";

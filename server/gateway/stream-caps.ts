@@ -1,4 +1,4 @@
-import type { Localized } from "../i18n";
+import type { Localized } from "../platform/i18n";
 
 /**
  * Open streams (server-sent events: room.onStatus, seckill.onResult) per shopper and per client

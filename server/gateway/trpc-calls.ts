@@ -1,5 +1,5 @@
-import type { Localized } from "../i18n";
-import { isUnbatchable, SECKILL_ENDPOINT, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS } from "../endpoints";
+import type { Localized } from "../platform/i18n";
+import { isUnbatchable, SECKILL_ENDPOINT, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS } from "../platform/endpoints";
 
 /**
  * The procedure calls one HTTP request carries, read from its URL as tRPC's own adapter reads

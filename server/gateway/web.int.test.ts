@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestEnvironment, readMetric, startWeb, waitFor, type TestEnvironment } from "../testing/harness";
-import { createSale, createShoppers } from "../seed";
-import { warmUpSale } from "../recovery/warmup";
+import { createSale, createShoppers } from "../testing/seed";
+import { warmUpSale } from "../seckill/warmup";
 import { FORGED_PURCHASE_TOKEN } from "../testing/tokens";
-import { PURCHASE_PATH } from "../endpoints";
+import { PURCHASE_PATH } from "../platform/endpoints";
 
 /**
  * The gateway as a client meets it: real `next start` instances over HTTP, sharing one Redis and

@@ -1,5 +1,5 @@
 import { DelayedError, UnrecoverableError, type Job } from "bullmq";
-import { cancelOrderJob, type CancelOrderJob } from "./queues";
+import { cancelOrderJob, type CancelOrderJob } from "../queues/queues";
 import { cancelUnpaidOrders, nextTimerRun, type CancelOutcome, type CancelServices } from "../orders/cancel";
 
 /**

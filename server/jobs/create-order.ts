@@ -1,13 +1,13 @@
 import { UnrecoverableError, type Job } from "bullmq";
-import type { CoreServices } from "../services";
-import { createOrderJob, type CreateOrderJob, type QueuedReservation } from "./queues";
+import type { CoreServices } from "../platform/services";
+import { createOrderJob, type CreateOrderJob, type QueuedReservation } from "../queues/queues";
 import type { Logger } from "pino";
 import { createOrders, releaseShortage } from "../orders/create-orders";
 import { settleReservations } from "../orders/settle-reservations";
-import { createLogger } from "../logger";
-import { GroupCommitter } from "../orders/group-commit";
+import { createLogger } from "../platform/logger";
+import { GroupCommitter } from "../lib/group-commit";
 import { scheduleCancellations } from "../orders/cancel";
-import { BatchOrigins, inSpan } from "../tracing";
+import { BatchOrigins, inSpan } from "../platform/tracing";
 
 /** A reservation ends as its order, or as nothing because check-back released it first. */
 export type CreateOrderResult = { orderId: number } | { released: true };

@@ -1,6 +1,6 @@
 import { UnrecoverableError, type Job } from "bullmq";
-import type { CoreServices } from "../services";
-import { paymentNotifyJob, type PaymentNotifyJob } from "./queues";
+import type { CoreServices } from "../platform/services";
+import { paymentNotifyJob, type PaymentNotifyJob } from "../queues/queues";
 import { deliverSandboxPayment } from "../payments/sandbox-gateway";
 import { sandboxEnabled } from "../payments/providers";
 import { pruneProcessedNotifications } from "../payments/notify-retention";

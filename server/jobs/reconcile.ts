@@ -1,6 +1,6 @@
 import { UnrecoverableError, type Job } from "bullmq";
 import type { Logger } from "pino";
-import { rewarmJob, type ReconcileJob } from "./queues";
+import { rewarmJob, type ReconcileJob } from "../queues/queues";
 import { reconcileLiveSales, rewarmIfLost, type ReconcileServices } from "../recovery/reconcile";
 
 /** The reconcile queue: the periodic round, or one sale's re-warm asked for by a web instance. */

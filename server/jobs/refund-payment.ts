@@ -1,5 +1,5 @@
 import { UnrecoverableError, type Job } from "bullmq";
-import { refundPaymentJob, type RefundPaymentJob } from "./queues";
+import { refundPaymentJob, type RefundPaymentJob } from "../queues/queues";
 import { driveRefund, type RefundProgress, type RefundServices } from "../payments/refunds";
 
 /**

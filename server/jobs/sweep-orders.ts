@@ -1,4 +1,4 @@
-import type { CoreServices } from "../services";
+import type { CoreServices } from "../platform/services";
 import { sweepOverdueOrders, type SweepReport } from "../orders/cancel";
 import { closeStrandedAttempts, type StrandedAttemptsReport } from "../payments/ask-provider";
 import { redriveRefunds, type RefundSweepReport } from "../payments/refunds";

@@ -2,8 +2,8 @@ import { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestEnvironment, startWorker, type ChildHandle, type TestEnvironment } from "../testing/harness";
 import { sellToCrowd } from "../testing/crowd-sale";
-import { freePort } from "../net";
-import { queuePrefix } from "../seckill/keys";
+import { freePort } from "../lib/net";
+import { queuePrefix } from "../queues/queues";
 import { createWorkerMetrics } from "./worker-metrics";
 
 /** The worker's /metrics (WORKER_METRICS_PORT): its numbers agree with what the sale did. */

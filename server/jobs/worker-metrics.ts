@@ -1,11 +1,11 @@
 import http from "node:http";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { Logger } from "pino";
-import type { CoreServices } from "../services";
+import type { CoreServices } from "../platform/services";
 import { clientAddress } from "../gateway/client-ip";
 import { METRICS_REFUSAL_HEADERS, metricsRefusal } from "../gateway/metrics-access";
-import type { Queues } from "./queues";
-import { langOf } from "../i18n";
+import type { Queues } from "../queues/queues";
+import { langOf } from "../platform/i18n";
 
 /** The worker's own metrics, served on WORKER_METRICS_PORT at /metrics. */
 export interface WorkerMetrics {

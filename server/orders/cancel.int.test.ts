@@ -10,15 +10,16 @@ import {
   createLiveSale,
   type TestEnvironment,
 } from "../testing/harness";
-import { createShoppers } from "../seed";
+import { createShoppers } from "../testing/seed";
 import { createServices } from "../composition";
-import type { Services } from "../services";
-import { createAppRedis } from "../redis-scripts";
-import { warmUpSale } from "../recovery/warmup";
-import { queuePrefix, saleKeys } from "../seckill/keys";
+import type { Services } from "../platform/services";
+import { createAppRedis } from "../platform/redis-scripts";
+import { warmUpSale } from "../seckill/warmup";
+import { saleKeys } from "../seckill/keys";
+import { queuePrefix } from "../queues/queues";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
-import { cancelOrderJobId, QUEUE, type CancelOrderJob } from "../jobs/queues";
-import { AppError } from "../errors";
+import { cancelOrderJobId, QUEUE, type CancelOrderJob } from "../queues/queues";
+import { AppError } from "../platform/errors";
 import { processCancelOrder } from "../jobs/cancel-order";
 import { processSweepOrders } from "../jobs/sweep-orders";
 import { cancelOrder, cancelOwnOrder } from "./cancel";

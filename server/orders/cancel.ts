@@ -1,8 +1,8 @@
-import type { CoreServices } from "../services";
-import type { Queues } from "../jobs/queues";
-import { cancelOrderJobId } from "../jobs/queues";
-import { MAX_ORDER_BATCH_SIZE } from "../env";
-import { AppError } from "../errors";
+import type { CoreServices } from "../platform/services";
+import type { Queues } from "../queues/queues";
+import { cancelOrderJobId } from "../queues/queues";
+import { MAX_ORDER_BATCH_SIZE } from "../platform/env";
+import { AppError } from "../platform/errors";
 import { READ_COMMITTED_TRANSACTION } from "../clients/db";
 import type { CancelReason, OrderStatus } from "../generated/prisma/enums";
 import { releaseUnit, type ReleaseOutcome } from "../seckill/release";
@@ -10,10 +10,10 @@ import { changeStock, prismaStockStore } from "../stock/ledger";
 import { holdsStock } from "./state-machine";
 import { applyOrderEvent } from "./transition";
 import { noSuchOrder, statusWords } from "./statuses";
-import { groupBy } from "../group-by";
+import { groupBy } from "../lib/group-by";
 import { resolveOpenAttempt, unreachablePlan } from "../payments/ask-provider";
 import { ProviderUnavailableError } from "../payments/provider";
-import { createLogger } from "../logger";
+import { createLogger } from "../platform/logger";
 
 export type CancelOutcome =
   /** This call cancelled the order: its unit is back in MySQL and (see `release`) in Redis. */

@@ -1,4 +1,4 @@
-import type { CoreServices } from "../services";
+import type { CoreServices } from "../platform/services";
 import type { PoolConnection } from "mariadb";
 import { isUniqueViolation, type SqlPool } from "../clients/db";
 import { changeStock, sqlStockStore, type StockRow } from "../stock/ledger";

@@ -1,5 +1,5 @@
-import type { Services } from "../services";
-import { AppError } from "../errors";
+import type { Services } from "../platform/services";
+import { AppError } from "../platform/errors";
 import type { CancelReason, OrderStatus, PaymentStatus } from "../generated/prisma/enums";
 import { allows } from "./state-machine";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestEnvironment, placeOrders, type TestEnvironment } from "../testing/harness";
-import { createSale, createShoppers } from "../seed";
-import { warmUpSale } from "../recovery/warmup";
+import { createSale, createShoppers } from "../testing/seed";
+import { warmUpSale } from "../seckill/warmup";
 import { saleKeys } from "../seckill/keys";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { handlePaymentNotifyRequest } from "../payments/notify";
@@ -10,7 +10,7 @@ import { sandboxTrades } from "../payments/providers";
 import { centsToAmount } from "../payments/money";
 import { ProviderUnavailableError } from "../payments/provider";
 import { cancelOrder } from "./cancel";
-import { startPayment } from "./pay";
+import { startPayment } from "../payments/pay";
 
 /**
  * The race the lifecycle exists to win: for 200 orders, the payment notification and the

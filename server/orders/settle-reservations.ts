@@ -1,8 +1,8 @@
-import type { Services } from "../services";
+import type { Services } from "../platform/services";
 import { ORDERS_SETTLED, STATS_TTL_SECONDS } from "../seckill/sale-stats";
 import { bucketKeys, saleKeys } from "../seckill/keys";
 import { groupByBucket } from "../seckill/reservation";
-import { groupBy } from "../group-by";
+import { groupBy } from "../lib/group-by";
 
 export interface ReservationToOrder {
   reservationId: string;

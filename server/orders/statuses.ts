@@ -1,5 +1,5 @@
 import type { OrderStatus } from "../generated/prisma/enums";
-import type { Localized } from "../i18n";
+import type { Localized } from "../platform/i18n";
 
 /** Orders that hold a unit of stock (a cancelled order gave its unit back). */
 export const ACTIVE_ORDER_STATUSES = ["WAIT_PAY", "PAID", "SHIPPED"] as const;

@@ -1,8 +1,8 @@
-import type { CoreServices } from "../services";
+import type { CoreServices } from "../platform/services";
 import { settlePaidTrade, type PaymentApplied } from "../orders/settle-payment";
 import { ProviderUnavailableError, type PaymentProvider } from "./provider";
 import { settleRefund } from "./refunds";
-import { createLogger } from "../logger";
+import { createLogger } from "../platform/logger";
 
 /**
  * Asking a provider what became of a payment attempt we still think open (CREATED), and acting on

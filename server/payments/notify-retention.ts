@@ -1,8 +1,8 @@
-import type { Services } from "../services";
+import type { Services } from "../platform/services";
 
 /**
  * Processed notify ids are what lets a provider's retry of a notification be answered `success`
- * again (server/orders/pay.ts). Alipay retries over about 25 hours, WeChat Pay about 24; ids kept
+ * again (server/payments/pay.ts). Alipay retries over about 25 hours, WeChat Pay about 24; ids kept
  * PAYMENT_NOTIFY_KEEP_HOURS (48) outlive both, and then go, so the table holds two days of
  * notifications, not every one ever received. The worker prunes hourly (a job scheduler).
  */

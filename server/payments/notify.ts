@@ -1,8 +1,8 @@
-import type { Services } from "../services";
-import type { PaymentProviderName } from "../env";
-import { createLogger } from "../logger";
+import type { Services } from "../platform/services";
+import type { PaymentProviderName } from "../platform/env";
+import { createLogger } from "../platform/logger";
 import { addressFromFrontDoor, rateLimitKey } from "../gateway/client-ip";
-import { readTextWithin } from "../bounded-body";
+import { readTextWithin } from "../lib/bounded-body";
 import { settlePaidTrade } from "../orders/settle-payment";
 import type { PaymentProvider } from "./provider";
 import { PAYMENTS_NOT_SET_UP } from "./providers";

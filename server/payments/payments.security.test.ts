@@ -14,12 +14,12 @@ import {
   type ChildHandle,
   type TestEnvironment,
 } from "../testing/harness";
-import { createShoppers, type SeededShopper } from "../seed";
-import { warmUpSale } from "../recovery/warmup";
-import { DEV_SANDBOX_PAY_APP_ID, DEV_SANDBOX_PAY_KEY, DEV_SESSION_SECRET } from "../env";
-import { paymentNotifyJobId } from "../jobs/queues";
-import { freePort } from "../net";
-import { newOutTradeNo } from "../orders/pay";
+import { createShoppers, type SeededShopper } from "../testing/seed";
+import { warmUpSale } from "../seckill/warmup";
+import { DEV_SANDBOX_PAY_APP_ID, DEV_SANDBOX_PAY_KEY, DEV_SESSION_SECRET } from "../platform/env";
+import { paymentNotifyJobId } from "../queues/queues";
+import { freePort } from "../lib/net";
+import { newOutTradeNo } from "./pay";
 import { sandboxNotifyFields } from "./sandbox-gateway";
 import { signed } from "./signature";
 

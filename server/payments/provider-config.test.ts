@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ALIPAY_VARIABLES as alipay, samePrivate, samePublic, WECHATPAY_VARIABLES as wechatpay } from "../testing/rsa-keys";
-import { readEnv } from "../env";
+import { readEnv } from "../platform/env";
 import { alipayConfigFrom, wechatPayConfigFrom } from "./provider-config";
 
 describe("each adapter's configuration from the env", () => {

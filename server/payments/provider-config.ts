@@ -1,4 +1,4 @@
-import { EnvError, type Env, type PaymentProviderName } from "../env";
+import { EnvError, type Env, type PaymentProviderName } from "../platform/env";
 
 /** One of a provider's variables, which readEnv guarantees whenever PAYMENT_PROVIDERS lists it. */
 function required<K extends keyof Env>(env: Env, variable: K, provider: PaymentProviderName): NonNullable<Env[K]> {

@@ -1,4 +1,4 @@
-import type { PaymentProviderName } from "../env";
+import type { PaymentProviderName } from "../platform/env";
 
 /**
  * What the order logic needs from a payment provider (Alipay, WeChat Pay, the built-in sandbox).

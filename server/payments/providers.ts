@@ -1,7 +1,7 @@
-import type { Env, PaymentProviderName } from "../env";
+import type { Env, PaymentProviderName } from "../platform/env";
 import { alipayConfigFrom, wechatPayConfigFrom } from "./provider-config";
 import type { RedisConnection } from "../clients/redis";
-import type { Localized } from "../i18n";
+import type { Localized } from "../platform/i18n";
 import type { PaymentProvider } from "./provider";
 import { alipayProvider } from "./alipay";
 import { wechatPayProvider } from "./wechatpay";

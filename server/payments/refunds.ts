@@ -1,17 +1,17 @@
-import type { CoreServices } from "../services";
+import type { CoreServices } from "../platform/services";
 import type { Db } from "../clients/db";
 import { READ_COMMITTED_TRANSACTION } from "../clients/db";
-import type { Queues } from "../jobs/queues";
-import { REFUND_PAYMENT_JOB_OPTIONS, refundPaymentJobId } from "../jobs/queues";
+import type { Queues } from "../queues/queues";
+import { REFUND_PAYMENT_JOB_OPTIONS, refundPaymentJobId } from "../queues/queues";
 import type { OrderStatus } from "../generated/prisma/enums";
 import { applyOrderEvent } from "../orders/transition";
 import { statusWords } from "../orders/statuses";
 import { releaseUnit } from "../seckill/release";
 import { changeStock, prismaStockStore } from "../stock/ledger";
-import { createLogger } from "../logger";
+import { createLogger } from "../platform/logger";
 import { ProviderUnavailableError, type PaymentProvider, type RefundState } from "./provider";
 import { paymentNotifyUrl } from "./urls";
-import type { Localized } from "../i18n";
+import type { Localized } from "../platform/i18n";
 import { providerWords } from "./providers";
 
 /**

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
-import type { Env } from "../env";
-import type { Localized } from "../i18n";
-import type { CoreServices } from "../services";
-import { AppError } from "../errors";
-import { paymentNotifyJobId, type PaymentNotifyJob } from "../jobs/queues";
+import type { Env } from "../platform/env";
+import type { Localized } from "../platform/i18n";
+import type { CoreServices } from "../platform/services";
+import { AppError } from "../platform/errors";
+import { paymentNotifyJobId, type PaymentNotifyJob } from "../queues/queues";
 import { amountToCents, centsToAmount } from "./money";
 import { PAYMENTS_NOT_SET_UP, sandboxEnabled, sandboxTrades } from "./providers";
 import { OUT_TRADE_NO, TRADE_SUCCESS } from "./sandbox";

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
-import { createAppRedis } from "../redis-scripts";
+import { createAppRedis } from "../platform/redis-scripts";
 import { deleteRedisNamespace } from "../testing/resources";
-import { newOutTradeNo } from "../orders/pay";
+import { newOutTradeNo } from "./pay";
 import { ProviderUnavailableError } from "./provider";
 import { sandboxProvider } from "./sandbox";
 import { SandboxTrades } from "./sandbox-trades";

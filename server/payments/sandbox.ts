@@ -1,4 +1,4 @@
-import type { Env } from "../env";
+import type { Env } from "../platform/env";
 import { amountToCents, centsToAmount } from "./money";
 import {
   ProviderUnavailableError,

@@ -1,4 +1,4 @@
-import type { Env, PaymentProviderName } from "../env";
+import type { Env, PaymentProviderName } from "../platform/env";
 
 /**
  * The two addresses a payment involves, and never from a request: providers report payments to

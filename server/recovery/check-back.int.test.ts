@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import pino from "pino";
 import { buyAsShopper, createTestEnvironment, createLiveSale, type TestEnvironment } from "../testing/harness";
-import { createShoppers } from "../seed";
+import { createShoppers } from "../testing/seed";
 import { createOrders } from "../orders/create-orders";
 import { settleReservations } from "../orders/settle-reservations";
-import { warmUpSale } from "./warmup";
+import { warmUpSale } from "../seckill/warmup";
 import { saleKeys } from "../seckill/keys";
 import { createOrderJobId } from "../seckill/reservation";
 import { checkBackSale, releaseReservation } from "./check-back";

@@ -1,5 +1,5 @@
 import type { JobState } from "bullmq";
-import type { CoreServices } from "../services";
+import type { CoreServices } from "../platform/services";
 import { READ_COMMITTED_TRANSACTION } from "../clients/db";
 import { settleReservations, STOCK_SHORTAGE } from "../orders/settle-reservations";
 import { lockSaleStock } from "../stock/stock-row-lock";

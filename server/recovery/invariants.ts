@@ -1,6 +1,6 @@
-import type { CoreServices } from "../services";
+import type { CoreServices } from "../platform/services";
 import { ACTIVE_ORDER_STATUSES, RELEASED_ORDER_STATUSES } from "../orders/statuses";
-import type { Localized } from "../i18n";
+import type { Localized } from "../platform/i18n";
 import { Prisma } from "../generated/prisma/client";
 import { bucketKeys } from "../seckill/keys";
 import { splitStock } from "../seckill/buckets";

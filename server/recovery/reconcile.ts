@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { CoreServices } from "../services";
+import type { CoreServices } from "../platform/services";
 import { Prisma } from "../generated/prisma/client";
 import { READ_COMMITTED_TRANSACTION } from "../clients/db";
 import { ACTIVE_ORDER_STATUSES, RELEASED_ORDER_STATUSES } from "../orders/statuses";
@@ -9,7 +9,7 @@ import { checkBackSale, type CheckBackReport, type CheckBackServices } from "./c
 import { invariantViolations, readSaleLedger, type SaleLedger } from "./invariants";
 import { bucketKeys, shortageReleasesKey } from "../seckill/keys";
 import { activeByBucket, bucketStockInDb } from "../seckill/buckets";
-import { warmUpSaleLocked, type WarmUpServices } from "./warmup";
+import { warmUpSaleLocked, type WarmUpServices } from "../seckill/warmup";
 import { broadcastSoldOut } from "../seckill/sold-out";
 import { withStockChangeLock } from "../stock/change-lock";
 

@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto";
 import { createChallenge, randomInt, verifySolution, type Challenge, type Solution } from "altcha-lib";
 import { deriveKey } from "altcha-lib/algorithms/pbkdf2";
 import { z } from "zod";
-import type { Env } from "../env";
+import type { Env } from "../platform/env";
 
 /**
  * The waiting room's proof-of-work challenge (ALTCHA v2, deterministic mode): the join answer

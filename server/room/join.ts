@@ -1,7 +1,7 @@
-import type { Services } from "../services";
+import type { Services } from "../platform/services";
 import { failClosed } from "../seckill/fail-closed";
-import { AppError } from "../errors";
-import type { Localized } from "../i18n";
+import { AppError } from "../platform/errors";
+import type { Localized } from "../platform/i18n";
 import { gateRefusalError, PASSED_GATE, type PendingGate } from "../gateway/ip-gate";
 import { roomKeys } from "../seckill/keys";
 import { saleBucketCount } from "../seckill/sale-buckets";

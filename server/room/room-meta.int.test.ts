@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestEnvironment, createLiveSale, type TestEnvironment } from "../testing/harness";
-import { createSale } from "../new-sale";
-import { warmUpSale } from "../recovery/warmup";
+import { createSale } from "../admin/new-sale";
+import { warmUpSale } from "../seckill/warmup";
 import { bucketKeys, roomKeys } from "../seckill/keys";
 import { admittedBy } from "./frontier";
 import { readRoomGauges } from "./room-gauges";

@@ -1,6 +1,6 @@
 import { clusterReady, type RedisConnection } from "../clients/redis";
 import { roomKeys, SEATS_PER_HASH } from "../seckill/keys";
-import { AppError } from "../errors";
+import { AppError } from "../platform/errors";
 import { rebaseFrontier, type Frontier } from "./frontier";
 import { eligibilityOf, NEW_ACCOUNT, type EligibilityCode, type EligibilityRules } from "../gateway/eligibility";
 

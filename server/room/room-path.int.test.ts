@@ -7,8 +7,8 @@ import {
   type ChildHandle,
   type TestEnvironment,
 } from "../testing/harness";
-import { createShoppers, type SeededShopper } from "../seed";
-import { warmUpSale } from "../recovery/warmup";
+import { createShoppers, type SeededShopper } from "../testing/seed";
+import { warmUpSale } from "../seckill/warmup";
 import { roomKeys, saleKeys } from "../seckill/keys";
 import { updateStanding } from "../gateway/standing";
 import { openRoom, type RoomSettings } from "../testing/room";

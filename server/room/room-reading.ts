@@ -1,4 +1,4 @@
-import type { Services } from "../services";
+import type { Services } from "../platform/services";
 import { roomKeys } from "../seckill/keys";
 import { shopClock } from "../seckill/clock";
 import type { Frontier } from "./frontier";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
-import { createAppRedis, type AppRedis } from "../redis-scripts";
+import { createAppRedis, type AppRedis } from "../platform/redis-scripts";
 import { ELIGIBILITY } from "../gateway/eligibility";
 import { roomKeys, saleKeys } from "../seckill/keys";
 import { issueTokenKeyList, reserveWithTicketKeyList } from "../seckill/purchase";

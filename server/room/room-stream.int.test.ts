@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import superjson from "superjson";
 import { connect } from "node:net";
 import { createTestEnvironment, startSystem, waitFor, type ChildHandle, type TestEnvironment } from "../testing/harness";
-import { createShoppers, type SeededShopper } from "../seed";
+import { createShoppers, type SeededShopper } from "../testing/seed";
 import { ensureAdmin } from "../gateway/accounts";
 import { signSession } from "../gateway/session";
 import { roomKeys, saleKeys } from "../seckill/keys";

@@ -1,4 +1,4 @@
-import type { Services } from "../services";
+import type { Services } from "../platform/services";
 import { readRoom, type RoomReading } from "./room-reading";
 import { seatStanding, type RoomAnswer } from "./join";
 import type { Ticket } from "./ticket";

@@ -1,13 +1,13 @@
 import type http from "node:http";
 import { TRPCError } from "@trpc/server";
-import type { Services } from "../services";
+import type { Services } from "../platform/services";
 import type { HeaderReader } from "../gateway/session";
 import { gateRefusalBody, gateRefusalHeaders, type PendingGate } from "../gateway/ip-gate";
 import { createContext } from "../trpc/init";
 import { logServerFaults } from "../trpc/answers";
-import { langOf, type Localized } from "../i18n";
-import { observePurchasePath, purchasePathOutcome } from "../metrics";
-import { SECKILL_ENDPOINT } from "../endpoints";
+import { langOf, type Localized } from "../platform/i18n";
+import { observePurchasePath, purchasePathOutcome } from "../platform/metrics";
+import { SECKILL_ENDPOINT } from "../platform/endpoints";
 import { MAX_BODY_BYTES, sendJson } from "./node-http";
 import { callMutation, deserializeInput, errorShape, httpStatusOf, trpcBody, trpcErrorOf, type TrpcEnvelope } from "./trpc-internals";
 

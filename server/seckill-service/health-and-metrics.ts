@@ -2,9 +2,9 @@ import type http from "node:http";
 import type { HeaderReader } from "../gateway/session";
 import { clientAddress } from "../gateway/client-ip";
 import { HEALTH_REFUSAL_HEADERS, METRICS_REFUSAL_HEADERS, healthRefusal, metricsRefusal } from "../gateway/metrics-access";
-import { checkHealth, checkReadiness, sharedCheck, type HealthReport, type HealthServices, type Readiness } from "../health";
+import { checkHealth, checkReadiness, sharedCheck, type HealthReport, type HealthServices, type Readiness } from "../platform/health";
 import { renderMetrics, type SaleGaugeServices } from "../admin/sale-gauges";
-import { langOf } from "../i18n";
+import { langOf } from "../platform/i18n";
 import { sendJson } from "./node-http";
 
 /** /api/live, /api/ready, /api/health and /api/metrics, so the service is watched like a web instance. */
@@ -22,7 +22,7 @@ const shared = <T>(cache: WeakMap<HealthServices, () => Promise<T>>, services: H
   return ask();
 };
 
-/** Readiness: Redis and the queue, what the purchase path needs (server/health.ts); one question a second at most. */
+/** Readiness: Redis and the queue, what the purchase path needs (server/platform/health.ts); one question a second at most. */
 export function answerReady(services: HealthServices, res: http.ServerResponse): void {
   void shared(readiness, services, () => checkReadiness(services)).then((answer) => sendJson(res, answer.ready ? 200 : 503, answer));
 }

@@ -4,4 +4,4 @@
  * request leaves short-lived objects behind, and a larger nursery lets them die there, so the
  * service spends less of its CPU in scavenges at peak.
  */
-export const SECKILL_SERVICE_ARGS = ["--max-semi-space-size=64", "--import", "tsx", "server/seckill-service/main.ts"];
+export const SECKILL_SERVICE_ARGS = ["--max-semi-space-size=64", "--import", "tsx", "server/cli/seckill.ts"];

@@ -3,9 +3,9 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
 import superjson from "superjson";
-import { readEnv } from "../env";
+import { readEnv } from "../platform/env";
 import { createServices } from "../composition";
-import type { Services } from "../services";
+import type { Services } from "../platform/services";
 import {
   createLiveSale,
   createTestEnvironment,
@@ -17,8 +17,8 @@ import {
   type ChildHandle,
   type TestEnvironment,
 } from "../testing/harness";
-import { createShoppers, type SeededShopper } from "../seed";
-import { warmUpSale } from "../recovery/warmup";
+import { createShoppers, type SeededShopper } from "../testing/seed";
+import { warmUpSale } from "../seckill/warmup";
 import { saleKeys } from "../seckill/keys";
 import { PURCHASE_TOKEN_PATTERN } from "../seckill/purchase-token";
 import { FORGED_PURCHASE_TOKEN } from "../testing/tokens";

@@ -1,13 +1,13 @@
 import http from "node:http";
-import type { Services } from "../services";
+import type { Services } from "../platform/services";
 import { gateFor } from "../gateway/ip-gate";
 import { clientAddress } from "../gateway/client-ip";
 import { browserRequestRefusal } from "../gateway/browser-guard";
 import { browserRefusalBody, logServerFaults } from "../trpc/answers";
-import { refusalBody } from "../trpc/refusal-body";
+import { refusalBody } from "../platform/refusal-body";
 import { UNEXPECTED_ERROR_MESSAGE } from "../trpc/init";
-import { SECKILL_ENDPOINT, SECKILL_PROCEDURES } from "../endpoints";
-import { langOf, type Localized } from "../i18n";
+import { SECKILL_ENDPOINT, SECKILL_PROCEDURES } from "../platform/endpoints";
+import { langOf, type Localized } from "../platform/i18n";
 import { nodeHeaders, readBody, sendJson } from "./node-http";
 import { answerHealth, answerLive, answerMetrics, answerReady } from "./health-and-metrics";
 import { answeredSoldOut } from "./sold-out-shortcut";

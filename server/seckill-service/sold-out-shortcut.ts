@@ -1,9 +1,9 @@
 import type http from "node:http";
-import type { Services } from "../services";
+import type { Services } from "../platform/services";
 import { soldOutByFlag } from "../seckill/purchase";
 import { JSON_HEADERS } from "./node-http";
 import { trpcBody } from "./trpc-internals";
-import { observePurchasePath } from "../metrics";
+import { observePurchasePath } from "../platform/metrics";
 
 /**
  * The sold-out answer, the bulk of a crowd's answers: body and headers built once. The body stays

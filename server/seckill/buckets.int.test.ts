@@ -10,10 +10,10 @@ import {
   type ChildHandle,
   type TestEnvironment,
 } from "../testing/harness";
-import { createShoppers } from "../seed";
+import { createShoppers } from "../testing/seed";
 import { cancelOrder } from "../orders/cancel";
 import { issuePurchaseToken } from "./purchase";
-import { warmUpSale } from "../recovery/warmup";
+import { warmUpSale } from "./warmup";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { bucketKeys } from "./keys";
 import { homeBucket } from "./buckets";

@@ -1,5 +1,5 @@
-import type { Services } from "../services";
-import { AppError } from "../errors";
+import type { Services } from "../platform/services";
+import { AppError } from "../platform/errors";
 import { unitsLeftInRedis } from "./sale-buckets";
 import { bucketKeys } from "./keys";
 import { phaseAt, type SalePhase } from "./phase";

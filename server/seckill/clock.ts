@@ -1,4 +1,4 @@
-import type { Services } from "../services";
+import type { Services } from "../platform/services";
 
 /**
  * The shop's clock as a browser should see it: Redis's `TIME`, the same clock the purchase

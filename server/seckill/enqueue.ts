@@ -1,10 +1,10 @@
-import type { Services } from "../services";
-import { enqueueCreateOrder, type QueuedReservation } from "../jobs/queues";
-import { GroupCommitter } from "../orders/group-commit";
-import { createLogger } from "../logger";
+import type { Services } from "../platform/services";
+import { enqueueCreateOrder, type QueuedReservation } from "../queues/queues";
+import { GroupCommitter } from "../lib/group-commit";
+import { createLogger } from "../platform/logger";
 import { bucketKeys } from "./keys";
 import { createOrderJobId, groupByBucket } from "./reservation";
-import { BatchOrigins, inSpan } from "../tracing";
+import { BatchOrigins, inSpan } from "../platform/tracing";
 
 /**
  * Adds one create-order job carrying these reservations, `order-<first>` unless a `jobId` is

@@ -1,5 +1,5 @@
-import { AppError } from "../errors";
-import { BUSY } from "../common-sentences";
+import { AppError } from "../platform/errors";
+import { BUSY } from "../platform/common-sentences";
 
 /** Redis or the queue not answering becomes a clear "try again", never a guess (fail closed). */
 export function failClosed<T>(work: Promise<T>): Promise<T> {

@@ -1,4 +1,4 @@
-import { TwoGenerationMap } from "../generations";
+import { TwoGenerationMap } from "../lib/generations";
 /**
  * Redis key builders. Every key of one sale carries the hash tag `{sale:<id>}` so that all keys a
  * Lua script touches live in one Redis Cluster slot. A sale whose stock is split into buckets
@@ -136,13 +136,8 @@ export function soldOutChannel(namespace: string): string {
   return `${namespace}:seckill:sold-out`;
 }
 
-/** BullMQ prefix; hash-tagged so a queue's keys stay in one Cluster slot. */
-export function queuePrefix(namespace: string): string {
-  return `${namespace}:{bull}`;
-}
-
 /**
- * Held by the one start-up preparation warming a cold sale (server/demo.ts), so that processes
+ * Held by the one start-up preparation warming a cold sale (server/cli/demo.ts), so that processes
  * starting at once wait for its warm-up instead of each running their own.
  */
 export function warmClaimKey(namespace: string, saleId: number): string {

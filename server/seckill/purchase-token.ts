@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { randomString } from "../random-pool";
+import { randomString } from "../lib/random-pool";
 
 /**
  * Purchase tokens carry their own proof: `<nonce>.<mac>`, the MAC binding the nonce to one
@@ -7,7 +7,7 @@ import { randomString } from "../random-pool";
  * whether a token is the live, unspent one; the MAC lets every instance refuse a forged or
  * borrowed token in-process, before any rate limit or Redis call. So every purchase that reaches
  * Redis carries a token that seckill.token issued behind the per-IP gate, and the gate need not
- * stand in front of the purchase as well (server/endpoints.ts).
+ * stand in front of the purchase as well (server/platform/endpoints.ts).
  *
  * A token issued in a sampled trace carries that trace's token span, `<nonce>~<trace id><span
  * id>.<mac>`, under the MAC: the purchase continues the token step's trace, and a client cannot
@@ -17,7 +17,7 @@ const NONCE_BYTES = 16;
 /** HMAC-SHA256 truncated to 128 bits: forging one is a 2^-128 guess per request. */
 const MAC_BYTES = 16;
 const B64 = "[A-Za-z0-9_-]";
-/** A carried span: trace id and span id in hex, as server/tracing.ts carriedActiveSpan writes them. */
+/** A carried span: trace id and span id in hex, as server/platform/tracing.ts carriedActiveSpan writes them. */
 const CARRIED_SPAN_PATTERN = "[0-9a-f]{48}";
 const b64Length = (bytes: number) => Math.ceil((bytes * 4) / 3);
 
@@ -40,7 +40,7 @@ function mac(secret: string, owner: { saleId: number; userId: number }, nonce: s
 
 /**
  * A fresh token for this shopper and sale (issue-token-5.lua keeps it, or hands out a live one
- * instead), carrying `carriedSpan` (server/tracing.ts carriedActiveSpan) when given.
+ * instead), carrying `carriedSpan` (server/platform/tracing.ts carriedActiveSpan) when given.
  */
 export function newPurchaseToken(secret: string, owner: { saleId: number; userId: number }, carriedSpan?: string): string {
   const random = randomString(NONCE_BYTES, "base64url");

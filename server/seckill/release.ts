@@ -1,4 +1,4 @@
-import type { CoreServices } from "../services";
+import type { CoreServices } from "../platform/services";
 import { homeBucket } from "./buckets";
 import { bucketKeys, type SaleKeys } from "./keys";
 import { stockBucketOf } from "./reservation";

@@ -1,5 +1,5 @@
-import { groupBy } from "../group-by";
-import { randomString } from "../random-pool";
+import { groupBy } from "../lib/group-by";
+import { randomString } from "../lib/random-pool";
 
 /**
  * A reservation id names its sale and its shopper, so a result query can be answered (and

@@ -1,4 +1,4 @@
-import type { Services } from "../services";
+import type { Services } from "../platform/services";
 import { bucketKeys } from "./keys";
 import { parseReservationId, stockBucketOf } from "./reservation";
 

@@ -1,4 +1,4 @@
-import type { Services } from "../services";
+import type { Services } from "../platform/services";
 import { homeBucket } from "./buckets";
 import { bucketKeys, saleKeys, type SaleKeys } from "./keys";
 

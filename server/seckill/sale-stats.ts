@@ -11,7 +11,7 @@ import type { ShopRefusal } from "./shop-refusals";
  * answer without Redis): each web instance counts in memory and flushes once a second, one
  * HINCRBY per sale, second and outcome. The worker adds its settled orders once per sale and
  * batch, after settling them. A crash loses at most one second of counts; the Prometheus
- * counters (server/metrics.ts) stay the exact record.
+ * counters (server/platform/metrics.ts) stay the exact record.
  */
 
 /** Seconds a bucket lives: the dashboard shows the last minute. */

@@ -8,8 +8,8 @@ import {
   type ChildHandle,
   type TestEnvironment,
 } from "../testing/harness";
-import { createSale, createShoppers } from "../seed";
-import { warmUpSale } from "../recovery/warmup";
+import { createSale, createShoppers } from "../testing/seed";
+import { warmUpSale } from "./warmup";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { saleKeys } from "./keys";
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { setTimeout as sleep } from "node:timers/promises";
 import { buyAsShopper, createLiveSale, createTestEnvironment, waitFor, type TestEnvironment } from "../testing/harness";
-import { createShoppers } from "../seed";
-import { warmUpSale } from "../recovery/warmup";
+import { createShoppers } from "../testing/seed";
+import { warmUpSale } from "./warmup";
 import { bucketKeys } from "./keys";
 import { soldOutInRedis } from "./sale-buckets";
 

@@ -3,12 +3,12 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Redis } from "ioredis";
-import type { Services } from "../services";
-import { createSale, createShoppers, type SeededShopper } from "../seed";
-import { warmUpSale } from "../recovery/warmup";
+import type { Services } from "../platform/services";
+import { createSale, createShoppers, type SeededShopper } from "./seed";
+import { warmUpSale } from "../seckill/warmup";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
-import { freePort } from "../net";
-import { TRPC_ENDPOINT } from "../endpoints";
+import { freePort } from "../lib/net";
+import { TRPC_ENDPOINT } from "../platform/endpoints";
 import { waitFor } from "./harness";
 
 /**

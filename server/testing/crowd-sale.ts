@@ -1,9 +1,9 @@
 import { expect } from "vitest";
-import type { Services } from "../services";
+import type { Services } from "../platform/services";
 import { createCaller } from "../trpc/root";
 import { createContext } from "../trpc/init";
-import { createShoppers } from "../seed";
-import { warmUpSale } from "../recovery/warmup";
+import { createShoppers } from "./seed";
+import { warmUpSale } from "../seckill/warmup";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { saleKeys } from "../seckill/keys";
 import { createLiveSale, waitFor } from "./harness";

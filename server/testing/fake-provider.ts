@@ -1,4 +1,4 @@
-import type { PaymentProviderName } from "../env";
+import type { PaymentProviderName } from "../platform/env";
 import type { PaymentProvider } from "../payments/provider";
 
 /**

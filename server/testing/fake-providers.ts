@@ -1,4 +1,4 @@
-import type { PaymentProviderName } from "../env";
+import type { PaymentProviderName } from "../platform/env";
 import { startFakeAlipay } from "./fake-alipay";
 import type { FakeProvider, FakeProviderOptions } from "./fake-provider";
 import { startFakeWechatPay } from "./fake-wechatpay";

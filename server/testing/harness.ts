@@ -3,20 +3,20 @@ import { readFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { createInterface } from "node:readline";
 import { Worker } from "bullmq";
-import { readEnv, type Env } from "../env";
+import { readEnv, type Env } from "../platform/env";
 import { createServices } from "../composition";
-import type { Services } from "../services";
+import type { Services } from "../platform/services";
 import { issuePurchaseToken, purchase } from "../seckill/purchase";
 import { buildIsFresh } from "../cli/build";
 import { SECKILL_SERVICE_ARGS } from "../seckill-service/launch";
 import { webServerArgs } from "../cli/web-launch";
-import { createSale, type NewSale } from "../seed";
+import { createSale, type NewSale } from "./seed";
 import { deleteRedisNamespace, dropDatabase } from "./resources";
 import { createMigratedDatabase } from "./template-database";
-import { freePort } from "../net";
-import { QUEUE } from "../jobs/queues";
+import { freePort } from "../lib/net";
+import { QUEUE } from "../queues/queues";
 import { connectRedis, queueRedis } from "../clients/redis";
-import { queuePrefix } from "../seckill/keys";
+import { queuePrefix } from "../queues/queues";
 import { createOrderProcessor } from "../jobs/create-order";
 
 /**
@@ -202,7 +202,7 @@ export async function startWeb(
 }
 
 /**
- * Starts the seckill service's process (server/seckill-service/main.ts, what `npm run seckill` and `npm
+ * Starts the seckill service's process (server/cli/seckill.ts, what `npm run seckill` and `npm
  * start` run) on a free SECKILL_PORT; resolves once /api/health answers 200. Needs no build.
  */
 export async function startSeckillService(

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestEnvironment, startWeb, startWorker, waitFor, type ChildHandle, type TestEnvironment } from "./harness";
 import { CHAOS_SETTINGS, crowdBuys, newChaosSale, report, settleAndCheck } from "./chaos";
-import { startPayment } from "../orders/pay";
+import { startPayment } from "../payments/pay";
 import { confirmSandboxCheckout } from "../payments/sandbox-gateway";
-import { freePort } from "../net";
+import { freePort } from "../lib/net";
 
 /**
  * Chaos: a payment notification and the pay-deadline cancellation racing for the same orders,

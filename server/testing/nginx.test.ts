@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { freePort } from "../net";
+import { freePort } from "../lib/net";
 import { checkNginxConfig, FRONT_DOOR_FILES, renderNginxConfig, startNginx } from "./nginx";
 
 const COMPOSE_CONFIG = path.resolve(import.meta.dirname, "../../deploy/nginx/nginx.conf");

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { freePort } from "../net";
+import { freePort } from "../lib/net";
 
 /**
  * Debian's real nginx in front of test processes, with the production front door's protections:

@@ -1,6 +1,6 @@
 import { mapConcurrently } from "./harness";
-import type { SeededShopper } from "../seed";
-import { SECKILL_ENDPOINT, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS } from "../endpoints";
+import type { SeededShopper } from "./seed";
+import { SECKILL_ENDPOINT, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS } from "../platform/endpoints";
 
 /**
  * A crowd of shoppers behind one address (the test's own loopback, no X-Forwarded-For), as issue #41

@@ -11,12 +11,12 @@ import {
 } from "./harness";
 import { FAKE_PROVIDERS } from "./fake-providers";
 import type { FakeNotify, FakeProvider } from "./fake-provider";
-import { freePort } from "../net";
-import { createShoppers } from "../seed";
-import type { PaymentProviderName } from "../env";
-import { warmUpSale } from "../recovery/warmup";
+import { freePort } from "../lib/net";
+import { createShoppers } from "./seed";
+import type { PaymentProviderName } from "../platform/env";
+import { warmUpSale } from "../seckill/warmup";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
-import { startPayment } from "../orders/pay";
+import { startPayment } from "../payments/pay";
 
 /**
  * Chaos: payments against the pay-deadline timers, on real processes. Two worker processes

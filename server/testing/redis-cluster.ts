@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { freePort } from "../net";
+import { freePort } from "../lib/net";
 import { halt, tlsServerArgs, untilAnswers, type TestCertificates } from "./secured-redis";
 
 /**

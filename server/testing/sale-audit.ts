@@ -1,7 +1,7 @@
 import type { Job } from "bullmq";
 import type { Logger } from "pino";
-import type { Services } from "../services";
-import type { CreateOrderJob, QueuedReservation } from "../jobs/queues";
+import type { Services } from "../platform/services";
+import type { CreateOrderJob, QueuedReservation } from "../queues/queues";
 import { bucketKeys } from "../seckill/keys";
 import { activeByBucket, bucketStockInDb } from "../seckill/buckets";
 import { parseReservationId } from "../seckill/reservation";

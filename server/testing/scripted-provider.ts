@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { PaymentProviderName } from "../env";
+import type { PaymentProviderName } from "../platform/env";
 import type { PaymentProviders } from "../payments/providers";
 import {
   ProviderUnavailableError,
@@ -13,7 +13,7 @@ import {
   type RefundState,
   type TradeState,
 } from "../payments/provider";
-import type { Services } from "../services";
+import type { Services } from "../platform/services";
 
 /**
  * A stand-in for the EXTERNAL payment provider (Alipay's or WeChat's servers, not our adapter),

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createTestEnvironment, startSeckillService, startWeb, startWorker, type ChildHandle, type TestEnvironment } from "./harness";
-import { SECKILL_ENDPOINT } from "../endpoints";
+import { SECKILL_ENDPOINT } from "../platform/endpoints";
 import {
   CHAOS_SETTINGS,
   buyUntilAnswered,

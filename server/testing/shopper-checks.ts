@@ -3,10 +3,10 @@ import { expect } from "vitest";
 import { abandonedEventStreams, subscriptionPath, type HeldAttack } from "./attacks";
 import { createLiveSale, waitFor } from "./harness";
 import { openRoom } from "./room";
-import { createShoppers, type SeededShopper } from "../seed";
-import { warmUpSale } from "../recovery/warmup";
+import { createShoppers, type SeededShopper } from "./seed";
+import { warmUpSale } from "../seckill/warmup";
 import { joinRoom } from "../room/join";
-import type { Services } from "../services";
+import type { Services } from "../platform/services";
 
 /**
  * What the front-door attack suites (nginx's and `npm start`'s) check for the honest shopper

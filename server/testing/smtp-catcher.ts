@@ -1,6 +1,6 @@
 import { SMTPServer } from "smtp-server";
 import { simpleParser } from "mailparser";
-import { freePort } from "../net";
+import { freePort } from "../lib/net";
 
 /**
  * A real SMTP server for tests (smtp-server, in this process): it accepts every message on a

@@ -1,4 +1,4 @@
-import { env } from "../env";
+import { env } from "../platform/env";
 import { createServices } from "../composition";
 import { adjustSaleStock } from "../admin/stock";
 

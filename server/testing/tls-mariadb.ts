@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import mariadb from "mariadb";
-import { freePort } from "../net";
+import { freePort } from "../lib/net";
 import { waitFor } from "./harness";
 import { generateCertificates, halt, type TestCertificates } from "./secured-redis";
 

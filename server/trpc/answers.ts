@@ -1,9 +1,9 @@
 import type { Logger } from "pino";
 import type { TRPCError } from "@trpc/server";
 import type { BrowserRefusal } from "../gateway/browser-guard";
-import { createLogger } from "../logger";
-import type { Lang } from "../i18n";
-import { refusalBody } from "./refusal-body";
+import { createLogger } from "../platform/logger";
+import type { Lang } from "../platform/i18n";
+import { refusalBody } from "../platform/refusal-body";
 
 /** What both tRPC front doors, Next's handler (./http.ts) and the seckill service, answer alike. */
 

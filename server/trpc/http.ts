@@ -1,15 +1,15 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { TRPCError } from "@trpc/server";
-import type { Services } from "../services";
+import type { Services } from "../platform/services";
 import { addressFromFrontDoor } from "../gateway/client-ip";
 import { batchRefusal } from "../gateway/trpc-calls";
 import { browserRequestRefusal } from "../gateway/browser-guard";
 import { appRouter } from "./root";
 import { createContext } from "./init";
 import { browserRefusalBody, logServerFaults } from "./answers";
-import { SECKILL_PROCEDURES, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS } from "../endpoints";
-import { observePurchasePath, purchasePathOutcome } from "../metrics";
-import { langOf } from "../i18n";
+import { SECKILL_PROCEDURES, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS } from "../platform/endpoints";
+import { observePurchasePath, purchasePathOutcome } from "../platform/metrics";
+import { langOf } from "../platform/i18n";
 import { releasedAtEnd, streamLifetimeMs, takeStreamSlot } from "./stream-slots";
 
 /**

@@ -5,12 +5,12 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { z, ZodError } from "zod";
-import type { Services } from "../services";
-import { AppError } from "../errors";
+import type { Services } from "../platform/services";
+import { AppError } from "../platform/errors";
 import { credentialFrom, verifySession, type HeaderReader, type Session } from "../gateway/session";
 import { SESSION_ENDED_MESSAGE } from "../gateway/revocation";
 import { PASSED_GATE, type PendingGate } from "../gateway/ip-gate";
-import { langOf, type Lang, type Localized } from "../i18n";
+import { langOf, type Lang, type Localized } from "../platform/i18n";
 import { localizedInputError } from "./input-errors";
 
 // 1. Context ------------------------------------------------------------------------------------
@@ -29,7 +29,7 @@ export interface Context {
   clientAddress?: string;
   /** The caller's User-Agent, for the payment flow to offer (a phone's or a desktop's). */
   userAgent: string | null;
-  /** The request's headers, for its language (server/i18n.ts langOf), read only when an error is answered. */
+  /** The request's headers, for its language (server/platform/i18n.ts langOf), read only when an error is answered. */
   requestHeaders: HeaderReader;
 }
 

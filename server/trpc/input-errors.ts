@@ -5,9 +5,9 @@
  * sentence neither knows (another module's custom one) stays as written.
  */
 import { z, type ZodError } from "zod";
-import type { Lang, Localized } from "../i18n";
+import type { Lang, Localized } from "../platform/i18n";
 import { PASSWORD_TOO_LONG } from "../gateway/password";
-import { PAYMENT_PROVIDER_NAMES } from "../env";
+import { PAYMENT_PROVIDER_NAMES } from "../platform/env";
 import { MAX_BLACKLIST_BATCH } from "../admin/crowd-report";
 
 /** The custom messages of server/trpc/schemas.ts, in both languages. */

@@ -5,7 +5,7 @@ import { TICKET_PATTERN } from "../room/ticket";
 import { CONTACT_TOKEN_PATTERN } from "../gateway/contact-token";
 import { withinPasswordLimit } from "../gateway/password";
 import { INPUT_SENTENCES } from "./input-errors";
-import { PAYMENT_PROVIDER_NAMES } from "../env";
+import { PAYMENT_PROVIDER_NAMES } from "../platform/env";
 
 /** Input shapes shared by several procedures. */
 export const saleIdInput = z.object({

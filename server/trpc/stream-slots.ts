@@ -1,9 +1,9 @@
-import type { Services } from "../services";
+import type { Services } from "../platform/services";
 import { credentialFrom, verifySession } from "../gateway/session";
 import { addressFromFrontDoor, rateLimitKey } from "../gateway/client-ip";
 import { STREAM_RETRY_AFTER_SECONDS, TOO_MANY_STREAMS, type StreamOwner } from "../gateway/stream-caps";
-import { refusalBody } from "./refusal-body";
-import { langOf } from "../i18n";
+import { refusalBody } from "../platform/refusal-body";
+import { langOf } from "../platform/i18n";
 
 /**
  * A subscription's HTTP side (server-sent events served by ./http.ts): its slot under the caps of

@@ -1,4 +1,4 @@
-import type { Lang } from "@/server/i18n";
+import type { Lang } from "@/server/platform/i18n";
 
 /** A moment in the operator's own zone, to the second, with the zone named (times decide a flash sale). */
 export function adminTime(date: Date | null | undefined, lang: Lang): string {

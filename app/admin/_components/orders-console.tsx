@@ -9,7 +9,7 @@ import { ADMIN_MESSAGES, type AdminMessages } from "@/app/_i18n/admin-messages";
 import { ORDER_STATUSES } from "@/server/orders/statuses";
 import { DEFAULT_ORDER_PAGE_SIZE, ORDER_PAGE_SIZES, readIdField, searchMessageIn } from "@/server/admin/order-search";
 import type { AdminOrder, AdminPayment } from "@/server/admin/orders";
-import type { Lang } from "@/server/i18n";
+import type { Lang } from "@/server/platform/i18n";
 import { adminTime } from "./admin-time";
 import { ORDER_STATUS_COLOR, PAYMENT_STATUS_COLOR, TAG } from "./status-colors";
 import { rowTestId, tableWidth } from "./table-layout";

@@ -1,5 +1,5 @@
 import { acrossFieldProblems, fieldMessageIn, newSaleInput, saleTerms, startIsInPast } from "@/server/admin/sale-form";
-import type { Lang } from "@/server/i18n";
+import type { Lang } from "@/server/platform/i18n";
 
 /** What the sale form holds while the operator types: text as typed, prices in yuan. */
 export interface SaleDraft {

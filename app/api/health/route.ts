@@ -1,8 +1,8 @@
-import { checkHealth, sharedCheck } from "@/server/health";
+import { checkHealth, sharedCheck } from "@/server/platform/health";
 import { getServices } from "@/server/composition";
 import { addressFromFrontDoor } from "@/server/gateway/client-ip";
 import { HEALTH_REFUSAL_HEADERS, healthRefusal } from "@/server/gateway/metrics-access";
-import { langOf } from "@/server/i18n";
+import { langOf } from "@/server/platform/i18n";
 
 export const dynamic = "force-dynamic";
 

@@ -2,7 +2,7 @@ import { getServices } from "@/server/composition";
 import { renderMetrics } from "@/server/admin/sale-gauges";
 import { addressFromFrontDoor } from "@/server/gateway/client-ip";
 import { METRICS_REFUSAL_HEADERS, metricsRefusal } from "@/server/gateway/metrics-access";
-import { langOf } from "@/server/i18n";
+import { langOf } from "@/server/platform/i18n";
 
 export const dynamic = "force-dynamic";
 

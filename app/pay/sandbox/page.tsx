@@ -1,12 +1,12 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { notFound } from "next/navigation";
-import { AppError } from "@/server/errors";
+import { AppError } from "@/server/platform/errors";
 import { callerOf } from "@/server/gateway/revocation";
 import { sandboxEnabled, sandboxTrades } from "@/server/payments/providers";
 import { readSandboxCheckout, sandboxCheckoutFor, type SandboxCheckout } from "@/server/payments/sandbox-gateway";
 import { getServices } from "@/server/composition";
-import type { Services } from "@/server/services";
+import type { Services } from "@/server/platform/services";
 import { money } from "../../_components/money";
 import { ACCOUNT_MESSAGES } from "../../_i18n/account-messages";
 import { requestLang } from "../../_i18n/server";

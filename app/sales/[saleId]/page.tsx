@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { getServices } from "@/server/composition";
 import { getSale } from "@/server/seckill/catalog";
-import { AppError } from "@/server/errors";
+import { AppError } from "@/server/platform/errors";
 import { saleIdInput } from "@/server/trpc/schemas";
 import { SaleDetail } from "../../_components/sale-detail";
 

@@ -1,4 +1,4 @@
-import { workerHooks } from "../../worker-hooks";
+import { workerHooks } from "../../jobs/worker-hooks";
 
 /**
  * Preloaded into a worker (startWorker's `faults`): it SIGKILLs itself right after its first

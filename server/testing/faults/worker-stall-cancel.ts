@@ -1,4 +1,4 @@
-import { workerHooks } from "../../worker-hooks";
+import { workerHooks } from "../../jobs/worker-hooks";
 
 /**
  * Long past the job locks the chaos tests set (WORKER_LOCK_MS 2000, stalled checks every 1000),

@@ -1,7 +1,7 @@
 import { createTRPCRouter, shopperProcedure } from "../init";
 import { orderIdInput, payInput } from "../schemas";
 import { getOrder, listOrders, paymentStatus } from "../../orders/queries";
-import { deviceFromUserAgent, startPayment } from "../../orders/pay";
+import { deviceFromUserAgent, startPayment } from "../../payments/pay";
 import { cancelOwnOrder } from "../../orders/cancel";
 import { normalisedAddress } from "../../gateway/client-ip";
 

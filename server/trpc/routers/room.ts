@@ -1,4 +1,4 @@
-import { AppError } from "../../errors";
+import { AppError } from "../../platform/errors";
 import { createTRPCRouter, shopperProcedure } from "../init";
 import { roomJoinInput, roomStatusInput } from "../schemas";
 import { joinRoom } from "../../room/join";

@@ -1,7 +1,7 @@
 import { createTRPCRouter, publicProcedure, shopperProcedure } from "../init";
 import { saleIdInput } from "../schemas";
 import { getSale, listSales } from "../../seckill/catalog";
-import { saleStanding } from "../../gateway/sale-standing";
+import { saleStanding } from "../../seckill/sale-standing";
 
 export const saleRouter = createTRPCRouter({
   list: publicProcedure.query(({ ctx }) => listSales(ctx.services)),

@@ -1,10 +1,10 @@
-import { AppError, httpStatusOf } from "@/server/errors";
-import { readTextWithin } from "@/server/bounded-body";
+import { AppError, httpStatusOf } from "@/server/platform/errors";
+import { readTextWithin } from "@/server/lib/bounded-body";
 import { CROSS_SITE_MESSAGE, fromThisSite } from "@/server/gateway/browser-guard";
 import { callerOf } from "@/server/gateway/revocation";
 import { confirmSandboxCheckout } from "@/server/payments/sandbox-gateway";
 import { getServices } from "@/server/composition";
-import { langOf, type Localized } from "@/server/i18n";
+import { langOf, type Localized } from "@/server/platform/i18n";
 
 /** The cashier's form: the signed checkout's few fields. */
 const MAX_FORM_BYTES = 16 * 1024;

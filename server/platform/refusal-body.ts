@@ -1,6 +1,6 @@
 import { TRPC_ERROR_CODES_BY_KEY, type TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
 import superjson from "superjson";
-import { SECKILL_ENDPOINT, TRPC_ENDPOINT } from "../endpoints";
+import { SECKILL_ENDPOINT, TRPC_ENDPOINT } from "./endpoints";
 
 /** A refusal a front door answers before any procedure runs (429, 413, 415, 503, a 400 at the gate). */
 export interface Refusal {

@@ -1,16 +1,16 @@
 import { randomBytes } from "node:crypto";
-import type { Services } from "../services";
-import type { PaymentProviderName } from "../env";
+import type { Services } from "../platform/services";
+import type { PaymentProviderName } from "../platform/env";
 import { isUniqueViolation } from "../clients/db";
-import { AppError } from "../errors";
-import { createLogger } from "../logger";
-import { ProviderUnavailableError, type PayAction, type PayDevice, type PaymentProvider } from "../payments/provider";
-import { PAYMENTS_NOT_SET_UP, providerWords } from "../payments/providers";
-import type { Localized } from "../i18n";
-import { noSuchOrder, statusWords } from "./statuses";
-import { orderReturnUrl, paymentNotifyUrl } from "../payments/urls";
-import { allows } from "./state-machine";
-import { settlePaidTrade } from "./settle-payment";
+import { AppError } from "../platform/errors";
+import { createLogger } from "../platform/logger";
+import { ProviderUnavailableError, type PayAction, type PayDevice, type PaymentProvider } from "./provider";
+import { PAYMENTS_NOT_SET_UP, providerWords } from "./providers";
+import type { Localized } from "../platform/i18n";
+import { noSuchOrder, statusWords } from "../orders/statuses";
+import { orderReturnUrl, paymentNotifyUrl } from "./urls";
+import { allows } from "../orders/state-machine";
+import { settlePaidTrade } from "../orders/settle-payment";
 
 /** What order.pay answers: where to send the shopper for this order's attempt at this provider. */
 export interface PaymentStart {

@@ -1,17 +1,17 @@
 import type { Env } from "./env";
-import type { Db, SqlPool } from "./clients/db";
+import type { Db, SqlPool } from "../clients/db";
 import type { AppRedis } from "./redis-scripts";
-import type { Queues, QueuedReservation } from "./jobs/queues";
-import type { SoldOutFlags } from "./seckill/sold-out";
+import type { Queues, QueuedReservation } from "../queues/queues";
+import type { SoldOutFlags } from "../seckill/sold-out";
 import type { Metrics } from "./metrics";
-import type { RateLimiter } from "./gateway/rate-limit";
-import type { PaymentProviders } from "./payments/providers";
-import type { PurchaseStats } from "./seckill/sale-stats";
-import type { GroupCommitter } from "./orders/group-commit";
-import type { SessionRevocations } from "./gateway/revocation";
-import type { StreamCaps } from "./gateway/stream-caps";
-import type { PasswordHasher } from "./gateway/password-hasher";
-import type { ContactSender } from "./clients/contact-sender";
+import type { RateLimiter } from "../gateway/rate-limit";
+import type { PaymentProviders } from "../payments/providers";
+import type { PurchaseStats } from "../seckill/sale-stats";
+import type { GroupCommitter } from "../lib/group-commit";
+import type { SessionRevocations } from "../gateway/revocation";
+import type { StreamCaps } from "../gateway/stream-caps";
+import type { PasswordHasher } from "../gateway/password-hasher";
+import type { ContactSender } from "../clients/contact-sender";
 
 /**
  * What every process has from the outside world, built from one Env by the composition root

@@ -1,8 +1,8 @@
-import type { Services } from "../services";
-import { AppError } from "../errors";
-import { homeKeys } from "../seckill/sale-buckets";
-import type { Refusal } from "../seckill/outcome";
-import { mayTakeAnotherUnit } from "../seckill/unit-limit";
+import type { Services } from "../platform/services";
+import { AppError } from "../platform/errors";
+import { homeKeys } from "./sale-buckets";
+import type { Refusal } from "./outcome";
+import { mayTakeAnotherUnit } from "./unit-limit";
 import type { OrderStatus } from "../generated/prisma/enums";
 import {
   ELIGIBILITY,
@@ -12,8 +12,8 @@ import {
   type EligibilityCode,
   type EligibilityRules,
   type Standing,
-} from "./eligibility";
-import { personField, personOfField } from "../seckill/keys";
+} from "../gateway/eligibility";
+import { personField, personOfField } from "./keys";
 
 /**
  * Why a shopper could not buy in a sale, known before pressing anything; null when they can.

@@ -1,14 +1,14 @@
-import type { Services } from "./services";
-import { hashPassword } from "./gateway/accounts";
-import { canonicalEmail } from "./gateway/email-identity";
+import type { Services } from "../platform/services";
+import { hashPassword } from "../gateway/accounts";
+import { canonicalEmail } from "../lib/email-identity";
 import mariadb from "mariadb";
-import { parseDatabaseUrl } from "./clients/db";
-import { signSession, type Role } from "./gateway/session";
+import { parseDatabaseUrl } from "../clients/db";
+import { signSession, type Role } from "../gateway/session";
 
 /** Bulk fixtures for the demo, load tests and integration tests, through the real tables. */
 
 // Fixtures create sales the way the admin console does.
-export { createSale, createSaleIn, type NewSale } from "./new-sale";
+export { createSale, createSaleIn, type NewSale } from "../admin/new-sale";
 
 export const SEED_PASSWORD = "flash-sale-demo";
 const INSERT_CHUNK = 10_000;

@@ -1,6 +1,6 @@
-import type { Services } from "./services";
-import type { Prisma } from "./generated/prisma/client";
-import { createStockRow } from "./stock/ledger";
+import type { Services } from "../platform/services";
+import type { Prisma } from "../generated/prisma/client";
+import { createStockRow } from "../stock/ledger";
 
 export interface NewSale {
   productName: string;

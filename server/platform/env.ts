@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { z } from "zod";
-import { DEFAULT_DOTLESS_DOMAINS, parseDotlessDomains } from "./gateway/email-identity";
-import { normalisePem } from "./lib/rsa-key";
+import { DEFAULT_DOTLESS_DOMAINS, parseDotlessDomains } from "../lib/email-identity";
+import { normalisePem } from "../lib/rsa-key";
 
 /**
  * The one place configuration is read. Web, worker, scripts and tests all go through `readEnv`,
@@ -492,7 +492,7 @@ const devOnlySettings = {
   DEMO_SALE: z.enum(["0", "1"]).default("1"),
 };
 
-/** Tracing (server/tracing.ts): off by default; the OTEL_* names are OpenTelemetry's own where it has one. */
+/** Tracing (server/platform/tracing.ts): off by default; the OTEL_* names are OpenTelemetry's own where it has one. */
 const tracingSettings = {
   /** Share of purchases traced, 0 to 1 (0: off, no SDK loaded); a trace continues where it began. */
   OTEL_TRACES_SAMPLER_RATIO: z.coerce.number().min(0).max(1).default(0),

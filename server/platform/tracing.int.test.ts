@@ -3,17 +3,17 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Worker } from "bullmq";
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import { createTestEnvironment, createLiveSale, startSeckillService, startWorker, waitFor, type TestEnvironment } from "./testing/harness";
+import { createTestEnvironment, createLiveSale, startSeckillService, startWorker, waitFor, type TestEnvironment } from "../testing/harness";
 import { readEnv } from "./env";
 import { bullmqTelemetry, startTracing, stopTracing } from "./tracing";
-import { createShoppers } from "./seed";
-import { warmUpSale } from "./recovery/warmup";
-import { createCaller } from "./trpc/root";
-import { createContext } from "./trpc/init";
-import { createOrderProcessor } from "./jobs/create-order";
-import { QUEUE } from "./jobs/queues";
-import { connectRedis } from "./clients/redis";
-import { queuePrefix } from "./seckill/keys";
+import { createShoppers } from "../testing/seed";
+import { warmUpSale } from "../seckill/warmup";
+import { createCaller } from "../trpc/root";
+import { createContext } from "../trpc/init";
+import { createOrderProcessor } from "../jobs/create-order";
+import { QUEUE } from "../queues/queues";
+import { connectRedis } from "../clients/redis";
+import { queuePrefix } from "../queues/queues";
 
 /**
  * One purchase's trace, in this process with the test's in-memory exporter: the procedures through

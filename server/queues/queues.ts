@@ -1,8 +1,12 @@
 import { Queue, type ConnectionOptions } from "bullmq";
 import { z } from "zod";
-import { queuePrefix } from "../seckill/keys";
-import { MAX_ORDER_BATCH_SIZE } from "../env";
-import { bullmqTelemetry } from "../tracing";
+import { MAX_ORDER_BATCH_SIZE } from "../platform/env";
+import { bullmqTelemetry } from "../platform/tracing";
+
+/** BullMQ prefix; hash-tagged so a queue's keys stay in one Cluster slot. */
+export function queuePrefix(namespace: string): string {
+  return `${namespace}:{bull}`;
+}
 
 /** Queue names and job payloads: the contract between the web and the worker processes. */
 export const QUEUE = {

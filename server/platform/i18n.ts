@@ -6,7 +6,7 @@
 export type Lang = "en" | "zh";
 export const LANGS: readonly Lang[] = ["en", "zh"];
 
-/** A sentence a person reads, in each language. Domain errors carry one (server/errors.ts). */
+/** A sentence a person reads, in each language. Domain errors carry one (server/platform/errors.ts). */
 export interface Localized {
   en: string;
   zh: string;

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ALIPAY_VARIABLES as alipay, pkcs8, WECHATPAY_VARIABLES as wechatpay } from "./testing/rsa-keys";
+import { ALIPAY_VARIABLES as alipay, pkcs8, WECHATPAY_VARIABLES as wechatpay } from "../testing/rsa-keys";
 import {
   DEV_SANDBOX_PAY_APP_ID,
   DEV_SANDBOX_PAY_KEY,

@@ -1,6 +1,6 @@
 /**
  * Sentences several modules answer with, written once so the shop says them the same way
- * wherever they come from (server/i18n.ts: each in English and Chinese).
+ * wherever they come from (server/platform/i18n.ts: each in English and Chinese).
  */
 import type { Localized } from "./i18n";
 

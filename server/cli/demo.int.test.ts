@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readEnv } from "./env";
-import { createServices } from "./composition";
-import type { Services } from "./services";
-import { createLiveSale, createTestEnvironment, type TestEnvironment } from "./testing/harness";
+import { readEnv } from "../platform/env";
+import { createServices } from "../composition";
+import type { Services } from "../platform/services";
+import { createLiveSale, createTestEnvironment, type TestEnvironment } from "../testing/harness";
 import { ensureDemoSale, warmColdSales } from "./demo";
-import { createAdminOnce, ensureAdmin } from "./gateway/accounts";
-import { bucketKeys, warmClaimKey } from "./seckill/keys";
+import { createAdminOnce, ensureAdmin } from "../gateway/accounts";
+import { bucketKeys, warmClaimKey } from "../seckill/keys";
 
 /**
  * Start-up's "ensure" steps run by many processes at once: each here has its own Services (its

@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLiveSale, createTestEnvironment, placeOrders, type TestEnvironment } from "../testing/harness";
-import { createShoppers } from "../seed";
-import { warmUpSale } from "../recovery/warmup";
-import type { Services } from "../services";
-import type { PaymentProviderName } from "../env";
-import { ProviderUnavailableError, type PaymentProvider } from "../payments/provider";
-import type { PaymentProviders } from "../payments/providers";
-import { sandboxProvider } from "../payments/sandbox";
-import { confirmSandboxCheckout, TRADE_CLOSED_MESSAGE } from "../payments/sandbox-gateway";
-import { sandboxTrades } from "../payments/providers";
-import { cancelOwnOrder } from "./cancel";
+import { createShoppers } from "../testing/seed";
+import { warmUpSale } from "../seckill/warmup";
+import type { Services } from "../platform/services";
+import type { PaymentProviderName } from "../platform/env";
+import { ProviderUnavailableError, type PaymentProvider } from "./provider";
+import type { PaymentProviders } from "./providers";
+import { sandboxProvider } from "./sandbox";
+import { confirmSandboxCheckout, TRADE_CLOSED_MESSAGE } from "./sandbox-gateway";
+import { sandboxTrades } from "./providers";
+import { cancelOwnOrder } from "../orders/cancel";
 import { startPayment } from "./pay";
-import { settlePaidTrade } from "./settle-payment";
+import { settlePaidTrade } from "../orders/settle-payment";
 
 /**
  * order.pay against real MariaDB and the sandbox's books in Redis: one attempt per order and

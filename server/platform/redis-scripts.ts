@@ -1,5 +1,5 @@
 import path from "node:path";
-import { createRedis, defineScripts, type RedisConnection, type RedisTarget, type ScriptCommandName } from "./clients/redis";
+import { createRedis, defineScripts, type RedisConnection, type RedisTarget, type ScriptCommandName } from "../clients/redis";
 import type { RedisOptions } from "ioredis";
 
 /**

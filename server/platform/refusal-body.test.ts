@@ -2,11 +2,11 @@ import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTRPCClient, httpBatchLink, httpLink, TRPCClientError } from "@trpc/client";
 import superjson from "superjson";
-import type { AppRouter } from "./root";
+import type { AppRouter } from "../trpc/root";
 import { gateRefusalBody, gateRefusalHeaders, tooManyFromYourAddress, type GateRefusal } from "../gateway/ip-gate";
-import { browserRefusalBody } from "./answers";
+import { browserRefusalBody } from "../trpc/answers";
 import { browserRequestRefusal } from "../gateway/browser-guard";
-import { freePort } from "../net";
+import { freePort } from "../lib/net";
 
 /**
  * A front door's refusal read by the real tRPC client the browser runs (app/_components/providers.tsx:

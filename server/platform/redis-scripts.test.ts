@@ -1,11 +1,11 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { scriptCommand } from "./clients/redis";
-import { loadLua } from "./clients/lua-include";
+import { scriptCommand } from "../clients/redis";
+import { loadLua } from "../clients/lua-include";
 import { scriptPaths } from "./redis-scripts";
 
-const root = path.resolve(import.meta.dirname, "..");
+const root = path.resolve(import.meta.dirname, "../..");
 const rel = (file: string) => path.relative(root, file);
 
 function luaFilesUnder(dir: string): string[] {

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
-import type { Services } from "./services";
-import { Prisma } from "./generated/prisma/client";
-import { isUniqueViolation } from "./clients/db";
-import { createSaleIn } from "./seed";
-import { bucketKeys, warmClaimKey } from "./seckill/keys";
-import { warmUpSale, type WarmUpServices } from "./recovery/warmup";
+import type { Services } from "../platform/services";
+import { Prisma } from "../generated/prisma/client";
+import { isUniqueViolation } from "../clients/db";
+import { createSaleIn } from "../admin/new-sale";
+import { bucketKeys, warmClaimKey } from "../seckill/keys";
+import { warmUpSale, type WarmUpServices } from "../seckill/warmup";
 
 /** Start-up's demo data and warm-up, safe with any number of processes starting at once. */
 

@@ -1,14 +1,14 @@
 import type { ChainableCommander } from "ioredis";
 import { clusterReady, type RedisConnection } from "../clients/redis";
-import type { CoreServices } from "../services";
+import type { CoreServices } from "../platform/services";
 import { Prisma } from "../generated/prisma/client";
-import { AppError } from "../errors";
-import { saleDoesNotExist } from "../common-sentences";
-import { bucketKeys } from "../seckill/keys";
-import { broadcastSoldOut } from "../seckill/sold-out";
+import { AppError } from "../platform/errors";
+import { saleDoesNotExist } from "../platform/common-sentences";
+import { bucketKeys } from "./keys";
+import { broadcastSoldOut } from "./sold-out";
 import { ACTIVE_ORDER_STATUSES, RELEASED_ORDER_STATUSES } from "../orders/statuses";
-import { parseReservationId, reservationInBucket } from "../seckill/reservation";
-import { activeByBucket, bucketStockInDb, homeBucket } from "../seckill/buckets";
+import { parseReservationId, reservationInBucket } from "./reservation";
+import { activeByBucket, bucketStockInDb, homeBucket } from "./buckets";
 import {
   ELIGIBILITY_RULE_FIELDS,
   eligibilityTable,
@@ -18,7 +18,7 @@ import {
   type EligibilityRules,
   type Standing,
 } from "../gateway/eligibility";
-import { personField, personOfField } from "../seckill/keys";
+import { personField, personOfField } from "./keys";
 import { withStockChangeLock } from "../stock/change-lock";
 import { loadRoom, roomSettingsOf, type RoomLoadResult } from "../room/room-meta";
 

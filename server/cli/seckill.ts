@@ -1,10 +1,10 @@
 import type http from "node:http";
 import type net from "node:net";
-import { env } from "../env";
-import { createLogger } from "../logger";
+import { env } from "../platform/env";
+import { createLogger } from "../platform/logger";
 import { createServices } from "../composition";
-import { answerSeckillRequest, createSeckillServer } from "./server";
-import { startTracing, stopTracing } from "../tracing";
+import { answerSeckillRequest, createSeckillServer } from "../seckill-service/server";
+import { startTracing, stopTracing } from "../platform/tracing";
 import { createFrontDoor, serverTimeouts, type FrontDoorLimits } from "../front-door/front-door";
 import { isFrontDoorHandover } from "../front-door/handover";
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLiveSale, createTestEnvironment, placeOrders, type TestEnvironment } from "../testing/harness";
-import { createShoppers } from "../seed";
-import { warmUpSale } from "../recovery/warmup";
-import { getSale, listSales } from "../seckill/catalog";
+import { createShoppers } from "../testing/seed";
+import { warmUpSale } from "./warmup";
+import { getSale, listSales } from "./catalog";
 import { saleStanding } from "./sale-standing";
 
 /**

@@ -1,0 +1,136 @@
+// The house's import rules (docs/architecture.md, "Layers"), checked by `npm run lint:deps`, one of
+// npm test's quick checks. Type-only imports count: they tie the rooms together as much as any.
+
+/** Bottom to top: a folder may import its own layer and those below it, never one above. */
+const LAYERS = [
+  ["lib", "^server/(lib|generated)/"],
+  ["clients", "^server/clients/"],
+  ["platform", "^server/platform/"],
+  // The domain, in the chain's order read upwards: each link hands down to the ones it needs.
+  ["db", "^server/db/"],
+  ["stock", "^server/stock/"],
+  ["queues", "^server/queues/"],
+  ["gateway", "^server/gateway/"],
+  ["seckill", "^server/seckill/"],
+  ["room", "^server/room/"],
+  ["orders", "^server/orders/"],
+  ["payments", "^server/payments/"],
+  ["recovery", "^server/recovery/"],
+  ["jobs", "^server/jobs/"],
+  ["admin", "^server/admin/"],
+  // What serves the domain to the world, and the one place that builds the services.
+  ["edges", "^server/(trpc|front-door|seckill-service)/"],
+  ["composition", "^server/composition\\.ts$"],
+  ["cli", "^server/cli/"],
+  ["testing", "^server/testing/"],
+  ["app", "^(app/|proxy\\.ts$|instrumentation\\.ts$)"],
+  ["processes and tools", "^(worker|prisma|bench|e2e|deploy)/"],
+];
+
+/** Arrows that still run up a layer, each named: a module and what above it it may import. */
+const EXCEPTIONS = [
+  // The services interface names each service's type; every domain module receives it (type-only).
+  { file: "server/platform/services.ts", type: "type-only" },
+  // The purchase checks the room's pass: its ticket, its challenge, the room's reading.
+  { file: "server/seckill/purchase.ts", to: "^server/room/(ticket|challenge|room-reading)\\.ts$" },
+  // Warm-up counts the units active orders hold, and opens the sale's waiting room.
+  { file: "server/seckill/warmup.ts", to: "^server/(orders/statuses|room/room-meta)\\.ts$" },
+  // A sign-up, a verified contact or a blacklisting rewrites the shopper's standing where the sale's scripts read it.
+  { file: "server/gateway/standing.ts", to: "^server/seckill/(keys|sale-buckets)\\.ts$" },
+  // A cancel asks the provider first whether the order was paid.
+  { file: "server/orders/cancel.ts", to: "^server/payments/(ask-provider|provider)\\.ts$" },
+];
+
+// A test may use the harness above its module (server/testing/); the circle and app rules still hold for it.
+const TESTS = "\\.test\\.tsx?$";
+const exactly = (file) => `^${file.replace(/[.]/g, "\\.")}$`;
+const above = (index) => LAYERS.slice(index + 1).map(([, path]) => path);
+const layerOf = (file) => LAYERS.findIndex(([, path]) => new RegExp(path).test(file));
+
+// One rule per layer; a module with an exception gets a rule of its own that lets its named arrow through.
+const layerRules = LAYERS.slice(0, -1).flatMap(([name, from], index) => {
+  const own = EXCEPTIONS.filter((e) => layerOf(e.file) === index);
+  const rule = (suffix, fromPath, to) => ({
+    name: `layer-${name.replace(/\W+/g, "-")}${suffix}`,
+    comment: `${name} imports nothing from a layer above it`,
+    severity: "error",
+    from: fromPath,
+    to: { path: above(index), ...to },
+  });
+  return [
+    rule("", { path: from, pathNot: [TESTS, ...own.map((e) => exactly(e.file))] }, {}),
+    ...own.map((e) =>
+      rule("-exception", { path: exactly(e.file) }, e.type === "type-only" ? { dependencyTypesNot: ["type-only"] } : { pathNot: e.to }),
+    ),
+  ];
+});
+
+/** Modules the browser's components may import at run time: pure, no I/O, no secret. */
+const BROWSER_SAFE = [
+  "server/platform/(endpoints|i18n)",
+  "server/orders/statuses",
+  "server/gateway/stream-caps",
+  "server/room/frontier",
+  "server/seckill/(phase|shop-refusals)",
+  "server/admin/(sale-form|order-search|crowd-report)",
+].map((path) => `^${path}\\.ts$`);
+
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      comment: "No import circle anywhere",
+      severity: "error",
+      from: {},
+      to: { circular: true },
+    },
+    ...layerRules,
+    {
+      name: "clients-know-no-domain",
+      comment: "server/clients/ imports only itself and the generated Prisma client",
+      severity: "error",
+      from: { path: "^server/clients/", pathNot: "\\.test\\.ts$" },
+      to: { path: "^server/", pathNot: "^server/(clients|generated)/" },
+    },
+    {
+      name: "server-stays-out-of-app-and-processes",
+      comment: "server/ never imports app/, worker/, prisma/ or the tools",
+      severity: "error",
+      from: { path: "^server/" },
+      to: { path: "^(app|worker|prisma|bench|e2e|deploy)/" },
+    },
+    {
+      name: "browser-imports-types-from-the-server",
+      comment: "The browser's components take only types from server/, but from the pure modules BROWSER_SAFE lists",
+      severity: "error",
+      from: { path: "^app/(_components|_i18n|admin/_components)/", pathNot: "^app/_i18n/server\\.ts$" },
+      to: { path: "^server/", pathNot: BROWSER_SAFE, dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "browser-safe-modules-stay-pure",
+      comment: "What the browser may import reaches no client, environment, logger or Node built-in at run time",
+      severity: "error",
+      from: { path: BROWSER_SAFE },
+      to: {
+        dependencyTypesNot: ["type-only"],
+        path: [
+          "^server/(clients|generated/prisma/client)",
+          "^server/platform/(env|services|logger|metrics|tracing|health|redis-scripts)\\.ts$",
+        ],
+      },
+    },
+    {
+      name: "browser-safe-modules-use-no-node-builtins",
+      severity: "error",
+      from: { path: BROWSER_SAFE },
+      to: { dependencyTypes: ["core"] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "(^|/)(node_modules|\\.next|test-results|playwright-report)/|^server/generated/" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { extensions: [".ts", ".tsx", ".mjs", ".js", ".json"] },
+  },
+};
