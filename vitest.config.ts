@@ -32,10 +32,12 @@ export default defineConfig({
         test: {
           name: "security",
           // Attacks over real HTTP against the whole system (front door, web, seckill service,
-          // worker); each file owns its database and namespace. One file at a time: the attacks
-          // assert a shopper answered within a second, and two systems under attack on two cores
-          // starve each other's shoppers.
+          // worker): the systems most files share start once (server/testing/shared-systems.ts),
+          // each file with its own sales, shoppers and addresses. One file at a time: the attacks
+          // assert a shopper answered within a second, and two attacks on two cores starve each
+          // other's shoppers.
           include: ["server/**/*.security.test.ts"],
+          globalSetup: ["server/testing/security-setup.ts"],
           maxWorkers: 1,
           sequence: { groupOrder: 2 },
           testTimeout: 180_000,

@@ -1,13 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createLiveSale,
-  createTestEnvironment,
-  mapConcurrently,
-  startSystem,
-  waitFor,
-  type ChildHandle,
-  type TestEnvironment,
-} from "../testing/harness";
+import { createLiveSale, mapConcurrently, waitFor } from "../testing/harness";
+import { joinSharedSystem, type JoinedSystem, type SharedSystemInfo } from "../testing/shared-systems";
 import { createShoppers, SEED_PASSWORD } from "../testing/seed";
 import { warmUpSale } from "../seckill/warmup";
 import { saleKeys } from "../seckill/keys";
@@ -25,22 +18,15 @@ import { readPublishedReconciliations } from "../recovery/reconcile";
  * any MySQL client can take.
  */
 describe("an admin stock change with a reconcile round in the middle", () => {
-  let t: TestEnvironment;
-  let system: ChildHandle & { url: string };
+  let t: JoinedSystem;
+  let system: SharedSystemInfo;
 
+  // The shop's system reconciles every second; its shipped rates leave this file's 12 shoppers be.
   beforeAll(async () => {
-    t = await createTestEnvironment("security_stock");
-    system = await startSystem(t.childEnv, {
-      DEMO_SALE: "0",
-      RECONCILE_INTERVAL_MS: "1000",
-      REQUEST_RATE_PER_IP: "0",
-      PURCHASE_RATE_PER_SHOPPER: "0",
-    });
+    t = await joinSharedSystem("shop");
+    system = t.system;
   });
-  afterAll(async () => {
-    await system?.stop();
-    await t?.cleanup();
-  });
+  afterAll(() => t?.close());
 
   const reconciled = async (saleId: number) => (await readPublishedReconciliations(t.services)).find((r) => r.saleId === saleId);
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestEnvironment, readMetric, startSystem, waitFor, type ChildHandle, type TestEnvironment } from "../testing/harness";
+import { readMetric, waitFor } from "../testing/harness";
+import { joinSharedSystem, SHARED_SYSTEMS, type JoinedSystem, type SharedSystemInfo } from "../testing/shared-systems";
 import {
   abandonedEventStreams,
   abandonedGets,
@@ -23,7 +24,6 @@ import {
   type AttackScene,
 } from "../testing/shopper-checks";
 import type { SeededShopper } from "../testing/seed";
-import { freePort } from "../lib/net";
 import { IDLE_UPSTREAM_SOCKETS } from "./front-door";
 
 /**
@@ -35,14 +35,14 @@ import { IDLE_UPSTREAM_SOCKETS } from "./front-door";
  * server/gateway/nginx-front-door.security.test.ts.
  */
 
-// Short timeouts, so the test waits for them in seconds; the cap as shipped.
-const HEADERS_TIMEOUT_MS = 3000;
-const REQUEST_TIMEOUT_MS = 6000;
+// The shop's shared system: short timeouts, so the test waits for them in seconds; the caps as shipped.
+const HEADERS_TIMEOUT_MS = Number(SHARED_SYSTEMS.shop.HEADERS_TIMEOUT_MS);
+const REQUEST_TIMEOUT_MS = Number(SHARED_SYSTEMS.shop.REQUEST_TIMEOUT_MS);
 const CONNECTIONS_PER_ADDRESS = 512;
 const STREAMS_PER_SHOPPER = 4;
 
-let t: TestEnvironment;
-let system: ChildHandle & { url: string };
+let t: JoinedSystem;
+let system: SharedSystemInfo;
 let webPort: number;
 let webUrl: string;
 let shopper: SeededShopper;
@@ -52,28 +52,16 @@ let roomSaleId: number;
 let scene: AttackScene;
 
 beforeAll(async () => {
-  t = await createTestEnvironment("security_front_door");
-  system = await startSystem(t.childEnv, {
-    DEMO_SALE: "0",
-    HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
-    REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
-    STREAMS_PER_SHOPPER: String(STREAMS_PER_SHOPPER),
-    SECKILL_PORT: String(await freePort()),
-    REDIS_COMMAND_TIMEOUT_MS: "5000",
-  });
-  const named = /the rest proxied to web \(internal ports (\d+)\)/.exec(system.output());
-  if (!named) throw new Error(`npm start did not name its web port:\n${system.output()}`);
-  webPort = Number(named[1]);
+  t = await joinSharedSystem("shop");
+  system = t.system;
+  webPort = system.webPort;
   webUrl = `http://127.0.0.1:${webPort}`;
   scene = await setUpAttackScene(t.services);
   ({ shopper, attacker, saleId, roomSaleId } = scene);
   // The first page render loads and caches its code; the shopper's timings start after it.
   await fetch(`${system.url}/`, { signal: AbortSignal.timeout(60_000) });
 });
-afterAll(async () => {
-  await system?.stop();
-  await t?.cleanup();
-});
+afterAll(() => t?.close());
 
 const asShopper = (): Shopper => ({ port: Number(new URL(system.url).port), token: shopper.token, saleId });
 const served = (when: string) => expectShopperServed(asShopper(), when);

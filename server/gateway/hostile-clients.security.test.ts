@@ -1,13 +1,7 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createTestEnvironment,
-  mapConcurrently,
-  readMetric,
-  startSystem,
-  type ChildHandle,
-  type TestEnvironment,
-} from "../testing/harness";
+import { mapConcurrently, readMetric } from "../testing/harness";
+import { joinSharedSystem, SHARED_SYSTEMS, type JoinedSystem, type SharedSystemInfo } from "../testing/shared-systems";
 import { createShoppers, SEED_PASSWORD } from "../testing/seed";
 
 /**
@@ -16,31 +10,22 @@ import { createShoppers, SEED_PASSWORD } from "../testing/seed";
  * loopback interface, so a client can connect from 127.0.0.x as if it were another machine).
  */
 
-const PER_IP = 5;
-const ACCOUNT_FAILURES = 5;
-const IP_FAILURES = 8;
+// The low-rate shared system: a request rate and sign-in limits small enough to reach in one burst.
+const LOW_RATE = SHARED_SYSTEMS["low-rate"];
+const PER_IP = Number(LOW_RATE.REQUEST_RATE_PER_IP);
+const ACCOUNT_FAILURES = Number(LOW_RATE.SIGN_IN_MAX_FAILURES_PER_ACCOUNT);
+const IP_FAILURES = Number(LOW_RATE.SIGN_IN_MAX_FAILURES_PER_IP);
 
-let t: TestEnvironment;
-let system: ChildHandle & { url: string };
+let t: JoinedSystem;
+let system: SharedSystemInfo;
 let port: number;
 
 beforeAll(async () => {
-  t = await createTestEnvironment("security_gateway");
-  system = await startSystem(t.childEnv, {
-    DEMO_SALE: "0",
-    REQUEST_RATE_PER_IP: String(PER_IP),
-    SIGN_IN_MAX_FAILURES_PER_ACCOUNT: String(ACCOUNT_FAILURES),
-    SIGN_IN_MAX_FAILURES_PER_IP: String(IP_FAILURES),
-    SIGN_IN_LOCKOUT_SECONDS: "600",
-    // A loaded machine must not turn the gate's answers into fail-closed timeouts.
-    REDIS_COMMAND_TIMEOUT_MS: "5000",
-  });
+  t = await joinSharedSystem("low-rate");
+  system = t.system;
   port = Number(new URL(system.url).port);
 });
-afterAll(async () => {
-  await system?.stop();
-  await t?.cleanup();
-});
+afterAll(() => t?.close());
 
 interface Answer {
   status: number;

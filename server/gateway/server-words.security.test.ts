@@ -1,6 +1,6 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestEnvironment, startSystem, type ChildHandle, type TestEnvironment } from "../testing/harness";
+import { joinSharedSystem, SHARED_SYSTEMS, type JoinedSystem } from "../testing/shared-systems";
 import { createShoppers } from "../testing/seed";
 
 /**
@@ -11,21 +11,17 @@ import { createShoppers } from "../testing/seed";
  * Each group connects from its own loopback address, so the per-IP windows do not mix.
  */
 
-const PER_IP = 4;
+// The low-rate shared system: a rate a burst goes over.
+const PER_IP = Number(SHARED_SYSTEMS["low-rate"].REQUEST_RATE_PER_IP);
 
-let t: TestEnvironment;
-let system: ChildHandle & { url: string };
+let t: JoinedSystem;
 let port: number;
 
 beforeAll(async () => {
-  t = await createTestEnvironment("security_server_words");
-  system = await startSystem(t.childEnv, { DEMO_SALE: "0", REQUEST_RATE_PER_IP: String(PER_IP), REDIS_COMMAND_TIMEOUT_MS: "5000" });
-  port = Number(new URL(system.url).port);
+  t = await joinSharedSystem("low-rate");
+  port = Number(new URL(t.system.url).port);
 });
-afterAll(async () => {
-  await system?.stop();
-  await t?.cleanup();
-});
+afterAll(() => t?.close());
 
 interface Answer {
   status: number;
