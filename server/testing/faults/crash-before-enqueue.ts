@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import path from "node:path";
 import { Redis } from "ioredis";
-import { loadLua } from "../../clients/lua-include";
+import { loadScript } from "../../redis-scripts";
 import { interpretReserveReply } from "../../seckill/outcome";
 
 /** Within the first wave of processes.chaos.test.ts's shoppers (60, on a sale of 100). */
@@ -35,7 +35,7 @@ Redis.prototype.sendCommand = function (this: Redis, ...args: Parameters<Redis["
 };
 
 /** reserve-unit-7.lua, known by its SHA as ioredis computes it: EVALSHA sha …, or EVAL script … */
-const reserveScript = loadLua(path.join(process.cwd(), "server/seckill/reserve-unit-7.lua"));
+const reserveScript = loadScript(path.join(process.cwd(), "server/seckill/reserve-unit-7.lua"));
 const reserveSha = createHash("sha1").update(reserveScript).digest("hex");
 
 function isReserveCall(name: string, args: unknown[]): boolean {
