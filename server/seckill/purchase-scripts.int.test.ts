@@ -3,7 +3,8 @@ import { randomBytes } from "node:crypto";
 import { createAppRedis, type AppRedis } from "../redis-scripts";
 import { ELIGIBILITY } from "../gateway/eligibility";
 import { saleKeys } from "./keys";
-import { issueTokenKeyList, reserveUnitKeyList } from "./purchase";
+import { issueTokenKeyList } from "./issue-token-script";
+import { reserveUnitKeyList } from "./reserve-unit-script";
 import { luaReplyCodes, REPLY_CODES } from "./reply-codes";
 
 /** issue-token-5.lua and reserve-unit-7.lua against the real Redis: every return code and what it writes. */

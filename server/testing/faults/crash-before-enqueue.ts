@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import path from "node:path";
 import { Redis } from "ioredis";
 import { loadScript } from "../../redis-scripts";
-import { interpretReserveReply } from "../../seckill/outcome";
+import { readReserveReply } from "../../seckill/reserve-unit-script";
 
 /** Within the first wave of processes.chaos.test.ts's shoppers (60, on a sale of 100). */
 const CRASH_AT_RESERVATION = 20;
@@ -23,7 +23,7 @@ Redis.prototype.sendCommand = function (this: Redis, ...args: Parameters<Redis["
     // Registered before the purchase awaits the reply, so this runs first.
     void command.promise.then(
       (reply: unknown) => {
-        if (!Array.isArray(reply) || interpretReserveReply([Number(reply[0]), Number(reply[1])]).kind !== "reserved") return;
+        if (!Array.isArray(reply) || readReserveReply([Number(reply[0]), Number(reply[1])]).kind !== "reserved") return;
         if (++reservations < CRASH_AT_RESERVATION) return;
         process.stderr.write("fault hook: dying between the reservation and its create-order job\n");
         process.kill(process.pid, "SIGKILL");
