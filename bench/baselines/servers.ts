@@ -12,7 +12,7 @@ import type { RedisConnection } from "../../server/clients/redis";
 import { createAppRedis } from "../../server/platform/redis-scripts";
 import { parseDatabaseUrl } from "../../server/clients/db";
 import { saleKeys } from "../../server/seckill/keys";
-import { reserveUnitKeyList } from "../../server/seckill/purchase";
+import { reserveUnitKeyList } from "../../server/seckill/reserve-unit-script";
 import { newReservationId } from "../../server/seckill/reservation";
 import { orderInsertSql, orderRowParameters, readSaleOrderTemplate } from "../../server/orders/order-rows";
 import { readEnv } from "../../server/platform/env";

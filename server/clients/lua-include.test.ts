@@ -36,6 +36,15 @@ describe("loadLua", () => {
     expect(loadLua(script)).toBe("local c = 1\nlocal a = c\n\nlocal b = c\nreturn a + b\n");
   });
 
+  it("takes a generated include's text from the caller, once per script", () => {
+    write("uses.lua", '--- @include "@generated/codes.lua"\nlocal u = C.OK\n');
+    const script = write("gen-0.lua", '--- @include "@generated/codes.lua"\n--- @include "uses.lua"\nreturn C.OK\n');
+    expect(loadLua(script, { "@generated/codes.lua": "local C = { OK = 1 }\n" })).toBe(
+      "local C = { OK = 1 }\n\nlocal u = C.OK\nreturn C.OK\n",
+    );
+    expect(() => loadLua(script)).toThrow(/Lua include not found: .*@generated\/codes\.lua/);
+  });
+
   it("leaves other comments alone", () => {
     const text = '-- @include "nothing.lua" (two dashes: a comment)\n--- @includes "x.lua"\nreturn 1\n';
     expect(loadLua(write("comments-0.lua", text))).toBe(text);

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { redactedUrl } from "./redacted-url";
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from "ioredis";
 import { coalesceWrites } from "./coalesce-writes";
-import { loadLua } from "./lua-include";
+import { loadLua, type GeneratedIncludes } from "./lua-include";
 
 /** One Redis server, or a Cluster client that sends each command to the node owning its key's slot. */
 export type RedisConnection = Redis | Cluster;
@@ -124,12 +124,16 @@ export function scriptCommand(file: string): { name: string; numberOfKeys: numbe
  * Registers Lua scripts, given as file paths named `<action>-<numKeys>.lua` like BullMQ's, once
  * on the connection with `defineCommand`, each under its action's name in camelCase, its
  * `--- @include` lines expanded (lua-include.ts): ioredis then sends EVALSHA, falling back to EVAL
- * after a script flush. `Commands` is the caller's typing of them.
+ * after a script flush, `generated` includes taken as given. `Commands` is the caller's typing of them.
  */
-export function defineScripts<Commands>(redis: RedisConnection, files: readonly string[]): RedisConnection & Commands {
+export function defineScripts<Commands>(
+  redis: RedisConnection,
+  files: readonly string[],
+  generated: GeneratedIncludes = {},
+): RedisConnection & Commands {
   for (const file of files) {
     const { name, numberOfKeys } = scriptCommand(file);
-    redis.defineCommand(name, { numberOfKeys, lua: loadLua(file) });
+    redis.defineCommand(name, { numberOfKeys, lua: loadLua(file, generated) });
   }
   return redis as RedisConnection & Commands;
 }

@@ -2,8 +2,8 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { scriptCommand } from "../clients/redis";
-import { loadLua } from "../clients/lua-include";
-import { scriptPaths } from "./redis-scripts";
+import { GENERATED_INCLUDES, loadScript, scriptPaths } from "./redis-scripts";
+import { REPLY_CODES } from "../seckill/reply-codes";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const rel = (file: string) => path.relative(root, file);
@@ -16,9 +16,10 @@ function luaFilesUnder(dir: string): string[] {
   });
 }
 
-/** The files a Lua file names in its `--- @include` lines, and the ones those name, and so on. */
+/** The files a Lua file names in its `--- @include` lines, and the ones those name, and so on (generated ones aside). */
 function includedBy(file: string, found = new Set<string>()): Set<string> {
   for (const match of readFileSync(file, "utf8").matchAll(/^[ \t]*---[ \t]*@include[ \t]+"([^"]+)"/gm)) {
+    if (Object.hasOwn(GENERATED_INCLUDES, match[1]!)) continue;
     const target = path.resolve(path.dirname(file), match[1]!);
     if (found.has(target)) continue;
     found.add(target);
@@ -58,7 +59,7 @@ describe("the Lua scripts", () => {
 
   it.each(scripts.map(rel))("%s uses exactly the KEYS its name counts", (file) => {
     const { numberOfKeys } = scriptCommand(file);
-    const used = new Set([...code(loadLua(path.join(root, file))).matchAll(/KEYS\[(\d+)\]/g)].map((match) => Number(match[1])));
+    const used = new Set([...code(loadScript(path.join(root, file))).matchAll(/KEYS\[(\d+)\]/g)].map((match) => Number(match[1])));
     expect([...used].sort((a, b) => a - b)).toEqual(Array.from({ length: numberOfKeys }, (_, i) => i + 1));
   });
 
@@ -73,5 +74,33 @@ describe("the Lua scripts", () => {
   it.each([...includes].map(rel))("%s says what it defines, and reads no KEYS of its own", (file) => {
     expect(header(path.join(root, file))).toMatch(/^\s*Defines:/m);
     expect(code(readFileSync(path.join(root, file), "utf8"))).not.toMatch(/KEYS\[/);
+  });
+});
+
+describe("the reply codes (server/seckill/reply-codes.ts)", () => {
+  const loaded = scripts.map((file) => ({ file: rel(file), lua: code(loadScript(file)) }));
+  const answering = loaded.filter(({ lua }) => lua.includes("local REPLY = {"));
+
+  it("reach the scripts that answer with them", () => {
+    expect(answering.map(({ file }) => path.basename(file)).sort()).toEqual([
+      "issue-token-5.lua",
+      "join-room-4.lua",
+      "reserve-unit-7.lua",
+      "reserve-unit-with-ticket-7.lua",
+      "take-stock-2.lua",
+    ]);
+  });
+
+  it.each(answering.map(({ file }) => file))("are the only codes %s answers with, each one a member", (file) => {
+    const lua = answering.find((script) => script.file === file)!.lua;
+    // A reply's code is its table's first element, or a checkPurchase refusal's first value.
+    expect(lua).not.toMatch(/return\s*\{\s*-?\d/);
+    expect(lua).not.toMatch(/return\s+-?\d+\s*,/);
+    const named = [...lua.matchAll(/\bREPLY\.([A-Z_]+)/g)].map((match) => match[1]!);
+    expect(named.filter((name) => !Object.hasOwn(REPLY_CODES, name))).toEqual([]);
+  });
+
+  it("are distinct", () => {
+    expect(new Set(Object.values(REPLY_CODES)).size).toBe(Object.keys(REPLY_CODES).length);
   });
 });

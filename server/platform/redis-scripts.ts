@@ -1,13 +1,16 @@
 import path from "node:path";
 import { createRedis, defineScripts, type RedisConnection, type RedisTarget, type ScriptCommandName } from "../clients/redis";
 import type { RedisOptions } from "ioredis";
+import { loadLua } from "../clients/lua-include";
+import { luaReplyCodes } from "../seckill/reply-codes";
 
 /**
  * The Lua scripts, as files beside the code that calls them, by folder under server/: each
  * `<action>-<numKeys>.lua` like BullMQ's, run as `redis.<action in camelCase>` (`issue-token-5.lua`
  * is `redis.issueToken`). Lua they share lives in `includes/` folders, pulled in with
- * `--- @include "<file>"`. Resolved from the project root: web, worker, scripts and tests all run
- * from there.
+ * `--- @include "<file>"`; the reply codes come from TypeScript, as the generated include
+ * "@generated/reply-codes.lua" (GENERATED_INCLUDES). Resolved from the project root: web, worker,
+ * scripts and tests all run from there.
  */
 export const SCRIPT_FILES = {
   seckill: [
@@ -28,6 +31,14 @@ export const SCRIPT_FILES = {
   // The gateway's: sign-in throttle, sign-up limit, session revocations (revocation.ts).
   gateway: ["count-in-window-1.lua", "revoke-sessions-2.lua", "session-epoch-2.lua"],
 } as const;
+
+/** Lua made from TypeScript, by the name the scripts include it as. */
+export const GENERATED_INCLUDES = { "@generated/reply-codes.lua": luaReplyCodes() };
+
+/** A script's text as Redis runs it: its includes expanded, the generated ones too. */
+export function loadScript(file: string): string {
+  return loadLua(file, GENERATED_INCLUDES);
+}
 
 /** Every script's path, relative to the project root. */
 export function scriptPaths(): string[] {
@@ -133,5 +144,6 @@ export function createAppRedis(target: RedisTarget, options: RedisOptions = {}):
   return defineScripts<SeckillCommands>(
     createRedis(target, options),
     scriptPaths().map((file) => path.join(process.cwd(), file)),
+    GENERATED_INCLUDES,
   );
 }

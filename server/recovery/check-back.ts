@@ -7,6 +7,7 @@ import { bucketKeys } from "../seckill/keys";
 import { createOrderJobId, parseReservationId, reservationInBucket, stockBucketOf } from "../seckill/reservation";
 import { homeBucket } from "../seckill/buckets";
 import { releaseInRedis } from "../seckill/release";
+import { endHold } from "../seckill/fallover-scripts";
 import { saleBucketCount } from "../seckill/sale-buckets";
 import { enqueueReservations } from "../seckill/enqueue";
 
@@ -159,7 +160,7 @@ async function resolveStaleHolds(
       db.releasedReservation.count({ where: { reservationId: { in: candidates.map((c) => c.id) } } }),
     ]);
     const found = pendingScores.some((score) => score !== null) || ordered + released > 0;
-    await redis.adjustHomeCount(keys.users, keys.holds, found ? "taken" : "released", String(ref.userId), heldId);
+    await endHold(redis, keys, { userId: ref.userId, reservationId: heldId }, found ? "taken" : "released");
     ended++;
   }
   return ended;

@@ -20,34 +20,31 @@
     ARGV[1] userId
     ARGV[2] again: 1 gives a new seat at the back even if the shopper has one, 0 keeps it
 
-  Output: { code, seat, drawn, frontier, frontierAt, rate, joined, opensAt, now, challenge, order, epoch }
-     1  WAITING      the seat (kept or new), drawn (-1 while not drawn or in ARRIVAL order),
-                     frontier and epoch as strings, the rest integers; now is Redis's clock (ms)
+  Output: { code, seat, drawn, frontier, frontierAt, rate, joined, opensAt, now, challenge, order, epoch },
+  code a REPLY (server/seckill/reply-codes.ts)
+    OK           waiting: the seat (kept or new), drawn (-1 while not drawn or in ARRIVAL order),
+                 frontier and epoch as strings, the rest integers; now is Redis's clock (ms)
     Refusals { code }, nothing written:
-     0  NOT_WARMED   no room meta: the sale has no room or is not warmed up
-    -2  ENDED        the sale's window is over
-    -5  BLACKLISTED, -6 REAL_NAME_REQUIRED, -7 MEMBER_LEVEL_TOO_LOW, -14 CONTACT_NOT_VERIFIED,
-    -15 ACCOUNT_TOO_NEW   as the purchase would
-                     refuse them (includes/check-purchase.lua): no seat for a shopper who may not buy
+    NOT_WARMED   no room meta: the sale has no room or is not warmed up
+    ENDED        the sale's window is over
+    the shopper's eligibility code's refusal (REFUSAL_BY_ELIGIBILITY), as the purchase would
+                 refuse them (includes/check-purchase.lua): no seat for a shopper who may not buy
 
   The clock is Redis's own (TIME). All keys share the room's hash tag {room:<id>}.
 ]]
+--- @include "@generated/reply-codes.lua"
 --- @include "../includes/now-ms.lua"
 
 local meta = redis.call('HMGET', KEYS[1], 'opensAt', 'endsAt', 'rate', 'order', 'frontier', 'frontierAt', 'joined', 'drawn', 'challenge', 'epoch', 'eligibility')
-if not meta[1] or not meta[2] or not meta[3] or not meta[5] or not meta[6] then return { 0 } end
+if not meta[1] or not meta[2] or not meta[3] or not meta[5] or not meta[6] then return { REPLY.NOT_WARMED } end
 local opensAt, endsAt, rate = tonumber(meta[1]), tonumber(meta[2]), tonumber(meta[3])
 local frontier, frontierAt, joined = tonumber(meta[5]), tonumber(meta[6]), tonumber(meta[7] or '0')
 local now = nowMs()
-if now >= endsAt then return { -2 } end
+if now >= endsAt then return { REPLY.ENDED } end
 
 -- A shopper the purchase would refuse takes no place (one others would wait behind).
-local eligibility = tonumber(redis.call('HGET', KEYS[4], ARGV[1]) or meta[11] or '0')
-if eligibility == 1 then return { -5 } end
-if eligibility == 2 then return { -6 } end
-if eligibility == 3 then return { -7 } end
-if eligibility == 4 then return { -14 } end
-if eligibility == 5 then return { -15 } end
+local ineligible = REFUSAL_BY_ELIGIBILITY[tonumber(redis.call('HGET', KEYS[4], ARGV[1]) or meta[11] or '0')]
+if ineligible then return { ineligible } end
 
 -- The line's anchor moves to now (server/room/frontier.ts admittedBy): never past one place
 -- beyond the joined, so a lull does not bank admissions for the next arrivals.
@@ -71,4 +68,4 @@ if seat == 0 or ARGV[2] == '1' then
   redis.call('ZADD', KEYS[3], 'NX', seat, math.floor(now / 1000))
 end
 
-return { 1, seat, drawn, string.format('%.17g', frontier), frontierAt, rate, joined, opensAt, now, tonumber(meta[9] or '0'), meta[4], meta[10] or '0' }
+return { REPLY.OK, seat, drawn, string.format('%.17g', frontier), frontierAt, rate, joined, opensAt, now, tonumber(meta[9] or '0'), meta[4], meta[10] or '0' }

@@ -7,6 +7,7 @@ import { roomKeys } from "../seckill/keys";
 import { saleBucketCount } from "../seckill/sale-buckets";
 import { notPurchasable } from "../seckill/purchase";
 import type { Refusal } from "../seckill/outcome";
+import { codeNames, REPLY_CODES } from "../seckill/reply-codes";
 import { admissionMoment, aheadOf, type Frontier } from "./frontier";
 import { placeOf } from "./draw";
 import { PASS_WINDOW_MS, signTicket } from "./ticket";
@@ -82,14 +83,14 @@ export function seatStanding(
 
 export type JoinReply = [number, number?, number?, string?, number?, number?, number?, number?, number?, number?, string?, string?];
 
-/** join-room-4.lua's refusals of who the shopper is, as includes/check-purchase.lua's codes. */
-const JOIN_REFUSAL_BY_CODE: Record<number, JoinRefusal> = {
-  [-5]: "BLACKLISTED",
-  [-6]: "REAL_NAME_REQUIRED",
-  [-7]: "MEMBER_LEVEL_TOO_LOW",
-  [-14]: "CONTACT_NOT_VERIFIED",
-  [-15]: "ACCOUNT_TOO_NEW",
-};
+/** join-room-4.lua's refusals of who the shopper is, as includes/check-purchase.lua's. */
+const JOIN_REFUSAL_BY_CODE = codeNames<JoinRefusal>([
+  "BLACKLISTED",
+  "REAL_NAME_REQUIRED",
+  "MEMBER_LEVEL_TOO_LOW",
+  "CONTACT_NOT_VERIFIED",
+  "ACCOUNT_TOO_NEW",
+]);
 
 /** What readJoinReply makes of the script's reply. */
 type JoinReading =
@@ -110,11 +111,11 @@ type JoinReading =
 /** join-room-4.lua's reply (see its header) as the room's state at the join; null = no room meta, "ENDED", or the shopper's refusal. */
 export function readJoinReply(reply: JoinReply): JoinReading {
   const [code, seat, drawn, frontier, frontierAt, rate, joined, opensAt, now, challenge, order, epoch] = reply;
-  if (code === 0) return null;
-  if (code === -2) return "ENDED";
-  const refused = JOIN_REFUSAL_BY_CODE[code];
+  if (code === REPLY_CODES.NOT_WARMED) return null;
+  if (code === REPLY_CODES.ENDED) return "ENDED";
+  const refused = JOIN_REFUSAL_BY_CODE.get(code);
   if (refused) return { refused };
-  if (code !== 1 || seat === undefined || frontier === undefined || now === undefined)
+  if (code !== REPLY_CODES.OK || seat === undefined || frontier === undefined || now === undefined)
     throw new Error(`join-room script returned an unknown code ${code}`);
   return {
     seat,

@@ -3,7 +3,8 @@ import { randomBytes } from "node:crypto";
 import { createAppRedis, type AppRedis } from "../platform/redis-scripts";
 import { ELIGIBILITY } from "../gateway/eligibility";
 import { roomKeys, saleKeys } from "../seckill/keys";
-import { issueTokenKeyList, reserveWithTicketKeyList } from "../seckill/purchase";
+import { issueTokenKeyList } from "../seckill/issue-token-script";
+import { reserveWithTicketKeyList } from "../seckill/reserve-unit-script";
 import { PASS_WINDOW_MS } from "./ticket";
 import { readJoinReply } from "./join";
 

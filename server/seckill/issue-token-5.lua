@@ -18,27 +18,26 @@
     ARGV[2] a fresh token
     ARGV[3] its time to live (ms)
 
-  Output: { code, startsAt, token, msLeft }
-     1  ISSUED     the token and the ms it has left (the fresh one, or the one still alive)
+  Output: { code, startsAt, token, msLeft }, code a REPLY (server/seckill/reply-codes.ts)
+    OK              issued: the token and the ms it has left (the fresh one, or the one still alive)
     Refusals { code, startsAt }, nothing written: includes/check-purchase.lua's, in its order
-    (0 NOT_WARMED with startsAt -1: fail closed; -1 NOT_STARTED, -2 ENDED, -5 BLACKLISTED,
-    -6 REAL_NAME_REQUIRED, -7 MEMBER_LEVEL_TOO_LOW, -3 UNIT_LIMIT_REACHED; -4 SOLD_OUT only in a
-    one-bucket sale: with several buckets the token is issued), and before them
-    -10 ROOM_REQUIRED  the sale has a waiting room (meta admissionRate > 0): no token, the shopper
-                       joins the room and buys with a ticket (reserve-unit-with-ticket-7.lua)
+    (NOT_WARMED with startsAt -1: fail closed; SOLD_OUT only in a one-bucket sale: with several
+    buckets the token is issued), and before them
+    ROOM_REQUIRED   the sale has a waiting room (meta admissionRate > 0): no token, the shopper
+                    joins the room and buys with a ticket (reserve-unit-with-ticket-7.lua)
 
   The clock is Redis's own (TIME), so every web instance agrees on the window. All keys share
   the bucket's hash tag, so the script runs unchanged on Redis Cluster.
 ]]
 --- @include "includes/check-purchase.lua"
 
-if tonumber(redis.call('HGET', KEYS[2], 'admissionRate') or '0') > 0 then return { -10, -1 } end
+if tonumber(redis.call('HGET', KEYS[2], 'admissionRate') or '0') > 0 then return { REPLY.ROOM_REQUIRED, -1 } end
 
 local refusal, sale = checkPurchase(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1])
-if refusal == 0 then return { 0, -1 } end
+if refusal == REPLY.NOT_WARMED then return { refusal, -1 } end
 if refusal then return { refusal, sale.startsAt } end
 
 local alive = redis.call('GET', KEYS[5])
-if alive then return { 1, sale.startsAt, alive, redis.call('PTTL', KEYS[5]) } end
+if alive then return { REPLY.OK, sale.startsAt, alive, redis.call('PTTL', KEYS[5]) } end
 redis.call('SET', KEYS[5], ARGV[2], 'PX', ARGV[3])
-return { 1, sale.startsAt, ARGV[2], tonumber(ARGV[3]) }
+return { REPLY.OK, sale.startsAt, ARGV[2], tonumber(ARGV[3]) }

@@ -3,7 +3,9 @@ import { randomBytes } from "node:crypto";
 import { createAppRedis, type AppRedis } from "../platform/redis-scripts";
 import { ELIGIBILITY } from "../gateway/eligibility";
 import { saleKeys } from "./keys";
-import { issueTokenKeyList, reserveUnitKeyList } from "./purchase";
+import { issueTokenKeyList } from "./issue-token-script";
+import { reserveUnitKeyList } from "./reserve-unit-script";
+import { luaReplyCodes, REPLY_CODES } from "./reply-codes";
 
 /** issue-token-5.lua and reserve-unit-7.lua against the real Redis: every return code and what it writes. */
 
@@ -59,6 +61,29 @@ afterAll(async () => {
   await redis.quit();
 });
 beforeEach(() => arrange());
+
+describe("the generated reply codes", () => {
+  it("are, as Redis's Lua reads them, the TypeScript codes, and refuse each stored eligibility code by its name", async () => {
+    const read = (await redis.eval(
+      `${luaReplyCodes()}return cjson.encode({ REPLY = REPLY, REFUSAL_BY_ELIGIBILITY = REFUSAL_BY_ELIGIBILITY })`,
+      0,
+    )) as string;
+    const { REPLY, REFUSAL_BY_ELIGIBILITY } = JSON.parse(read) as { REPLY: Record<string, number>; REFUSAL_BY_ELIGIBILITY: number[] };
+    expect(REPLY).toEqual(REPLY_CODES);
+    // cjson writes the table keyed 1..5 as an array: eligibility code i + 1 at index i.
+    const refusedBy = Object.fromEntries(
+      Object.entries(ELIGIBILITY).map(([name, code]) => [name, code === 0 ? undefined : REFUSAL_BY_ELIGIBILITY[code - 1]]),
+    );
+    expect(refusedBy).toEqual({
+      ELIGIBLE: undefined,
+      BLACKLISTED: REPLY_CODES.BLACKLISTED,
+      REAL_NAME_REQUIRED: REPLY_CODES.REAL_NAME_REQUIRED,
+      MEMBER_LEVEL_TOO_LOW: REPLY_CODES.MEMBER_LEVEL_TOO_LOW,
+      CONTACT_NOT_VERIFIED: REPLY_CODES.CONTACT_NOT_VERIFIED,
+      ACCOUNT_TOO_NEW: REPLY_CODES.ACCOUNT_TOO_NEW,
+    });
+  });
+});
 
 describe("reserve-unit-7.lua", () => {
   it("1 RESERVED: decrements stock, counts the shopper, records the pending reservation with its time, spends the token", async () => {

@@ -10,20 +10,16 @@ import { requestRewarm } from "../queues/queues";
 import { bucketKeys, type SaleKeys } from "./keys";
 import { falloverOrder, homeBucket } from "./buckets";
 import { homeKeys, saleBucketCount } from "./sale-buckets";
-import {
-  interpretReserveReply,
-  interpretTicketReserveReply,
-  interpretTokenReply,
-  type PurchaseOutcome,
-  type ReserveVerdict,
-  type TokenOutcome,
-} from "./outcome";
+import type { PurchaseOutcome, TokenOutcome } from "./outcome";
 import { broadcastSoldOut } from "./sold-out";
-import { carriedSpanOf, isPurchaseTokenFor, newPurchaseToken } from "./purchase-token";
-import { carriedActiveSpan, carriedSpanContext, inSpan, tracingOn } from "../platform/tracing";
-import type { SpanContext } from "@opentelemetry/api";
+import { isPurchaseTokenFor, newPurchaseToken } from "./purchase-token";
+import { carriedActiveSpan, tracingOn } from "../platform/tracing";
 import { TwoGenerationMap } from "../lib/generations";
 import { passStanding, PASS_WINDOW_MS, readTicket, type Ticket } from "../room/ticket";
+import { issueToken } from "./issue-token-script";
+import { reserveUnit, reserveUnitWithTicket, type ReserveCall, type ReserveVerdict } from "./reserve-unit-script";
+import { endHold, takeStock } from "./fallover-scripts";
+import { answeredInProcess, countAnswer, countedPurchase, traced } from "./purchase-answer";
 import { readRoom } from "../room/room-reading";
 import { verifyRoomSolution } from "../room/challenge";
 import { resultWatchOf, type PurchaseResult } from "./result-watch";
@@ -68,16 +64,6 @@ function seenBefore(token: string): boolean {
   return false;
 }
 
-/** KEYS of issue-token-5.lua, in its order: the shopper's home bucket. */
-export function issueTokenKeyList(keys: SaleKeys, userId: number) {
-  return [keys.stock, keys.meta, keys.users, keys.eligibility, keys.token(userId)] as const;
-}
-
-/** KEYS of reserve-unit-7.lua, in its order: the shopper's home bucket. */
-export function reserveUnitKeyList(keys: SaleKeys, userId: number) {
-  return [keys.stock, keys.meta, keys.users, keys.pending, keys.eligibility, keys.token(userId), keys.holds] as const;
-}
-
 /** The sale's bucket count, or the reason it cannot be bought (not warmed: fail closed). */
 async function bucketsOrRefuse(
   services: Pick<Services, "db" | "env" | "queues" | "redis" | "saleBuckets">,
@@ -110,8 +96,7 @@ export function issuePurchaseToken(
   input: { userId: number; saleId: number },
   ipGate = PASSED_GATE,
 ): Promise<TokenOutcome> {
-  if (!tracingOn()) return answerTokenRequest(services, input, ipGate);
-  return traced("seckill.token", input.saleId, undefined, () => answerTokenRequest(services, input, ipGate));
+  return traced("seckill.token", input.saleId, () => answerTokenRequest(services, input, ipGate));
 }
 
 async function answerTokenRequest(
@@ -126,25 +111,22 @@ async function answerTokenRequest(
   // asking twice gains nothing, and a token presented again meets the purchase rate. For the
   // same reason the token script goes to Redis together with the gate's count, one round trip:
   // a refused request's token is never shown, and the next request is handed the same one.
-  const [ipRefusal, reply] = await Promise.all([ipGate, runTokenScript(services, input)]);
+  const [ipRefusal, outcome] = await Promise.all([ipGate, tokenOnHomeBucket(services, input)]);
   if (ipRefusal) throw gateRefusalError(ipRefusal);
-  const outcome = reply && interpretTokenReply(reply);
   if (!outcome) throw await notPurchasable(services, input.saleId);
   if (outcome.status === "ROOM_REQUIRED") throw new AppError("PRECONDITION_FAILED", ROOM_REQUIRED);
   if (outcome.status === "SOLD_OUT") await broadcastSoldOut(redis, env.REDIS_NAMESPACE, soldOut, { saleId: input.saleId, soldOut: true });
   return outcome;
 }
 
-/** issue-token-5.lua on the shopper's home bucket; null when the sale is not warmed. */
-async function runTokenScript(services: Pick<Services, "env" | "redis" | "saleBuckets">, input: { userId: number; saleId: number }) {
+/** The token script's answer on the shopper's home bucket; null when the sale is not warmed. */
+async function tokenOnHomeBucket(services: Pick<Services, "env" | "redis" | "saleBuckets">, input: { userId: number; saleId: number }) {
   const { redis, env } = services;
   const buckets = await failClosed(saleBucketCount(services, input.saleId));
   if (buckets === null) return null;
   const home = homeKeys(env.REDIS_NAMESPACE, input.saleId, input.userId, buckets);
   const fresh = newPurchaseToken(env.SESSION_SECRET, input, tracingOn() ? carriedActiveSpan() : undefined);
-  return failClosed(
-    redis.issueToken(...issueTokenKeyList(home, input.userId), String(input.userId), fresh, env.PURCHASE_TOKEN_TTL_SECONDS * 1000),
-  );
+  return failClosed(issueToken(redis, home, { userId: input.userId, fresh, ttlMs: env.PURCHASE_TOKEN_TTL_SECONDS * 1000 }));
 }
 
 /**
@@ -158,19 +140,6 @@ export function soldOutByFlag(
   saleId: number,
 ): { status: "SOLD_OUT" } | null {
   return services.soldOut.isSoldOut(saleId) ? answeredInProcess<{ status: "SOLD_OUT" }>(services, saleId, "SOLD_OUT", "flag") : null;
-}
-
-/** An answer given before any Redis call, counted like every purchase answer. */
-function answeredInProcess<A extends { status: PurchaseOutcome["status"] }>(
-  services: Pick<Services, "metrics" | "purchaseStats">,
-  saleId: number,
-  status: A["status"],
-  source: "flag" | "signature" | "ticket" | "challenge",
-  rest: Omit<A, "status"> = {} as Omit<A, "status">,
-): A {
-  services.metrics.purchaseAnswers.inc({ status, source });
-  services.purchaseStats.record(saleId, status);
-  return { status, ...rest } as A;
 }
 
 export type PurchaseServices = Pick<
@@ -192,11 +161,12 @@ export async function purchase(
   if (!isPurchaseTokenFor(services.env.SESSION_SECRET, input, input.token)) {
     return answeredInProcess<{ status: "INVALID_TOKEN" }>(services, input.saleId, "INVALID_TOKEN", "signature");
   }
-  if (!tracingOn()) return countedPurchase(services, input.saleId, () => attemptPurchase(services, input));
   // The MAC is checked: the span the token carries is the token step's, never the client's.
-  const carried = carriedSpanOf(input.token);
-  return traced("seckill.purchase", input.saleId, carried ? carriedSpanContext(carried) : undefined, () =>
-    countedPurchase(services, input.saleId, () => attemptPurchase(services, input)),
+  return traced(
+    "seckill.purchase",
+    input.saleId,
+    () => countedPurchase(services, input.saleId, attemptPurchase(services, input)),
+    input.token,
   );
 }
 
@@ -248,15 +218,9 @@ export async function purchaseWithTicket(services: PurchaseServices, input: Tick
       return answeredInProcess<{ status: "CHALLENGE_REQUIRED" }>(services, input.saleId, "CHALLENGE_REQUIRED", "challenge");
     }
   }
-  if (!tracingOn()) return countedPurchase(services, input.saleId, () => attemptTicketPurchase(services, input, ticket));
-  return traced("seckill.purchase", input.saleId, undefined, () =>
-    countedPurchase(services, input.saleId, () => attemptTicketPurchase(services, input, ticket)),
+  return traced("seckill.purchase", input.saleId, () =>
+    countedPurchase(services, input.saleId, attemptTicketPurchase(services, input, ticket)),
   );
-}
-
-/** KEYS of reserve-unit-with-ticket-7.lua, in its order: the shopper's home bucket. */
-export function reserveWithTicketKeyList(keys: SaleKeys, userId: number, ticket: Pick<Ticket, "epoch" | "seq">) {
-  return [keys.stock, keys.meta, keys.users, keys.pending, keys.eligibility, keys.holds, keys.spentTicket(userId, ticket)] as const;
 }
 
 /**
@@ -264,68 +228,16 @@ export function reserveWithTicketKeyList(keys: SaleKeys, userId: number, ticket:
  * script, which spends the ticket instead of a token and checks its moment by Redis's clock.
  */
 function attemptTicketPurchase(services: PurchaseServices, input: TicketPurchase, ticket: Ticket): Promise<PurchaseOutcome> {
-  const { redis } = services;
-  return reserveOnHomeBucket(services, input, input.ticket, async ({ keys, reservationId, maxBacklog }) => {
-    const reply = await redis.reserveUnitWithTicket(
-      ...reserveWithTicketKeyList(keys, input.userId, ticket),
-      String(input.userId),
-      reservationId,
-      ticket.admitAt,
-      PASS_WINDOW_MS,
-      maxBacklog,
-    );
-    return interpretTicketReserveReply([reply[0], reply[1]]);
-  });
-}
-
-/** A purchase whose token (or ticket) is genuine, its answer counted for the dashboard. */
-async function countedPurchase(
-  services: Pick<Services, "purchaseStats">,
-  saleId: number,
-  attempt: () => Promise<PurchaseOutcome>,
-): Promise<PurchaseOutcome> {
-  try {
-    const outcome = await attempt();
-    services.purchaseStats.record(saleId, outcome.status);
-    return outcome;
-  } catch (error) {
-    services.purchaseStats.record(saleId, error instanceof AppError && error.code === "TOO_MANY_REQUESTS" ? "RATE_LIMITED" : "ERROR");
-    throw error;
-  }
-}
-
-/** A span around one answer of the purchase path: the sale, and the answer's status or error code. */
-function traced<T extends { status: string }>(
-  name: string,
-  saleId: number,
-  parent: SpanContext | undefined,
-  work: () => Promise<T>,
-): Promise<T> {
-  return inSpan(name, { attributes: { "seckill.sale_id": saleId }, parent }, async (span) => {
-    try {
-      const answer = await work();
-      span.setAttribute("seckill.outcome", answer.status);
-      return answer;
-    } catch (error) {
-      span.setAttribute("seckill.outcome", error instanceof AppError ? error.code : "ERROR");
-      throw error;
-    }
-  });
+  return reserveOnHomeBucket(services, input, input.ticket, (keys, call) =>
+    reserveUnitWithTicket(services.redis, keys, { ...call, ticket, passWindowMs: PASS_WINDOW_MS }),
+  );
 }
 
 /** One purchase attempt after the sold-out flag and the token's MAC, with reserve-unit-7.lua. */
 function attemptPurchase(services: PurchaseServices, input: { userId: number; saleId: number; token: string }): Promise<PurchaseOutcome> {
-  const { redis } = services;
-  return reserveOnHomeBucket(services, input, input.token, async ({ keys, reservationId, maxBacklog }) => {
-    const reply = await redis.reserveUnit(
-      ...reserveUnitKeyList(keys, input.userId),
-      String(input.userId),
-      reservationId,
-      input.token,
-      maxBacklog,
-    );
-    return interpretReserveReply([reply[0], reply[1]]);
-  });
+  return reserveOnHomeBucket(services, input, input.token, (keys, call) =>
+    reserveUnit(services.redis, keys, { ...call, token: input.token }),
+  );
 }
 
 /**
@@ -339,7 +251,7 @@ async function reserveOnHomeBucket(
   services: PurchaseServices,
   input: { userId: number; saleId: number },
   credential: string,
-  runScript: (call: { keys: SaleKeys; reservationId: string; maxBacklog: number }) => Promise<ReserveVerdict>,
+  reserve: (keys: SaleKeys, call: ReserveCall) => Promise<ReserveVerdict>,
 ): Promise<PurchaseOutcome> {
   const { userId, saleId } = input;
   if (seenBefore(credential)) await checkPurchaseRate(services, userId);
@@ -349,7 +261,7 @@ async function reserveOnHomeBucket(
   services.metrics.reserveCalls.inc();
   // The backlog bound is the sale's; each bucket checks its own share of it.
   const maxBacklog = Math.ceil(services.env.MAX_ORDER_BACKLOG / buckets);
-  const verdict = await failClosed(runScript({ keys: bucketKeys(services.env.REDIS_NAMESPACE, saleId, home), reservationId, maxBacklog }));
+  const verdict = await failClosed(reserve(bucketKeys(services.env.REDIS_NAMESPACE, saleId, home), { userId, reservationId, maxBacklog }));
   return answerReserveVerdict(services, { saleId, userId, home, buckets, reservationId }, verdict);
 }
 
@@ -363,13 +275,13 @@ async function answerReserveVerdict(
   attempt: { saleId: number; userId: number; home: number; buckets: number; reservationId: string },
   verdict: ReserveVerdict,
 ): Promise<PurchaseOutcome> {
-  const { redis, env, soldOut, metrics } = services;
+  const { redis, env, soldOut } = services;
   const { saleId, userId, home, buckets } = attempt;
   let reservationId = attempt.reservationId;
   if (verdict.kind === "not-warmed") throw await notPurchasable(services, saleId);
   if (verdict.kind === "backlog-full") throw new AppError("SERVICE_UNAVAILABLE", BACKLOG_FULL);
   if (verdict.kind === "refused") {
-    metrics.purchaseAnswers.inc({ status: verdict.outcome.status, source: "redis" });
+    countAnswer(services, verdict.outcome.status, "redis");
     if (verdict.outcome.status === "SOLD_OUT") {
       await broadcastSoldOut(redis, env.REDIS_NAMESPACE, soldOut, { saleId, soldOut: true });
     }
@@ -382,7 +294,7 @@ async function answerReserveVerdict(
     const elsewhere = await failClosed(reserveElsewhere(services, { saleId, userId, home, buckets, heldId: reservationId }));
     if (elsewhere.kind === "not-warmed") throw await notPurchasable(services, saleId);
     if (elsewhere.kind === "sold-out") {
-      metrics.purchaseAnswers.inc({ status: "SOLD_OUT", source: "redis" });
+      countAnswer(services, "SOLD_OUT", "redis");
       await broadcastSoldOut(redis, env.REDIS_NAMESPACE, soldOut, { saleId, soldOut: true });
       return { status: "SOLD_OUT" };
     }
@@ -393,7 +305,7 @@ async function answerReserveVerdict(
   // the next few milliseconds; if it never does, check-back (server/recovery/check-back.ts) finds
   // the pending reservation and enqueues or releases it, so the answer is QUEUED either way.
   void services.orderEnqueuer.submit({ reservationId, saleId, userId, reservedAt: Date.now() });
-  metrics.purchaseAnswers.inc({ status: "QUEUED", source: "redis" });
+  countAnswer(services, "QUEUED", "redis");
   if (soldOutNow) {
     await broadcastSoldOut(redis, env.REDIS_NAMESPACE, soldOut, { saleId, soldOut: true });
   }
@@ -418,23 +330,22 @@ async function reserveElsewhere(
 ): Promise<{ kind: "reserved"; reservationId: string } | { kind: "sold-out" } | { kind: "not-warmed" }> {
   const { redis, env } = services;
   const home = bucketKeys(env.REDIS_NAMESPACE, held.saleId, held.home);
+  const hold = { userId: held.userId, reservationId: held.heldId };
   let missing = false;
   for (const bucket of falloverOrder(held.home, held.buckets, Math.floor(Math.random() * 65_536))) {
     const keys = bucketKeys(env.REDIS_NAMESPACE, held.saleId, bucket);
     const reservationId = reservationInBucket(held.heldId, bucket);
-    const [code] = await redis.takeStock(keys.stock, keys.pending, reservationId);
-    if (code === 1) {
-      await redis.adjustHomeCount(home.users, home.holds, "taken", String(held.userId), held.heldId);
+    const taken = await takeStock(redis, keys, reservationId);
+    if (taken === "reserved") {
+      await endHold(redis, home, hold, "taken");
       return { kind: "reserved", reservationId };
     }
-    missing ||= code === TAKE_NOT_WARMED;
+    missing ||= taken === "not-warmed";
   }
-  await redis.adjustHomeCount(home.users, home.holds, "released", String(held.userId), held.heldId);
+  await endHold(redis, home, hold, "released");
   // A bucket whose state is gone (a lost shard) is not an empty one: fail closed, never SOLD_OUT.
   return missing ? { kind: "not-warmed" } : { kind: "sold-out" };
 }
-
-const TAKE_NOT_WARMED = 0;
 
 export type { PurchaseResult };
 

@@ -3,6 +3,7 @@ import { homeBucket } from "./buckets";
 import { bucketKeys, type SaleKeys } from "./keys";
 import { stockBucketOf } from "./reservation";
 import { broadcastSoldOut } from "./sold-out";
+import { uncountAtHome } from "./fallover-scripts";
 
 /** What giving a unit back needs. */
 export type ReleaseServices = Pick<CoreServices, "redis" | "env" | "soldOut">;
@@ -41,8 +42,7 @@ export async function returnUnit(
     home === unit.stockBucket ? String(unit.userId) : "",
   );
   if (code === 1 && home !== unit.stockBucket) {
-    const homeKeys = bucketKeys(env.REDIS_NAMESPACE, unit.saleId, home);
-    await redis.adjustHomeCount(homeKeys.users, homeKeys.holds, "returned", String(unit.userId));
+    await uncountAtHome(redis, bucketKeys(env.REDIS_NAMESPACE, unit.saleId, home), unit.userId);
   }
   if (code !== -1 && stockLeft > 0) {
     await broadcastSoldOut(redis, env.REDIS_NAMESPACE, soldOut, { saleId: unit.saleId, soldOut: false });

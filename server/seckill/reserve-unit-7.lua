@@ -24,18 +24,17 @@
     ARGV[4] the most reservations that may wait for MySQL (KEYS[4]'s size) before purchases are
             refused; 0 = no bound
 
-  Output: { code, stockLeft }
-     1  RESERVED     stock decremented, shopper counted, reservation pending, token spent
-     2  HELD         a sale of several buckets whose bucket here is empty: token spent, shopper
-                     counted, the reservation id in KEYS[7]; the caller now takes a unit from
-                     another bucket and ends the hold with adjust-home-count-2.lua
-    Refusals, in the order checked, nothing written: first includes/check-purchase.lua's (0
-    NOT_WARMED, -1 NOT_STARTED, -2 ENDED, -5 BLACKLISTED, -6 REAL_NAME_REQUIRED, -7
-    MEMBER_LEVEL_TOO_LOW, -3 UNIT_LIMIT_REACHED; -4 SOLD_OUT only in a one-bucket sale: with
-    several, an empty bucket here says nothing of the others and the reserve is HELD), then
-    -9  BACKLOG_FULL         too many reservations waiting for MySQL (an outage or a stalled
-                             worker): refuse before the token is spent, so it can retry
-    -8  INVALID_TOKEN        missing, expired, already spent, or another shopper's
+  Output: { code, stockLeft }, code a REPLY (server/seckill/reply-codes.ts)
+    OK       reserved: stock decremented, shopper counted, reservation pending, token spent
+    HELD     a sale of several buckets whose bucket here is empty: token spent, shopper
+             counted, the reservation id in KEYS[7]; the caller now takes a unit from
+             another bucket and ends the hold with adjust-home-count-2.lua
+    Refusals, in the order checked, nothing written: first includes/check-purchase.lua's
+    (SOLD_OUT only in a one-bucket sale: with several, an empty bucket here says nothing of the
+    others and the reserve is HELD), then
+    BACKLOG_FULL    too many reservations waiting for MySQL (an outage or a stalled worker):
+                    refuse before the token is spent, so it can retry
+    INVALID_TOKEN   missing, expired, already spent, or another shopper's
 
   The clock is Redis's own (TIME), so every web instance agrees on the window. All keys share
   the bucket's hash tag, so the script runs unchanged on Redis Cluster.
@@ -46,12 +45,12 @@
 
 local userId = ARGV[1]
 local refusal, sale = checkPurchase(KEYS[1], KEYS[2], KEYS[3], KEYS[5], userId)
-if refusal == 0 then return { 0, -1 } end
+if refusal == REPLY.NOT_WARMED then return { refusal, -1 } end
 if refusal then return { refusal, sale.stock } end
 
-if backlogFull(KEYS[4], tonumber(ARGV[4])) then return { -9, sale.stock } end
+if backlogFull(KEYS[4], tonumber(ARGV[4])) then return { REPLY.BACKLOG_FULL, sale.stock } end
 
 local issued = redis.call('GET', KEYS[6])
-if not issued or issued ~= ARGV[3] then return { -8, sale.stock } end
+if not issued or issued ~= ARGV[3] then return { REPLY.INVALID_TOKEN, sale.stock } end
 redis.call('DEL', KEYS[6])
 return reserveUnit(KEYS[1], KEYS[3], KEYS[4], KEYS[7], userId, ARGV[2], sale)

@@ -23,16 +23,15 @@
     ARGV[4] the pass window (ms): the ticket buys from admitAt until admitAt + this
     ARGV[5] the most reservations that may wait for MySQL before purchases are refused; 0 = none
 
-  Output: { code, stockLeft or admitAt }
-     1  RESERVED     as reserve-unit-7.lua: stock decremented, shopper counted, pending, ticket spent
-     2  HELD         as reserve-unit-7.lua (a sale of several buckets, this one empty): ticket spent
-    Refusals, in the order checked, nothing written: first includes/check-purchase.lua's (0
-    NOT_WARMED, -1 NOT_STARTED, -2 ENDED, -5 BLACKLISTED, -6 REAL_NAME_REQUIRED, -7
-    MEMBER_LEVEL_TOO_LOW, -3 UNIT_LIMIT_REACHED, -4 SOLD_OUT in a one-bucket sale), then
-    -9   BACKLOG_FULL       too many reservations waiting for MySQL: the ticket is kept
-    -11  NOT_ADMITTED_YET   Redis's now < admitAt; the second value is admitAt
-    -12  TICKET_EXPIRED     Redis's now >= admitAt + the pass window
-    -13  TICKET_USED        this ticket has already bought
+  Output: { code, stockLeft or admitAt }, code a REPLY (server/seckill/reply-codes.ts)
+    OK     reserved, as reserve-unit-7.lua: stock decremented, shopper counted, pending, ticket spent
+    HELD   as reserve-unit-7.lua (a sale of several buckets, this one empty): ticket spent
+    Refusals, in the order checked, nothing written: first includes/check-purchase.lua's
+    (SOLD_OUT in a one-bucket sale), then
+    BACKLOG_FULL       too many reservations waiting for MySQL: the ticket is kept
+    NOT_ADMITTED_YET   Redis's now < admitAt; the second value is admitAt
+    TICKET_EXPIRED     Redis's now >= admitAt + the pass window
+    TICKET_USED        this ticket has already bought
 
   The clock is Redis's own (TIME). All keys share the bucket's hash tag.
 ]]
@@ -42,13 +41,13 @@
 
 local userId = ARGV[1]
 local refusal, sale = checkPurchase(KEYS[1], KEYS[2], KEYS[3], KEYS[5], userId)
-if refusal == 0 then return { 0, -1 } end
+if refusal == REPLY.NOT_WARMED then return { refusal, -1 } end
 if refusal then return { refusal, sale.stock } end
 
-if backlogFull(KEYS[4], tonumber(ARGV[5])) then return { -9, sale.stock } end
+if backlogFull(KEYS[4], tonumber(ARGV[5])) then return { REPLY.BACKLOG_FULL, sale.stock } end
 
 local admitAt, window = tonumber(ARGV[3]), tonumber(ARGV[4])
-if sale.now < admitAt then return { -11, admitAt } end
-if sale.now >= admitAt + window then return { -12, sale.stock } end
-if not redis.call('SET', KEYS[7], '1', 'NX', 'PX', window) then return { -13, sale.stock } end
+if sale.now < admitAt then return { REPLY.NOT_ADMITTED_YET, admitAt } end
+if sale.now >= admitAt + window then return { REPLY.TICKET_EXPIRED, sale.stock } end
+if not redis.call('SET', KEYS[7], '1', 'NX', 'PX', window) then return { REPLY.TICKET_USED, sale.stock } end
 return reserveUnit(KEYS[1], KEYS[3], KEYS[4], KEYS[6], userId, ARGV[2], sale)

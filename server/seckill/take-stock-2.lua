@@ -8,18 +8,19 @@
     KEYS[2] pending   zset: this bucket's reservations not yet in MySQL (the half message)
     ARGV[1] reservationId   naming this bucket (server/seckill/reservation.ts)
 
-  Output: { code, stockLeft }
-     1  RESERVED     stock decremented, reservation pending here
-     0  NOT_WARMED   no stock key here: nothing changed
-    -4  EMPTY        nothing left in this bucket: nothing changed
+  Output: { code, stockLeft }, code a REPLY (server/seckill/reply-codes.ts)
+    OK           reserved: stock decremented, reservation pending here
+    NOT_WARMED   no stock key here: nothing changed
+    SOLD_OUT     nothing left in this bucket: nothing changed
 
   The two keys share the bucket's hash tag, so the script runs unchanged on Redis Cluster.
 ]]
+--- @include "@generated/reply-codes.lua"
 --- @include "../includes/now-ms.lua"
 
 local stock = tonumber(redis.call('GET', KEYS[1]))
-if not stock then return { 0, 0 } end
-if stock <= 0 then return { -4, 0 } end
+if not stock then return { REPLY.NOT_WARMED, 0 } end
+if stock <= 0 then return { REPLY.SOLD_OUT, 0 } end
 redis.call('DECR', KEYS[1])
 redis.call('ZADD', KEYS[2], nowMs(), ARGV[1])
-return { 1, stock - 1 }
+return { REPLY.OK, stock - 1 }

@@ -9,7 +9,7 @@
     backlogFull(pendingKey, maxBacklog) -> true when maxBacklog > 0 reservations already wait
                                             for MySQL (refuse before anything is spent)
     reserveUnit(stockKey, usersKey, pendingKey, holdsKey, userId, reservationId, sale)
-      -> { 1, stockLeft } RESERVED or { 2, 0 } HELD; `sale` is includes/check-purchase.lua's
+      -> { REPLY.OK, stockLeft } reserved or { REPLY.HELD, 0 }; `sale` is includes/check-purchase.lua's
   The keys it writes, all of the home bucket:
     stock    string: units left to reserve in this bucket
     users    hash: userId -> units this shopper holds (reserved or ordered); a real-name
@@ -17,6 +17,8 @@
     pending  zset: reservationId -> reserved-at (epoch ms), the half message
     holds    zset: reservationId -> held-at (epoch ms)
 ]]
+--- @include "@generated/reply-codes.lua"
+
 local function backlogFull(pendingKey, maxBacklog)
   return maxBacklog > 0 and redis.call('ZCARD', pendingKey) >= maxBacklog
 end
@@ -25,9 +27,9 @@ local function reserveUnit(stockKey, usersKey, pendingKey, holdsKey, userId, res
   countShopper(usersKey, userId, sale.person)
   if sale.stock <= 0 then
     redis.call('ZADD', holdsKey, sale.now, reservationId)
-    return { 2, 0 }
+    return { REPLY.HELD, 0 }
   end
   redis.call('DECR', stockKey)
   redis.call('ZADD', pendingKey, sale.now, reservationId)
-  return { 1, sale.stock - 1 }
+  return { REPLY.OK, sale.stock - 1 }
 end

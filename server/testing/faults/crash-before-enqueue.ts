@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import path from "node:path";
 import { Redis } from "ioredis";
-import { loadLua } from "../../clients/lua-include";
-import { interpretReserveReply } from "../../seckill/outcome";
+import { loadScript } from "../../platform/redis-scripts";
+import { readReserveReply } from "../../seckill/reserve-unit-script";
 
 /** Within the first wave of processes.chaos.test.ts's shoppers (60, on a sale of 100). */
 const CRASH_AT_RESERVATION = 20;
@@ -23,7 +23,7 @@ Redis.prototype.sendCommand = function (this: Redis, ...args: Parameters<Redis["
     // Registered before the purchase awaits the reply, so this runs first.
     void command.promise.then(
       (reply: unknown) => {
-        if (!Array.isArray(reply) || interpretReserveReply([Number(reply[0]), Number(reply[1])]).kind !== "reserved") return;
+        if (!Array.isArray(reply) || readReserveReply([Number(reply[0]), Number(reply[1])]).kind !== "reserved") return;
         if (++reservations < CRASH_AT_RESERVATION) return;
         process.stderr.write("fault hook: dying between the reservation and its create-order job\n");
         process.kill(process.pid, "SIGKILL");
@@ -35,7 +35,7 @@ Redis.prototype.sendCommand = function (this: Redis, ...args: Parameters<Redis["
 };
 
 /** reserve-unit-7.lua, known by its SHA as ioredis computes it: EVALSHA sha …, or EVAL script … */
-const reserveScript = loadLua(path.join(process.cwd(), "server/seckill/reserve-unit-7.lua"));
+const reserveScript = loadScript(path.join(process.cwd(), "server/seckill/reserve-unit-7.lua"));
 const reserveSha = createHash("sha1").update(reserveScript).digest("hex");
 
 function isReserveCall(name: string, args: unknown[]): boolean {
