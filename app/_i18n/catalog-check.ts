@@ -23,7 +23,7 @@ export function leaves(catalog: object, prefix = ""): Leaf[] {
 const PROBE_DATE = new Date(2026, 11, 5, 7, 54);
 const probe: unknown = new Proxy(PROBE_DATE, {
   get(target, name) {
-    if (name === Symbol.toPrimitive) return (hint: string) => (hint === "string" ? "X" : 7);
+    if (name === Symbol.toPrimitive) return () => 7;
     const own = Reflect.get(target, name, target) as unknown;
     if (typeof own === "function") return (own as (...a: unknown[]) => unknown).bind(target);
     return 7; // a field of an object parameter (warmSummary's w.stock…)
@@ -34,7 +34,7 @@ const probe: unknown = new Proxy(PROBE_DATE, {
 export function sample(value: Leaf["value"]): string {
   if (typeof value === "string") return value;
   const call = value as (...args: unknown[]) => unknown;
-  for (const args of [Array(call.length).fill(7), Array(call.length).fill("X"), Array(call.length).fill(probe)]) {
+  for (const args of [Array(call.length).fill(probe), Array(call.length).fill(7), Array(call.length).fill("7")]) {
     try {
       const said = call(...args);
       if (typeof said === "string") return said;
@@ -45,6 +45,12 @@ export function sample(value: Leaf["value"]): string {
   throw new Error(`cannot call ${call.toString().slice(0, 60)}`);
 }
 
+/**
+ * Latin words a Chinese page may show besides product data: the names of the systems an operator
+ * runs (Redis, MySQL), "App" and "Web" as Chinese writes them (支付宝 App, Web 实例), time zones.
+ */
+export const TECHNICAL_WORDS: ReadonlySet<string> = new Set(["Redis", "MySQL", "Web", "App", "GMT", "UTC"]);
+
 const CJK = "\\p{Script=Han}\\u3000-\\u303f\\uff00-\\uffef";
 const HALF_WIDTH_BY_CHINESE = new RegExp(`[${CJK}]\\s?[,:;?!()]|[,:;?!()]\\s?[${CJK}]`, "u");
 
@@ -54,15 +60,16 @@ export function halfWidthNextToChinese(text: string): string | null {
 }
 
 /**
- * English left on a page meant to be Chinese: every Latin word that is not in `allowed` (product
- * data, brands, technical names), so "Sign in" and a lone "Loading" are both found. Words are
- * runs of Latin letters; digits, emails' local parts and URLs are taken out first.
+ * English left on a page meant to be Chinese: every Latin word not in `allowed`, so "Sign in" and
+ * a lone "Loading" are both found. Emails, URLs and site paths are taken out first; a token with
+ * a digit in it (an id, "E2E", a device hash) is no word.
  */
-export function englishWords(text: string, allowed: ReadonlySet<string>): string[] {
+export function englishWords(text: string, allowed: ReadonlySet<string> = TECHNICAL_WORDS): string[] {
   const stripped = text
     .replace(/\S+@\S+/g, " ")
-    .replace(/https?:\/\/\S+/g, " ")
+    .replace(/https?:\/\/\S*/g, " ")
     .replace(/(^|\s)\/[\w./-]+/g, " ");
-  const words = stripped.match(/[A-Za-z][A-Za-z'’-]*[A-Za-z]|[A-Za-z]/g) ?? [];
-  return [...new Set(words.filter((w) => !allowed.has(w) && !allowed.has(w.toLowerCase())))];
+  // Tokens of letters, digits and joiners; only those of letters alone are words ("d3v1c3", "E2E" are not).
+  const words = (stripped.match(/[A-Za-z0-9_'’-]+/g) ?? []).filter((token) => /^[A-Za-z]+(?:['’-][A-Za-z]+)*$/.test(token));
+  return [...new Set(words.filter((w) => !allowed.has(w)))];
 }

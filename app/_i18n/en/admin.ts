@@ -186,7 +186,8 @@ export const en = {
     blacklistedBadge: "blacklisted",
     blacklist: "Blacklist",
     blacklistAll: (n: number) => `Blacklist all ${n}`,
-    unlisted: (n: number) => `${n} more account(s) not listed: once these are blacklisted, the next ones are listed here.`,
+    unlisted: (n: number, group: string) =>
+      `${n} more account(s) of ${group} not listed: once these are blacklisted, the next ones are listed here.`,
     confirmLabel: "Confirm blacklisting",
     confirmOne: (account: string) => `the account ${account}`,
     confirmGroup: (n: number, group: string) => `the ${n} listed account(s) of ${group} not yet blacklisted`,

@@ -165,7 +165,7 @@ export const zh: AdminMessages = {
     blacklistedBadge: "已拉黑",
     blacklist: "拉黑",
     blacklistAll: (n) => `全部拉黑（${n}）`,
-    unlisted: (n) => `另有 ${n} 个账号未列出：把这些拉黑后，接下来的账号会显示在这里。`,
+    unlisted: (n, group) => `${group} 另有 ${n} 个账号未列出：把这些拉黑后，接下来的账号会显示在这里。`,
     confirmLabel: "确认拉黑",
     confirmOne: (account) => `账号 ${account}`,
     confirmGroup: (n, group) => `${group} 中列出的 ${n} 个尚未拉黑的账号`,

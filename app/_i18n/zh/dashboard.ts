@@ -76,7 +76,7 @@ export const zh: DashboardMessages = {
   ratesCaption: "每秒购买尝试、成功数与写入的订单数",
   attemptsSeries: "尝试/秒",
   successesSeries: "成功/秒",
-  ordersSeries: "写入订单/秒（worker）",
+  ordersSeries: "写入订单/秒（后台进程）",
   rejectionsChart: "每秒拒绝",
   rejectionsCaption: "每秒拒绝数（按原因）",
   roomPanel: "排队室",
@@ -95,7 +95,7 @@ export const zh: DashboardMessages = {
   admittedChart: "每秒放行",
   admittedCaption: "每秒从排队室放行的人数（每次读取时采样）",
   admittedSeries: "放行/秒",
-  notWarmedHint: "Redis 中还没有本活动的库存：请点击“预热”（worker 也会在每场活动开始前自动预热）。",
+  notWarmedHint: "Redis 中还没有本活动的库存：请点击“预热”（后台进程也会在每场活动开始前自动预热）。",
   ledgerLine: (l: LedgerLine) =>
     `总量 ${l.totalStock} = Redis ${l.redisStock ?? "—"} + 待处理预订 ${l.pendingReservations} + 有效订单 ${l.activeOrders}；数据库库存 ${l.dbStock} = ${l.totalStock} − ${l.activeOrders}`,
 };
