@@ -3,7 +3,7 @@ import { LANGS } from "@/server/i18n";
 import { START_MESSAGES } from "@/server/start-messages";
 import { ACCOUNT_MESSAGES } from "./account-messages";
 import { ADMIN_MESSAGES } from "./admin-messages";
-import { englishWords, halfWidthNextToChinese, leaves, sample, type Leaf } from "./catalog-check";
+import { englishWords, halfWidthNextToChinese, leaves, sample, type Leaf } from "@/server/i18n-check";
 import { DASHBOARD_MESSAGES } from "./dashboard-messages";
 import { MESSAGES } from "./messages";
 
