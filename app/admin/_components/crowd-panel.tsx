@@ -126,7 +126,7 @@ type CrowdRow =
   | { key: string; group: CrowdGroup; groupKey: string; member?: undefined }
   | { key: string; group: CrowdGroup; groupKey: string; member: CrowdAccount };
 
-function crowdRows(kind: CrowdKind, groups: CrowdGroup[]): CrowdRow[] {
+function crowdRows(groups: CrowdGroup[]): CrowdRow[] {
   return groups.flatMap((group, index) => {
     const groupKey = groupId(group, index);
     return [
@@ -227,7 +227,7 @@ function GroupTable(props: {
             rowKey="key"
             size="small"
             columns={columns}
-            dataSource={crowdRows(kind, groups)}
+            dataSource={crowdRows(groups)}
             pagination={false}
             scroll={{ x: tableWidth(columns) }}
             onRow={({ group, member }) =>
