@@ -64,8 +64,9 @@ async function shownText(page: Page): Promise<string[]> {
       const parent = node.parentElement;
       if (!skipped(parent) && parent!.checkVisibility() && node.textContent!.trim()) parts.push(node.textContent!);
     }
+    // Labels under aria-hidden are read by no one (antd's Select arrow is an icon labelled "down").
     for (const el of document.body.querySelectorAll("[aria-label], [alt], [placeholder], [title]")) {
-      if (skipped(el)) continue;
+      if (skipped(el) || el.closest('[aria-hidden="true"]')) continue;
       for (const name of ["aria-label", "alt", "placeholder", "title"]) {
         const value = el.getAttribute(name);
         if (value?.trim()) parts.push(value);
