@@ -106,7 +106,7 @@ module.exports = {
       name: "browser-imports-types-from-the-server",
       comment: "The browser's components take only types from server/, but from the pure modules BROWSER_SAFE lists",
       severity: "error",
-      from: { path: "^app/(_components|_i18n|admin/_components)/", pathNot: "^app/_i18n/server\\.ts$" },
+      from: { path: "^app/(_components|_i18n|admin/_components)/", pathNot: ["^app/_i18n/server\\.ts$", TESTS] },
       to: { path: "^server/", pathNot: BROWSER_SAFE, dependencyTypesNot: ["type-only"] },
     },
     {

@@ -39,7 +39,8 @@ test("an admin sees a shared sign-up address among a sale's shoppers and blackli
   const group = crowd.getByTestId("crowd-address").locator(`[data-testid="crowd-group"][data-label="${address}"]`);
   await expect(group.getByRole("button", { name: "Blacklist all 3" })).toBeVisible();
   const target = shoppers[1]!;
-  const row = group.locator(`[data-user-id="${target.id}"]`);
+  // Its accounts are the rows under the group's own.
+  const row = crowd.getByTestId("crowd-address").locator(`[data-testid="crowd-account"][data-user-id="${target.id}"]`);
   await expect(row).toContainText(target.email);
 
   await row.getByRole("button", { name: "Blacklist", exact: true }).click();

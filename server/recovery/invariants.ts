@@ -115,7 +115,7 @@ export function ledgerVerdict(ledger: SaleLedger): LedgerVerdict {
       rule: "DB_STOCK_OUT_OF_STEP",
       text: {
         en: `MySQL stock is ${dbStock}, but the total ${totalStock} less ${activeOrders} active orders leaves ${totalStock - activeOrders}. The reconciler repairs what it can prove; if this stays red, stop the worker and check the stock row.`,
-        zh: `MySQL 库存为 ${dbStock}，但总量 ${totalStock} 减去 ${activeOrders} 个有效订单应为 ${totalStock - activeOrders}。对账程序会修复可证实的偏差；若持续显示红色，请停止 worker 并检查库存记录。`,
+        zh: `MySQL 库存为 ${dbStock}，但总量 ${totalStock} 减去 ${activeOrders} 个有效订单应为 ${totalStock - activeOrders}。对账程序会修复可证实的偏差；若持续显示红色，请停止后台进程并检查库存记录。`,
       },
     });
   }

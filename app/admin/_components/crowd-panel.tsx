@@ -1,11 +1,14 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { Fragment, useState } from "react";
+import { useState } from "react";
+import { Button, Table, Tag, type TableColumnsType } from "antd";
 import { useTRPC } from "@/app/_components/trpc";
 import { useLang } from "@/app/_i18n/client";
 import { ADMIN_MESSAGES, type AdminMessages } from "@/app/_i18n/admin-messages";
 import { toBlacklist, type CrowdAccount, type CrowdGroup, type CrowdKind } from "@/server/admin/crowd-report";
 import { adminTime } from "./admin-time";
+import { TAG } from "./status-colors";
+import { rowAttributes, tableWidth } from "./table-layout";
 import styles from "../admin.module.css";
 
 /** A modest poll: the report is a handful of GROUP BY queries over the sale's orders. */
@@ -118,6 +121,21 @@ export function CrowdPanel({ saleId }: { saleId: number }) {
   );
 }
 
+/** A group and, under it, its listed accounts: one table row each, so antd lays them out alike. */
+type CrowdRow =
+  | { key: string; group: CrowdGroup; groupKey: string; member?: undefined }
+  | { key: string; group: CrowdGroup; groupKey: string; member: CrowdAccount };
+
+function crowdRows(groups: CrowdGroup[]): CrowdRow[] {
+  return groups.flatMap((group, index) => {
+    const groupKey = groupId(group, index);
+    return [
+      { key: groupKey, group, groupKey },
+      ...group.members.map((member) => ({ key: `${groupKey}-${member.userId}`, group, groupKey, member })),
+    ];
+  });
+}
+
 function GroupTable(props: {
   t: AdminMessages["crowd"];
   kind: CrowdKind;
@@ -129,120 +147,106 @@ function GroupTable(props: {
   onCancel: () => void;
 }) {
   const { t, kind, groups, asked, pending, onAsk } = props;
+  // As the orders and sales tables: fixed widths, one-line cells cut with the whole text in the
+  // title, and a narrow screen scrolls the table inside its card.
+  const columns: TableColumnsType<CrowdRow> = [
+    {
+      title: t.keyHeader[kind],
+      key: "key",
+      width: 300,
+      fixed: "start",
+      ellipsis: { showTitle: false },
+      render: (_, { group, member }) =>
+        member ? (
+          <span className={styles.member} title={t.account(member.email, member.userId)}>
+            {t.account(member.email, member.userId)}
+          </span>
+        ) : (
+          <strong title={group.fullAddress ?? group.label}>{group.label}</strong>
+        ),
+    },
+    { title: t.accounts, key: "accounts", width: 90, render: (_, { group, member }) => (member ? null : group.accounts) },
+    { title: t.orders, key: "orders", width: 140, render: (_, { group, member }) => (member ? member.orders : group.orders) },
+    {
+      title: t.blacklisted,
+      key: "blacklisted",
+      width: 110,
+      render: (_, { group, member }) =>
+        !member ? (
+          group.blacklisted
+        ) : member.blacklisted ? (
+          <Tag color={TAG.red} data-testid="crowd-account-blacklisted">
+            {t.blacklistedBadge}
+          </Tag>
+        ) : null,
+    },
+    {
+      title: t.newAccounts,
+      key: "new",
+      width: 150,
+      render: (_, { group, member }) => (!member ? group.newAccounts : member.newAccount ? <Tag color={TAG.gold}>{t.newBadge}</Tag> : null),
+    },
+    {
+      title: <span className="visually-hidden">{t.blacklist}</span>,
+      key: "action",
+      width: 160,
+      render: (_, { group, groupKey, member }) => {
+        if (member)
+          return member.blacklisted ? null : (
+            <Button
+              size="small"
+              disabled={pending}
+              onClick={() => onAsk({ at: groupKey, userIds: [member.userId], what: t.confirmOne(t.account(member.email, member.userId)) })}
+            >
+              {t.blacklist}
+            </Button>
+          );
+        const open = toBlacklist(group);
+        return (
+          <Button
+            size="small"
+            disabled={open.length === 0 || pending}
+            onClick={() => onAsk({ at: groupKey, userIds: open, what: t.confirmGroup(open.length, t.groupName[kind](group.label)) })}
+          >
+            {t.blacklistAll(open.length)}
+          </Button>
+        );
+      },
+    },
+  ];
+  const askedHere = asked && groups.some((g, index) => groupId(g, index) === asked.at) ? asked : null;
   return (
     <div data-testid={`crowd-${kind.toLowerCase()}`}>
       <h3>{t.kinds[kind]}</h3>
       {groups.length === 0 ? (
         <p className="muted">{t.none}</p>
       ) : (
-        <div className={styles.tableScroll}>
-          <table className="table" aria-label={t.kinds[kind]}>
-            <thead>
-              <tr>
-                <th>{t.keyHeader[kind]}</th>
-                <th>{t.accounts}</th>
-                <th>{t.orders}</th>
-                <th>{t.blacklisted}</th>
-                <th>{t.newAccounts}</th>
-                <th />
-              </tr>
-            </thead>
-            {groups.map((g, index) => {
-              const id = groupId(g, index);
-              const open = toBlacklist(g);
-              return (
-                <tbody key={id} data-testid="crowd-group" data-label={g.label}>
-                  <tr>
-                    <th scope="rowgroup" title={g.fullAddress ?? undefined}>
-                      {g.label}
-                    </th>
-                    <td>{g.accounts}</td>
-                    <td>{g.orders}</td>
-                    <td>{g.blacklisted}</td>
-                    <td>{g.newAccounts}</td>
-                    <td>
-                      <button
-                        type="button"
-                        className="secondary small"
-                        disabled={open.length === 0 || pending}
-                        onClick={() => onAsk({ at: id, userIds: open, what: t.confirmGroup(open.length, t.groupName[kind](g.label)) })}
-                      >
-                        {t.blacklistAll(open.length)}
-                      </button>
-                    </td>
-                  </tr>
-                  {g.members.map((m) => (
-                    <MemberRow
-                      key={m.userId}
-                      t={t}
-                      member={m}
-                      pending={pending}
-                      onAsk={() => onAsk({ at: id, userIds: [m.userId], what: t.confirmOne(t.account(m.email, m.userId)) })}
-                    />
-                  ))}
-                  {g.unlisted > 0 ? (
-                    <tr>
-                      <td colSpan={6} className="muted">
-                        {t.unlisted(g.unlisted)}
-                      </td>
-                    </tr>
-                  ) : null}
-                  {asked?.at === id ? (
-                    <tr>
-                      <td colSpan={6}>
-                        <Confirmation t={t} what={asked.what} onConfirm={props.onConfirm} onCancel={props.onCancel} />
-                      </td>
-                    </tr>
-                  ) : null}
-                </tbody>
-              );
-            })}
-          </table>
-        </div>
+        <>
+          <Table<CrowdRow>
+            aria-label={t.kinds[kind]}
+            rowKey="key"
+            size="small"
+            columns={columns}
+            dataSource={crowdRows(groups)}
+            pagination={false}
+            scroll={{ x: tableWidth(columns) }}
+            onRow={({ group, member }) =>
+              member
+                ? rowAttributes({ "data-testid": "crowd-account", "data-user-id": member.userId })
+                : rowAttributes({ "data-testid": "crowd-group", "data-label": group.label })
+            }
+          />
+          {groups
+            .filter((g) => g.unlisted > 0)
+            .map((g) => (
+              <p key={g.label} className="muted">
+                {t.unlisted(g.unlisted, t.groupName[kind](g.label))}
+              </p>
+            ))}
+          {askedHere ? <Confirmation t={t} what={askedHere.what} onConfirm={props.onConfirm} onCancel={props.onCancel} /> : null}
+        </>
       )}
     </div>
-  );
-}
-
-function MemberRow({
-  t,
-  member: m,
-  pending,
-  onAsk,
-}: {
-  t: AdminMessages["crowd"];
-  member: CrowdAccount;
-  pending: boolean;
-  onAsk: () => void;
-}) {
-  return (
-    <tr data-testid="crowd-account" data-user-id={m.userId}>
-      <td colSpan={2}>
-        {t.account(m.email, m.userId)}
-        {m.newAccount ? (
-          <Fragment>
-            {" "}
-            <span className="badge wait">{t.newBadge}</span>
-          </Fragment>
-        ) : null}
-      </td>
-      <td>{m.orders}</td>
-      <td>
-        {m.blacklisted ? (
-          <span className="badge live" data-testid="crowd-account-blacklisted">
-            {t.blacklistedBadge}
-          </span>
-        ) : null}
-      </td>
-      <td />
-      <td>
-        {m.blacklisted ? null : (
-          <button type="button" className="secondary small" disabled={pending} onClick={onAsk}>
-            {t.blacklist}
-          </button>
-        )}
-      </td>
-    </tr>
   );
 }
 
@@ -262,12 +266,10 @@ function Confirmation({
     <div className="status wait confirm" role="alertdialog" aria-label={t.confirmLabel} aria-describedby="crowd-confirm-text">
       <p id="crowd-confirm-text">{t.confirmText(what)}</p>
       <div className="actions">
-        <button type="button" onClick={onConfirm}>
+        <Button type="primary" danger onClick={onConfirm}>
           {t.yes}
-        </button>
-        <button type="button" className="secondary" onClick={onCancel}>
-          {t.keep}
-        </button>
+        </Button>
+        <Button onClick={onCancel}>{t.keep}</Button>
       </div>
     </div>
   );

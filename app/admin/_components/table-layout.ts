@@ -10,5 +10,10 @@ export function tableWidth(columns: readonly { width?: number | string }[]): num
 
 /** A row's attributes for antd's onRow: the test id the specs find a row by. */
 export function rowTestId(testId: string): HTMLAttributes<HTMLElement> {
-  return { "data-testid": testId } as HTMLAttributes<HTMLElement>;
+  return rowAttributes({ "data-testid": testId });
+}
+
+/** data-* attributes for antd's onRow, whose type names only the HTML ones. */
+export function rowAttributes(data: Record<`data-${string}`, string | number>): HTMLAttributes<HTMLElement> {
+  return data as HTMLAttributes<HTMLElement>;
 }

@@ -1,0 +1,32 @@
+import type { AccountMessages } from "../en/account";
+
+/** The account journeys in Chinese (../en/account.ts). */
+export const zh: AccountMessages = {
+  signedInAs: (email) => `已登录：${email}`,
+  confirmCancel: (orderId) => `放弃订单 #${orderId}？这件商品将重新开放抢购。`,
+  confirmCancelYes: "放弃订单",
+  confirmCancelNo: "保留订单",
+  cancelling: "正在取消…",
+  productImage: (name) => name,
+  noProductImage: "暂无图片",
+  paymentDeclined: (orderId) => `您已拒绝为订单 #${orderId} 付款，没有扣款。`,
+  payAgain: "重新付款",
+  alreadyPaid: "已支付 — 查看我的订单",
+  alreadyPaidNote: "这笔付款已完成，无需再次确认。",
+  tradeClosedSeeOrders: "返回我的订单",
+  pageNotFoundTitle: "页面不存在",
+  pageNotFoundText: "这个地址没有内容。页面可能已移走，或链接有误。",
+  verifyTitle: "邮箱验证",
+  verifying: "正在验证您的邮箱…",
+  verified: "您的邮箱已验证，谢谢！",
+  linkUsed: "该链接已使用过。",
+  linkExpired: "该链接已过期。",
+  linkInvalid: "该链接无效。请打开我们最近发给您的链接。",
+  linkMissing: "请通过邮件中的链接打开本页面。",
+  alreadyVerified: "您的邮箱已验证。",
+  signInToResend: "登录后可重新获取链接。",
+  notVerified: "您的邮箱尚未验证",
+  sendAgain: "重新发送",
+  sending: "正在发送…",
+  sentTo: (email) => `新链接已发送至 ${email}，可能需要一分钟左右送达。`,
+};
