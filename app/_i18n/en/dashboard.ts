@@ -1,3 +1,4 @@
+import type { QUEUE } from "@/server/queues/queues";
 import type { LedgerState } from "@/server/recovery/invariants";
 
 export interface LedgerLine {
@@ -29,6 +30,8 @@ export const REFUSAL_EN = {
   FRONT_DOOR_429: "429 at the front door (whole shop)",
 };
 /** The sale dashboard's words. */
+type QueueName = (typeof QUEUE)[keyof typeof QUEUE];
+
 export const en = {
   loading: "Loading…",
   title: (id: number, name: string) => `Sale #${id}: ${name}`,
@@ -70,6 +73,16 @@ export const en = {
   queuesSection: "Queues",
   queueTable: "Queue depth",
   queue: "Queue",
+  /** Each queue by its name in BullMQ (server/queues/queues.ts QUEUE). */
+  queueNames: {
+    "create-order": "create-order",
+    "cancel-order": "cancel-order",
+    "sweep-orders": "sweep-orders",
+    "payment-notify": "payment-notify",
+    reconcile: "reconcile",
+    "prune-notifications": "prune-notifications",
+    "refund-payment": "refund-payment",
+  } as Record<QueueName, string>,
   waiting: "Waiting",
   active: "Active",
   delayed: "Delayed",

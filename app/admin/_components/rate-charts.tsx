@@ -33,7 +33,7 @@ export function RateCharts({ points, admitted }: { points: StatsPoint[]; admitte
             <XAxis dataKey="time" minTickGap={40} />
             <YAxis allowDecimals={false} width={40} />
             <Tooltip />
-            <Legend />
+            <Legend content={ChartLegend} />
             {reasons.map((reason, i) => {
               const style = seriesStyle(i);
               return (
@@ -98,7 +98,7 @@ function LinesChart({
           <XAxis dataKey="time" minTickGap={40} />
           <YAxis allowDecimals={false} width={40} />
           <Tooltip />
-          <Legend />
+          <Legend content={ChartLegend} />
           {lines.map((line, i) => {
             const style = seriesStyle(i);
             return (
@@ -118,5 +118,27 @@ function LinesChart({
         </LineChart>
       </ResponsiveContainer>
     </figure>
+  );
+}
+
+/**
+ * The series' names beside a sample of each line. Recharts' own legend labels every icon in
+ * English ("… legend icon"); a sample that says nothing is hidden from screen readers instead.
+ */
+function ChartLegend({ payload }: { payload?: ReadonlyArray<{ value?: unknown }> }) {
+  return (
+    <ul className="chart-legend">
+      {payload?.map((entry, i) => {
+        const style = seriesStyle(i);
+        return (
+          <li key={String(entry.value)}>
+            <svg aria-hidden="true" width="24" height="10" viewBox="0 0 24 10">
+              <line x1="0" y1="5" x2="24" y2="5" stroke={style.color} strokeWidth={style.width} strokeDasharray={style.dash} />
+            </svg>
+            {String(entry.value ?? "")}
+          </li>
+        );
+      })}
+    </ul>
   );
 }

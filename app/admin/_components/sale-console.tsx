@@ -217,7 +217,7 @@ export function SaleConsole({ saleId }: { saleId: number }) {
 function QueueTable({ queues }: { queues: QueueDepth[] }) {
   const t = DASHBOARD_MESSAGES[useLang()];
   const columns: TableColumnsType<QueueDepth> = [
-    { title: t.queue, dataIndex: "queue" },
+    { title: t.queue, dataIndex: "queue", render: (queue: string) => t.queueNames[queue as keyof typeof t.queueNames] ?? queue },
     { title: t.waiting, dataIndex: "waiting" },
     { title: t.active, dataIndex: "active" },
     { title: t.delayed, dataIndex: "delayed" },
