@@ -5,6 +5,8 @@
 const LAYERS = [
   ["lib", "^server/(lib|generated)/"],
   ["clients", "^server/clients/"],
+  // The sale's Redis layout and wire contract: keys, bucket arithmetic, reply and eligibility codes.
+  ["sale-redis", "^server/sale-redis/"],
   ["platform", "^server/platform/"],
   // The domain, in the chain's order read upwards: each link hands down to the ones it needs.
   ["db", "^server/db/"],
@@ -29,8 +31,6 @@ const LAYERS = [
 
 /** Arrows that still run up a layer, each named: a module and what above it it may import. */
 const EXCEPTIONS = [
-  // The script registry writes the purchase and room scripts' reply codes into their Lua at load.
-  { file: "server/platform/redis-scripts.ts", to: "^server/seckill/reply-codes\\.ts$" },
   // The services interface names each service's type; every domain module receives it (type-only).
   { file: "server/platform/services.ts", type: "type-only" },
   // The purchase checks the room's pass: its ticket, its challenge, the room's reading.
@@ -38,8 +38,6 @@ const EXCEPTIONS = [
   { file: "server/seckill/reserve-unit-script.ts", to: "^server/room/ticket\\.ts$" },
   // Warm-up counts the units active orders hold, and opens the sale's waiting room.
   { file: "server/seckill/warmup.ts", to: "^server/(orders/statuses|room/room-meta)\\.ts$" },
-  // A sign-up, a verified contact or a blacklisting rewrites the shopper's standing where the sale's scripts read it.
-  { file: "server/gateway/standing.ts", to: "^server/seckill/(keys|sale-buckets)\\.ts$" },
   // A cancel asks the provider first whether the order was paid.
   { file: "server/orders/cancel.ts", to: "^server/payments/(ask-provider|provider)\\.ts$" },
 ];

@@ -12,7 +12,7 @@ import {
 import { createShoppers } from "../testing/seed";
 import { cancelOrder } from "../orders/cancel";
 import { warmUpSale } from "../seckill/warmup";
-import { bucketKeys } from "../seckill/keys";
+import { bucketKeys } from "../sale-redis/keys";
 import { readCheckedLedger, readSaleLedger, type LedgerVerdict } from "../recovery/invariants";
 import { readSaleDashboard } from "./dashboard";
 

@@ -3,7 +3,7 @@ import { AppError } from "../platform/errors";
 import { createLogger } from "../platform/logger";
 import { createSaleIn } from "./new-sale";
 import { phaseAt, type SalePhase } from "../seckill/phase";
-import { bucketKeys } from "../seckill/keys";
+import { bucketKeys } from "../sale-redis/keys";
 import { warmUpSale, type WarmUpServices } from "../seckill/warmup";
 import {
   REAL_NAME_ONE_BUCKET,

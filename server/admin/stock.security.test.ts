@@ -3,7 +3,7 @@ import { createLiveSale, mapConcurrently, waitFor } from "../testing/harness";
 import { joinSharedSystem, type JoinedSystem, type SharedSystemInfo } from "../testing/shared-systems";
 import { createShoppers, SEED_PASSWORD } from "../testing/seed";
 import { warmUpSale } from "../seckill/warmup";
-import { saleKeys } from "../seckill/keys";
+import { saleKeys } from "../sale-redis/keys";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { readPublishedReconciliations } from "../recovery/reconcile";
 

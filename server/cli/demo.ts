@@ -3,7 +3,7 @@ import type { Services } from "../platform/services";
 import { Prisma } from "../generated/prisma/client";
 import { isUniqueViolation } from "../clients/db";
 import { createSaleIn } from "../admin/new-sale";
-import { bucketKeys, warmClaimKey } from "../seckill/keys";
+import { bucketKeys, warmClaimKey } from "../sale-redis/keys";
 import { warmUpSale, type WarmUpServices } from "../seckill/warmup";
 
 /** Start-up's demo data and warm-up, safe with any number of processes starting at once. */

@@ -6,7 +6,7 @@ import { createServices } from "../composition";
 import type { Services } from "../platform/services";
 import { listMigrations } from "../db/migrate";
 import { createShoppers, type SeededShopper } from "../testing/seed";
-import { saleKeys } from "../seckill/keys";
+import { saleKeys } from "../sale-redis/keys";
 import { warmUpSale } from "../seckill/warmup";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { createLiveSale, startPrepared, waitFor, type ChildHandle, type ProcessKind } from "../testing/harness";

@@ -6,7 +6,7 @@ import { buyAsShopper, createTestEnvironment, type TestEnvironment } from "../te
 import { startTcpProxy } from "../testing/tcp-proxy";
 import { createSale, createShoppers, type SeededShopper } from "../testing/seed";
 import { warmUpSale } from "../seckill/warmup";
-import { saleKeys } from "../seckill/keys";
+import { saleKeys } from "../sale-redis/keys";
 import { newPurchaseToken } from "../seckill/purchase-token";
 import { signSession } from "./session";
 import { tooManyFromYourAddress, type GateRefusal } from "./ip-gate";

@@ -14,7 +14,7 @@ import {
 import { createShoppers, type SeededShopper } from "../testing/seed";
 import { warmUpSale } from "../seckill/warmup";
 import { joinRoom } from "../room/join";
-import { bucketKeys } from "../seckill/keys";
+import { bucketKeys } from "../sale-redis/keys";
 import { STREAM_RETRY_AFTER_SECONDS } from "./stream-caps";
 
 /**

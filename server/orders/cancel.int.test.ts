@@ -15,7 +15,7 @@ import { createServices } from "../composition";
 import type { Services } from "../platform/services";
 import { createAppRedis } from "../platform/redis-scripts";
 import { warmUpSale } from "../seckill/warmup";
-import { saleKeys } from "../seckill/keys";
+import { saleKeys } from "../sale-redis/keys";
 import { queuePrefix } from "../queues/queues";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { cancelOrderJobId, QUEUE, type CancelOrderJob } from "../queues/queues";

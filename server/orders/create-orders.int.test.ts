@@ -5,7 +5,7 @@ import { buyAsShopper, createTestEnvironment, startWorker, waitFor, createLiveSa
 import { createOrderJobOf, pendingReservations } from "../testing/sale-audit";
 import { createShoppers } from "../testing/seed";
 import { warmUpSale } from "../seckill/warmup";
-import { saleKeys } from "../seckill/keys";
+import { saleKeys } from "../sale-redis/keys";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { purchaseResult } from "../seckill/purchase";
 import { checkBackSale } from "../recovery/check-back";

@@ -6,7 +6,7 @@ import { createTestEnvironment, placeOrders, waitFor, type TestEnvironment } fro
 import { freePort } from "../lib/net";
 import { createSale, createShoppers } from "../testing/seed";
 import { warmUpSale } from "../seckill/warmup";
-import { saleKeys } from "../seckill/keys";
+import { saleKeys } from "../sale-redis/keys";
 import { queuePrefix } from "../queues/queues";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { paymentNotifyJobId, QUEUE } from "../queues/queues";

@@ -6,7 +6,7 @@ import { openAttempt, ScriptedProvider, withProviders } from "../testing/scripte
 import { createShoppers } from "../testing/seed";
 import type { Services } from "../platform/services";
 import { warmUpSale } from "../seckill/warmup";
-import { saleKeys } from "../seckill/keys";
+import { saleKeys } from "../sale-redis/keys";
 import { queuePrefix } from "../queues/queues";
 import { connectRedis } from "../clients/redis";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";

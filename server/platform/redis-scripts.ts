@@ -2,7 +2,7 @@ import path from "node:path";
 import { createRedis, defineScripts, type RedisConnection, type RedisTarget, type ScriptCommandName } from "../clients/redis";
 import type { RedisOptions } from "ioredis";
 import { loadLua } from "../clients/lua-include";
-import { luaReplyCodes } from "../seckill/reply-codes";
+import { luaReplyCodes } from "../sale-redis/reply-codes";
 
 /**
  * The Lua scripts, as files beside the code that calls them, by folder under server/: each

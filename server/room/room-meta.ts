@@ -1,8 +1,8 @@
 import { clusterReady, type RedisConnection } from "../clients/redis";
-import { roomKeys, SEATS_PER_HASH } from "../seckill/keys";
+import { roomKeys, SEATS_PER_HASH } from "../sale-redis/keys";
 import { AppError } from "../platform/errors";
 import { rebaseFrontier, type Frontier } from "./frontier";
-import { eligibilityOf, NEW_ACCOUNT, type EligibilityCode, type EligibilityRules } from "../gateway/eligibility";
+import { eligibilityOf, NEW_ACCOUNT, type EligibilityCode, type EligibilityRules } from "../sale-redis/eligibility";
 
 /**
  * A waiting room's meta hash as warm-up writes it (join-room-4.lua reads it and moves `frontier`,

@@ -9,7 +9,7 @@ import {
 } from "../testing/harness";
 import { createShoppers, type SeededShopper } from "../testing/seed";
 import { warmUpSale } from "../seckill/warmup";
-import { roomKeys, saleKeys } from "../seckill/keys";
+import { roomKeys, saleKeys } from "../sale-redis/keys";
 import { updateStanding } from "../gateway/standing";
 import { openRoom, type RoomSettings } from "../testing/room";
 import { signTicket } from "./ticket";

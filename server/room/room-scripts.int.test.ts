@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
 import { createAppRedis, type AppRedis } from "../platform/redis-scripts";
-import { ELIGIBILITY } from "../gateway/eligibility";
-import { roomKeys, saleKeys } from "../seckill/keys";
+import { ELIGIBILITY } from "../sale-redis/eligibility";
+import { roomKeys, saleKeys } from "../sale-redis/keys";
 import { issueTokenKeyList } from "../seckill/issue-token-script";
 import { reserveWithTicketKeyList } from "../seckill/reserve-unit-script";
 import { PASS_WINDOW_MS } from "./ticket";

@@ -11,7 +11,7 @@ import {
 import { createSale, createShoppers } from "../testing/seed";
 import { warmUpSale } from "./warmup";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
-import { saleKeys } from "./keys";
+import { saleKeys } from "../sale-redis/keys";
 
 /**
  * The core concurrency claim across processes, over HTTP: 2,000 shoppers spread over two web

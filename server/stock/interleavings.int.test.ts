@@ -6,7 +6,7 @@ import { createShoppers } from "../testing/seed";
 import { warmUpSale } from "../seckill/warmup";
 import { reconcileLiveSales, rewarmIfLost } from "../recovery/reconcile";
 import { invariantViolations, ledgerVerdict, readSaleLedger } from "../recovery/invariants";
-import { bucketKeys } from "../seckill/keys";
+import { bucketKeys } from "../sale-redis/keys";
 import { adjustSaleStock } from "../admin/stock";
 import { cancelOrder } from "../orders/cancel";
 import { createOrderProcessor, type CreateOrderProcessor } from "../jobs/create-order";

@@ -5,7 +5,7 @@ import { createContext } from "../trpc/init";
 import { createShoppers } from "./seed";
 import { warmUpSale } from "../seckill/warmup";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
-import { saleKeys } from "../seckill/keys";
+import { saleKeys } from "../sale-redis/keys";
 import { createLiveSale, waitFor } from "./harness";
 
 type Caller = ReturnType<typeof createCaller>;
