@@ -16,6 +16,8 @@ const LAYERS = [
   ["seckill", "^server/seckill/"],
   ["room", "^server/room/"],
   ["orders", "^server/orders/"],
+  // Warm-up loads a sale into Redis whole: its stock, the units active orders hold, its waiting room.
+  ["warmup", "^server/warmup/"],
   ["payments", "^server/payments/"],
   ["recovery", "^server/recovery/"],
   ["jobs", "^server/jobs/"],
@@ -36,8 +38,6 @@ const EXCEPTIONS = [
   // The purchase checks the room's pass: its ticket, its challenge, the room's reading.
   { file: "server/seckill/purchase.ts", to: "^server/room/(ticket|challenge|room-reading)\\.ts$" },
   { file: "server/seckill/reserve-unit-script.ts", to: "^server/room/ticket\\.ts$" },
-  // Warm-up counts the units active orders hold, and opens the sale's waiting room.
-  { file: "server/seckill/warmup.ts", to: "^server/(orders/statuses|room/room-meta)\\.ts$" },
   // A cancel asks the provider first whether the order was paid.
   { file: "server/orders/cancel.ts", to: "^server/payments/(ask-provider|provider)\\.ts$" },
 ];

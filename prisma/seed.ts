@@ -3,7 +3,7 @@ import { parseArgs } from "node:util";
 import { env } from "../server/platform/env";
 import { createServices } from "../server/composition";
 import { createSale, createShoppers } from "../server/testing/seed";
-import { warmUpSale } from "../server/seckill/warmup";
+import { warmUpSale } from "../server/warmup/warmup";
 import { MAX_STOCK_BUCKETS } from "../server/sale-redis/buckets";
 import { prepareDatabase, prepareEnvironment } from "../server/cli/prepare";
 

@@ -11,7 +11,7 @@ import {
 } from "../testing/harness";
 import { createShoppers } from "../testing/seed";
 import { cancelOrder } from "../orders/cancel";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { bucketKeys } from "../sale-redis/keys";
 import { readCheckedLedger, readSaleLedger, type LedgerVerdict } from "../recovery/invariants";
 import { readSaleDashboard } from "./dashboard";

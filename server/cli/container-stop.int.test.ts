@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { createShoppers } from "../testing/seed";
 import { saleKeys } from "../sale-redis/keys";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import {
   buyAsShopper,

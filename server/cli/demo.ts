@@ -4,7 +4,7 @@ import { Prisma } from "../generated/prisma/client";
 import { isUniqueViolation } from "../clients/db";
 import { createSaleIn } from "../admin/new-sale";
 import { bucketKeys, warmClaimKey } from "../sale-redis/keys";
-import { warmUpSale, type WarmUpServices } from "../seckill/warmup";
+import { warmUpSale, type WarmUpServices } from "../warmup/warmup";
 
 /** Start-up's demo data and warm-up, safe with any number of processes starting at once. */
 

@@ -7,7 +7,7 @@ import type { Services } from "../platform/services";
 import { listMigrations } from "../db/migrate";
 import { createShoppers, type SeededShopper } from "../testing/seed";
 import { saleKeys } from "../sale-redis/keys";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { createLiveSale, startPrepared, waitFor, type ChildHandle, type ProcessKind } from "../testing/harness";
 import { deleteRedisNamespace, dropDatabase } from "../testing/resources";

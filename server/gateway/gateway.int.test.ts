@@ -5,7 +5,7 @@ import { createServices } from "../composition";
 import { buyAsShopper, createTestEnvironment, type TestEnvironment } from "../testing/harness";
 import { startTcpProxy } from "../testing/tcp-proxy";
 import { createSale, createShoppers, type SeededShopper } from "../testing/seed";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { saleKeys } from "../sale-redis/keys";
 import { newPurchaseToken } from "../seckill/purchase-token";
 import { signSession } from "./session";

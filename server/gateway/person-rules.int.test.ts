@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buyAsShopper, createLiveSale, createTestEnvironment, type TestEnvironment } from "../testing/harness";
 import { createShoppers } from "../testing/seed";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { joinRoom } from "../room/join";
 import { createCaller } from "../trpc/root";
 import { createContext } from "../trpc/init";

@@ -12,7 +12,7 @@ import {
   type TestEnvironment,
 } from "../testing/harness";
 import { createShoppers, type SeededShopper } from "../testing/seed";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { joinRoom } from "../room/join";
 import { bucketKeys } from "../sale-redis/keys";
 import { STREAM_RETRY_AFTER_SECONDS } from "./stream-caps";

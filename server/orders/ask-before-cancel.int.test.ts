@@ -4,7 +4,7 @@ import { createTestEnvironment, createLiveSale, placeOrders, waitFor, type TestE
 import { openAttempt, ScriptedProvider, withProviders } from "../testing/scripted-provider";
 import { createShoppers } from "../testing/seed";
 import type { Services } from "../platform/services";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { saleKeys } from "../sale-redis/keys";
 import { queuePrefix } from "../queues/queues";
 import { connectRedis } from "../clients/redis";

@@ -14,7 +14,7 @@ import { createShoppers } from "../testing/seed";
 import { createServices } from "../composition";
 import type { Services } from "../platform/services";
 import { createAppRedis } from "../platform/redis-scripts";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { saleKeys } from "../sale-redis/keys";
 import { queuePrefix } from "../queues/queues";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";

@@ -4,7 +4,7 @@ import { Prisma } from "../generated/prisma/client";
 import { buyAsShopper, createTestEnvironment, startWorker, waitFor, createLiveSale, type TestEnvironment } from "../testing/harness";
 import { createOrderJobOf, pendingReservations } from "../testing/sale-audit";
 import { createShoppers } from "../testing/seed";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { saleKeys } from "../sale-redis/keys";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { purchaseResult } from "../seckill/purchase";

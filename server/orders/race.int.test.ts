@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestEnvironment, placeOrders, type TestEnvironment } from "../testing/harness";
 import { createSale, createShoppers } from "../testing/seed";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { saleKeys } from "../sale-redis/keys";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { handlePaymentNotifyRequest } from "../payments/notify";

@@ -5,7 +5,7 @@ import { Redis } from "ioredis";
 import { createTestEnvironment, placeOrders, waitFor, type TestEnvironment } from "../testing/harness";
 import { freePort } from "../lib/net";
 import { createSale, createShoppers } from "../testing/seed";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { saleKeys } from "../sale-redis/keys";
 import { queuePrefix } from "../queues/queues";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLiveSale, createTestEnvironment, placeOrders, type TestEnvironment } from "../testing/harness";
 import { createShoppers } from "../testing/seed";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 import type { Services } from "../platform/services";
 import type { PaymentProviderName } from "../platform/env";
 import { ProviderUnavailableError, type PaymentProvider } from "./provider";

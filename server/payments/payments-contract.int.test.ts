@@ -5,7 +5,7 @@ import type { PaymentProviderName } from "../platform/env";
 import type { Services } from "../platform/services";
 import { freePort } from "../lib/net";
 import { createShoppers } from "../testing/seed";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { queuePrefix } from "../queues/queues";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { connectRedis } from "../clients/redis";

@@ -4,7 +4,7 @@ import { buyAsShopper, createTestEnvironment, createLiveSale, type TestEnvironme
 import { createShoppers } from "../testing/seed";
 import { createOrders } from "../orders/create-orders";
 import { settleReservations } from "../orders/settle-reservations";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { saleKeys } from "../sale-redis/keys";
 import { createOrderJobId } from "../seckill/reservation";
 import { checkBackSale, releaseReservation } from "./check-back";

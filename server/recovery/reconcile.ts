@@ -9,7 +9,7 @@ import { checkBackSale, type CheckBackReport, type CheckBackServices } from "./c
 import { invariantViolations, readSaleLedger, type SaleLedger } from "./invariants";
 import { bucketKeys, shortageReleasesKey } from "../sale-redis/keys";
 import { activeByBucket, bucketStockInDb } from "../sale-redis/buckets";
-import { warmUpSaleLocked, type WarmUpServices } from "../seckill/warmup";
+import { warmUpSaleLocked, type WarmUpServices } from "../warmup/warmup";
 import { broadcastSoldOut } from "../seckill/sold-out";
 import { withStockChangeLock } from "../stock/change-lock";
 

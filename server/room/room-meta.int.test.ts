@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestEnvironment, createLiveSale, type TestEnvironment } from "../testing/harness";
 import { createSale } from "../admin/new-sale";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { bucketKeys, roomKeys } from "../sale-redis/keys";
 import { admittedBy } from "./frontier";
 import { readRoomGauges } from "./room-gauges";

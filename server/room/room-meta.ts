@@ -194,7 +194,7 @@ export async function loadRoom(
       for (let i = 0; i < stale.length; i += DEL_CHUNK) tx.del(...stale.slice(i, i + DEL_CHUNK));
       if (plan.action === "OPEN") tx.hset(keys.meta, plan.meta);
     }
-    // The room's copy of who differs, replaced whole like the buckets' (warmup.ts).
+    // The room's copy of who differs, replaced whole like the buckets' (server/warmup/warmup.ts).
     tx.del(keys.eligibility);
     const entries = [...overrides.entries()];
     for (let i = 0; i < entries.length; i += HSET_CHUNK) tx.hset(keys.eligibility, Object.fromEntries(entries.slice(i, i + HSET_CHUNK)));

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLiveSale, createTestEnvironment, type TestEnvironment } from "../testing/harness";
 import { createShoppers, type SeededShopper } from "../testing/seed";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { purchaseWithTicket } from "../seckill/purchase";
 import { joinRoom, type Waiting } from "./join";
 import { readRoom } from "./room-reading";

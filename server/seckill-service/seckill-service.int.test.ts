@@ -18,7 +18,7 @@ import {
   type TestEnvironment,
 } from "../testing/harness";
 import { createShoppers, type SeededShopper } from "../testing/seed";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { saleKeys } from "../sale-redis/keys";
 import { PURCHASE_TOKEN_PATTERN } from "../seckill/purchase-token";
 import { FORGED_PURCHASE_TOKEN } from "../testing/tokens";

@@ -13,7 +13,7 @@ import {
 import { createShoppers } from "../testing/seed";
 import { cancelOrder } from "../orders/cancel";
 import { issuePurchaseToken } from "./purchase";
-import { warmUpSale } from "./warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { bucketKeys } from "../sale-redis/keys";
 import { homeBucket } from "../sale-redis/buckets";

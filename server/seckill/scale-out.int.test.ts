@@ -9,7 +9,7 @@ import {
   type TestEnvironment,
 } from "../testing/harness";
 import { createSale, createShoppers } from "../testing/seed";
-import { warmUpSale } from "./warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { saleKeys } from "../sale-redis/keys";
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { setTimeout as sleep } from "node:timers/promises";
 import { buyAsShopper, createLiveSale, createTestEnvironment, waitFor, type TestEnvironment } from "../testing/harness";
 import { createShoppers } from "../testing/seed";
-import { warmUpSale } from "./warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { bucketKeys } from "../sale-redis/keys";
 import { soldOutInRedis } from "../sale-redis/sale-buckets";
 

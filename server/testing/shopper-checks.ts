@@ -4,7 +4,7 @@ import { abandonedEventStreams, subscriptionPath, type HeldAttack } from "./atta
 import { createLiveSale, waitFor } from "./harness";
 import { openRoom } from "./room";
 import { createShoppers, type SeededShopper } from "./seed";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { joinRoom } from "../room/join";
 import type { Services } from "../platform/services";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestEnvironment, type TestEnvironment } from "../testing/harness";
 import { createSale, createShoppers, type SeededShopper } from "../testing/seed";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { saleKeys } from "../sale-redis/keys";
 import { newPurchaseToken } from "../seckill/purchase-token";
 import { FORGED_PURCHASE_TOKEN } from "../testing/tokens";

@@ -5,9 +5,9 @@ import { Prisma } from "../generated/prisma/client";
 import { AppError } from "../platform/errors";
 import { saleDoesNotExist } from "../platform/common-sentences";
 import { bucketKeys } from "../sale-redis/keys";
-import { broadcastSoldOut } from "./sold-out";
+import { broadcastSoldOut } from "../seckill/sold-out";
 import { ACTIVE_ORDER_STATUSES, RELEASED_ORDER_STATUSES } from "../orders/statuses";
-import { parseReservationId, reservationInBucket } from "./reservation";
+import { parseReservationId, reservationInBucket } from "../seckill/reservation";
 import { activeByBucket, bucketStockInDb, homeBucket } from "../sale-redis/buckets";
 import {
   ELIGIBILITY_RULE_FIELDS,
