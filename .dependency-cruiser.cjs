@@ -19,6 +19,8 @@ const LAYERS = [
   // Warm-up loads a sale into Redis whole: its stock, the units active orders hold, its waiting room.
   ["warmup", "^server/warmup/"],
   ["payments", "^server/payments/"],
+  // An unpaid order's cancel asks its payment provider first, then gives the unit back.
+  ["cancel", "^server/cancel/"],
   ["recovery", "^server/recovery/"],
   ["jobs", "^server/jobs/"],
   ["admin", "^server/admin/"],
@@ -38,8 +40,6 @@ const EXCEPTIONS = [
   // The purchase checks the room's pass: its ticket, its challenge, the room's reading.
   { file: "server/seckill/purchase.ts", to: "^server/room/(ticket|challenge|room-reading)\\.ts$" },
   { file: "server/seckill/reserve-unit-script.ts", to: "^server/room/ticket\\.ts$" },
-  // A cancel asks the provider first whether the order was paid.
-  { file: "server/orders/cancel.ts", to: "^server/payments/(ask-provider|provider)\\.ts$" },
 ];
 
 // A test may use the harness above its module (server/testing/); the circle and app rules still hold for it.

@@ -10,7 +10,7 @@ import {
   type TestEnvironment,
 } from "../testing/harness";
 import { createShoppers } from "../testing/seed";
-import { cancelOrder } from "../orders/cancel";
+import { cancelOrder } from "../cancel/cancel";
 import { warmUpSale } from "../warmup/warmup";
 import { bucketKeys } from "../sale-redis/keys";
 import { readCheckedLedger, readSaleLedger, type LedgerVerdict } from "../recovery/invariants";

@@ -9,7 +9,7 @@ import { sandboxNotifyFields } from "../payments/sandbox-gateway";
 import { sandboxTrades } from "../payments/providers";
 import { centsToAmount } from "../payments/money";
 import { ProviderUnavailableError } from "../payments/provider";
-import { cancelOrder } from "./cancel";
+import { cancelOrder } from "../cancel/cancel";
 import { startPayment } from "../payments/pay";
 
 /**
@@ -20,7 +20,7 @@ import { startPayment } from "../payments/pay";
  * provider here (it is unreachable, past PAYMENT_UNREACHABLE_CANCEL_AFTER_SECONDS = 0), so it
  * cancels blind, as it does in production only after that bounded wait: the race left to win is
  * between the two MySQL transactions. (With the provider reachable, the timeout finds the
- * payment first: server/orders/ask-before-cancel.int.test.ts.)
+ * payment first: server/cancel/ask-before-cancel.int.test.ts.)
  */
 const ORDERS = 200;
 const PRICE_CENTS = 4200;

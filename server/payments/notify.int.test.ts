@@ -11,7 +11,7 @@ import { queuePrefix } from "../queues/queues";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { paymentNotifyJobId, QUEUE } from "../queues/queues";
 import { newOutTradeNo, startPayment } from "./pay";
-import { cancelOwnOrder } from "../orders/cancel";
+import { cancelOwnOrder } from "../cancel/cancel";
 import { processPaymentNotify } from "../jobs/payment-notify";
 import { handlePaymentNotifyRequest, receivePaymentNotification } from "./notify";
 import { confirmSandboxCheckout, readSandboxCheckout, sandboxNotifyFields, TRADE_CLOSED_MESSAGE } from "./sandbox-gateway";

@@ -9,7 +9,7 @@ import type { PaymentProviders } from "./providers";
 import { sandboxProvider } from "./sandbox";
 import { confirmSandboxCheckout, TRADE_CLOSED_MESSAGE } from "./sandbox-gateway";
 import { sandboxTrades } from "./providers";
-import { cancelOwnOrder } from "../orders/cancel";
+import { cancelOwnOrder } from "../cancel/cancel";
 import { startPayment } from "./pay";
 import { settlePaidTrade } from "../orders/settle-payment";
 

@@ -11,7 +11,7 @@ import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { connectRedis } from "../clients/redis";
 import { QUEUE, refundPaymentJobId } from "../queues/queues";
 import { startPayment } from "./pay";
-import { cancelUnpaidOrders } from "../orders/cancel";
+import { cancelUnpaidOrders } from "../cancel/cancel";
 import { refundOrders } from "../admin/orders";
 import { FAKE_PROVIDERS } from "../testing/fake-providers";
 import type { FakeProvider, NotifyTamper } from "../testing/fake-provider";

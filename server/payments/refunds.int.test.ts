@@ -12,7 +12,7 @@ import { connectRedis } from "../clients/redis";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { QUEUE, refundPaymentJobId } from "../queues/queues";
 import { settlePaidTrade } from "../orders/settle-payment";
-import { cancelOrder } from "../orders/cancel";
+import { cancelOrder } from "../cancel/cancel";
 import { shipOrder } from "../orders/ship";
 import { AppError } from "../platform/errors";
 import { refundOrders, searchOrders } from "../admin/orders";

@@ -11,7 +11,7 @@ import {
   type TestEnvironment,
 } from "../testing/harness";
 import { createShoppers } from "../testing/seed";
-import { cancelOrder } from "../orders/cancel";
+import { cancelOrder } from "../cancel/cancel";
 import { issuePurchaseToken } from "./purchase";
 import { warmUpSale } from "../warmup/warmup";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";

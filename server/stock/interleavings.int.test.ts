@@ -8,7 +8,7 @@ import { reconcileLiveSales, rewarmIfLost } from "../recovery/reconcile";
 import { invariantViolations, ledgerVerdict, readSaleLedger } from "../recovery/invariants";
 import { bucketKeys } from "../sale-redis/keys";
 import { adjustSaleStock } from "../admin/stock";
-import { cancelOrder } from "../orders/cancel";
+import { cancelOrder } from "../cancel/cancel";
 import { createOrderProcessor, type CreateOrderProcessor } from "../jobs/create-order";
 
 /**
