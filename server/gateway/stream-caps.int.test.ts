@@ -13,7 +13,7 @@ import {
 } from "../testing/harness";
 import { createShoppers, type SeededShopper } from "../testing/seed";
 import { warmUpSale } from "../warmup/warmup";
-import { joinRoom } from "../room/join";
+import { joinRoom } from "../room-join/join";
 import { bucketKeys } from "../sale-redis/keys";
 import { STREAM_RETRY_AFTER_SECONDS } from "./stream-caps";
 

@@ -24,8 +24,8 @@ export const SCRIPT_FILES = {
     "release-reservation-3.lua",
     "adjust-stock-2.lua",
   ],
-  // The waiting room's (server/room/join.ts).
-  room: ["join-room-4.lua"],
+  // The waiting room's join (server/room-join/join.ts).
+  "room-join": ["join-room-4.lua"],
   // Only recovery reads the ledger whole and repairs it.
   recovery: ["read-ledger-3.lua", "repair-stock-4.lua"],
   // The gateway's: sign-in throttle, sign-up limit, session revocations (revocation.ts).

@@ -3,7 +3,7 @@ import { createLiveSale, createTestEnvironment, type TestEnvironment } from "../
 import { createShoppers, type SeededShopper } from "../testing/seed";
 import { warmUpSale } from "../warmup/warmup";
 import { purchaseWithTicket } from "../seckill/purchase";
-import { joinRoom, type Waiting } from "./join";
+import { joinRoom, type Waiting } from "../room-join/join";
 import { readRoom } from "./room-reading";
 
 /**

@@ -5,7 +5,7 @@ import { createLiveSale, waitFor } from "./harness";
 import { openRoom } from "./room";
 import { createShoppers, type SeededShopper } from "./seed";
 import { warmUpSale } from "../warmup/warmup";
-import { joinRoom } from "../room/join";
+import { joinRoom } from "../room-join/join";
 import type { Services } from "../platform/services";
 
 /**

@@ -1,5 +1,5 @@
 --[[
-  A shopper joins a sale's waiting room (server/room/join.ts): they get a seat (order of arrival),
+  A shopper joins a sale's waiting room (server/room-join/join.ts): they get a seat (order of arrival),
   kept across reloads, and the room's admission line as it stands, advanced to now. Their place
   and admission moment follow from these in TypeScript (server/room/draw.ts, frontier.ts), so
   nothing is stored per waiting shopper but the seat.
