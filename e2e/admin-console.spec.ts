@@ -5,7 +5,7 @@ import type { Services } from "../server/platform/services";
 import { createShoppers } from "../server/testing/seed";
 import { buyAsShopper } from "../server/testing/harness";
 import { applyOrderEvent } from "../server/orders/transition";
-import { bucketKeys } from "../server/seckill/keys";
+import { bucketKeys } from "../server/sale-redis/keys";
 import { expect, test as base } from "@playwright/test";
 import { e2eAppEnv, e2eBaseUrl } from "./e2e-env";
 import { openSale } from "./sales";

@@ -2,7 +2,7 @@ import { expect, test } from "@playwright/test";
 import { createLiveSale, createTestEnvironment, startSystem, type ChildHandle, type TestEnvironment } from "../server/testing/harness";
 import { buyAll, floodUntilStopped, purchaseOutcome, tokensUnderTheRate } from "../server/testing/one-address-crowd";
 import { createShoppers, SEED_PASSWORD } from "../server/testing/seed";
-import { warmUpSale } from "../server/seckill/warmup";
+import { warmUpSale } from "../server/warmup/warmup";
 import { TRPC_ENDPOINT } from "../server/platform/endpoints";
 import { snap } from "./shop";
 

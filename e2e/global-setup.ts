@@ -13,7 +13,7 @@ import type { FullConfig } from "@playwright/test";
 import { readEnv } from "../server/platform/env";
 import { createServices } from "../server/composition";
 import { createSale, type NewSale } from "../server/testing/seed";
-import { warmUpSale } from "../server/seckill/warmup";
+import { warmUpSale } from "../server/warmup/warmup";
 import { E2E_ALIPAY_SALE, E2E_PAY_SALE, E2E_SALE, E2E_TIMEOUT_SALE, E2E_WECHATPAY_SALE, e2eAppEnv } from "./e2e-env";
 
 export default async function globalSetup(_config: FullConfig): Promise<void> {

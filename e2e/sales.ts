@@ -1,7 +1,7 @@
 import { readEnv } from "../server/platform/env";
 import { createServices } from "../server/composition";
 import { createSale, type NewSale } from "../server/testing/seed";
-import { warmUpSale } from "../server/seckill/warmup";
+import { warmUpSale } from "../server/warmup/warmup";
 import { e2eAppEnv } from "./e2e-env";
 
 /**

@@ -3,8 +3,8 @@ import { parseArgs } from "node:util";
 import { env } from "../server/platform/env";
 import { createServices } from "../server/composition";
 import { createSale, createShoppers } from "../server/testing/seed";
-import { warmUpSale } from "../server/seckill/warmup";
-import { MAX_STOCK_BUCKETS } from "../server/seckill/buckets";
+import { warmUpSale } from "../server/warmup/warmup";
+import { MAX_STOCK_BUCKETS } from "../server/sale-redis/buckets";
 import { prepareDatabase, prepareEnvironment } from "../server/cli/prepare";
 
 /**

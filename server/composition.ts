@@ -11,7 +11,7 @@ import { clusterReady, connectRedis, queueRedis, type RedisConnection } from "./
 import { createAppRedis } from "./platform/redis-scripts";
 import { createQueues } from "./queues/queues";
 import { followSoldOutBroadcasts, SoldOutFlags } from "./seckill/sold-out";
-import { soldOutInRedis } from "./seckill/sale-buckets";
+import { soldOutInRedis } from "./sale-redis/sale-buckets";
 import { createMetrics, registerReconcileGauges } from "./platform/metrics";
 import { readLastReconcileRound, readPublishedReconciliations } from "./recovery/reconcile";
 import { RateLimiter } from "./gateway/rate-limit";

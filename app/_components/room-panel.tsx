@@ -5,7 +5,7 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { SaleStanding } from "@/server/seckill/sale-standing";
-import type { JoinRefusal, RoomAnswer, Waiting } from "@/server/room/join";
+import type { JoinRefusal, RoomAnswer, Waiting } from "@/server/room-join/join";
 import type { RoomChallenge } from "@/server/room/challenge";
 import type { SalePhase } from "@/server/seckill/phase";
 import { STREAM_RETRY_AFTER_SECONDS } from "@/server/gateway/stream-caps";

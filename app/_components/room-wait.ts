@@ -1,5 +1,5 @@
 import { aheadOf } from "@/server/room/frontier";
-import type { Waiting } from "@/server/room/join";
+import type { Waiting } from "@/server/room-join/join";
 
 /**
  * Where a shopper in the waiting room stands at `now` (the shop's clock), from their ticket's

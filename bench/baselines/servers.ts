@@ -11,7 +11,7 @@ import mariadb from "mariadb";
 import type { RedisConnection } from "../../server/clients/redis";
 import { createAppRedis } from "../../server/platform/redis-scripts";
 import { parseDatabaseUrl } from "../../server/clients/db";
-import { saleKeys } from "../../server/seckill/keys";
+import { saleKeys } from "../../server/sale-redis/keys";
 import { reserveUnitKeyList } from "../../server/seckill/reserve-unit-script";
 import { newReservationId } from "../../server/seckill/reservation";
 import { orderInsertSql, orderRowParameters, readSaleOrderTemplate } from "../../server/orders/order-rows";

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Services } from "../../server/platform/services";
 import { createSale } from "../../server/testing/seed";
-import { warmUpSale } from "../../server/seckill/warmup";
+import { warmUpSale } from "../../server/warmup/warmup";
 import { invariantViolations, readSaleLedger, type SaleLedger } from "../../server/recovery/invariants";
 import type { CrowdRun } from "./crowd";
 

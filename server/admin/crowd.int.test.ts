@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TRPCError } from "@trpc/server";
 import { buyAsShopper, createLiveSale, createTestEnvironment, placeOrders, type TestEnvironment } from "../testing/harness";
 import { createShoppers, type SeededShopper } from "../testing/seed";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { ensureAdmin } from "../gateway/accounts";
 import { signSession, verifySession } from "../gateway/session";
 import { createCaller } from "../trpc/root";

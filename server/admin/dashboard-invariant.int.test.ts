@@ -10,9 +10,9 @@ import {
   type TestEnvironment,
 } from "../testing/harness";
 import { createShoppers } from "../testing/seed";
-import { cancelOrder } from "../orders/cancel";
-import { warmUpSale } from "../seckill/warmup";
-import { bucketKeys } from "../seckill/keys";
+import { cancelOrder } from "../cancel/cancel";
+import { warmUpSale } from "../warmup/warmup";
+import { bucketKeys } from "../sale-redis/keys";
 import { readCheckedLedger, readSaleLedger, type LedgerVerdict } from "../recovery/invariants";
 import { readSaleDashboard } from "./dashboard";
 

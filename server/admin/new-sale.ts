@@ -15,7 +15,7 @@ export interface NewSale {
   requireVerifiedContact?: boolean;
   /** Accounts created at or after this moment may not buy. */
   accountsCreatedBefore?: Date | null;
-  /** Redis stock buckets for a very hot item (server/seckill/buckets.ts); 1 by default. */
+  /** Redis stock buckets for a very hot item (server/sale-redis/buckets.ts); 1 by default. */
   stockBuckets?: number;
   /** Waiting room: places admitted per second; 0 (default) = none. */
   admissionRate?: number;

@@ -1,6 +1,6 @@
 import "../lib/browser-zod";
 import { z } from "zod";
-import { MAX_STOCK_BUCKETS } from "../seckill/buckets";
+import { MAX_STOCK_BUCKETS } from "../sale-redis/buckets";
 import type { Lang, Localized } from "../platform/i18n";
 
 /**

@@ -5,7 +5,7 @@ import { signSession } from "../gateway/session";
 import { ensureAdmin } from "../gateway/accounts";
 import { createCaller } from "../trpc/root";
 import { createContext } from "../trpc/init";
-import { bucketKeys, roomKeys } from "../seckill/keys";
+import { bucketKeys, roomKeys } from "../sale-redis/keys";
 import { withStockChangeLock } from "../stock/change-lock";
 import { rewarmIfLost } from "../recovery/reconcile";
 import { createLogger } from "../platform/logger";

@@ -3,8 +3,8 @@ import { AppError } from "../platform/errors";
 import { createLogger } from "../platform/logger";
 import { createSaleIn } from "./new-sale";
 import { phaseAt, type SalePhase } from "../seckill/phase";
-import { bucketKeys } from "../seckill/keys";
-import { warmUpSale, type WarmUpServices } from "../seckill/warmup";
+import { bucketKeys } from "../sale-redis/keys";
+import { warmUpSale, type WarmUpServices } from "../warmup/warmup";
 import {
   REAL_NAME_ONE_BUCKET,
   saleTerms,

@@ -5,7 +5,7 @@ import pino from "pino";
 import { createTestEnvironment, buyAsShopper, placeOrders, createLiveSale, waitFor, type TestEnvironment } from "../testing/harness";
 import { drainSale, overOffers } from "../testing/sale-audit";
 import { createSale, createShoppers } from "../testing/seed";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { reconcileLiveSales, type SaleReconciliation } from "../recovery/reconcile";
 import { AppError } from "../platform/errors";

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLiveSale, mapConcurrently, waitFor } from "../testing/harness";
 import { joinSharedSystem, type JoinedSystem, type SharedSystemInfo } from "../testing/shared-systems";
 import { createShoppers, SEED_PASSWORD } from "../testing/seed";
-import { warmUpSale } from "../seckill/warmup";
-import { saleKeys } from "../seckill/keys";
+import { warmUpSale } from "../warmup/warmup";
+import { saleKeys } from "../sale-redis/keys";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { readPublishedReconciliations } from "../recovery/reconcile";
 

@@ -3,10 +3,10 @@ import type { Services } from "../platform/services";
 import { AppError } from "../platform/errors";
 import { adjustStockCount, StockShortageError } from "../stock/ledger";
 import { withStockChangeLock } from "../stock/change-lock";
-import { bucketKeys } from "../seckill/keys";
+import { bucketKeys } from "../sale-redis/keys";
 import { broadcastSoldOut } from "../seckill/sold-out";
-import { bucketDeltas } from "../seckill/buckets";
-import { unitsLeftInRedis } from "../seckill/sale-buckets";
+import { bucketDeltas } from "../sale-redis/buckets";
+import { unitsLeftInRedis } from "../sale-redis/sale-buckets";
 
 export interface StockAdjustment {
   saleId: number;

@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { createShoppers } from "../testing/seed";
-import { saleKeys } from "../seckill/keys";
-import { warmUpSale } from "../seckill/warmup";
+import { saleKeys } from "../sale-redis/keys";
+import { warmUpSale } from "../warmup/warmup";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import {
   buyAsShopper,

@@ -5,7 +5,7 @@ import type { Services } from "../platform/services";
 import { createLiveSale, createTestEnvironment, type TestEnvironment } from "../testing/harness";
 import { ensureDemoSale, warmColdSales } from "./demo";
 import { createAdminOnce, ensureAdmin } from "../gateway/accounts";
-import { bucketKeys, warmClaimKey } from "../seckill/keys";
+import { bucketKeys, warmClaimKey } from "../sale-redis/keys";
 
 /**
  * Start-up's "ensure" steps run by many processes at once: each here has its own Services (its

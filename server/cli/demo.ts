@@ -3,8 +3,8 @@ import type { Services } from "../platform/services";
 import { Prisma } from "../generated/prisma/client";
 import { isUniqueViolation } from "../clients/db";
 import { createSaleIn } from "../admin/new-sale";
-import { bucketKeys, warmClaimKey } from "../seckill/keys";
-import { warmUpSale, type WarmUpServices } from "../seckill/warmup";
+import { bucketKeys, warmClaimKey } from "../sale-redis/keys";
+import { warmUpSale, type WarmUpServices } from "../warmup/warmup";
 
 /** Start-up's demo data and warm-up, safe with any number of processes starting at once. */
 

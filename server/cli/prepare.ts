@@ -5,7 +5,7 @@ import { migrate, waitForMigrations } from "../db/migrate";
 import { ensureDemoSale, warmColdSales } from "./demo";
 import { createAdminOnce, ensureAdmin } from "../gateway/accounts";
 import type { Launch } from "./launch-env";
-import type { WarmUpServices } from "../seckill/warmup";
+import type { WarmUpServices } from "../warmup/warmup";
 
 // The environment steps live in launch-env.ts (light to load: npm start runs them before the
 // front door listens); re-exported so the preparation reads as one list.

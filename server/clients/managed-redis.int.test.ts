@@ -16,7 +16,7 @@ import {
 import { generateCertificates, startSecuredRedis, type SecuredRedis, type TestCertificates } from "../testing/secured-redis";
 import { startRedisCluster, type LocalRedisCluster } from "../testing/redis-cluster";
 import { createShoppers } from "../testing/seed";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { createServices } from "../composition";
 import { readEnv } from "../platform/env";
 import { checkHealth } from "../platform/health";

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buyAsShopper, createLiveSale, createTestEnvironment, type TestEnvironment } from "../testing/harness";
 import { createShoppers } from "../testing/seed";
-import { warmUpSale } from "../seckill/warmup";
-import { joinRoom } from "../room/join";
+import { warmUpSale } from "../warmup/warmup";
+import { joinRoom } from "../room-join/join";
 import { createCaller } from "../trpc/root";
 import { createContext } from "../trpc/init";
 import { signSession } from "./session";

@@ -3,7 +3,7 @@ import { createLiveSale, waitFor } from "../testing/harness";
 import { joinSharedSystem, type JoinedSystem, type SharedSystemInfo } from "../testing/shared-systems";
 import { buyAll, floodUntilStopped, getCall, purchaseOutcome, tokensUnderTheRate, type HttpAnswer } from "../testing/one-address-crowd";
 import { createShoppers } from "../testing/seed";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { signSession } from "./session";
 import { readEnv } from "../platform/env";
 import { SECKILL_ENDPOINT, TRPC_ENDPOINT } from "../platform/endpoints";

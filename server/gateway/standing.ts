@@ -1,9 +1,9 @@
 import type { Services } from "../platform/services";
 import { AppError } from "../platform/errors";
-import { homeKeys } from "../seckill/sale-buckets";
-import { personOfField } from "../seckill/keys";
-import { roomKeys } from "../seckill/keys";
-import { ELIGIBILITY_RULE_FIELDS, eligibilityOf, personOf, STANDING_FIELDS, type Standing } from "./eligibility";
+import { homeKeys } from "../sale-redis/sale-buckets";
+import { personOfField } from "../sale-redis/keys";
+import { roomKeys } from "../sale-redis/keys";
+import { ELIGIBILITY_RULE_FIELDS, eligibilityOf, personOf, STANDING_FIELDS, type Standing } from "../sale-redis/eligibility";
 import { revokeSessions } from "./revocation";
 
 /** What an operator sets on a shopper: the real-name identity as its keyed hash (real-name.ts). */

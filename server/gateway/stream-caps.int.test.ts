@@ -12,9 +12,9 @@ import {
   type TestEnvironment,
 } from "../testing/harness";
 import { createShoppers, type SeededShopper } from "../testing/seed";
-import { warmUpSale } from "../seckill/warmup";
-import { joinRoom } from "../room/join";
-import { bucketKeys } from "../seckill/keys";
+import { warmUpSale } from "../warmup/warmup";
+import { joinRoom } from "../room-join/join";
+import { bucketKeys } from "../sale-redis/keys";
 import { STREAM_RETRY_AFTER_SECONDS } from "./stream-caps";
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLiveSale } from "../testing/harness";
 import { joinSharedSystem, SHARED_SYSTEMS, type JoinedSystem, type SharedSystemName } from "../testing/shared-systems";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 
 /** The security suite's own check that its shared systems are up behind their front doors. */
 describe.each(Object.keys(SHARED_SYSTEMS) as SharedSystemName[])("the %s system under attack, as npm start runs it", (name) => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestEnvironment, readMetric, startWeb, waitFor, type TestEnvironment } from "../testing/harness";
 import { createSale, createShoppers } from "../testing/seed";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { FORGED_PURCHASE_TOKEN } from "../testing/tokens";
 import { PURCHASE_PATH } from "../platform/endpoints";
 

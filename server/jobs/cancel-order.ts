@@ -1,6 +1,6 @@
 import { DelayedError, UnrecoverableError, type Job } from "bullmq";
 import { cancelOrderJob, type CancelOrderJob } from "../queues/queues";
-import { cancelUnpaidOrders, nextTimerRun, type CancelOutcome, type CancelServices } from "../orders/cancel";
+import { cancelUnpaidOrders, nextTimerRun, type CancelOutcome, type CancelServices } from "../cancel/cancel";
 
 /**
  * A pay-deadline timer firing: cancel its orders that are still unpaid, each after asking its

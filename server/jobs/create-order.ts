@@ -6,7 +6,7 @@ import { createOrders, releaseShortage } from "../orders/create-orders";
 import { settleReservations } from "../orders/settle-reservations";
 import { createLogger } from "../platform/logger";
 import { GroupCommitter } from "../lib/group-commit";
-import { scheduleCancellations } from "../orders/cancel";
+import { scheduleCancellations } from "../cancel/cancel";
 import { BatchOrigins, inSpan } from "../platform/tracing";
 
 /** A reservation ends as its order, or as nothing because check-back released it first. */

@@ -1,5 +1,5 @@
 import type { CoreServices } from "../platform/services";
-import { sweepOverdueOrders, type SweepReport } from "../orders/cancel";
+import { sweepOverdueOrders, type SweepReport } from "../cancel/cancel";
 import { closeStrandedAttempts, type StrandedAttemptsReport } from "../payments/ask-provider";
 import { redriveRefunds, type RefundSweepReport } from "../payments/refunds";
 

@@ -3,9 +3,9 @@ import type { PoolConnection } from "mariadb";
 import { isUniqueViolation, type SqlPool } from "../clients/db";
 import { changeStock, sqlStockStore, type StockRow } from "../stock/ledger";
 import type { Logger } from "pino";
-import { shortageReleasesKey } from "../seckill/keys";
+import { shortageReleasesKey } from "../sale-redis/keys";
 import { releaseInRedis } from "../seckill/release";
-import { saleBucketCount } from "../seckill/sale-buckets";
+import { saleBucketCount } from "../sale-redis/sale-buckets";
 import { groupBySale, STOCK_SHORTAGE, type ReservationToOrder } from "./settle-reservations";
 import { orderInsertSql, orderRowParameters, readSaleOrderTemplate } from "./order-rows";
 

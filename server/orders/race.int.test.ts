@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestEnvironment, placeOrders, type TestEnvironment } from "../testing/harness";
 import { createSale, createShoppers } from "../testing/seed";
-import { warmUpSale } from "../seckill/warmup";
-import { saleKeys } from "../seckill/keys";
+import { warmUpSale } from "../warmup/warmup";
+import { saleKeys } from "../sale-redis/keys";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { handlePaymentNotifyRequest } from "../payments/notify";
 import { sandboxNotifyFields } from "../payments/sandbox-gateway";
 import { sandboxTrades } from "../payments/providers";
 import { centsToAmount } from "../payments/money";
 import { ProviderUnavailableError } from "../payments/provider";
-import { cancelOrder } from "./cancel";
+import { cancelOrder } from "../cancel/cancel";
 import { startPayment } from "../payments/pay";
 
 /**
@@ -20,7 +20,7 @@ import { startPayment } from "../payments/pay";
  * provider here (it is unreachable, past PAYMENT_UNREACHABLE_CANCEL_AFTER_SECONDS = 0), so it
  * cancels blind, as it does in production only after that bounded wait: the race left to win is
  * between the two MySQL transactions. (With the provider reachable, the timeout finds the
- * payment first: server/orders/ask-before-cancel.int.test.ts.)
+ * payment first: server/cancel/ask-before-cancel.int.test.ts.)
  */
 const ORDERS = 200;
 const PRICE_CENTS = 4200;

@@ -1,6 +1,6 @@
 import type { Services } from "../platform/services";
 import { ORDERS_SETTLED, STATS_TTL_SECONDS } from "../seckill/sale-stats";
-import { bucketKeys, saleKeys } from "../seckill/keys";
+import { bucketKeys, saleKeys } from "../sale-redis/keys";
 import { groupByBucket } from "../seckill/reservation";
 import { groupBy } from "../lib/group-by";
 

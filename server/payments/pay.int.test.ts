@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLiveSale, createTestEnvironment, placeOrders, type TestEnvironment } from "../testing/harness";
 import { createShoppers } from "../testing/seed";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 import type { Services } from "../platform/services";
 import type { PaymentProviderName } from "../platform/env";
 import { ProviderUnavailableError, type PaymentProvider } from "./provider";
@@ -9,7 +9,7 @@ import type { PaymentProviders } from "./providers";
 import { sandboxProvider } from "./sandbox";
 import { confirmSandboxCheckout, TRADE_CLOSED_MESSAGE } from "./sandbox-gateway";
 import { sandboxTrades } from "./providers";
-import { cancelOwnOrder } from "../orders/cancel";
+import { cancelOwnOrder } from "../cancel/cancel";
 import { startPayment } from "./pay";
 import { settlePaidTrade } from "../orders/settle-payment";
 

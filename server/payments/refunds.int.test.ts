@@ -5,14 +5,14 @@ import { createTestEnvironment, createLiveSale, placeOrders, buyAsShopper, waitF
 import { openAttempt, ScriptedProvider, withProviders } from "../testing/scripted-provider";
 import { createShoppers } from "../testing/seed";
 import type { Services } from "../platform/services";
-import { warmUpSale } from "../seckill/warmup";
-import { saleKeys } from "../seckill/keys";
+import { warmUpSale } from "../warmup/warmup";
+import { saleKeys } from "../sale-redis/keys";
 import { queuePrefix } from "../queues/queues";
 import { connectRedis } from "../clients/redis";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { QUEUE, refundPaymentJobId } from "../queues/queues";
 import { settlePaidTrade } from "../orders/settle-payment";
-import { cancelOrder } from "../orders/cancel";
+import { cancelOrder } from "../cancel/cancel";
 import { shipOrder } from "../orders/ship";
 import { AppError } from "../platform/errors";
 import { refundOrders, searchOrders } from "../admin/orders";

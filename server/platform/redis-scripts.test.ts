@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { scriptCommand } from "../clients/redis";
 import { GENERATED_INCLUDES, loadScript, scriptPaths } from "./redis-scripts";
-import { REPLY_CODES } from "../seckill/reply-codes";
+import { REPLY_CODES } from "../sale-redis/reply-codes";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const rel = (file: string) => path.relative(root, file);
@@ -77,7 +77,7 @@ describe("the Lua scripts", () => {
   });
 });
 
-describe("the reply codes (server/seckill/reply-codes.ts)", () => {
+describe("the reply codes (server/sale-redis/reply-codes.ts)", () => {
   const loaded = scripts.map((file) => ({ file: rel(file), lua: code(loadScript(file)) }));
   const answering = loaded.filter(({ lua }) => lua.includes("local REPLY = {"));
 

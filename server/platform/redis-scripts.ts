@@ -2,7 +2,7 @@ import path from "node:path";
 import { createRedis, defineScripts, type RedisConnection, type RedisTarget, type ScriptCommandName } from "../clients/redis";
 import type { RedisOptions } from "ioredis";
 import { loadLua } from "../clients/lua-include";
-import { luaReplyCodes } from "../seckill/reply-codes";
+import { luaReplyCodes } from "../sale-redis/reply-codes";
 
 /**
  * The Lua scripts, as files beside the code that calls them, by folder under server/: each
@@ -24,8 +24,8 @@ export const SCRIPT_FILES = {
     "release-reservation-3.lua",
     "adjust-stock-2.lua",
   ],
-  // The waiting room's (server/room/join.ts).
-  room: ["join-room-4.lua"],
+  // The waiting room's join (server/room-join/join.ts).
+  "room-join": ["join-room-4.lua"],
   // Only recovery reads the ledger whole and repairs it.
   recovery: ["read-ledger-3.lua", "repair-stock-4.lua"],
   // The gateway's: sign-in throttle, sign-up limit, session revocations (revocation.ts).

@@ -7,7 +7,7 @@ import { createTestEnvironment, createLiveSale, startSeckillService, startWorker
 import { readEnv } from "./env";
 import { bullmqTelemetry, startTracing, stopTracing } from "./tracing";
 import { createShoppers } from "../testing/seed";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { createCaller } from "../trpc/root";
 import { createContext } from "../trpc/init";
 import { createOrderProcessor } from "../jobs/create-order";

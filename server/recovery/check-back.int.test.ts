@@ -4,8 +4,8 @@ import { buyAsShopper, createTestEnvironment, createLiveSale, type TestEnvironme
 import { createShoppers } from "../testing/seed";
 import { createOrders } from "../orders/create-orders";
 import { settleReservations } from "../orders/settle-reservations";
-import { warmUpSale } from "../seckill/warmup";
-import { saleKeys } from "../seckill/keys";
+import { warmUpSale } from "../warmup/warmup";
+import { saleKeys } from "../sale-redis/keys";
 import { createOrderJobId } from "../seckill/reservation";
 import { checkBackSale, releaseReservation } from "./check-back";
 import { readLastReconcileRound, readPublishedReconciliations, reconcileLiveSales } from "./reconcile";

@@ -3,12 +3,12 @@ import type { CoreServices } from "../platform/services";
 import { READ_COMMITTED_TRANSACTION } from "../clients/db";
 import { settleReservations, STOCK_SHORTAGE } from "../orders/settle-reservations";
 import { lockSaleStock } from "../stock/stock-row-lock";
-import { bucketKeys } from "../seckill/keys";
+import { bucketKeys } from "../sale-redis/keys";
 import { createOrderJobId, parseReservationId, reservationInBucket, stockBucketOf } from "../seckill/reservation";
-import { homeBucket } from "../seckill/buckets";
+import { homeBucket } from "../sale-redis/buckets";
 import { releaseInRedis } from "../seckill/release";
 import { endHold } from "../seckill/fallover-scripts";
-import { saleBucketCount } from "../seckill/sale-buckets";
+import { saleBucketCount } from "../sale-redis/sale-buckets";
 import { enqueueReservations } from "../seckill/enqueue";
 
 /** What check-back needs. */

@@ -2,8 +2,8 @@ import type { CoreServices } from "../platform/services";
 import { ACTIVE_ORDER_STATUSES, RELEASED_ORDER_STATUSES } from "../orders/statuses";
 import type { Localized } from "../platform/i18n";
 import { Prisma } from "../generated/prisma/client";
-import { bucketKeys } from "../seckill/keys";
-import { splitStock } from "../seckill/buckets";
+import { bucketKeys } from "../sale-redis/keys";
+import { splitStock } from "../sale-redis/buckets";
 import { countShoppersOverUnitLimit } from "../seckill/unit-limit";
 
 /** What reading a sale's ledger needs. */
@@ -19,7 +19,7 @@ export type LedgerServices = Pick<CoreServices, "db" | "redis" | "env">;
  */
 export interface BucketLedger {
   bucket: number;
-  /** The bucket's share of the total stock (server/seckill/buckets.ts splitStock). */
+  /** The bucket's share of the total stock (server/sale-redis/buckets.ts splitStock). */
   share: number;
   redisStock: number | null;
   pendingReservations: number;

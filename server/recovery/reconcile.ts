@@ -7,9 +7,9 @@ import { lockSaleStock } from "../stock/stock-row-lock";
 import { changeStock, prismaStockStore } from "../stock/ledger";
 import { checkBackSale, type CheckBackReport, type CheckBackServices } from "./check-back";
 import { invariantViolations, readSaleLedger, type SaleLedger } from "./invariants";
-import { bucketKeys, shortageReleasesKey } from "../seckill/keys";
-import { activeByBucket, bucketStockInDb } from "../seckill/buckets";
-import { warmUpSaleLocked, type WarmUpServices } from "../seckill/warmup";
+import { bucketKeys, shortageReleasesKey } from "../sale-redis/keys";
+import { activeByBucket, bucketStockInDb } from "../sale-redis/buckets";
+import { warmUpSaleLocked, type WarmUpServices } from "../warmup/warmup";
 import { broadcastSoldOut } from "../seckill/sold-out";
 import { withStockChangeLock } from "../stock/change-lock";
 

@@ -1,5 +1,5 @@
 import type { RedisConnection } from "../clients/redis";
-import { roomKeys } from "../seckill/keys";
+import { roomKeys } from "../sale-redis/keys";
 import { admittedBy, type Frontier } from "./frontier";
 import { parseRoomMeta, ROOM_META_FIELDS, type RoomReading } from "./room-reading";
 

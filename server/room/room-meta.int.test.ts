@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestEnvironment, createLiveSale, type TestEnvironment } from "../testing/harness";
 import { createSale } from "../admin/new-sale";
-import { warmUpSale } from "../seckill/warmup";
-import { bucketKeys, roomKeys } from "../seckill/keys";
+import { warmUpSale } from "../warmup/warmup";
+import { bucketKeys, roomKeys } from "../sale-redis/keys";
 import { admittedBy } from "./frontier";
 import { readRoomGauges } from "./room-gauges";
 import { redisNowMs, storedLine } from "./room-meta";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { freshRoomMeta, planRoomLoad, roomSettingsOf, seatHashKeys, type RoomSettings } from "./room-meta";
 import { admittedBy } from "./frontier";
-import { roomKeys } from "../seckill/keys";
-import { ELIGIBILITY } from "../gateway/eligibility";
+import { roomKeys } from "../sale-redis/keys";
+import { ELIGIBILITY } from "../sale-redis/eligibility";
 
 const opensAt = Date.parse("2026-12-01T10:00:00Z");
 const settings = (over: Partial<RoomSettings> = {}): RoomSettings => ({

@@ -1,8 +1,8 @@
 import { clusterReady, type RedisConnection } from "../clients/redis";
-import { roomKeys, SEATS_PER_HASH } from "../seckill/keys";
+import { roomKeys, SEATS_PER_HASH } from "../sale-redis/keys";
 import { AppError } from "../platform/errors";
 import { rebaseFrontier, type Frontier } from "./frontier";
-import { eligibilityOf, NEW_ACCOUNT, type EligibilityCode, type EligibilityRules } from "../gateway/eligibility";
+import { eligibilityOf, NEW_ACCOUNT, type EligibilityCode, type EligibilityRules } from "../sale-redis/eligibility";
 
 /**
  * A waiting room's meta hash as warm-up writes it (join-room-4.lua reads it and moves `frontier`,
@@ -194,7 +194,7 @@ export async function loadRoom(
       for (let i = 0; i < stale.length; i += DEL_CHUNK) tx.del(...stale.slice(i, i + DEL_CHUNK));
       if (plan.action === "OPEN") tx.hset(keys.meta, plan.meta);
     }
-    // The room's copy of who differs, replaced whole like the buckets' (warmup.ts).
+    // The room's copy of who differs, replaced whole like the buckets' (server/warmup/warmup.ts).
     tx.del(keys.eligibility);
     const entries = [...overrides.entries()];
     for (let i = 0; i < entries.length; i += HSET_CHUNK) tx.hset(keys.eligibility, Object.fromEntries(entries.slice(i, i + HSET_CHUNK)));

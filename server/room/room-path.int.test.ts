@@ -8,8 +8,8 @@ import {
   type TestEnvironment,
 } from "../testing/harness";
 import { createShoppers, type SeededShopper } from "../testing/seed";
-import { warmUpSale } from "../seckill/warmup";
-import { roomKeys, saleKeys } from "../seckill/keys";
+import { warmUpSale } from "../warmup/warmup";
+import { roomKeys, saleKeys } from "../sale-redis/keys";
 import { updateStanding } from "../gateway/standing";
 import { openRoom, type RoomSettings } from "../testing/room";
 import { signTicket } from "./ticket";

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLiveSale, createTestEnvironment, type TestEnvironment } from "../testing/harness";
 import { createShoppers, type SeededShopper } from "../testing/seed";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { purchaseWithTicket } from "../seckill/purchase";
-import { joinRoom, type Waiting } from "./join";
+import { joinRoom, type Waiting } from "../room-join/join";
 import { readRoom } from "./room-reading";
 
 /**

@@ -1,9 +1,9 @@
 import type { Services } from "../platform/services";
-import { roomKeys } from "../seckill/keys";
-import { shopClock } from "../seckill/clock";
+import { roomKeys } from "../sale-redis/keys";
+import { shopClock } from "../sale-redis/clock";
 import type { Frontier } from "./frontier";
 
-/** A room's meta hash as one process last read it (server/seckill/keys.ts RoomKeys.meta). */
+/** A room's meta hash as one process last read it (server/sale-redis/keys.ts RoomKeys.meta). */
 export interface RoomReading {
   /** this opening of the room (RoomMetaHash.epoch): a ticket of another names another room */
   epoch: number;

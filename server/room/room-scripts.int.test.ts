@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
 import { createAppRedis, type AppRedis } from "../platform/redis-scripts";
-import { ELIGIBILITY } from "../gateway/eligibility";
-import { roomKeys, saleKeys } from "../seckill/keys";
+import { ELIGIBILITY } from "../sale-redis/eligibility";
+import { roomKeys, saleKeys } from "../sale-redis/keys";
 import { issueTokenKeyList } from "../seckill/issue-token-script";
 import { reserveWithTicketKeyList } from "../seckill/reserve-unit-script";
 import { PASS_WINDOW_MS } from "./ticket";
-import { readJoinReply } from "./join";
+import { readJoinReply } from "../room-join/join";
 
 /** join-room-4.lua, reserve-unit-with-ticket-7.lua and issue-token-5.lua's room refusal against the real Redis. */
 

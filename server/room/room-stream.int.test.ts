@@ -5,7 +5,7 @@ import { createTestEnvironment, startSystem, waitFor, type ChildHandle, type Tes
 import { createShoppers, type SeededShopper } from "../testing/seed";
 import { ensureAdmin } from "../gateway/accounts";
 import { signSession } from "../gateway/session";
-import { roomKeys, saleKeys } from "../seckill/keys";
+import { roomKeys, saleKeys } from "../sale-redis/keys";
 import { solveRoomChallenge } from "./challenge-solver";
 
 /**

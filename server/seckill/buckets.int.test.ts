@@ -11,12 +11,12 @@ import {
   type TestEnvironment,
 } from "../testing/harness";
 import { createShoppers } from "../testing/seed";
-import { cancelOrder } from "../orders/cancel";
+import { cancelOrder } from "../cancel/cancel";
 import { issuePurchaseToken } from "./purchase";
-import { warmUpSale } from "./warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
-import { bucketKeys } from "./keys";
-import { homeBucket } from "./buckets";
+import { bucketKeys } from "../sale-redis/keys";
+import { homeBucket } from "../sale-redis/buckets";
 import { checkBackSale, releaseReservation } from "../recovery/check-back";
 import { stockBucketOf } from "./reservation";
 import { adjustSaleStock } from "../admin/stock";

@@ -1,7 +1,7 @@
 import type { Services } from "../platform/services";
 import { AppError } from "../platform/errors";
-import { unitsLeftInRedis } from "./sale-buckets";
-import { bucketKeys } from "./keys";
+import { unitsLeftInRedis } from "../sale-redis/sale-buckets";
+import { bucketKeys } from "../sale-redis/keys";
 import { phaseAt, type SalePhase } from "./phase";
 
 export interface SaleView {

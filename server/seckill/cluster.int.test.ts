@@ -9,7 +9,7 @@ import type { Services } from "../platform/services";
 import { readEnv } from "../platform/env";
 import { clusterReady } from "../clients/redis";
 import { createAppRedis } from "../platform/redis-scripts";
-import { saleKeys } from "./keys";
+import { saleKeys } from "../sale-redis/keys";
 import { queuePrefix } from "../queues/queues";
 import { broadcastSoldOut } from "./sold-out";
 import { readPublishedReconciliations } from "../recovery/reconcile";

@@ -2,7 +2,7 @@ import type { Services } from "../platform/services";
 import { enqueueCreateOrder, type QueuedReservation } from "../queues/queues";
 import { GroupCommitter } from "../lib/group-commit";
 import { createLogger } from "../platform/logger";
-import { bucketKeys } from "./keys";
+import { bucketKeys } from "../sale-redis/keys";
 import { createOrderJobId, groupByBucket } from "./reservation";
 import { BatchOrigins, inSpan } from "../platform/tracing";
 

@@ -1,6 +1,6 @@
 import type { AppRedis } from "../platform/redis-scripts";
-import type { SaleKeys } from "./keys";
-import { REPLY_CODES } from "./reply-codes";
+import type { SaleKeys } from "../sale-redis/keys";
+import { REPLY_CODES } from "../sale-redis/reply-codes";
 
 /**
  * The scripts of a sale split into stock buckets, for a unit taken outside the shopper's home

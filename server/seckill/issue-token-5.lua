@@ -1,6 +1,6 @@
 --[[
   The hidden purchase address: a shopper who passes every check of a purchase on their home
-  bucket (server/seckill/buckets.ts; a one-bucket sale has only bucket 0) gets a single-use
+  bucket (server/sale-redis/buckets.ts; a one-bucket sale has only bucket 0) gets a single-use
   purchase token, so a refusal costs one request, not two. An unspent token still alive is handed
   out again, so a reload or a double click does not void it.
 
@@ -18,7 +18,7 @@
     ARGV[2] a fresh token
     ARGV[3] its time to live (ms)
 
-  Output: { code, startsAt, token, msLeft }, code a REPLY (server/seckill/reply-codes.ts)
+  Output: { code, startsAt, token, msLeft }, code a REPLY (server/sale-redis/reply-codes.ts)
     OK              issued: the token and the ms it has left (the fresh one, or the one still alive)
     Refusals { code, startsAt }, nothing written: includes/check-purchase.lua's, in its order
     (NOT_WARMED with startsAt -1: fail closed; SOLD_OUT only in a one-bucket sale: with several

@@ -1,7 +1,7 @@
 import type { AppRedis } from "../platform/redis-scripts";
-import type { SaleKeys } from "./keys";
+import type { SaleKeys } from "../sale-redis/keys";
 import type { TokenOutcome } from "./outcome";
-import { codeNames, REFUSAL_CODES, REPLY_CODES, type RefusalName } from "./reply-codes";
+import { codeNames, REFUSAL_CODES, REPLY_CODES, type RefusalName } from "../sale-redis/reply-codes";
 
 /** issue-token-5.lua: its keys, its call and its reply read. */
 

@@ -1,8 +1,8 @@
-import type { RefusalName, TicketRefusalName } from "./reply-codes";
+import type { RefusalName, TicketRefusalName } from "../sale-redis/reply-codes";
 
 /**
  * What a purchase attempt answers. Refusals are data, not exceptions, so clients can branch.
- * A shopper's refusal is one of the scripts' (server/seckill/reply-codes.ts): a code added there
+ * A shopper's refusal is one of the scripts' (server/sale-redis/reply-codes.ts): a code added there
  * is a refusal here, and app/_i18n/messages.ts must say it.
  */
 export type Refusal = RefusalName;

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
 import { createAppRedis, type AppRedis } from "../platform/redis-scripts";
-import { ELIGIBILITY } from "../gateway/eligibility";
-import { saleKeys } from "./keys";
+import { ELIGIBILITY } from "../sale-redis/eligibility";
+import { saleKeys } from "../sale-redis/keys";
 import { issueTokenKeyList } from "./issue-token-script";
 import { reserveUnitKeyList } from "./reserve-unit-script";
-import { luaReplyCodes, REPLY_CODES } from "./reply-codes";
+import { luaReplyCodes, REPLY_CODES } from "../sale-redis/reply-codes";
 
 /** issue-token-5.lua and reserve-unit-7.lua against the real Redis: every return code and what it writes. */
 

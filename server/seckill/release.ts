@@ -1,6 +1,6 @@
 import type { CoreServices } from "../platform/services";
-import { homeBucket } from "./buckets";
-import { bucketKeys, type SaleKeys } from "./keys";
+import { homeBucket } from "../sale-redis/buckets";
+import { bucketKeys, type SaleKeys } from "../sale-redis/keys";
 import { stockBucketOf } from "./reservation";
 import { broadcastSoldOut } from "./sold-out";
 import { uncountAtHome } from "./fallover-scripts";

@@ -1,6 +1,6 @@
 --[[
   The flash sale's one decision point: a shopper presenting their purchase token on their home
-  bucket (server/seckill/buckets.ts; a one-bucket sale has only bucket 0) passes every check
+  bucket (server/sale-redis/buckets.ts; a one-bucket sale has only bucket 0) passes every check
   again, and gets one unit reserved, atomically. All keys are that bucket's.
 
   Input:
@@ -24,7 +24,7 @@
     ARGV[4] the most reservations that may wait for MySQL (KEYS[4]'s size) before purchases are
             refused; 0 = no bound
 
-  Output: { code, stockLeft }, code a REPLY (server/seckill/reply-codes.ts)
+  Output: { code, stockLeft }, code a REPLY (server/sale-redis/reply-codes.ts)
     OK       reserved: stock decremented, shopper counted, reservation pending, token spent
     HELD     a sale of several buckets whose bucket here is empty: token spent, shopper
              counted, the reservation id in KEYS[7]; the caller now takes a unit from

@@ -1,8 +1,8 @@
 import type { AppRedis } from "../platform/redis-scripts";
 import type { Ticket } from "../room/ticket";
-import type { SaleKeys } from "./keys";
+import type { SaleKeys } from "../sale-redis/keys";
 import type { NotAdmittedYet, Refusal, TicketRefusal } from "./outcome";
-import { codeNames, REFUSAL_CODES, REPLY_CODES, type RefusalName } from "./reply-codes";
+import { codeNames, REFUSAL_CODES, REPLY_CODES, type RefusalName } from "../sale-redis/reply-codes";
 
 /**
  * The two reserve scripts, reserve-unit-7.lua (a purchase token) and

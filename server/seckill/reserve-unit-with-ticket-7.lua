@@ -1,6 +1,6 @@
 --[[
   A purchase in a sale with a waiting room (server/room/): a shopper presenting their admitted
-  ticket on their home bucket (server/seckill/buckets.ts) passes every check of a purchase,
+  ticket on their home bucket (server/sale-redis/buckets.ts) passes every check of a purchase,
   spends the ticket and gets one unit reserved, atomically, in ONE round trip: no purchase token.
   The ticket's MAC and owner were checked in process (server/room/ticket.ts); this script holds
   the moment to Redis's clock and makes the ticket single use. All keys are the bucket's.
@@ -23,7 +23,7 @@
     ARGV[4] the pass window (ms): the ticket buys from admitAt until admitAt + this
     ARGV[5] the most reservations that may wait for MySQL before purchases are refused; 0 = none
 
-  Output: { code, stockLeft or admitAt }, code a REPLY (server/seckill/reply-codes.ts)
+  Output: { code, stockLeft or admitAt }, code a REPLY (server/sale-redis/reply-codes.ts)
     OK     reserved, as reserve-unit-7.lua: stock decremented, shopper counted, pending, ticket spent
     HELD   as reserve-unit-7.lua (a sale of several buckets, this one empty): ticket spent
     Refusals, in the order checked, nothing written: first includes/check-purchase.lua's

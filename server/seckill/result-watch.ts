@@ -1,5 +1,5 @@
 import type { Services } from "../platform/services";
-import { bucketKeys } from "./keys";
+import { bucketKeys } from "../sale-redis/keys";
 import { parseReservationId, stockBucketOf } from "./reservation";
 
 /** Where a QUEUED purchase stands (seckill.result, seckill.onResult). */

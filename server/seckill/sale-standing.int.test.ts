@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLiveSale, createTestEnvironment, placeOrders, type TestEnvironment } from "../testing/harness";
 import { createShoppers } from "../testing/seed";
-import { warmUpSale } from "./warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { getSale, listSales } from "./catalog";
 import { saleStanding } from "./sale-standing";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { NEW_ACCOUNT } from "../gateway/eligibility";
+import { NEW_ACCOUNT } from "../sale-redis/eligibility";
 import { standingHint } from "./sale-standing";
 
 const open = { requireRealName: false, minMemberLevel: 0, requireVerifiedContact: false, accountsCreatedBefore: null };

@@ -1,6 +1,6 @@
 import type { Services } from "../platform/services";
 import { AppError } from "../platform/errors";
-import { homeKeys } from "./sale-buckets";
+import { homeKeys } from "../sale-redis/sale-buckets";
 import type { Refusal } from "./outcome";
 import { mayTakeAnotherUnit } from "./unit-limit";
 import type { OrderStatus } from "../generated/prisma/enums";
@@ -12,8 +12,8 @@ import {
   type EligibilityCode,
   type EligibilityRules,
   type Standing,
-} from "../gateway/eligibility";
-import { personField, personOfField } from "./keys";
+} from "../sale-redis/eligibility";
+import { personField, personOfField } from "../sale-redis/keys";
 
 /**
  * Why a shopper could not buy in a sale, known before pressing anything; null when they can.

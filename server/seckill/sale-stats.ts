@@ -1,5 +1,5 @@
 import type { RedisConnection } from "../clients/redis";
-import { saleKeys } from "./keys";
+import { saleKeys } from "../sale-redis/keys";
 import type { ShopRefusal } from "./shop-refusals";
 
 /**

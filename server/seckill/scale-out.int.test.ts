@@ -9,9 +9,9 @@ import {
   type TestEnvironment,
 } from "../testing/harness";
 import { createSale, createShoppers } from "../testing/seed";
-import { warmUpSale } from "./warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
-import { saleKeys } from "./keys";
+import { saleKeys } from "../sale-redis/keys";
 
 /**
  * The core concurrency claim across processes, over HTTP: 2,000 shoppers spread over two web

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { setTimeout as sleep } from "node:timers/promises";
 import { buyAsShopper, createLiveSale, createTestEnvironment, waitFor, type TestEnvironment } from "../testing/harness";
 import { createShoppers } from "../testing/seed";
-import { warmUpSale } from "./warmup";
-import { bucketKeys } from "./keys";
-import { soldOutInRedis } from "./sale-buckets";
+import { warmUpSale } from "../warmup/warmup";
+import { bucketKeys } from "../sale-redis/keys";
+import { soldOutInRedis } from "../sale-redis/sale-buckets";
 
 /**
  * The in-process sold-out flag against real Redis: what its recheck reads, and a lapse under a

@@ -1,5 +1,5 @@
 import type { RedisConnection } from "../clients/redis";
-import { soldOutChannel } from "./keys";
+import { soldOutChannel } from "../sale-redis/keys";
 
 /**
  * The in-process sold-out flag: once a sale is known to be sold out, this process answers

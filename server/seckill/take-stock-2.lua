@@ -8,7 +8,7 @@
     KEYS[2] pending   zset: this bucket's reservations not yet in MySQL (the half message)
     ARGV[1] reservationId   naming this bucket (server/seckill/reservation.ts)
 
-  Output: { code, stockLeft }, code a REPLY (server/seckill/reply-codes.ts)
+  Output: { code, stockLeft }, code a REPLY (server/sale-redis/reply-codes.ts)
     OK           reserved: stock decremented, reservation pending here
     NOT_WARMED   no stock key here: nothing changed
     SOLD_OUT     nothing left in this bucket: nothing changed

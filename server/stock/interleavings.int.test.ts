@@ -3,12 +3,12 @@ import pino from "pino";
 import { buyAsShopper, createLiveSale, createTestEnvironment, type TestEnvironment } from "../testing/harness";
 import { createOrderJobOf, drainSale, overOffers, pendingReservations } from "../testing/sale-audit";
 import { createShoppers } from "../testing/seed";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { reconcileLiveSales, rewarmIfLost } from "../recovery/reconcile";
 import { invariantViolations, ledgerVerdict, readSaleLedger } from "../recovery/invariants";
-import { bucketKeys } from "../seckill/keys";
+import { bucketKeys } from "../sale-redis/keys";
 import { adjustSaleStock } from "../admin/stock";
-import { cancelOrder } from "../orders/cancel";
+import { cancelOrder } from "../cancel/cancel";
 import { createOrderProcessor, type CreateOrderProcessor } from "../jobs/create-order";
 
 /**

@@ -5,7 +5,7 @@ import path from "node:path";
 import { Redis } from "ioredis";
 import type { Services } from "../platform/services";
 import { createSale, createShoppers, type SeededShopper } from "./seed";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { freePort } from "../lib/net";
 import { TRPC_ENDPOINT } from "../platform/endpoints";

@@ -3,9 +3,9 @@ import type { Services } from "../platform/services";
 import { createCaller } from "../trpc/root";
 import { createContext } from "../trpc/init";
 import { createShoppers } from "./seed";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
-import { saleKeys } from "../seckill/keys";
+import { saleKeys } from "../sale-redis/keys";
 import { createLiveSale, waitFor } from "./harness";
 
 type Caller = ReturnType<typeof createCaller>;

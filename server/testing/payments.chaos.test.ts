@@ -14,7 +14,7 @@ import type { FakeNotify, FakeProvider } from "./fake-provider";
 import { freePort } from "../lib/net";
 import { createShoppers } from "./seed";
 import type { PaymentProviderName } from "../platform/env";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";
 import { startPayment } from "../payments/pay";
 

@@ -1,6 +1,6 @@
 import type { Services } from "../platform/services";
-import { bucketKeys, roomKeys } from "../seckill/keys";
-import { saleBucketCount } from "../seckill/sale-buckets";
+import { bucketKeys, roomKeys } from "../sale-redis/keys";
+import { saleBucketCount } from "../sale-redis/sale-buckets";
 
 export interface RoomSettings {
   /** places admitted per second */

@@ -4,8 +4,8 @@ import { abandonedEventStreams, subscriptionPath, type HeldAttack } from "./atta
 import { createLiveSale, waitFor } from "./harness";
 import { openRoom } from "./room";
 import { createShoppers, type SeededShopper } from "./seed";
-import { warmUpSale } from "../seckill/warmup";
-import { joinRoom } from "../room/join";
+import { warmUpSale } from "../warmup/warmup";
+import { joinRoom } from "../room-join/join";
 import type { Services } from "../platform/services";
 
 /**

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TRPCError } from "@trpc/server";
 import { createTestEnvironment, placeOrders, type PlacedOrder, type TestEnvironment } from "../testing/harness";
 import { createSale, createShoppers, type SeededShopper } from "../testing/seed";
-import { warmUpSale } from "../seckill/warmup";
+import { warmUpSale } from "../warmup/warmup";
 import { signSession } from "../gateway/session";
 import { receivePaymentNotification } from "../payments/notify";
 import { sandboxNotifyFields } from "../payments/sandbox-gateway";

@@ -1,7 +1,7 @@
 --[[
   The checks a shopper passes on their home bucket both before a purchase token is issued
   (issue-token-5.lua) and again before a unit is reserved (reserve-unit-7.lua), in this order,
-  nothing written (the codes: REPLY, server/seckill/reply-codes.ts):
+  nothing written (the codes: REPLY, server/sale-redis/reply-codes.ts):
     NOT_WARMED             no sale state in Redis: refuse (fail closed), never guess
     NOT_STARTED
     ENDED

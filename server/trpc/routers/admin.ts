@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { adminProcedure, createTRPCRouter } from "../init";
 import { orderIdInput, saleIdInput } from "../schemas";
-import { warmUpSale } from "../../seckill/warmup";
+import { warmUpSale } from "../../warmup/warmup";
 import { blacklistAccounts, updateStanding } from "../../gateway/standing";
 import { realNameOf } from "../../gateway/real-name";
 import { shipOrder } from "../../orders/ship";

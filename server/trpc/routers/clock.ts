@@ -1,5 +1,5 @@
 import { createTRPCRouter, publicProcedure } from "../init";
-import { shopClock } from "../../seckill/clock";
+import { shopClock } from "../../sale-redis/clock";
 
 export const clockRouter = createTRPCRouter({
   /** The server's time, for browsers to sync their countdowns to (see app/_components/server-clock.tsx). */

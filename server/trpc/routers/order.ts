@@ -2,7 +2,7 @@ import { createTRPCRouter, shopperProcedure } from "../init";
 import { orderIdInput, payInput } from "../schemas";
 import { getOrder, listOrders, paymentStatus } from "../../orders/queries";
 import { deviceFromUserAgent, startPayment } from "../../payments/pay";
-import { cancelOwnOrder } from "../../orders/cancel";
+import { cancelOwnOrder } from "../../cancel/cancel";
 import { normalisedAddress } from "../../gateway/client-ip";
 
 /** A shopper's own orders. Another shopper's order is NOT_FOUND to every procedure here. */

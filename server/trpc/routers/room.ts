@@ -1,8 +1,8 @@
 import { AppError } from "../../platform/errors";
 import { createTRPCRouter, shopperProcedure } from "../init";
 import { roomJoinInput, roomStatusInput } from "../schemas";
-import { joinRoom } from "../../room/join";
-import { watchRoom } from "../../room/status";
+import { joinRoom } from "../../room-join/join";
+import { watchRoom } from "../../room-join/status";
 import { readTicket } from "../../room/ticket";
 
 const NOT_YOUR_TICKET = {

@@ -1,7 +1,7 @@
 import type { Services } from "../platform/services";
-import { readRoom, type RoomReading } from "./room-reading";
+import { readRoom, type RoomReading } from "../room/room-reading";
 import { seatStanding, type RoomAnswer } from "./join";
-import type { Ticket } from "./ticket";
+import type { Ticket } from "../room/ticket";
 
 /**
  * How often a room with listeners is looked at: the process's sold-out flag four times a second,

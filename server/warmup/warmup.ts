@@ -4,11 +4,11 @@ import type { CoreServices } from "../platform/services";
 import { Prisma } from "../generated/prisma/client";
 import { AppError } from "../platform/errors";
 import { saleDoesNotExist } from "../platform/common-sentences";
-import { bucketKeys } from "./keys";
-import { broadcastSoldOut } from "./sold-out";
+import { bucketKeys } from "../sale-redis/keys";
+import { broadcastSoldOut } from "../seckill/sold-out";
 import { ACTIVE_ORDER_STATUSES, RELEASED_ORDER_STATUSES } from "../orders/statuses";
-import { parseReservationId, reservationInBucket } from "./reservation";
-import { activeByBucket, bucketStockInDb, homeBucket } from "./buckets";
+import { parseReservationId, reservationInBucket } from "../seckill/reservation";
+import { activeByBucket, bucketStockInDb, homeBucket } from "../sale-redis/buckets";
 import {
   ELIGIBILITY_RULE_FIELDS,
   eligibilityTable,
@@ -17,8 +17,8 @@ import {
   type EligibilityCode,
   type EligibilityRules,
   type Standing,
-} from "../gateway/eligibility";
-import { personField, personOfField } from "./keys";
+} from "../sale-redis/eligibility";
+import { personField, personOfField } from "../sale-redis/keys";
 import { withStockChangeLock } from "../stock/change-lock";
 import { loadRoom, roomSettingsOf, type RoomLoadResult } from "../room/room-meta";
 
@@ -33,7 +33,7 @@ export interface WarmUpSummary {
   startsAt: Date;
   endsAt: Date;
   unitLimit: number;
-  /** Shoppers whose eligibility differs from a new account's (see gateway/eligibility.ts). */
+  /** Shoppers whose eligibility differs from a new account's (see server/sale-redis/eligibility.ts). */
   eligibilityOverrides: number;
   /** Units reservable in each stock bucket (one entry for a one-bucket sale). */
   bucketStocks: number[];

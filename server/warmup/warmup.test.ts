@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { computeWarmState, planBucketLoad, type BucketReading } from "./warmup";
-import { ELIGIBILITY, NEW_ACCOUNT } from "../gateway/eligibility";
+import { ELIGIBILITY, NEW_ACCOUNT } from "../sale-redis/eligibility";
 
 describe("computeWarmState", () => {
   it("keeps units reserved but not yet in MySQL out of the Redis stock", () => {

@@ -1,5 +1,5 @@
 --[[
-  A shopper joins a sale's waiting room (server/room/join.ts): they get a seat (order of arrival),
+  A shopper joins a sale's waiting room (server/room-join/join.ts): they get a seat (order of arrival),
   kept across reloads, and the room's admission line as it stands, advanced to now. Their place
   and admission moment follow from these in TypeScript (server/room/draw.ts, frontier.ts), so
   nothing is stored per waiting shopper but the seat.
@@ -21,7 +21,7 @@
     ARGV[2] again: 1 gives a new seat at the back even if the shopper has one, 0 keeps it
 
   Output: { code, seat, drawn, frontier, frontierAt, rate, joined, opensAt, now, challenge, order, epoch },
-  code a REPLY (server/seckill/reply-codes.ts)
+  code a REPLY (server/sale-redis/reply-codes.ts)
     OK           waiting: the seat (kept or new), drawn (-1 while not drawn or in ARRIVAL order),
                  frontier and epoch as strings, the rest integers; now is Redis's clock (ms)
     Refusals { code }, nothing written:

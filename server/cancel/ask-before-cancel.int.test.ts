@@ -4,8 +4,8 @@ import { createTestEnvironment, createLiveSale, placeOrders, waitFor, type TestE
 import { openAttempt, ScriptedProvider, withProviders } from "../testing/scripted-provider";
 import { createShoppers } from "../testing/seed";
 import type { Services } from "../platform/services";
-import { warmUpSale } from "../seckill/warmup";
-import { saleKeys } from "../seckill/keys";
+import { warmUpSale } from "../warmup/warmup";
+import { saleKeys } from "../sale-redis/keys";
 import { queuePrefix } from "../queues/queues";
 import { connectRedis } from "../clients/redis";
 import { invariantViolations, readSaleLedger } from "../recovery/invariants";

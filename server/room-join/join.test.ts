@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { readJoinReply, seatStanding } from "./join";
-import { parseRoomMeta, readingIsStale } from "./room-reading";
+import { parseRoomMeta, readingIsStale } from "../room/room-reading";
 import { answerFromReading, readingChange } from "./status";
-import { PASS_WINDOW_MS, readTicket } from "./ticket";
-import { drawnPlace } from "./draw";
+import { PASS_WINDOW_MS, readTicket } from "../room/ticket";
+import { drawnPlace } from "../room/draw";
 
 const SECRET = "a-session-secret-of-at-least-32-characters!";
 const owner = { saleId: 3, userId: 9 };

@@ -1,4 +1,4 @@
-import { ELIGIBILITY } from "../gateway/eligibility";
+import { ELIGIBILITY } from "./eligibility";
 
 /**
  * The purchase scripts' reply codes, the one list of them: the Lua gets them as the table
@@ -49,7 +49,7 @@ export type RefusalName = keyof typeof REFUSAL_CODES;
 export type TicketRefusalName = keyof typeof TICKET_REFUSAL_CODES;
 export type ReplyName = keyof typeof REPLY_CODES;
 
-/** The stored eligibility codes that refuse (server/gateway/eligibility.ts): each is refused with the reply of its name. */
+/** The stored eligibility codes that refuse (server/sale-redis/eligibility.ts): each is refused with the reply of its name. */
 type IneligibleName = Exclude<keyof typeof ELIGIBILITY, "ELIGIBLE">;
 const INELIGIBLE = (Object.keys(ELIGIBILITY) as (keyof typeof ELIGIBILITY)[]).filter(
   (name): name is IneligibleName => name !== "ELIGIBLE",
@@ -68,7 +68,7 @@ export function luaReplyCodes(): string {
   const entries = (Object.entries(REPLY_CODES) as [ReplyName, number][]).map(([name, code]) => `  ${name} = ${code},`);
   const eligibility = INELIGIBLE.map((name) => `  [${ELIGIBILITY[name]}] = REPLY.${name},`);
   return [
-    "-- Generated from server/seckill/reply-codes.ts when the scripts are loaded: edit it there.",
+    "-- Generated from server/sale-redis/reply-codes.ts when the scripts are loaded: edit it there.",
     "local REPLY = {",
     ...entries,
     "}",

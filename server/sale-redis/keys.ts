@@ -2,7 +2,7 @@ import { TwoGenerationMap } from "../lib/generations";
 /**
  * Redis key builders. Every key of one sale carries the hash tag `{sale:<id>}` so that all keys a
  * Lua script touches live in one Redis Cluster slot. A sale whose stock is split into buckets
- * (server/seckill/buckets.ts) has one such set of keys per bucket: bucket 0 under `{sale:<id>}`,
+ * (server/sale-redis/buckets.ts) has one such set of keys per bucket: bucket 0 under `{sale:<id>}`,
  * bucket b under `{sale:<id>:b<b>}`, so each bucket's scripts stay within one slot.
  */
 export interface SaleKeys {

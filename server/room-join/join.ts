@@ -3,15 +3,15 @@ import { failClosed } from "../seckill/fail-closed";
 import { AppError } from "../platform/errors";
 import type { Localized } from "../platform/i18n";
 import { gateRefusalError, PASSED_GATE, type PendingGate } from "../gateway/ip-gate";
-import { roomKeys } from "../seckill/keys";
-import { saleBucketCount } from "../seckill/sale-buckets";
+import { roomKeys } from "../sale-redis/keys";
+import { saleBucketCount } from "../sale-redis/sale-buckets";
 import { notPurchasable } from "../seckill/purchase";
 import type { Refusal } from "../seckill/outcome";
-import { codeNames, REPLY_CODES } from "../seckill/reply-codes";
-import { admissionMoment, aheadOf, type Frontier } from "./frontier";
-import { placeOf } from "./draw";
-import { PASS_WINDOW_MS, signTicket } from "./ticket";
-import { ArrivalRate, BASE_CHALLENGE_COST, challengeCost, roomChallenge } from "./challenge";
+import { codeNames, REPLY_CODES } from "../sale-redis/reply-codes";
+import { admissionMoment, aheadOf, type Frontier } from "../room/frontier";
+import { placeOf } from "../room/draw";
+import { PASS_WINDOW_MS, signTicket } from "../room/ticket";
+import { ArrivalRate, BASE_CHALLENGE_COST, challengeCost, roomChallenge } from "../room/challenge";
 
 export const NO_WAITING_ROOM: Localized = {
   en: "This sale has no waiting room: buy directly.",
