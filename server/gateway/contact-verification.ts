@@ -23,12 +23,15 @@ export const LINK_EXPIRED: Localized = sentence((s) => s.gateway.linkExpired);
 export const LINK_USED: Localized = sentence((s) => s.gateway.linkUsed);
 const NOT_SENT: Localized = sentence((s) => s.gateway.emailNotSent);
 
+/** The shop's name, the same in every language. */
+const SHOP_NAME = "Flash Sale";
+
 /** The mail with the link, in both languages: at sign-up the shop does not know which the reader prefers. */
 export function verificationMessage(link: string, ttlSeconds: number): ContactMessage {
   const hours = Math.max(1, Math.round(ttlSeconds / 3600));
-  const en = `Confirm your email address for Flash Sale by opening this link (good for ${hours === 1 ? "1 hour" : `${hours} hours`}, once):\n\n${link}\n\nIf you did not sign up, ignore this email.`;
-  const zh = `请打开以下链接，验证您在 Flash Sale 的邮箱地址（${hours} 小时内有效，仅可使用一次）：\n\n${link}\n\n如果您没有注册，请忽略本邮件。`;
-  return { subject: "Confirm your email · 验证您的邮箱", text: `${en}\n\n——\n\n${zh}\n`, actionUrl: link };
+  const subject = sentence((s) => s.gateway.verificationSubject);
+  const body = sentence((s) => s.gateway.verificationBody(SHOP_NAME, link, hours));
+  return { subject: `${subject.en} · ${subject.zh}`, text: `${body.en}\n\n——\n\n${body.zh}\n`, actionUrl: link };
 }
 
 /** Signs a fresh link for the account's address and sends it; rejects when the sender could not. */

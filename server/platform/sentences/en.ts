@@ -21,6 +21,26 @@ export const en = {
     bodyTooLarge: (maxBytes: number) => `The request body is over ${maxBytes} bytes.`,
   },
 
+  /**
+   * The words of pages served outside React: the front door's "starting…" page
+   * (server/cli/starting-page.ts) and the queue board's refusal and way back
+   * (server/admin/queue-board.ts). Plain strings, so the launcher can use them before Next.js is up.
+   */
+  pages: {
+    startingTitle: "Starting…",
+    startingHeading: "The shop is starting",
+    startingBody: "It will be ready in a few seconds. This page reloads by itself.",
+    startingReload: "Reload now",
+    startingApi: "The shop is starting; try again in a few seconds.",
+    adminsOnlyTitle: "Admins only",
+    adminsOnlyHeading: "This page is for the shop's admins",
+    adminsOnlyBody: "You are signed in with a shopper's account. Sign in as an admin to see the queues.",
+    backToShop: "Back to the shop",
+    adminConsole: "Admin console",
+    backToConsole: "← Admin console",
+    signInAsAdmin: "Sign in as an admin to see the queues.",
+  },
+
   trpc: {
     unexpectedError: "Something went wrong on our side.",
     invalidInput: "Invalid input: ",
@@ -115,6 +135,9 @@ export const en = {
     linkInvalid: "This verification link is not valid. Open the latest link we sent you, or ask for a new one.",
     linkExpired: "This verification link has expired. Ask for a new one.",
     linkUsed: "This verification link has already been used.",
+    verificationSubject: "Confirm your email",
+    verificationBody: (shop: string, link: string, hours: number) =>
+      `Confirm your email address for ${shop} by opening this link (good for ${hours === 1 ? "1 hour" : `${hours} hours`}, once):\n\n${link}\n\nIf you did not sign up, ignore this email.`,
     emailNotSent: "We could not send the email just now. Try again in a minute.",
     resendTooSoon: (wait: string) => `A new link was sent a moment ago. Ask again in ${wait}.`,
     tooManySignUps: (scope: "address" | "device", wait: string) =>

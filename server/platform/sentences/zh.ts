@@ -18,6 +18,21 @@ export const zh: Sentences = {
     bodyTooLarge: (maxBytes) => `请求正文超过了 ${maxBytes} 字节。`,
   },
 
+  pages: {
+    startingTitle: "正在启动…",
+    startingHeading: "商店正在启动",
+    startingBody: "几秒钟后即可使用，本页面会自动刷新。",
+    startingReload: "立即刷新",
+    startingApi: "商店正在启动，请几秒钟后重试。",
+    adminsOnlyTitle: "仅限管理员",
+    adminsOnlyHeading: "此页面仅供商店管理员使用",
+    adminsOnlyBody: "您当前登录的是顾客账号。请使用管理员账号登录后查看队列。",
+    backToShop: "返回商店",
+    adminConsole: "管理后台",
+    backToConsole: "← 返回管理后台",
+    signInAsAdmin: "请使用管理员账号登录后查看队列。",
+  },
+
   trpc: {
     unexpectedError: "我们这边出了点问题。",
     invalidInput: "输入有误：",
@@ -107,6 +122,9 @@ export const zh: Sentences = {
     linkInvalid: "该验证链接无效。请打开我们最近发给您的链接，或重新获取。",
     linkExpired: "该验证链接已过期，请重新获取。",
     linkUsed: "该验证链接已使用过。",
+    verificationSubject: "验证您的邮箱",
+    verificationBody: (shop, link, hours) =>
+      `请打开以下链接，验证您在 ${shop} 的邮箱地址（${hours} 小时内有效，仅可使用一次）：\n\n${link}\n\n如果您没有注册，请忽略本邮件。`,
     emailNotSent: "暂时无法发送邮件，请一分钟后再试。",
     resendTooSoon: (wait) => `刚刚已发送过新链接，请 ${wait}后再试。`,
     tooManySignUps: (scope, wait) => `${scope === "address" ? "您所在网络地址" : "此浏览器"}的注册次数过多，请 ${wait}后再试。`,
