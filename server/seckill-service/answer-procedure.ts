@@ -14,6 +14,9 @@ import { sentence } from "../platform/sentences/sentence";
 
 export type ParsedInput = { input: unknown } | { error: TRPCError };
 
+const BODY_TOO_LARGE = sentence((s) => s.common.bodyTooLarge(MAX_BODY_BYTES));
+const NOT_JSON = sentence((s) => s.edges.notJson);
+
 /**
  * A request body as the procedure's input (the router's transformer), or the error to answer. These
  * errors come before any context (the error formatter's language), so each picks the caller's
@@ -26,21 +29,11 @@ export function parseInput(method: string | undefined, path: string, raw: string
       "METHOD_NOT_SUPPORTED",
       sentence((s) => s.edges.mutationNeedsPost(path)),
     );
-  if (raw === null)
-    return refused(
-      headers,
-      "PAYLOAD_TOO_LARGE",
-      sentence((s) => s.common.bodyTooLarge(MAX_BODY_BYTES)),
-    );
+  if (raw === null) return refused(headers, "PAYLOAD_TOO_LARGE", BODY_TOO_LARGE);
   try {
     return { input: raw ? deserializeInput(JSON.parse(raw)) : undefined };
   } catch (cause) {
-    return refused(
-      headers,
-      "PARSE_ERROR",
-      sentence((s) => s.edges.notJson),
-      cause,
-    );
+    return refused(headers, "PARSE_ERROR", NOT_JSON, cause);
   }
 }
 
