@@ -19,10 +19,12 @@ export interface StreamOwner {
 
 export type StreamAdmission = { admitted: true; release: () => void } | { admitted: false; over: "shopper" | "address" };
 
-export const TOO_MANY_STREAMS: Record<"shopper" | "address", Localized> = {
-  shopper: sentence((s) => s.gateway.tooManyStreamsForShopper(STREAM_RETRY_AFTER_SECONDS)),
-  address: sentence((s) => s.gateway.tooManyStreamsFromAddress(STREAM_RETRY_AFTER_SECONDS)),
-};
+/** The refusal of a stream over its cap. A function, not a table: the shop's pages import this module for the wait alone. */
+export function tooManyStreams(over: "shopper" | "address"): Localized {
+  return over === "shopper"
+    ? sentence((s) => s.gateway.tooManyStreamsForShopper(STREAM_RETRY_AFTER_SECONDS))
+    : sentence((s) => s.gateway.tooManyStreamsFromAddress(STREAM_RETRY_AFTER_SECONDS));
+}
 
 export class StreamCaps {
   private readonly byShopper = new Map<string, number>();
