@@ -71,6 +71,7 @@ const layerRules = LAYERS.slice(0, -1).flatMap(([name, from], index) => {
 /** Modules the browser's components may import at run time: pure, no I/O, no secret. */
 const BROWSER_SAFE = [
   "server/platform/(endpoints|i18n)",
+  "server/platform/sentences/(en|zh|sentence)",
   "server/orders/statuses",
   "server/gateway/stream-caps",
   "server/room/frontier",

@@ -12,6 +12,7 @@ import {
   type CrowdMemberRow,
   type SaleCrowd,
 } from "./crowd-report";
+import { sentence } from "../platform/sentences/sentence";
 
 /** The users column each kind groups by; a fixed list, so it may be spliced into SQL. */
 const COLUMN: Record<CrowdKind, Prisma.Sql> = {
@@ -29,7 +30,11 @@ const COLUMN: Record<CrowdKind, Prisma.Sql> = {
 export async function readSaleCrowd(services: Pick<Services, "db">, saleId: number, now = new Date()): Promise<SaleCrowd> {
   const { db } = services;
   const sale = await db.sale.findUnique({ where: { id: saleId }, select: { id: true } });
-  if (!sale) throw new AppError("NOT_FOUND", { en: `Sale #${saleId} does not exist.`, zh: `活动 #${saleId} 不存在。` });
+  if (!sale)
+    throw new AppError(
+      "NOT_FOUND",
+      sentence((s) => s.common.saleNumberDoesNotExist(saleId)),
+    );
   const since = newAccountsSince(now);
   // Every order counts, cancelled ones too: a shopper who held an order is part of the crowd.
   const shoppers = Prisma.sql`(SELECT user_id, COUNT(*) AS n FROM orders WHERE sale_id = ${saleId} GROUP BY user_id) s JOIN users u ON u.id = s.user_id`;

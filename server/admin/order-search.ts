@@ -2,6 +2,7 @@ import "../lib/browser-zod";
 import { z } from "zod";
 import { ORDER_STATUSES } from "../orders/statuses";
 import type { Lang, Localized } from "../platform/i18n";
+import { sentence } from "../platform/sentences/sentence";
 
 /**
  * The orders console's search, pure (no server imports) so the page and the procedure read the
@@ -10,8 +11,8 @@ import type { Lang, Localized } from "../platform/i18n";
 export const ORDER_PAGE_SIZES = [20, 50, 100] as const;
 export const DEFAULT_ORDER_PAGE_SIZE = 50;
 
-export const ORDER_NUMBER_INVALID: Localized = { en: "An order number is digits only, like 1024.", zh: "订单号只能是数字，例如 1024。" };
-export const SALE_NUMBER_INVALID: Localized = { en: "A sale number is digits only, like 3.", zh: "活动编号只能是数字，例如 3。" };
+export const ORDER_NUMBER_INVALID: Localized = sentence((s) => s.orders.orderNumberInvalid);
+export const SALE_NUMBER_INVALID: Localized = sentence((s) => s.orders.saleNumberInvalid);
 const MESSAGES = [ORDER_NUMBER_INVALID, SALE_NUMBER_INVALID];
 
 /** A field message from these rules in the operator's language. */

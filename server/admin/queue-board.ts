@@ -8,7 +8,7 @@ import type { Services } from "../platform/services";
 import { QUEUE } from "../queues/queues";
 import { langOf, type Lang } from "../platform/i18n";
 import { escapeHtml, plainPageHtml } from "../platform/plain-page";
-import { START_MESSAGES } from "../platform/start-messages";
+import { SENTENCES } from "../platform/sentences/sentence";
 
 export const QUEUE_BOARD_PATH = "/admin/queues";
 
@@ -83,7 +83,7 @@ export function withConsoleLink(html: string, lang: Lang): string {
   const link =
     `<a href="/admin" data-testid="back-to-console" style="position:fixed;right:1rem;bottom:1rem;z-index:2147483647;padding:.55rem .9rem;` +
     `border-radius:999px;background:#c2410c;color:#fff;font:500 14px/1.2 system-ui,sans-serif;text-decoration:none;` +
-    `box-shadow:0 2px 8px rgba(0,0,0,.3)">${escapeHtml(START_MESSAGES[lang].backToConsole)}</a>`;
+    `box-shadow:0 2px 8px rgba(0,0,0,.3)">${escapeHtml(SENTENCES[lang].pages.backToConsole)}</a>`;
   return html.includes("</body>") ? html.replace("</body>", `${link}</body>`) : html + link;
 }
 
@@ -101,7 +101,7 @@ export function boardPageHtml(html: string, lang: Lang): string {
 export function boardAccessRefusal(session: { role: string } | null, request: Request): Response | null {
   if (session?.role === "ADMIN") return null;
   const lang = langOf(request.headers);
-  const text = START_MESSAGES[lang];
+  const text = SENTENCES[lang].pages;
   const page = request.method === "GET" || request.method === "HEAD";
   const noStore = { "cache-control": "no-store", vary: "cookie, accept-language" };
   if (!session) {
@@ -147,7 +147,11 @@ export function createQueueBoard(services: Pick<Services, "queues">): Hono {
     ],
     serverAdapter: adapter,
     options: {
-      uiConfig: { boardTitle: "Flash sale queues", hideDocsLink: true, miscLinks: [{ text: "Admin console · 管理后台", url: "/admin" }] },
+      uiConfig: {
+        boardTitle: "Flash sale queues",
+        hideDocsLink: true,
+        miscLinks: [{ text: `${SENTENCES.en.pages.adminConsole} · ${SENTENCES.zh.pages.adminConsole}`, url: "/admin" }],
+      },
     },
   });
   return new Hono()

@@ -2,6 +2,8 @@ import "../lib/browser-zod";
 import { z } from "zod";
 import { MAX_STOCK_BUCKETS } from "../sale-redis/buckets";
 import type { Lang, Localized } from "../platform/i18n";
+import type { Sentences } from "../platform/sentences/en";
+import { sentence } from "../platform/sentences/sentence";
 
 /**
  * What an operator types to create or edit a sale and its product. Pure (no server imports), so
@@ -11,7 +13,8 @@ import type { Lang, Localized } from "../platform/i18n";
 // Zod carries one string per issue: the English one, which the form turns back into the
 // operator's language with fieldMessageIn (the tRPC error formatter passes field errors as they are).
 const TRANSLATIONS = new Map<string, Localized>();
-function say(text: Localized): string {
+function say(pick: (s: Sentences) => string): string {
+  const text = sentence(pick);
   TRANSLATIONS.set(text.en, text);
   return text.en;
 }
@@ -23,12 +26,15 @@ export function fieldMessageIn(lang: Lang, message: string): string {
 
 // "Too large" first and alone: a huge amount in yuan is past safe integers as cents, and "must be
 // whole cents" beside it would send the operator after the wrong problem.
-const cents = (what: Localized) =>
+const cents = (amount: (s: Sentences) => string) =>
   z
-    .number({ error: say({ en: `${what.en} must be a number`, zh: `${what.zh}必须是数字` }) })
-    .max(100_000_000, { error: say({ en: `${what.en} is too large`, zh: `${what.zh}过大` }), abort: true })
-    .int(say({ en: `${what.en} must be whole cents`, zh: `${what.zh}最多精确到分` }))
-    .min(1, say({ en: `${what.en} must be at least 1 cent`, zh: `${what.zh}至少为 1 分` }));
+    .number({ error: say((s) => s.saleForm.amountNotANumber(amount(s))) })
+    .max(100_000_000, { error: say((s) => s.saleForm.amountTooLarge(amount(s))), abort: true })
+    .int(say((s) => s.saleForm.amountNotWholeCents(amount(s))))
+    .min(
+      1,
+      say((s) => s.saleForm.amountBelowOneCent(amount(s))),
+    );
 
 /** Where a product image may come from: this site's own files, or an HTTPS address. */
 export function isImageUrl(value: string): boolean {
@@ -44,13 +50,13 @@ export function isImageUrl(value: string): boolean {
 const imageUrl = z
   .string()
   .trim()
-  .max(500, say({ en: "Keep the image URL under 500 characters", zh: "图片地址不能超过 500 个字符" }))
+  .max(
+    500,
+    say((s) => s.saleForm.imageUrlTooLong),
+  )
   .refine(
     (v) => v === "" || isImageUrl(v),
-    say({
-      en: "Use a path on this site (starting with /) or an https:// address",
-      zh: "请填写本站路径（以 / 开头）或 https:// 开头的地址",
-    }),
+    say((s) => s.saleForm.imageUrlNotAllowed),
   )
   .transform((v) => (v === "" ? null : v))
   .nullable()
@@ -63,65 +69,84 @@ const saleFields = z.object({
   productName: z
     .string()
     .trim()
-    .min(1, say({ en: "Enter the product's name", zh: "请填写商品名称" }))
-    .max(191, say({ en: "Keep the name under 191 characters", zh: "名称不能超过 191 个字符" })),
+    .min(
+      1,
+      say((s) => s.saleForm.nameMissing),
+    )
+    .max(
+      191,
+      say((s) => s.saleForm.nameTooLong),
+    ),
   description: z
     .string()
     .trim()
-    .max(2000, say({ en: "Keep the description under 2000 characters", zh: "描述不能超过 2000 个字符" }))
+    .max(
+      2000,
+      say((s) => s.saleForm.descriptionTooLong),
+    )
     .default(""),
   imageUrl,
-  originalPriceCents: cents({ en: "The original price", zh: "原价" }),
-  priceCents: cents({ en: "The sale price", zh: "秒杀价" }),
+  originalPriceCents: cents((s) => s.saleForm.originalPrice),
+  priceCents: cents((s) => s.saleForm.salePrice),
   unitLimit: z
-    .number({ error: say({ en: "Units per shopper must be a number", zh: "每人限购件数必须是数字" }) })
-    .int(say({ en: "Units per shopper must be a whole number", zh: "每人限购件数必须是整数" }))
-    .min(1, say({ en: "Allow at least 1 unit per shopper", zh: "每人至少可买 1 件" }))
-    .max(100, say({ en: "At most 100 units per shopper", zh: "每人最多限购 100 件" })),
-  startsAt: z.coerce.date({ error: say({ en: "Enter when the sale starts", zh: "请填写开始时间" }) }),
-  endsAt: z.coerce.date({ error: say({ en: "Enter when the sale ends", zh: "请填写结束时间" }) }),
+    .number({ error: say((s) => s.saleForm.unitLimitNotANumber) })
+    .int(say((s) => s.saleForm.unitLimitNotWhole))
+    .min(
+      1,
+      say((s) => s.saleForm.unitLimitTooSmall),
+    )
+    .max(
+      100,
+      say((s) => s.saleForm.unitLimitTooLarge),
+    ),
+  startsAt: z.coerce.date({ error: say((s) => s.saleForm.startMissing) }),
+  endsAt: z.coerce.date({ error: say((s) => s.saleForm.endMissing) }),
   requireRealName: z.boolean().default(false),
   // Left out of a new sale: the shop's default (on in production; createSaleFromForm).
   requireVerifiedContact: z.boolean().optional(),
   accountsCreatedBefore: z.coerce
     .date({
-      error: say({ en: "Enter a valid moment for the newest accounts allowed, or leave it empty", zh: "请填写有效的注册截止时间，或留空" }),
+      error: say((s) => s.saleForm.accountsCreatedBeforeInvalid),
     })
     .nullable()
     .default(null),
   minMemberLevel: z
-    .number({ error: say({ en: "The member level must be a number", zh: "会员等级必须是数字" }) })
-    .int(say({ en: "The member level must be a whole number", zh: "会员等级必须是整数" }))
-    .min(0, say({ en: "Member levels start at 0", zh: "会员等级从 0 开始" }))
-    .max(100, say({ en: "Member levels go up to 100", zh: "会员等级最高为 100" }))
+    .number({ error: say((s) => s.saleForm.memberLevelNotANumber) })
+    .int(say((s) => s.saleForm.memberLevelNotWhole))
+    .min(
+      0,
+      say((s) => s.saleForm.memberLevelTooSmall),
+    )
+    .max(
+      100,
+      say((s) => s.saleForm.memberLevelTooLarge),
+    )
     .default(0),
   // Waiting room (issue #31): 0 = none, the sale is bought with purchase tokens as before.
   admissionRate: z
-    .number({ error: say({ en: "The admission rate must be a number", zh: "放行速率必须是数字" }) })
-    .int(say({ en: "The admission rate must be a whole number of places per second", zh: "放行速率必须是每秒整数人" }))
-    .min(0, say({ en: "The admission rate cannot be negative (0 = no waiting room)", zh: "放行速率不能为负数（0 = 不排队）" }))
-    .max(MAX_ADMISSION_RATE, say({ en: "At most 1,000,000 places per second", zh: "每秒最多放行 1,000,000 人" }))
+    .number({ error: say((s) => s.saleForm.admissionRateNotANumber) })
+    .int(say((s) => s.saleForm.admissionRateNotWhole))
+    .min(
+      0,
+      say((s) => s.saleForm.admissionRateNegative),
+    )
+    .max(
+      MAX_ADMISSION_RATE,
+      say((s) => s.saleForm.admissionRateTooLarge),
+    )
     .default(0),
-  arrivalOrder: z
-    .enum(["RANDOM", "ARRIVAL"], { error: say({ en: "Choose how early arrivals are ordered", zh: "请选择提前到达顾客的排序方式" }) })
-    .default("RANDOM"),
+  arrivalOrder: z.enum(["RANDOM", "ARRIVAL"], { error: say((s) => s.saleForm.arrivalOrderMissing) }).default("RANDOM"),
   purchaseChallenge: z.boolean().default(false),
 });
 
 type SaleFields = z.infer<typeof saleFields>;
 
-export const CHALLENGE_WITHOUT_ROOM = say({
-  en: "The proof-of-work challenge needs a waiting room: set an admission rate above 0, or turn the challenge off",
-  zh: "人机验证需要排队室：请把放行速率设为大于 0，或关闭人机验证",
-});
+export const CHALLENGE_WITHOUT_ROOM = say((s) => s.saleForm.challengeWithoutRoom);
 
-export const REAL_NAME_ONE_BUCKET = say({
-  en: "A real-name sale keeps its stock in 1 part, so one person's accounts share one limit",
-  zh: "实名秒杀的库存只能为 1 份，这样同一人的多个账号共用一个限购数量",
-});
+export const REAL_NAME_ONE_BUCKET = say((s) => s.saleForm.realNameOneBucket);
 
-const ENDS_BEFORE_START = say({ en: "The sale must end after it starts", zh: "结束时间必须晚于开始时间" });
-const PRICE_ABOVE_ORIGINAL = say({ en: "The sale price cannot be above the original price", zh: "秒杀价不能高于原价" });
+const ENDS_BEFORE_START = say((s) => s.saleForm.endsBeforeStart);
+const PRICE_ABOVE_ORIGINAL = say((s) => s.saleForm.priceAboveOriginal);
 
 type AcrossFields = Partial<
   Pick<SaleFields, "priceCents" | "originalPriceCents" | "startsAt" | "endsAt" | "admissionRate" | "purchaseChallenge">
@@ -153,10 +178,7 @@ function checkAcrossFields(value: AcrossFields, ctx: z.RefinementCtx) {
  */
 export const START_GRACE_MS = 60_000;
 
-export const START_IN_PAST: Localized = {
-  en: "The sale's start is in the past. Choose a start from now on; a sale that should open at once can start in a minute.",
-  zh: "活动开始时间已经过去。请选择现在之后的时间；想立即开始的活动可以设为一分钟后开始。",
-};
+export const START_IN_PAST: Localized = sentence((s) => s.saleForm.startInPast);
 
 /**
  * A start in the past is refused for a new sale, and for an edit that moves the start (a live
@@ -170,17 +192,29 @@ export function startIsInPast(startsAt: Date, now: Date, previousStartsAt?: Date
 export const newSaleInput = saleFields
   .extend({
     stock: z
-      .number({ error: say({ en: "Stock must be a number", zh: "库存必须是数字" }) })
-      .int(say({ en: "Stock must be whole units", zh: "库存必须是整数件" }))
-      .min(1, say({ en: "Stock must be at least 1", zh: "库存至少为 1 件" }))
-      .max(10_000_000, say({ en: "At most 10,000,000 units", zh: "库存最多 10,000,000 件" })),
+      .number({ error: say((s) => s.saleForm.stockNotANumber) })
+      .int(say((s) => s.saleForm.stockNotWhole))
+      .min(
+        1,
+        say((s) => s.saleForm.stockTooSmall),
+      )
+      .max(
+        10_000_000,
+        say((s) => s.saleForm.stockTooLarge),
+      ),
     // Fixed at creation: reservation ids and orders name their bucket. More than 1 only for an
     // item hot enough to need several Redis shards (docs/architecture.md, stock buckets).
     stockBuckets: z
-      .number({ error: say({ en: "The number of parts must be a number", zh: "拆分份数必须是数字" }) })
-      .int(say({ en: "Whole parts only", zh: "拆分份数必须是整数" }))
-      .min(1, say({ en: "At least 1 part", zh: "至少 1 份" }))
-      .max(MAX_STOCK_BUCKETS, say({ en: `At most ${MAX_STOCK_BUCKETS} parts`, zh: `最多 ${MAX_STOCK_BUCKETS} 份` }))
+      .number({ error: say((s) => s.saleForm.bucketsNotANumber) })
+      .int(say((s) => s.saleForm.bucketsNotWhole))
+      .min(
+        1,
+        say((s) => s.saleForm.bucketsTooFew),
+      )
+      .max(
+        MAX_STOCK_BUCKETS,
+        say((s) => s.saleForm.bucketsTooMany(MAX_STOCK_BUCKETS)),
+      )
       .default(1),
   })
   .superRefine((value, ctx) => {
@@ -193,7 +227,7 @@ export const newSaleInput = saleFields
       ctx.addIssue({
         code: "custom",
         path: ["stockBuckets"],
-        message: say({ en: "No more parts than units", zh: "拆分份数不能多于库存件数" }),
+        message: say((s) => s.saleForm.bucketsAboveStock),
       });
     }
   });
@@ -227,8 +261,14 @@ export type SaleEditInput = z.infer<typeof saleEditInput>;
 export const stockAdjustmentInput = z.object({
   saleId: z.number().int().positive(),
   delta: z
-    .number({ error: say({ en: "Enter how many units to add (negative to remove)", zh: "请填写要增加的件数（负数表示减少）" }) })
-    .int(say({ en: "Whole units only", zh: "只能是整数件" }))
-    .refine((d) => d !== 0, say({ en: "Enter a change other than 0", zh: "变化量不能为 0" }))
-    .refine((d) => Math.abs(d) <= 10_000_000, say({ en: "At most 10,000,000 units at once", zh: "一次最多调整 10,000,000 件" })),
+    .number({ error: say((s) => s.saleForm.deltaNotANumber) })
+    .int(say((s) => s.saleForm.deltaNotWhole))
+    .refine(
+      (d) => d !== 0,
+      say((s) => s.saleForm.deltaZero),
+    )
+    .refine(
+      (d) => Math.abs(d) <= 10_000_000,
+      say((s) => s.saleForm.deltaTooLarge),
+    ),
 });

@@ -14,6 +14,7 @@ import {
   type SaleEditInput,
   type SaleTerms,
 } from "./sale-form";
+import { sentence } from "../platform/sentences/sentence";
 
 // Made on first use: creating it reads the environment, which a build must not need.
 let log: ReturnType<typeof createLogger> | undefined;
@@ -140,7 +141,10 @@ export async function listAdminSales(services: AdminSaleServices, now = new Date
 }
 
 const saleMissing = (saleId: number) =>
-  new AppError("NOT_FOUND", { en: `Sale #${saleId} does not exist.`, zh: `活动 #${saleId} 不存在。` });
+  new AppError(
+    "NOT_FOUND",
+    sentence((s) => s.common.saleNumberDoesNotExist(saleId)),
+  );
 
 export async function getAdminSale(services: AdminSaleServices, saleId: number, now = new Date()): Promise<AdminSale> {
   const row = await services.db.sale.findUnique({ where: { id: saleId }, select: adminSaleSelect });

@@ -9,11 +9,12 @@ import { releaseUnit, type ReleaseOutcome } from "../seckill/release";
 import { changeStock, prismaStockStore } from "../stock/ledger";
 import { holdsStock } from "../orders/state-machine";
 import { applyOrderEvent } from "../orders/transition";
-import { noSuchOrder, statusWords } from "../orders/statuses";
+import { noSuchOrder } from "../orders/statuses";
 import { groupBy } from "../lib/group-by";
 import { resolveOpenAttempt, unreachablePlan } from "../payments/ask-provider";
 import { ProviderUnavailableError } from "../payments/provider";
 import { createLogger } from "../platform/logger";
+import { sentence } from "../platform/sentences/sentence";
 
 export type CancelOutcome =
   /** This call cancelled the order: its unit is back in MySQL and (see `release`) in Redis. */
@@ -181,10 +182,10 @@ export async function cancelOwnOrder(services: CancelServices, input: { userId: 
       return { orderId: input.orderId, status: result.status };
     case "NOT_CANCELLABLE":
     case "PAID_AT_PROVIDER":
-      throw new AppError("CONFLICT", {
-        en: `Order #${input.orderId} is ${statusWords(result.status).en}; it can no longer be cancelled.`,
-        zh: `订单 #${input.orderId} ${statusWords(result.status).zh}，已无法取消。`,
-      });
+      throw new AppError(
+        "CONFLICT",
+        sentence((s) => s.orders.cannotCancel(input.orderId, s.orders.status[result.status])),
+      );
     case "NOT_FOUND":
     case "NOT_DUE": // cannot happen for a shopper's own cancel, which has no deadline condition
     case "PROVIDER_UNREACHABLE": // neither: a shopper's cancel goes ahead without the provider

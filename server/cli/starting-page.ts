@@ -1,4 +1,4 @@
-import { START_MESSAGES } from "../platform/start-messages";
+import { SENTENCES } from "../platform/sentences/sentence";
 import { langOf } from "../platform/i18n";
 import { plainPageHtml } from "../platform/plain-page";
 
@@ -18,7 +18,7 @@ export interface StartingAnswer {
 
 export function startingAnswer(path: string, headers: { get(name: string): string | null }): StartingAnswer {
   const lang = langOf(headers);
-  const text = START_MESSAGES[lang];
+  const text = SENTENCES[lang].pages;
   const common = { "retry-after": String(STARTING_RETRY_SECONDS), "cache-control": "no-store", vary: "accept-language, cookie" };
   if (path === "/api" || path.startsWith("/api/")) {
     return {

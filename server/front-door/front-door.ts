@@ -6,6 +6,7 @@ import { forwardedHeaders } from "../gateway/client-ip";
 import { langOf, type Localized } from "../platform/i18n";
 import { refusalBody, type Refusal } from "../platform/refusal-body";
 import { isOverConnectionCap, limitConnectionsPerAddress } from "./connection-limit";
+import { sentence } from "../platform/sentences/sentence";
 
 /**
  * `npm start`'s front door on PORT, served by the seckill service process itself: the purchase
@@ -49,25 +50,13 @@ export function serverTimeouts(limits: Pick<FrontDoorLimits, "headersTimeoutMs" 
   };
 }
 
-const BODY_ON_GET: Localized = {
-  en: "A GET or HEAD request may not carry a body.",
-  zh: "GET 或 HEAD 请求不能携带请求体。",
-};
-const TOO_MANY_CONNECTIONS: Localized = {
-  en: "Too many open connections from your address. Close some and try again.",
-  zh: "您所在网络地址打开的连接过多。请关闭一些后重试。",
-};
+const BODY_ON_GET: Localized = sentence((s) => s.edges.bodyOnGet);
+const TOO_MANY_CONNECTIONS: Localized = sentence((s) => s.edges.tooManyConnections);
 /** tRPC calls, forms and notifications are small; nothing the shop takes is near this. */
 const MAX_PROXIED_BODY_BYTES = 1024 * 1024;
 
-const BODY_TOO_LARGE: Localized = {
-  en: `The request body is over ${MAX_PROXIED_BODY_BYTES} bytes.`,
-  zh: `请求正文超过了 ${MAX_PROXIED_BODY_BYTES} 字节。`,
-};
-const WEB_UNAVAILABLE: Localized = {
-  en: "The shop is not answering right now. Try again in a moment.",
-  zh: "商城暂时没有响应，请稍后重试。",
-};
+const BODY_TOO_LARGE: Localized = sentence((s) => s.common.bodyTooLarge(MAX_PROXIED_BODY_BYTES));
+const WEB_UNAVAILABLE: Localized = sentence((s) => s.edges.webUnavailable);
 
 export function createFrontDoor(options: FrontDoorOptions): http.Server {
   if (options.webPorts.length === 0) throw new Error("the front door needs at least one web instance");

@@ -3,7 +3,7 @@ import { AppError } from "../platform/errors";
 import type { Localized } from "../platform/i18n";
 import { isUniqueViolation } from "../clients/db";
 import { signSession, type Role } from "./session";
-import { withinPasswordLimit, PASSWORD_TOO_LONG } from "./password";
+import { withinPasswordLimit, PASSWORD_TOO_LONG_SENTENCE } from "./password";
 import { DECOY_HASH, needsRehash } from "./password-hash";
 import { createLogger } from "../platform/logger";
 import { takeSignInAttempt } from "./sign-in-throttle";
@@ -13,9 +13,10 @@ import { rateLimitKey } from "./client-ip";
 import { revokeSessions, sessionGeneration } from "./revocation";
 import { refreshSaleStanding } from "./standing";
 import { sendContactVerificationInBackground } from "./contact-verification";
+import { sentence } from "../platform/sentences/sentence";
 
 /** The same words as the sign-in form's own (app/_i18n/messages.ts, wrongCredentials). */
-export const WRONG_CREDENTIALS: Localized = { en: "Email or password is wrong.", zh: "邮箱或密码错误。" };
+export const WRONG_CREDENTIALS: Localized = sentence((s) => s.gateway.wrongCredentials);
 
 /**
  * Accounts: sign-up and sign-in with scrypt-hashed passwords (an old bcrypt hash still signs in,
@@ -30,11 +31,7 @@ export interface SignedIn {
 
 /** Every password that is set comes through here, so none is ever stored cut short (password.ts). */
 export async function hashPassword(services: Pick<Services, "passwords">, password: string): Promise<string> {
-  if (!withinPasswordLimit(password))
-    throw new AppError("BAD_REQUEST", {
-      en: `The password is too long. ${PASSWORD_TOO_LONG.en}.`,
-      zh: `密码太长。${PASSWORD_TOO_LONG.zh}。`,
-    });
+  if (!withinPasswordLimit(password)) throw new AppError("BAD_REQUEST", PASSWORD_TOO_LONG_SENTENCE);
   return services.passwords.hash(password);
 }
 
@@ -49,10 +46,7 @@ async function issue(
 }
 
 /** The one answer to a sign-up whose mailbox has an account, however the address was spelled. */
-export const ALREADY_REGISTERED: Localized = {
-  en: "An account with this email already exists. Sign in instead.",
-  zh: "该邮箱已注册，请直接登录。",
-};
+export const ALREADY_REGISTERED: Localized = sentence((s) => s.gateway.alreadyRegistered);
 
 /** Where a sign-up comes from: the client's address and its browser's device id (null: no valid device cookie). */
 export interface SignUpOrigin {

@@ -1,5 +1,6 @@
 import type { Localized } from "../platform/i18n";
 import { SESSION_COOKIE, type HeaderReader } from "./session";
+import { sentence } from "../platform/sentences/sentence";
 
 /**
  * The browser-request guard, one rule for every front door that takes mutations (tRPC through
@@ -25,16 +26,10 @@ export interface BrowserRefusal {
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-export const CROSS_SITE_TEXT: Localized = {
-  en: "Refused: a request with this site's session cookie must come from this site's own pages.",
-  zh: "已拒绝：带有本站登录 Cookie 的请求必须来自本站自己的页面。",
-};
+export const CROSS_SITE_TEXT: Localized = sentence((s) => s.gateway.crossSite);
 /** English only: the sandbox cashier's confirm route still answers with it (app/pay/sandbox/confirm). */
 export const CROSS_SITE_MESSAGE = CROSS_SITE_TEXT.en;
-export const JSON_ONLY_TEXT: Localized = {
-  en: "Send the request body as JSON (Content-Type: application/json); form and text bodies are refused.",
-  zh: "请以 JSON 格式发送请求正文（Content-Type: application/json）；表单和纯文本正文会被拒绝。",
-};
+export const JSON_ONLY_TEXT: Localized = sentence((s) => s.gateway.jsonOnly);
 
 const JSON_ONLY_REFUSAL: BrowserRefusal = { status: 415, code: "UNSUPPORTED_MEDIA_TYPE", message: JSON_ONLY_TEXT.en, text: JSON_ONLY_TEXT };
 const CROSS_SITE_REFUSAL: BrowserRefusal = { status: 403, code: "FORBIDDEN", message: CROSS_SITE_TEXT.en, text: CROSS_SITE_TEXT };

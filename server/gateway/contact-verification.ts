@@ -5,7 +5,8 @@ import type { Localized } from "../platform/i18n";
 import { createLogger } from "../platform/logger";
 import { contactTokenKey, readContactToken, sentTo, signContactToken } from "./contact-token";
 import { refreshSaleStanding } from "./standing";
-import { waitText } from "./sign-in-throttle";
+import { waitIn } from "./sign-in-throttle";
+import { sentence } from "../platform/sentences/sentence";
 
 /**
  * Verified contacts (issue #42): after sign-up the shop mails a link (contact-token.ts) to the
@@ -17,26 +18,20 @@ import { waitText } from "./sign-in-throttle";
 export const RESEND_COOLDOWN_SECONDS = 60;
 export const RESEND_PER_HOUR = 5;
 
-export const LINK_INVALID: Localized = {
-  en: "This verification link is not valid. Open the latest link we sent you, or ask for a new one.",
-  zh: "该验证链接无效。请打开我们最近发给您的链接，或重新获取。",
-};
-export const LINK_EXPIRED: Localized = {
-  en: "This verification link has expired. Ask for a new one.",
-  zh: "该验证链接已过期，请重新获取。",
-};
-export const LINK_USED: Localized = { en: "This verification link has already been used.", zh: "该验证链接已使用过。" };
-const NOT_SENT: Localized = {
-  en: "We could not send the email just now. Try again in a minute.",
-  zh: "暂时无法发送邮件，请一分钟后再试。",
-};
+export const LINK_INVALID: Localized = sentence((s) => s.gateway.linkInvalid);
+export const LINK_EXPIRED: Localized = sentence((s) => s.gateway.linkExpired);
+export const LINK_USED: Localized = sentence((s) => s.gateway.linkUsed);
+const NOT_SENT: Localized = sentence((s) => s.gateway.emailNotSent);
+
+/** The shop's name, the same in every language. */
+const SHOP_NAME = "Flash Sale";
 
 /** The mail with the link, in both languages: at sign-up the shop does not know which the reader prefers. */
 export function verificationMessage(link: string, ttlSeconds: number): ContactMessage {
   const hours = Math.max(1, Math.round(ttlSeconds / 3600));
-  const en = `Confirm your email address for Flash Sale by opening this link (good for ${hours === 1 ? "1 hour" : `${hours} hours`}, once):\n\n${link}\n\nIf you did not sign up, ignore this email.`;
-  const zh = `请打开以下链接，验证您在 Flash Sale 的邮箱地址（${hours} 小时内有效，仅可使用一次）：\n\n${link}\n\n如果您没有注册，请忽略本邮件。`;
-  return { subject: "Confirm your email · 验证您的邮箱", text: `${en}\n\n——\n\n${zh}\n`, actionUrl: link };
+  const subject = sentence((s) => s.gateway.verificationSubject);
+  const body = sentence((s) => s.gateway.verificationBody(SHOP_NAME, link, hours));
+  return { subject: `${subject.en} · ${subject.zh}`, text: `${body.en}\n\n——\n\n${body.zh}\n`, actionUrl: link };
 }
 
 /** Signs a fresh link for the account's address and sends it; rejects when the sender could not. */
@@ -126,8 +121,7 @@ function resendKeys(namespace: string, userId: number) {
 }
 
 export function resendRefusal(retryAfterSeconds: number): Localized {
-  const wait = waitText(retryAfterSeconds);
-  return { en: `A new link was sent a moment ago. Ask again in ${wait.en}.`, zh: `刚刚已发送过新链接，请 ${wait.zh}后再试。` };
+  return sentence((s) => s.gateway.resendTooSoon(waitIn(s, retryAfterSeconds)));
 }
 
 /**
@@ -142,7 +136,11 @@ export async function resendVerification(
 ): Promise<{ status: "SENT"; email: string } | { status: "ALREADY_VERIFIED" }> {
   const { db, env, redis } = services;
   const user = await db.user.findUnique({ where: { id: userId }, select: { email: true, contactVerifiedAt: true } });
-  if (!user) throw new AppError("UNAUTHORIZED", { en: "Sign in to continue.", zh: "请先登录。" });
+  if (!user)
+    throw new AppError(
+      "UNAUTHORIZED",
+      sentence((s) => s.common.signInToContinue),
+    );
   if (user.contactVerifiedAt) return { status: "ALREADY_VERIFIED" };
   const keys = resendKeys(env.REDIS_NAMESPACE, userId);
   // The sign-in throttle's counter (take a unit of a window, or hear what is left of it).

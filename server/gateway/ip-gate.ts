@@ -1,6 +1,6 @@
 import type { Services } from "../platform/services";
 import { AppError } from "../platform/errors";
-import { BUSY, tryAgainInSeconds } from "../platform/common-sentences";
+import { BUSY } from "../platform/common-sentences";
 import type { Lang, Localized } from "../platform/i18n";
 import { refusalBody } from "../platform/refusal-body";
 import { rateLimitKey } from "./client-ip";
@@ -8,6 +8,7 @@ import { trpcCallsOf } from "./trpc-calls";
 import { callerOf } from "./revocation";
 import type { HeaderReader } from "./session";
 import { PURCHASE_PATH, PURCHASE_PROCEDURE } from "../platform/endpoints";
+import { sentence } from "../platform/sentences/sentence";
 
 /** A refusal at the gate: the HTTP answer to send instead of running the request. */
 export interface GateRefusal {
@@ -127,6 +128,5 @@ async function gateByIp(services: IpGateServices, clientAddress: string, calls: 
 }
 
 export function tooManyFromYourAddress(retryAfterSeconds: number): Localized {
-  const wait = tryAgainInSeconds(retryAfterSeconds);
-  return { en: `Too many requests from your address. ${wait.en}`, zh: `您所在网络地址的请求过于频繁。${wait.zh}` };
+  return sentence((s) => s.gateway.tooManyFromYourAddress(retryAfterSeconds));
 }

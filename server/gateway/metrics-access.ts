@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { BlockList, isIPv4, isIPv6 } from "node:net";
 import type { Localized } from "../platform/i18n";
+import { sentence } from "../platform/sentences/sentence";
 
 /**
  * Who may read /api/metrics (web and the seckill service): a scraper on a loopback or private
@@ -39,15 +40,9 @@ export interface MetricsRefusal {
   text: Localized;
 }
 
-export const METRICS_TOKEN_MESSAGE: Localized = {
-  en: "Metrics are for the monitoring system: scrape from a private address or send Authorization: Bearer <METRICS_TOKEN>.",
-  zh: "监控指标仅供监控系统读取：请从内网地址抓取，或发送 Authorization: Bearer <METRICS_TOKEN>。",
-};
+export const METRICS_TOKEN_MESSAGE: Localized = sentence((s) => s.gateway.metricsTokenNeeded);
 
-export const HEALTH_TOKEN_MESSAGE: Localized = {
-  en: "The detailed health view is for operators: ask from a private address or send Authorization: Bearer <METRICS_TOKEN>. Probes ask /api/live and /api/ready.",
-  zh: "详细健康信息仅供运维人员查看：请从内网地址访问，或发送 Authorization: Bearer <METRICS_TOKEN>。探针请使用 /api/live 和 /api/ready。",
-};
+export const HEALTH_TOKEN_MESSAGE: Localized = sentence((s) => s.gateway.healthTokenNeeded);
 
 interface OperatorRequest {
   authorization: string | null;

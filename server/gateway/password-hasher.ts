@@ -4,6 +4,7 @@ import { Piscina } from "piscina";
 import { AppError } from "../platform/errors";
 import type { Localized } from "../platform/i18n";
 import { fitsBcrypt, parseStoredHash, scryptHash, verifyScrypt, type ScryptCost, SCRYPT_COST } from "./password-hash";
+import { sentence } from "../platform/sentences/sentence";
 
 /**
  * Where a process hashes and checks passwords: never on the event loop (scrypt on libuv's pool,
@@ -23,10 +24,7 @@ export interface PasswordHasherOptions {
 const BCRYPT_WORKER = path.join(process.cwd(), "server/gateway/bcrypt-compare.worker.mjs");
 
 export function passwordsBusy(retryAfterSeconds: number): Localized {
-  return {
-    en: `Too many sign-ins and sign-ups at once. Please try again in ${retryAfterSeconds} s.`,
-    zh: `同时登录和注册的人数过多，请 ${retryAfterSeconds} 秒后再试。`,
-  };
+  return sentence((s) => s.gateway.passwordsBusy(retryAfterSeconds));
 }
 
 /** How long the hashes ahead of a newcomer should take: the whole line, `concurrency` at a time. */

@@ -1,4 +1,5 @@
 import type { Localized } from "../platform/i18n";
+import { sentence } from "../platform/sentences/sentence";
 
 /**
  * The longest password accepted, in characters (Unicode code points: an accent or a Chinese
@@ -8,10 +9,8 @@ import type { Localized } from "../platform/i18n";
  */
 export const PASSWORD_MAX_CHARACTERS = 256;
 
-export const PASSWORD_TOO_LONG: Localized = {
-  en: `Use at most ${PASSWORD_MAX_CHARACTERS} characters`,
-  zh: `密码最多 ${PASSWORD_MAX_CHARACTERS} 个字符`,
-};
+export const PASSWORD_TOO_LONG: Localized = sentence((s) => s.gateway.passwordTooLong(PASSWORD_MAX_CHARACTERS));
+export const PASSWORD_TOO_LONG_SENTENCE: Localized = sentence((s) => s.gateway.passwordTooLongSentence(PASSWORD_MAX_CHARACTERS));
 
 export function withinPasswordLimit(password: string): boolean {
   let characters = 0;

@@ -1,7 +1,8 @@
 import { Ratelimit } from "@upstash/ratelimit";
 import type { Redis as UpstashRedis } from "@upstash/redis";
 import { AppError } from "../platform/errors";
-import { BUSY, tryAgainInSeconds } from "../platform/common-sentences";
+import { BUSY } from "../platform/common-sentences";
+import { sentence } from "../platform/sentences/sentence";
 
 /**
  * A requests-per-second limit per identifier (an IP, a shopper), sliding window, with
@@ -60,6 +61,9 @@ export class RateLimiter {
 }
 
 export function tooManyRequests(retryAfterSeconds: number): AppError {
-  const wait = tryAgainInSeconds(retryAfterSeconds);
-  return new AppError("TOO_MANY_REQUESTS", { en: `Too many requests. ${wait.en}`, zh: `请求过于频繁。${wait.zh}` }, { retryAfterSeconds });
+  return new AppError(
+    "TOO_MANY_REQUESTS",
+    sentence((s) => s.gateway.tooManyRequests(retryAfterSeconds)),
+    { retryAfterSeconds },
+  );
 }

@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import type { Env } from "../platform/env";
 import { AppError } from "../platform/errors";
+import { sentence } from "../platform/sentences/sentence";
 
 /**
  * A real-name identity (an ID card or passport number) as the shop keeps it: a keyed hash, so
@@ -28,10 +29,10 @@ export function realNameOf(
   if (realNameId === undefined) return {};
   const key = realNameKey(realNameId, env);
   if (!key) {
-    throw new AppError("BAD_REQUEST", {
-      en: "That is not an identity number: use the 6 to 32 letters and digits of the ID card or passport.",
-      zh: "这不是有效的证件号码：请填写身份证或护照上的 6 到 32 位字母和数字。",
-    });
+    throw new AppError(
+      "BAD_REQUEST",
+      sentence((s) => s.gateway.notAnIdentityNumber),
+    );
   }
   return { realNameVerified: true, realNameKey: key };
 }

@@ -5,6 +5,7 @@ import type { AppRedis } from "../platform/redis-scripts";
 import { createLogger } from "../platform/logger";
 import { AppError } from "../platform/errors";
 import { credentialFrom, verifySession, type HeaderReader, type Session } from "./session";
+import { sentence } from "../platform/sentences/sentence";
 
 /**
  * Revocable sessions, without a store read per request. A revocation ends every session of one
@@ -18,7 +19,7 @@ import { credentialFrom, verifySession, type HeaderReader, type Session } from "
  * Entries (in Redis and in memory) last as long as a session can, then go.
  */
 
-export const SESSION_ENDED_MESSAGE: Localized = { en: "Your session has ended. Sign in again.", zh: "您的登录已失效，请重新登录。" };
+export const SESSION_ENDED_MESSAGE: Localized = sentence((s) => s.gateway.sessionEnded);
 
 /** How often every process reads the revocations added since its last read. */
 export const REFRESH_MS = 1000;
@@ -105,10 +106,7 @@ export async function revokeSessions(services: RevocationServices, userId: numbe
   } catch (cause) {
     throw new AppError(
       "SERVICE_UNAVAILABLE",
-      {
-        en: "We could not end the account's sessions just now. Please try again in a moment.",
-        zh: "暂时无法结束该账号的登录会话，请稍后重试。",
-      },
+      sentence((s) => s.gateway.sessionsNotEnded),
       { cause },
     );
   }

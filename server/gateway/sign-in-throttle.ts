@@ -5,6 +5,8 @@ import { BUSY } from "../platform/common-sentences";
 import type { Localized } from "../platform/i18n";
 import { rateLimitKey } from "./client-ip";
 import { canonicalEmail, DEFAULT_DOTLESS_DOMAINS } from "../lib/email-identity";
+import { sentence } from "../platform/sentences/sentence";
+import type { Sentences } from "../platform/sentences/en";
 
 /**
  * The sign-in throttle: failed sign-ins are counted per account and per client address in Redis
@@ -41,18 +43,17 @@ export function throttleVerdict(account: CounterAnswer, address: CounterAnswer):
 }
 
 /** A wait as a person reads it: seconds under a minute, whole minutes (rounded up) after. */
+export function waitIn(s: Sentences, seconds: number): string {
+  return seconds < 60 ? s.common.seconds(seconds) : s.common.minutes(Math.ceil(seconds / 60));
+}
+
+/** The same wait in every language. */
 export function waitText(seconds: number): Localized {
-  if (seconds < 60) return { en: seconds === 1 ? "1 second" : `${seconds} seconds`, zh: `${seconds} 秒` };
-  const minutes = Math.ceil(seconds / 60);
-  return { en: minutes === 1 ? "1 minute" : `${minutes} minutes`, zh: `${minutes} 分钟` };
+  return sentence((s) => waitIn(s, seconds));
 }
 
 export function throttleMessage(scope: ThrottleScope, retryAfterSeconds: number): Localized {
-  const wait = waitText(retryAfterSeconds);
-  return {
-    en: `Too many failed sign-ins ${scope === "account" ? "for this account" : "from your address"}. Try again in ${wait.en}.`,
-    zh: `${scope === "account" ? "该账号" : "您所在网络地址"}的登录失败次数过多，请 ${wait.zh}后再试。`,
-  };
+  return sentence((s) => s.gateway.tooManyFailedSignIns(scope, waitIn(s, retryAfterSeconds)));
 }
 
 /**

@@ -3,7 +3,8 @@ import { AppError } from "../platform/errors";
 import { BUSY } from "../platform/common-sentences";
 import type { Localized } from "../platform/i18n";
 import { rateLimitKey } from "./client-ip";
-import { waitText, type CounterAnswer } from "./sign-in-throttle";
+import { waitIn, type CounterAnswer } from "./sign-in-throttle";
+import { sentence } from "../platform/sentences/sentence";
 
 /**
  * The sign-up limit: sign-ups are counted per client address (as the per-IP rates key it) and
@@ -33,11 +34,7 @@ export function signUpVerdict(address: CounterAnswer | null, device: CounterAnsw
 }
 
 export function signUpRefusal(scope: SignUpScope, retryAfterSeconds: number): Localized {
-  const wait = waitText(retryAfterSeconds);
-  return {
-    en: `Too many sign-ups ${scope === "address" ? "from your address" : "from this browser"}. Try again in ${wait.en}.`,
-    zh: `${scope === "address" ? "您所在网络地址" : "此浏览器"}的注册次数过多，请 ${wait.zh}后再试。`,
-  };
+  return sentence((s) => s.gateway.tooManySignUps(scope, waitIn(s, retryAfterSeconds)));
 }
 
 /** The counters' keys: the address as the per-IP rates count it; the device by its id, or the address's no-device counter. */

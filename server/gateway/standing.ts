@@ -5,6 +5,7 @@ import { personOfField } from "../sale-redis/keys";
 import { roomKeys } from "../sale-redis/keys";
 import { ELIGIBILITY_RULE_FIELDS, eligibilityOf, personOf, STANDING_FIELDS, type Standing } from "../sale-redis/eligibility";
 import { revokeSessions } from "./revocation";
+import { sentence } from "../platform/sentences/sentence";
 
 /** What an operator sets on a shopper: the real-name identity as its keyed hash (real-name.ts). */
 export type StandingPatch = Partial<Pick<Standing, "memberLevel" | "realNameVerified" | "blacklisted" | "realNameKey">>;
@@ -23,7 +24,11 @@ export async function updateStanding(
 ): Promise<Standing> {
   const { db } = services;
   const exists = await db.user.findUnique({ where: { id: userId }, select: { id: true } });
-  if (!exists) throw new AppError("NOT_FOUND", { en: `User ${userId} does not exist.`, zh: `找不到该用户（编号 ${userId}）。` });
+  if (!exists)
+    throw new AppError(
+      "NOT_FOUND",
+      sentence((s) => s.gateway.userDoesNotExist(userId)),
+    );
   const standing = await db.user.update({
     where: { id: userId },
     data: patch,
@@ -109,13 +114,19 @@ export async function blacklistAccounts(
   const { db } = services;
   const ids = [...new Set(userIds)];
   if (ids.includes(actorId)) {
-    throw new AppError("BAD_REQUEST", { en: "You cannot blacklist your own account.", zh: "不能把自己的账号加入黑名单。" });
+    throw new AppError(
+      "BAD_REQUEST",
+      sentence((s) => s.gateway.cannotBlacklistYourself),
+    );
   }
   const found = await db.user.findMany({ where: { id: { in: ids } }, select: { id: true, blacklisted: true } });
   const missing = ids.filter((id) => !found.some((u) => u.id === id));
   if (missing.length) {
     const list = missing.slice(0, 10).join(", ") + (missing.length > 10 ? ", …" : "");
-    throw new AppError("NOT_FOUND", { en: `No such user: ${list}. Nothing was changed.`, zh: `找不到这些用户：${list}。没有做任何修改。` });
+    throw new AppError(
+      "NOT_FOUND",
+      sentence((s) => s.gateway.noSuchUsers(list)),
+    );
   }
   const already = found.filter((u) => u.blacklisted).map((u) => u.id);
   await db.user.updateMany({ where: { id: { in: ids }, blacklisted: false }, data: { blacklisted: true } });

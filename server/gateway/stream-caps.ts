@@ -1,4 +1,5 @@
 import type { Localized } from "../platform/i18n";
+import { sentence } from "../platform/sentences/sentence";
 
 /**
  * Open streams (server-sent events: room.onStatus, seckill.onResult) per shopper and per client
@@ -18,16 +19,12 @@ export interface StreamOwner {
 
 export type StreamAdmission = { admitted: true; release: () => void } | { admitted: false; over: "shopper" | "address" };
 
-export const TOO_MANY_STREAMS: Record<"shopper" | "address", Localized> = {
-  shopper: {
-    en: `Too many pages of this shop are following live updates for your account. Close one, or try again in ${STREAM_RETRY_AFTER_SECONDS} seconds.`,
-    zh: `您的账号打开了过多正在接收实时更新的本店页面。请关闭一个，或 ${STREAM_RETRY_AFTER_SECONDS} 秒后再试。`,
-  },
-  address: {
-    en: `Too many live updates are open from your network right now. Try again in ${STREAM_RETRY_AFTER_SECONDS} seconds.`,
-    zh: `您所在的网络当前打开的实时更新过多。请 ${STREAM_RETRY_AFTER_SECONDS} 秒后再试。`,
-  },
-};
+/** The refusal of a stream over its cap. A function, not a table: the shop's pages import this module for the wait alone. */
+export function tooManyStreams(over: "shopper" | "address"): Localized {
+  return over === "shopper"
+    ? sentence((s) => s.gateway.tooManyStreamsForShopper(STREAM_RETRY_AFTER_SECONDS))
+    : sentence((s) => s.gateway.tooManyStreamsFromAddress(STREAM_RETRY_AFTER_SECONDS));
+}
 
 export class StreamCaps {
   private readonly byShopper = new Map<string, number>();

@@ -1,5 +1,6 @@
 import type { Localized } from "../platform/i18n";
 import { isUnbatchable, SECKILL_ENDPOINT, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS } from "../platform/endpoints";
+import { sentence } from "../platform/sentences/sentence";
 
 /**
  * The procedure calls one HTTP request carries, read from its URL as tRPC's own adapter reads
@@ -17,7 +18,7 @@ export function trpcCallsOf(pathname: string, searchParams: URLSearchParams): Tr
     path = decodeURIComponent(pathname.slice(endpoint.length + 1));
   } catch {
     return {
-      refusal: { en: "The procedure's name in the address is not valid URL-encoding.", zh: "地址中的接口名称不是有效的 URL 编码。" },
+      refusal: sentence((s) => s.gateway.procedureNameNotEncoded),
     };
   }
   if (searchParams.get("batch") !== "1") return { procedures: [path] };
@@ -28,16 +29,9 @@ export function trpcCallsOf(pathname: string, searchParams: URLSearchParams): Tr
 
 /** Why a batch of these procedures may not run, or null when it may. */
 export function batchRefusal(procedures: readonly string[]): Localized | null {
-  if (procedures.some(isUnbatchable))
-    return {
-      en: "auth.* calls cannot be batched: send each one in a request of its own.",
-      zh: "auth.* 调用不能合并发送：请每个调用单独发一个请求。",
-    };
+  if (procedures.some(isUnbatchable)) return sentence((s) => s.gateway.authCallsUnbatched);
   if (procedures.length > TRPC_MAX_BATCH_CALLS) {
-    return {
-      en: `A batch may carry at most ${TRPC_MAX_BATCH_CALLS} calls; this one has ${procedures.length}.`,
-      zh: `一次合并请求最多包含 ${TRPC_MAX_BATCH_CALLS} 个调用，这次有 ${procedures.length} 个。`,
-    };
+    return sentence((s) => s.gateway.batchTooLarge(TRPC_MAX_BATCH_CALLS, procedures.length));
   }
   return null;
 }

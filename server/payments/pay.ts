@@ -5,12 +5,13 @@ import { isUniqueViolation } from "../clients/db";
 import { AppError } from "../platform/errors";
 import { createLogger } from "../platform/logger";
 import { ProviderUnavailableError, type PayAction, type PayDevice, type PaymentProvider } from "./provider";
-import { PAYMENTS_NOT_SET_UP, providerWords } from "./providers";
+import { PAYMENTS_NOT_SET_UP, providerIn } from "./providers";
 import type { Localized } from "../platform/i18n";
-import { noSuchOrder, statusWords } from "../orders/statuses";
+import { noSuchOrder } from "../orders/statuses";
 import { orderReturnUrl, paymentNotifyUrl } from "./urls";
 import { allows } from "../orders/state-machine";
 import { settlePaidTrade } from "../orders/settle-payment";
+import { sentence } from "../platform/sentences/sentence";
 
 /** What order.pay answers: where to send the shopper for this order's attempt at this provider. */
 export interface PaymentStart {
@@ -36,12 +37,10 @@ export function choosePaymentProvider(
   if (offered.length === 0) return { problem: PAYMENTS_NOT_SET_UP };
   if (asked === undefined) return { provider: offered[0]! };
   if (offered.includes(asked)) return { provider: asked };
-  const choices = offered.map(providerWords);
   return {
-    problem: {
-      en: `This shop does not take payments through ${asked}; choose ${choices.map((c) => c.en).join(" or ")}.`,
-      zh: `本店不支持${providerWords(asked).zh}，请选择${choices.map((c) => c.zh).join("或")}。`,
-    },
+    problem: sentence((s) =>
+      s.payments.providerNotTaken(providerIn(s, asked), offered.map((choice) => providerIn(s, choice)).join(s.payments.or)),
+    ),
   };
 }
 
@@ -53,17 +52,12 @@ export function newOutTradeNo(): string {
 const unreachable = (provider: PaymentProviderName, cause: unknown) =>
   new AppError(
     "SERVICE_UNAVAILABLE",
-    {
-      en: `We could not reach ${provider} just now, so nothing was changed. Please try again in a moment.`,
-      zh: `暂时无法连接${providerWords(provider).zh}，未做任何更改。请稍后重试。`,
-    },
+    sentence((s) => s.payments.providerUnreachable(providerIn(s, provider))),
     { cause },
   );
 
-const alreadyPaidThrough = (orderId: number, provider: PaymentProviderName): Localized => ({
-  en: `Order #${orderId} is already paid through ${provider}.`,
-  zh: `订单 #${orderId} 已通过${providerWords(provider).zh}付款。`,
-});
+const alreadyPaidThrough = (orderId: number, provider: PaymentProviderName): Localized =>
+  sentence((s) => s.payments.alreadyPaidThrough(orderId, providerIn(s, provider)));
 
 /**
  * order.pay: the order's payment attempt at the chosen provider and where the shopper pays it.
@@ -94,17 +88,17 @@ export async function startPayment(
   });
   if (!order) throw new AppError("NOT_FOUND", noSuchOrder(input.orderId));
   if (!allows(order.status, "PAY")) {
-    const status = statusWords(order.status);
-    throw new AppError("CONFLICT", {
-      en: `Order #${order.id} is ${status.en}; there is nothing to pay.`,
-      zh: `订单 #${order.id} ${status.zh}，无需支付。`,
-    });
+    const { id, status } = order;
+    throw new AppError(
+      "CONFLICT",
+      sentence((s) => s.payments.nothingToPay(id, s.orders.status[status])),
+    );
   }
   if (order.payDeadline <= now) {
-    throw new AppError("PRECONDITION_FAILED", {
-      en: `The time to pay for order #${order.id} has run out.`,
-      zh: `订单 #${order.id} 的支付时间已过。`,
-    });
+    throw new AppError(
+      "PRECONDITION_FAILED",
+      sentence((s) => s.payments.timeToPayOver(order.id)),
+    );
   }
 
   await closeOtherAttempts(services, order.id, provider.name, now);

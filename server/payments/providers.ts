@@ -2,11 +2,13 @@ import type { Env, PaymentProviderName } from "../platform/env";
 import { alipayConfigFrom, wechatPayConfigFrom } from "./provider-config";
 import type { RedisConnection } from "../clients/redis";
 import type { Localized } from "../platform/i18n";
+import type { Sentences } from "../platform/sentences/en";
 import type { PaymentProvider } from "./provider";
 import { alipayProvider } from "./alipay";
 import { wechatPayProvider } from "./wechatpay";
 import { sandboxProvider } from "./sandbox";
 import { SandboxTrades } from "./sandbox-trades";
+import { sentence } from "../platform/sentences/sentence";
 
 /** The providers this shop offers, built once per process from the env. */
 export interface PaymentProviders {
@@ -45,11 +47,10 @@ export function sandboxEnabled(env: Pick<Env, "PAYMENT_PROVIDERS">): boolean {
 }
 
 /** One message for "no provider", wherever a payment is asked for. */
-export const PAYMENTS_NOT_SET_UP: Localized = { en: "Payments are not set up on this shop.", zh: "本店尚未开通在线支付。" };
+export const PAYMENTS_NOT_SET_UP: Localized = sentence((s) => s.payments.notSetUp);
 
-/** A provider as a sentence names it: its configured name in English, its brand in Chinese. */
-export function providerWords(provider: PaymentProviderName | string): Localized {
-  return { en: provider, zh: PROVIDER_ZH[provider as PaymentProviderName] ?? provider };
+/** A provider as a sentence in `s`'s language names it: its configured name in English, its brand in Chinese. */
+export function providerIn(s: Sentences, provider: PaymentProviderName | string): string {
+  const words: Record<PaymentProviderName, string> = s.payments.provider;
+  return words[provider as PaymentProviderName] ?? provider;
 }
-
-const PROVIDER_ZH: Record<PaymentProviderName, string> = { alipay: "支付宝", wechatpay: "微信支付", sandbox: "沙箱支付" };

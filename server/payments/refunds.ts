@@ -5,14 +5,14 @@ import type { Queues } from "../queues/queues";
 import { REFUND_PAYMENT_JOB_OPTIONS, refundPaymentJobId } from "../queues/queues";
 import type { OrderStatus } from "../generated/prisma/enums";
 import { applyOrderEvent } from "../orders/transition";
-import { statusWords } from "../orders/statuses";
 import { releaseUnit } from "../seckill/release";
 import { changeStock, prismaStockStore } from "../stock/ledger";
 import { createLogger } from "../platform/logger";
 import { ProviderUnavailableError, type PaymentProvider, type RefundState } from "./provider";
 import { paymentNotifyUrl } from "./urls";
 import type { Localized } from "../platform/i18n";
-import { providerWords } from "./providers";
+import { providerIn } from "./providers";
+import { sentence } from "../platform/sentences/sentence";
 
 /**
  * Refunds, one machinery for both kinds of money that goes back:
@@ -277,10 +277,11 @@ export async function refundPaidOrder(
     }, READ_COMMITTED_TRANSACTION);
   } catch (error) {
     if (!(error instanceof NothingToRefund)) throw error;
-    return answer(orderId, "NOT_REFUNDABLE", {
-      en: `Order #${orderId} is paid but has no settled payment to refund.`,
-      zh: `订单 #${orderId} 已支付，但没有已结算的付款可退。`,
-    });
+    return answer(
+      orderId,
+      "NOT_REFUNDABLE",
+      sentence((s) => s.refunds.nothingSettled(orderId)),
+    );
   }
   if (started) log().info({ orderId, paymentId: started.paymentId, adminId: options.adminId, reason }, "refund started");
 
@@ -288,7 +289,12 @@ export async function refundPaidOrder(
     where: { id: orderId },
     select: { status: true, payments: { where: { status: "REFUND_PENDING" }, select: { id: true }, orderBy: { id: "asc" } } },
   });
-  if (!order) return answer(orderId, "NOT_FOUND", { en: `Order #${orderId} does not exist.`, zh: `订单 #${orderId} 不存在。` });
+  if (!order)
+    return answer(
+      orderId,
+      "NOT_FOUND",
+      sentence((s) => s.common.orderDoesNotExist(orderId)),
+    );
   if (order.status !== "REFUNDING" && order.status !== "REFUNDED") {
     return answer(orderId, "NOT_REFUNDABLE", notRefundable(orderId, order.status));
   }
@@ -300,57 +306,53 @@ export async function refundPaidOrder(
     } catch (error) {
       if (!(error instanceof ProviderUnavailableError)) throw error;
       await scheduleRefundRetry(services.queues, payment.id, reason);
-      return answer(orderId, "REFUNDING", {
-        en: `Order #${orderId} is being refunded: ${error.provider} could not be reached, and is asked again automatically.`,
-        zh: `订单 #${orderId} 正在退款：暂时无法连接${providerWords(error.provider).zh}，系统会自动重试。`,
-      });
+      return answer(
+        orderId,
+        "REFUNDING",
+        sentence((s) => s.refunds.providerUnreachable(orderId, providerIn(s, error.provider))),
+      );
     }
   }
   const failed = progress.find((p): p is Extract<RefundProgress, { progress: "FAILED" }> => p.progress === "FAILED");
   if (failed) {
-    return answer(orderId, "REFUNDING", {
-      en: `Order #${orderId}: the provider refused the refund (${failed.reason}). Refund it again to retry.`,
-      zh: `订单 #${orderId}：支付机构拒绝了退款（${failed.reason}）。请再次退款以重试。`,
-    });
+    return answer(
+      orderId,
+      "REFUNDING",
+      sentence((s) => s.refunds.providerRefused(orderId, failed.reason)),
+    );
   }
   if (progress.some((p) => p.progress === "PENDING")) {
-    return answer(orderId, "REFUNDING", {
-      en: `Order #${orderId} is being refunded; the provider is processing it.`,
-      zh: `订单 #${orderId} 正在退款，支付机构处理中。`,
-    });
+    return answer(
+      orderId,
+      "REFUNDING",
+      sentence((s) => s.refunds.providerProcessing(orderId)),
+    );
   }
   const { status } = await services.db.order.findUniqueOrThrow({ where: { id: orderId }, select: { status: true } });
   if (status === "REFUNDED") {
     return answer(
       orderId,
       "REFUNDED",
-      started
-        ? { en: `Order #${orderId} is refunded.`, zh: `订单 #${orderId} 已退款。` }
-        : { en: `Order #${orderId} was refunded already.`, zh: `订单 #${orderId} 此前已退款。` },
+      started ? sentence((s) => s.refunds.refunded(orderId)) : sentence((s) => s.refunds.refundedAlready(orderId)),
     );
   }
-  return answer(orderId, "REFUNDING", { en: `Order #${orderId} is being refunded.`, zh: `订单 #${orderId} 正在退款。` });
+  return answer(
+    orderId,
+    "REFUNDING",
+    sentence((s) => s.refunds.refunding(orderId)),
+  );
 }
 
 function notRefundable(orderId: number, status: OrderStatus): Localized {
   switch (status) {
     case "WAIT_PAY":
-      return { en: `Order #${orderId} is not paid; there is nothing to refund.`, zh: `订单 #${orderId} 尚未支付，无需退款。` };
+      return sentence((s) => s.refunds.notPaid(orderId));
     case "CANCELLED":
-      return {
-        en: `Order #${orderId} was cancelled without payment; there is nothing to refund.`,
-        zh: `订单 #${orderId} 未付款即已取消，无需退款。`,
-      };
+      return sentence((s) => s.refunds.cancelledUnpaid(orderId));
     case "SHIPPED":
-      return {
-        en: `Order #${orderId} has shipped; only paid orders not yet shipped can be refunded.`,
-        zh: `订单 #${orderId} 已发货；只有已支付且未发货的订单可以退款。`,
-      };
+      return sentence((s) => s.refunds.shipped(orderId));
     default:
-      return {
-        en: `Order #${orderId} is ${statusWords(status).en}; it cannot be refunded.`,
-        zh: `订单 #${orderId} ${statusWords(status).zh}，无法退款。`,
-      };
+      return sentence((s) => s.refunds.notRefundable(orderId, s.orders.status[status]));
   }
 }
 

@@ -9,6 +9,7 @@ import { PAYMENTS_NOT_SET_UP, sandboxEnabled, sandboxTrades } from "./providers"
 import { OUT_TRADE_NO, TRADE_SUCCESS } from "./sandbox";
 import { signed, verifySigned } from "./signature";
 import { paymentNotifyUrl, sameOriginPath } from "./urls";
+import { sentence } from "../platform/sentences/sentence";
 
 /**
  * The sandbox provider's own side, what would run on the provider's servers: its cashier page
@@ -60,11 +61,8 @@ export function readSandboxCheckout(env: SandboxConfig, params: Readonly<Record<
 }
 
 /** What the cashier says of a trade the merchant closed (the buyer chose another provider, or the order was cancelled). */
-export const TRADE_CLOSED_MESSAGE: Localized = {
-  en: "This payment was closed and can no longer be paid. Go back to your order to pay it again.",
-  zh: "这笔支付已关闭，无法再付款。请回到订单页面重新发起支付。",
-};
-const NOT_GENUINE: Localized = { en: "This payment request is not genuine.", zh: "这个支付请求不是真实有效的。" };
+export const TRADE_CLOSED_MESSAGE: Localized = sentence((s) => s.payments.tradeClosed);
+const NOT_GENUINE: Localized = sentence((s) => s.payments.notGenuine);
 
 /**
  * The checkout the cashier shows `userId`, who must be the shopper of the order it pays (a
@@ -85,11 +83,17 @@ export async function sandboxCheckoutFor(
     select: { provider: true, amountCents: true, order: { select: { userId: true } } },
   });
   if (!payment || payment.provider !== "sandbox" || payment.order.userId !== input.userId) {
-    throw new AppError("NOT_FOUND", { en: "There is no such payment for this account.", zh: "该账号下没有这笔支付。" });
+    throw new AppError(
+      "NOT_FOUND",
+      sentence((s) => s.payments.noSuchPayment),
+    );
   }
   if (payment.amountCents !== checkout.amountCents) throw new AppError("BAD_REQUEST", NOT_GENUINE);
   if (checkout.expiresAt <= now)
-    throw new AppError("PRECONDITION_FAILED", { en: "This payment request has expired.", zh: "这个支付请求已过期。" });
+    throw new AppError(
+      "PRECONDITION_FAILED",
+      sentence((s) => s.payments.requestExpired),
+    );
   const trades = sandboxTrades(services);
   await trades.open(checkout.outTradeNo, {
     amountCents: checkout.amountCents,

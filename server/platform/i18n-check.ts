@@ -1,7 +1,7 @@
 /**
  * The rules a Chinese sentence is held to, as plain functions: app/_i18n/catalogs.test.ts runs
- * them over every catalog, server/localized-sentences.test.ts over the server's own { en, zh }
- * sentences, e2e/zh-pages.spec.ts over what a browser shows.
+ * them over every catalog (the app's and the server's own, server/platform/sentences/),
+ * e2e/zh-pages.spec.ts over what a browser shows.
  */
 
 /** One entry of a catalog: its dotted key and either a sentence or a function making one. */

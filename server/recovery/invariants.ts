@@ -1,10 +1,12 @@
 import type { CoreServices } from "../platform/services";
 import { ACTIVE_ORDER_STATUSES, RELEASED_ORDER_STATUSES } from "../orders/statuses";
 import type { Localized } from "../platform/i18n";
+import type { Sentences } from "../platform/sentences/en";
 import { Prisma } from "../generated/prisma/client";
 import { bucketKeys } from "../sale-redis/keys";
 import { splitStock } from "../sale-redis/buckets";
 import { countShoppersOverUnitLimit } from "../seckill/unit-limit";
+import { sentence } from "../platform/sentences/sentence";
 
 /** What reading a sale's ledger needs. */
 export type LedgerServices = Pick<CoreServices, "db" | "redis" | "env">;
@@ -67,39 +69,31 @@ export interface LedgerVerdict {
   problems: LedgerProblem[];
 }
 
-const units = (n: number) => ({ en: n === 1 ? "1 unit" : `${n} units`, zh: `${n} 件` });
-
 function bucketProblems(
   b: { share: number; redisStock: number; pendingReservations: number; activeOrders: number; releasing: number },
-  where: Localized,
+  bucket: number | null,
 ): LedgerProblem[] {
+  const where = (s: Sentences) => (bucket === null ? "" : s.ledger.inBucket(bucket));
   const accounted = b.redisStock + b.pendingReservations + b.activeOrders + b.releasing;
   const problems: LedgerProblem[] = [];
   if (accounted < b.share) {
     const missing = b.share - accounted;
-    const n = units(missing);
     problems.push({
       rule: "UNITS_MISSING_IN_REDIS",
-      text: {
-        en: `${where.en}${n.en} of stock ${missing === 1 ? "is" : "are"} missing from Redis: fewer units are on sale than MySQL says are left. The reconciler repairs drift it can prove within a round; if this stays red, pause the sale and warm it up again.`,
-        zh: `${where.zh}Redis 中少了 ${n.zh}库存：在售数量少于 MySQL 记录的剩余数量。对账程序会在下一轮修复可证实的偏差；若持续显示红色，请暂停活动并重新预热。`,
-      },
+      text: sentence((s) => s.ledger.unitsMissingInRedis(where(s), s.ledger.units(missing), missing)),
     });
   }
   if (b.redisStock + b.activeOrders + b.releasing > b.share) {
-    const n = units(b.redisStock + b.activeOrders + b.releasing - b.share);
+    const extra = b.redisStock + b.activeOrders + b.releasing - b.share;
     problems.push({
       rule: "UNITS_EXTRA_IN_REDIS",
-      text: {
-        en: `${where.en}Redis offers ${n.en} more than the stock allows: the sale could oversell. Pause the sale now, then warm it up again from MySQL.`,
-        zh: `${where.zh}Redis 比库存多出 ${n.zh}：活动可能超卖。请立即暂停活动，然后从 MySQL 重新预热。`,
-      },
+      text: sentence((s) => s.ledger.unitsExtraInRedis(where(s), s.ledger.units(extra))),
     });
   }
   if (b.redisStock < 0) {
     problems.push({
       rule: "STOCK_BELOW_ZERO",
-      text: { en: `${where.en}Redis stock is below zero (${b.redisStock}).`, zh: `${where.zh}Redis 库存小于零（${b.redisStock}）。` },
+      text: sentence((s) => s.ledger.redisStockBelowZero(where(s), b.redisStock)),
     });
   }
   return problems;
@@ -113,24 +107,18 @@ export function ledgerVerdict(ledger: SaleLedger): LedgerVerdict {
   if (dbStock !== totalStock - activeOrders) {
     problems.push({
       rule: "DB_STOCK_OUT_OF_STEP",
-      text: {
-        en: `MySQL stock is ${dbStock}, but the total ${totalStock} less ${activeOrders} active orders leaves ${totalStock - activeOrders}. The reconciler repairs what it can prove; if this stays red, stop the worker and check the stock row.`,
-        zh: `MySQL 库存为 ${dbStock}，但总量 ${totalStock} 减去 ${activeOrders} 个有效订单应为 ${totalStock - activeOrders}。对账程序会修复可证实的偏差；若持续显示红色，请停止后台进程并检查库存记录。`,
-      },
+      text: sentence((s) => s.ledger.dbStockOutOfStep(dbStock, totalStock, activeOrders)),
     });
   }
   if (dbStock < 0)
     problems.push({
       rule: "STOCK_BELOW_ZERO",
-      text: { en: `MySQL stock is below zero (${dbStock}).`, zh: `MySQL 库存小于零（${dbStock}）。` },
+      text: sentence((s) => s.ledger.dbStockBelowZero(dbStock)),
     });
   if (ledger.shoppersOverUnitLimit > 0) {
     problems.push({
       rule: "OVER_UNIT_LIMIT",
-      text: {
-        en: `${ledger.shoppersOverUnitLimit} shopper(s) hold more than the unit limit of ${ledger.unitLimit} per shopper.`,
-        zh: `有 ${ledger.shoppersOverUnitLimit} 位顾客持有的数量超过每人限购 ${ledger.unitLimit} 件。`,
-      },
+      text: sentence((s) => s.ledger.overUnitLimit(ledger.shoppersOverUnitLimit, ledger.unitLimit)),
     });
   }
   const buckets = ledger.buckets ?? [];
@@ -138,9 +126,11 @@ export function ledgerVerdict(ledger: SaleLedger): LedgerVerdict {
   if (warmed) {
     const several = buckets.length > 1;
     for (const b of buckets) {
-      const where = several ? { en: `Bucket ${b.bucket}: `, zh: `分桶 ${b.bucket}：` } : { en: "", zh: "" };
       problems.push(
-        ...bucketProblems({ ...b, redisStock: b.redisStock!, releasing: Math.max(0, b.releasedOrders - b.releasedInRedis) }, where),
+        ...bucketProblems(
+          { ...b, redisStock: b.redisStock!, releasing: Math.max(0, b.releasedOrders - b.releasedInRedis) },
+          several ? b.bucket : null,
+        ),
       );
     }
   }

@@ -12,11 +12,9 @@ import { admissionMoment, aheadOf, type Frontier } from "../room/frontier";
 import { placeOf } from "../room/draw";
 import { PASS_WINDOW_MS, signTicket } from "../room/ticket";
 import { ArrivalRate, BASE_CHALLENGE_COST, challengeCost, roomChallenge } from "../room/challenge";
+import { sentence } from "../platform/sentences/sentence";
 
-export const NO_WAITING_ROOM: Localized = {
-  en: "This sale has no waiting room: buy directly.",
-  zh: "本场秒杀没有排队室：请直接购买。",
-};
+export const NO_WAITING_ROOM: Localized = sentence((s) => s.seckill.noWaitingRoom);
 
 /** A shopper in the room: their ticket and what the page counts down from. */
 export interface Waiting {

@@ -3,6 +3,7 @@ import { roomKeys, SEATS_PER_HASH } from "../sale-redis/keys";
 import { AppError } from "../platform/errors";
 import { rebaseFrontier, type Frontier } from "./frontier";
 import { eligibilityOf, NEW_ACCOUNT, type EligibilityCode, type EligibilityRules } from "../sale-redis/eligibility";
+import { sentence } from "../platform/sentences/sentence";
 
 /**
  * A waiting room's meta hash as warm-up writes it (join-room-4.lua reads it and moves `frontier`,
@@ -200,8 +201,8 @@ export async function loadRoom(
     for (let i = 0; i < entries.length; i += HSET_CHUNK) tx.hset(keys.eligibility, Object.fromEntries(entries.slice(i, i + HSET_CHUNK)));
     if ((await tx.exec()) !== null) return { action: plan.action, rebased: plan.action === "UPDATE" && plan.rebased };
   }
-  throw new AppError("CONFLICT", {
-    en: `Sale ${saleId}'s waiting room changed under ${ROOM_ATTEMPTS} warm-up attempts in a row (shoppers joining); its room was not loaded. Try again in a moment.`,
-    zh: `秒杀 ${saleId} 的排队室在连续 ${ROOM_ATTEMPTS} 次预热期间都有变化（仍有顾客加入排队）；排队室未能加载。请稍后重试。`,
-  });
+  throw new AppError(
+    "CONFLICT",
+    sentence((s) => s.seckill.roomRaced(saleId, ROOM_ATTEMPTS)),
+  );
 }

@@ -10,8 +10,12 @@ import { observePurchasePath, purchasePathOutcome } from "../platform/metrics";
 import { SECKILL_ENDPOINT } from "../platform/endpoints";
 import { MAX_BODY_BYTES, sendJson } from "./node-http";
 import { callMutation, deserializeInput, errorShape, httpStatusOf, trpcBody, trpcErrorOf, type TrpcEnvelope } from "./trpc-internals";
+import { sentence } from "../platform/sentences/sentence";
 
 export type ParsedInput = { input: unknown } | { error: TRPCError };
+
+const BODY_TOO_LARGE = sentence((s) => s.common.bodyTooLarge(MAX_BODY_BYTES));
+const NOT_JSON = sentence((s) => s.edges.notJson);
 
 /**
  * A request body as the procedure's input (the router's transformer), or the error to answer. These
@@ -20,19 +24,16 @@ export type ParsedInput = { input: unknown } | { error: TRPCError };
  */
 export function parseInput(method: string | undefined, path: string, raw: string | null, headers: HeaderReader): ParsedInput {
   if (method !== "POST")
-    return refused(headers, "METHOD_NOT_SUPPORTED", {
-      en: `${path} is a mutation: send it with POST.`,
-      zh: `${path} 是写操作：请用 POST 发送。`,
-    });
-  if (raw === null)
-    return refused(headers, "PAYLOAD_TOO_LARGE", {
-      en: `The request body is over ${MAX_BODY_BYTES} bytes.`,
-      zh: `请求正文超过了 ${MAX_BODY_BYTES} 字节。`,
-    });
+    return refused(
+      headers,
+      "METHOD_NOT_SUPPORTED",
+      sentence((s) => s.edges.mutationNeedsPost(path)),
+    );
+  if (raw === null) return refused(headers, "PAYLOAD_TOO_LARGE", BODY_TOO_LARGE);
   try {
     return { input: raw ? deserializeInput(JSON.parse(raw)) : undefined };
   } catch (cause) {
-    return refused(headers, "PARSE_ERROR", { en: "The request body is not valid JSON.", zh: "请求正文不是有效的 JSON。" }, cause);
+    return refused(headers, "PARSE_ERROR", NOT_JSON, cause);
   }
 }
 

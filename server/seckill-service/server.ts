@@ -13,6 +13,7 @@ import { answerHealth, answerLive, answerMetrics, answerReady } from "./health-a
 import { answeredSoldOut } from "./sold-out-shortcut";
 import { answerProcedure, parseInput } from "./answer-procedure";
 import { trpcErrorOf } from "./trpc-internals";
+import { sentence } from "../platform/sentences/sentence";
 
 /**
  * The lean seckill service: the purchase path's procedures of the same tRPC router on a bare Node
@@ -40,10 +41,7 @@ export function answerSeckillRequest(services: Services): http.RequestListener {
     const path = pathname.startsWith(`${SECKILL_ENDPOINT}/`) ? pathname.slice(SECKILL_ENDPOINT.length + 1) : "";
     if (!SECKILL_PROCEDURES.has(path)) {
       const answered = [...SECKILL_PROCEDURES].map((p) => `${SECKILL_ENDPOINT}/${p}`);
-      const text: Localized = {
-        en: `Not found: this service answers ${answered.join(" and ")} only.`,
-        zh: `未找到：本服务只响应 ${answered.join(" 和 ")}。`,
-      };
+      const text: Localized = sentence((s) => s.edges.notFoundOnService(answered.join(s.edges.and)));
       sendJson(
         res,
         404,

@@ -3,6 +3,7 @@ import { AppError } from "../platform/errors";
 import { unitsLeftInRedis } from "../sale-redis/sale-buckets";
 import { bucketKeys } from "../sale-redis/keys";
 import { phaseAt, type SalePhase } from "./phase";
+import { sentence } from "../platform/sentences/sentence";
 
 export interface SaleView {
   id: number;
@@ -172,7 +173,11 @@ export async function listSales(services: Pick<Services, "db" | "env" | "redis">
 
 export async function getSale(services: Pick<Services, "db" | "env" | "redis">, saleId: number, now = new Date()): Promise<SaleView> {
   const row = await services.db.sale.findFirst({ where: { id: saleId, state: "SCHEDULED" }, select: saleSelect });
-  if (!row) throw new AppError("NOT_FOUND", { en: "This sale does not exist or has been withdrawn.", zh: "该秒杀活动不存在或已下架。" });
+  if (!row)
+    throw new AppError(
+      "NOT_FOUND",
+      sentence((s) => s.common.saleWithdrawn),
+    );
   const [view] = await toViews(services, [row], now);
   return view!;
 }

@@ -23,19 +23,11 @@ import { answeredInProcess, countAnswer, countedPurchase, traced } from "./purch
 import { readRoom } from "../room/room-reading";
 import { verifyRoomSolution } from "../room/challenge";
 import { resultWatchOf, type PurchaseResult } from "./result-watch";
+import { sentence } from "../platform/sentences/sentence";
 
-const NOT_OPEN_YET: Localized = {
-  en: "This sale is getting ready to open; try again in a moment.",
-  zh: "本场秒杀正在准备开售，请稍后再试。",
-};
-const ROOM_REQUIRED: Localized = {
-  en: "This sale has a waiting room: join it to buy.",
-  zh: "本场秒杀设有排队室：请先进入排队室再购买。",
-};
-const BACKLOG_FULL: Localized = {
-  en: "Orders are backing up while we catch up. Your purchase was not taken; please try again in a minute.",
-  zh: "订单正在排队处理，系统正在追赶进度。这次抢购没有成功下单，请一分钟后再试。",
-};
+const NOT_OPEN_YET: Localized = sentence((s) => s.seckill.notOpenYet);
+const ROOM_REQUIRED: Localized = sentence((s) => s.seckill.roomRequired);
+const BACKLOG_FULL: Localized = sentence((s) => s.seckill.backlogFull);
 
 /**
  * The purchase rate stands in front of a token presented again: a token replayed from many
@@ -356,7 +348,10 @@ export async function purchaseResult(
 ): Promise<PurchaseResult> {
   const ref = parseReservationId(input.reservationId);
   if (!ref || ref.userId !== input.userId) {
-    throw new AppError("NOT_FOUND", { en: "No such reservation for this account.", zh: "该账号没有这笔抢购记录。" });
+    throw new AppError(
+      "NOT_FOUND",
+      sentence((s) => s.seckill.noSuchReservation),
+    );
   }
   // The id names the bucket whose stock it took, where its pending entry and order id live.
   const keys = bucketKeys(services.env.REDIS_NAMESPACE, ref.saleId, stockBucketOf(input.reservationId));

@@ -14,6 +14,7 @@ import {
   type Standing,
 } from "../sale-redis/eligibility";
 import { personField, personOfField } from "../sale-redis/keys";
+import { sentence } from "../platform/sentences/sentence";
 
 /**
  * Why a shopper could not buy in a sale, known before pressing anything; null when they can.
@@ -72,9 +73,16 @@ export async function saleStanding(
       select: { unitLimit: true, stockBuckets: true, ...ELIGIBILITY_RULE_FIELDS },
     }),
   ]);
-  if (!sale) throw new AppError("NOT_FOUND", { en: "This sale does not exist or has been withdrawn.", zh: "该秒杀活动不存在或已下架。" });
+  if (!sale)
+    throw new AppError(
+      "NOT_FOUND",
+      sentence((s) => s.common.saleWithdrawn),
+    );
   if (!user) {
-    throw new AppError("UNAUTHORIZED", { en: "Your account no longer exists; sign in again.", zh: "您的账号已不存在，请重新登录。" });
+    throw new AppError(
+      "UNAUTHORIZED",
+      sentence((s) => s.common.accountGone),
+    );
   }
   const home = homeKeys(env.REDIS_NAMESPACE, input.saleId, input.userId, sale.stockBuckets);
   const [held, order] = await Promise.all([

@@ -12,6 +12,7 @@ import { SESSION_ENDED_MESSAGE } from "../gateway/revocation";
 import { PASSED_GATE, type PendingGate } from "../gateway/ip-gate";
 import { langOf, type Lang, type Localized } from "../platform/i18n";
 import { localizedInputError } from "./input-errors";
+import { sentence } from "../platform/sentences/sentence";
 
 // 1. Context ------------------------------------------------------------------------------------
 export interface Context {
@@ -66,8 +67,8 @@ export async function createContext(
  */
 const isDev = process.env.NODE_ENV === "development";
 /** What a client reads for a fault of ours, unless on a developer's machine. */
-export const UNEXPECTED_ERROR_MESSAGE: Localized = { en: "Something went wrong on our side.", zh: "我们这边出了点问题。" };
-const INVALID_INPUT: Localized = { en: "Invalid input: ", zh: "输入有误：" };
+export const UNEXPECTED_ERROR_MESSAGE: Localized = sentence((s) => s.trpc.unexpectedError);
+const INVALID_INPUT: Localized = sentence((s) => s.trpc.invalidInput);
 
 const t = initTRPC.context<Context>().create({
   transformer: superjson,
@@ -142,8 +143,8 @@ async function* appErrorsMappedIn<T>(stream: AsyncIterable<T>): AsyncGenerator<T
   }
 }
 
-const SIGN_IN_FIRST: Localized = { en: "Sign in to continue.", zh: "请先登录。" };
-const ADMINS_ONLY: Localized = { en: "Admins only.", zh: "仅限管理员。" };
+const SIGN_IN_FIRST: Localized = sentence((s) => s.common.signInToContinue);
+const ADMINS_ONLY: Localized = sentence((s) => s.trpc.adminsOnly);
 
 // 3. Procedures -----------------------------------------------------------------------------------
 export const createTRPCRouter = t.router;

@@ -1,7 +1,7 @@
 import type { Services } from "../platform/services";
 import { credentialFrom, verifySession } from "../gateway/session";
 import { addressFromFrontDoor, rateLimitKey } from "../gateway/client-ip";
-import { STREAM_RETRY_AFTER_SECONDS, TOO_MANY_STREAMS, type StreamOwner } from "../gateway/stream-caps";
+import { STREAM_RETRY_AFTER_SECONDS, tooManyStreams, type StreamOwner } from "../gateway/stream-caps";
 import { refusalBody } from "../platform/refusal-body";
 import { langOf } from "../platform/i18n";
 
@@ -30,7 +30,7 @@ export async function takeStreamSlot(
   if (admission.admitted) return { release: admission.release };
   services.metrics.rateLimited.inc({ scope: `stream-${admission.over}` });
   const url = new URL(req.url);
-  const message = TOO_MANY_STREAMS[admission.over][langOf(req.headers)];
+  const message = tooManyStreams(admission.over)[langOf(req.headers)];
   const body = refusalBody(url.pathname, url.searchParams, { code: "TOO_MANY_REQUESTS", httpStatus: 429, message });
   return {
     refusal: Response.json(body, {

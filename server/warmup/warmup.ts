@@ -21,6 +21,7 @@ import {
 import { personField, personOfField } from "../sale-redis/keys";
 import { withStockChangeLock } from "../stock/change-lock";
 import { loadRoom, roomSettingsOf, type RoomLoadResult } from "../room/room-meta";
+import { sentence } from "../platform/sentences/sentence";
 
 /** What a warm-up needs. */
 export type WarmUpServices = Pick<CoreServices, "db" | "sql" | "redis" | "env" | "soldOut">;
@@ -121,10 +122,10 @@ export async function warmUpSale(services: WarmUpServices, saleId: number, optio
     warmUpSaleLocked(services, saleId, options),
   );
   if (!locked.held) {
-    throw new AppError("CONFLICT", {
-      en: `Sale ${saleId}'s stock is being changed or loaded right now (a stock change, another warm-up or the reconciler); nothing was loaded. Try again in a moment.`,
-      zh: `秒杀 ${saleId} 的库存正在被修改或加载（库存调整、另一次预热或对账程序），这次没有加载任何库存。请稍后重试。`,
-    });
+    throw new AppError(
+      "CONFLICT",
+      sentence((s) => s.seckill.stockBusy(saleId)),
+    );
   }
   return locked.value;
 }
@@ -216,10 +217,10 @@ async function warmUpBucket(
     const summary = await tryWarmUp(services, connection, saleId, bucket, buckets, options);
     if (summary) return summary;
   }
-  throw new AppError("CONFLICT", {
-    en: `Sale ${saleId} changed under ${WARM_UP_ATTEMPTS} warm-up attempts in a row (purchases still settling); ${bucket === 0 ? "nothing was changed" : `its buckets from ${bucket} on were not loaded`}. Try again in a moment.`,
-    zh: `秒杀 ${saleId} 在连续 ${WARM_UP_ATTEMPTS} 次预热期间都有变化（仍有抢购在结算）；${bucket === 0 ? "没有做任何更改" : `从第 ${bucket} 个库存分片起未能加载`}。请稍后重试。`,
-  });
+  throw new AppError(
+    "CONFLICT",
+    sentence((s) => s.seckill.warmUpRaced(saleId, WARM_UP_ATTEMPTS, bucket)),
+  );
 }
 
 /** What one bucket's warm-up reads: Redis under WATCH, then one MySQL snapshot. */
@@ -421,7 +422,10 @@ async function readBucket(
   if (!sale || !sale.stock) {
     await connection.unwatch();
     if (!sale) throw new AppError("NOT_FOUND", saleDoesNotExist(saleId));
-    throw new AppError("PRECONDITION_FAILED", { en: `Sale ${saleId} has no stock row.`, zh: `秒杀 ${saleId} 没有库存记录。` });
+    throw new AppError(
+      "PRECONDITION_FAILED",
+      sentence((s) => s.seckill.noStockRow(saleId)),
+    );
   }
   const standings = await db.user.findMany({ where: nonDefaultStanding(sale), select: { id: true, ...STANDING_FIELDS } });
   return {

@@ -4,11 +4,9 @@ import { roomJoinInput, roomStatusInput } from "../schemas";
 import { joinRoom } from "../../room-join/join";
 import { watchRoom } from "../../room-join/status";
 import { readTicket } from "../../room/ticket";
+import { sentence } from "../../platform/sentences/sentence";
 
-const NOT_YOUR_TICKET = {
-  en: "This ticket is not yours for this sale: join the waiting room again.",
-  zh: "该排队凭证不属于您或本场秒杀：请重新进入排队室。",
-};
+const NOT_YOUR_TICKET = sentence((s) => s.trpc.notYourTicket);
 
 export const roomRouter = createTRPCRouter({
   /** A seat in the sale's waiting room and the ticket naming it (kept across reloads unless `again`). */
