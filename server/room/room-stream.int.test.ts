@@ -205,7 +205,7 @@ async function monitorRedis(url: string, onCommand: (args: string[], source: str
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 describe("room.onStatus over SSE from the web process", () => {
-  it("the standing at connect, the draw at the opening, the admin's rate change, SOLD_OUT to every stream within a second; one reader per room", async () => {
+  it("the standing at connect, the draw at the opening, the admin's rate change, SOLD_OUT to every stream within two seconds; one reader per room", async () => {
     // Far enough ahead that joining, connecting and listening end before it, even on a loaded machine.
     const opensAt = Date.now() + 15_000;
     const sale = await mutate<{ id: number; warmedUp: boolean }>(
@@ -277,7 +277,9 @@ describe("room.onStatus over SSE from the web process", () => {
       const lastAfter = streams.map((stream) => stream.answers[2]!.answer as Waiting).find((waiting) => waiting.position === LISTENERS)!;
       expect(lastAfter.admitAt - Date.now()).toBeLessThan(2000);
 
-      // The one unit sells (the seckill service's purchase): every stream hears SOLD_OUT within a second, and ends.
+      // The one unit sells (the seckill service's purchase): every stream hears SOLD_OUT, and ends. It
+      // crosses two processes (the seckill service's broadcast, the web's 250 ms look): two seconds
+      // leave room for a busy two-core machine running other test files beside this one.
       const buyer = streams.find((stream) => (stream.answers[2]!.answer as Waiting).position === 1)!;
       const pass = buyer.answers[2]!.answer as Waiting;
       await sleep(Math.max(0, pass.admitAt - Date.now()) + 20);
@@ -288,7 +290,7 @@ describe("room.onStatus over SSE from the web process", () => {
       for (const stream of streams) {
         const { at, answer } = stream.answers[3]!;
         expect(answer).toEqual({ status: "SOLD_OUT" });
-        expect(at - soldAt, "SOLD_OUT within a second of the sell-out").toBeLessThan(1000);
+        expect(at - soldAt, "SOLD_OUT within two seconds of the sell-out").toBeLessThan(2000);
       }
       await waitFor(async () => streams.every((stream) => stream.ended), 5000, "every stream to end after SOLD_OUT");
       expect(Number(await t.services.redis.get(saleKeys(t.env.REDIS_NAMESPACE, saleId).stock))).toBe(0);
