@@ -1,5 +1,6 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import { TwoLabelHistogram } from "./two-label-histogram";
+import { sharedCheck } from "../lib/shared-answer";
 
 /** Prometheus metrics of one process (served by GET /api/metrics). */
 export interface Metrics {
@@ -141,9 +142,9 @@ export function registerReconcileGauges(
   read: () => Promise<ReconcileGaugeReport[]>,
   readLastRound: () => Promise<number | null>,
 ): void {
-  // Each gauge reads on its own (prom-client collects them concurrently): a few small HGETALLs
-  // per scrape; a Redis that does not answer leaves the gauges empty rather than failing the scrape.
-  const reports = () => read();
+  // prom-client collects the gauges concurrently: they share one read of the reports per scrape. A
+  // Redis that does not answer leaves the gauges empty rather than failing the scrape.
+  const reports = sharedCheck(read);
   new Gauge({
     name: "seckill_ledger_units",
     help: "Each live sale's ledger at the last reconcile round (quantity: total, redis_stock, pending, active_orders, db_stock)",
@@ -194,10 +195,11 @@ export function registerReconcileGauges(
   });
   new Gauge({
     name: "seckill_reconcile_last_round_timestamp_seconds",
-    help: "When the reconciler last ran a round, live sales or not (alert when it stops moving)",
+    help: "When the reconciler last ran a round, live sales or not (alert when it stops moving); 0 before the first",
     registers: [registry],
     async collect() {
       this.reset();
+      // Without labels prom-client shows 0 after reset(): no round yet, or Redis did not answer.
       const at = await readLastRound().catch(() => null);
       if (at !== null) this.set(at / 1000);
     },

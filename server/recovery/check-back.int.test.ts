@@ -8,7 +8,13 @@ import { warmUpSale } from "../warmup/warmup";
 import { saleKeys } from "../sale-redis/keys";
 import { createOrderJobId } from "../seckill/reservation";
 import { checkBackSale, releaseReservation } from "./check-back";
-import { readLastReconcileRound, readPublishedReconciliations, reconcileLiveSales } from "./reconcile";
+import {
+  readLastReconcileRound,
+  readPublishedReconciliations,
+  reconcileLiveSales,
+  reconcileReportKey,
+  reconcileRoundKey,
+} from "./reconcile";
 import { invariantViolations, readSaleLedger } from "./invariants";
 
 /** Check-back, release and reconciliation against real Redis and MariaDB (no worker process). */
@@ -177,6 +183,8 @@ describe("reconcile", () => {
 
   it("beats every round, and drops the report of a sale the rounds no longer visit", async () => {
     const { saleId } = await warmSale(3, 0);
+    const roundKey = reconcileRoundKey(t.env.REDIS_NAMESPACE);
+    await t.services.redis.del(roundKey);
     const before = Date.now();
     await reconcileLiveSales(t.services, log);
     const published = async () => (await readPublishedReconciliations(t.services)).map((r) => r.saleId);
@@ -186,9 +194,11 @@ describe("reconcile", () => {
     // Ended long ago: past the reconcile window, so its report would age forever.
     const longAgo = new Date(Date.now() - t.env.RESERVATION_RELEASE_GRACE_MS - 2 * 3600_000);
     await t.services.db.sale.update({ where: { id: saleId }, data: { startsAt: new Date(longAgo.getTime() - 60_000), endsAt: longAgo } });
+    await t.services.redis.del(roundKey);
     const secondRound = Date.now();
     await reconcileLiveSales(t.services, log);
     expect(await published()).not.toContain(saleId);
+    expect(await t.services.redis.hexists(`${reconcileReportKey(t.env.REDIS_NAMESPACE)}:repairs`, String(saleId))).toBe(0);
     expect(await readLastReconcileRound(t.services)).toBeGreaterThanOrEqual(secondRound - 1000);
   });
 });

@@ -117,7 +117,7 @@ async function finishRound(services: ReconcileServices, visited: Set<string>, no
   const key = reconcileReportKey(services.env.REDIS_NAMESPACE);
   const dropped = (await services.redis.hkeys(key)).filter((saleId) => !visited.has(saleId));
   const round = services.redis.multi().set(reconcileRoundKey(services.env.REDIS_NAMESPACE), String(nowMs));
-  if (dropped.length) round.hdel(key, ...dropped);
+  if (dropped.length) round.hdel(key, ...dropped).hdel(`${key}:repairs`, ...dropped);
   await round.exec();
 }
 

@@ -1,4 +1,5 @@
-import { checkHealth, sharedCheck } from "@/server/platform/health";
+import { checkHealth } from "@/server/platform/health";
+import { sharedCheck } from "@/server/lib/shared-answer";
 import { getServices } from "@/server/composition";
 import { addressFromFrontDoor } from "@/server/gateway/client-ip";
 import { HEALTH_REFUSAL_HEADERS, healthRefusal } from "@/server/gateway/metrics-access";

@@ -1,4 +1,5 @@
-import { checkReadiness, sharedCheck } from "@/server/platform/health";
+import { checkReadiness } from "@/server/platform/health";
+import { sharedCheck } from "@/server/lib/shared-answer";
 import { getServices } from "@/server/composition";
 
 export const dynamic = "force-dynamic";
