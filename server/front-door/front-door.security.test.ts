@@ -38,8 +38,8 @@ import { IDLE_UPSTREAM_SOCKETS } from "./front-door";
 // The shop's shared system: short timeouts, so the test waits for them in seconds; the caps as shipped.
 const HEADERS_TIMEOUT_MS = Number(SHARED_SYSTEMS.shop.HEADERS_TIMEOUT_MS);
 const REQUEST_TIMEOUT_MS = Number(SHARED_SYSTEMS.shop.REQUEST_TIMEOUT_MS);
-const CONNECTIONS_PER_ADDRESS = 512;
-const STREAMS_PER_SHOPPER = 4;
+const CONNECTIONS_PER_ADDRESS = Number(SHARED_SYSTEMS.shop.FRONT_DOOR_CONNECTIONS_PER_IP);
+const STREAMS_PER_SHOPPER = Number(SHARED_SYSTEMS.shop.STREAMS_PER_SHOPPER);
 
 let t: JoinedSystem;
 let system: SharedSystemInfo;

@@ -18,18 +18,10 @@ const ALLOWANCE = SHIPPED.SIGN_UP_MAX_PER_ADDRESS;
 let t: JoinedSystem;
 let port: number;
 
-// The shop's shared system runs the shipped sign-up limits.
+// The shop's shared system runs the shipped sign-up limits (SHARED_SYSTEMS.shop writes them out).
 beforeAll(async () => {
   t = await joinSharedSystem("shop");
   port = Number(new URL(t.system.url).port);
-  for (const key of [
-    "SIGN_UP_MAX_PER_ADDRESS",
-    "SIGN_UP_ADDRESS_WINDOW_SECONDS",
-    "SIGN_UP_MAX_PER_DEVICE",
-    "SIGN_UP_DEVICE_WINDOW_SECONDS",
-  ] as const) {
-    expect(t.env[key], key).toBe(SHIPPED[key]);
-  }
 });
 afterAll(() => t?.close());
 

@@ -16,6 +16,12 @@ export default async function setup(project: TestProject) {
   }
   project.provide("sharedSystems", Object.fromEntries(running.map((system, i) => [names[i], system.info])));
   return async () => {
+    // A system that died during the run shows in later files only as refused connections: its
+    // own last words say why.
+    for (const [i, { system }] of running.entries()) {
+      if (system.process.exitCode !== null || system.process.signalCode !== null)
+        console.error(`shared system "${names[i]}" died during the run:\n${system.output().slice(-6000)}`);
+    }
     await Promise.all(running.map((system) => system.stop()));
   };
 }

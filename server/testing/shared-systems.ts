@@ -24,9 +24,15 @@ export const SHARED_SYSTEMS = {
     HEADERS_TIMEOUT_MS: "3000",
     REQUEST_TIMEOUT_MS: "6000",
     RECONCILE_INTERVAL_MS: "1000",
-    // As shipped: the harness turns them off for the rest of the suite.
+    // As shipped, written out: the harness turns the sign-up limits off for the rest of the suite,
+    // and a value exported in the shell or .env must not change what the files assert.
     SIGN_UP_MAX_PER_ADDRESS: String(SHIPPED.SIGN_UP_MAX_PER_ADDRESS),
+    SIGN_UP_ADDRESS_WINDOW_SECONDS: String(SHIPPED.SIGN_UP_ADDRESS_WINDOW_SECONDS),
     SIGN_UP_MAX_PER_DEVICE: String(SHIPPED.SIGN_UP_MAX_PER_DEVICE),
+    SIGN_UP_DEVICE_WINDOW_SECONDS: String(SHIPPED.SIGN_UP_DEVICE_WINDOW_SECONDS),
+    REQUEST_RATE_PER_IP: String(SHIPPED.REQUEST_RATE_PER_IP),
+    FRONT_DOOR_CONNECTIONS_PER_IP: String(SHIPPED.FRONT_DOOR_CONNECTIONS_PER_IP),
+    STREAMS_PER_SHOPPER: String(SHIPPED.STREAMS_PER_SHOPPER),
     // A loaded machine must not turn the gates' answers into fail-closed timeouts.
     REDIS_COMMAND_TIMEOUT_MS: "10000",
   },
@@ -48,7 +54,6 @@ export interface SharedSystemInfo {
   /** The front door. */
   url: string;
   webPort: number;
-  seckillPort: number;
   /** The variables its processes run with (database, namespace, secrets, limits). */
   childEnv: Record<string, string>;
 }
@@ -65,15 +70,14 @@ export async function startSharedSystem(
 ): Promise<{ info: SharedSystemInfo; system: ChildHandle; stop(): Promise<void> }> {
   let t: TestEnvironment | undefined;
   try {
-    t = await createTestEnvironment(`security_${name}`);
-    const seckillPort = await freePort();
-    const childEnv: Record<string, string> = { ...t.childEnv, ...SHARED_SYSTEMS[name], SECKILL_PORT: String(seckillPort) };
+    t = await createTestEnvironment(`security_${name}`, { ...SHARED_SYSTEMS[name], SECKILL_PORT: String(await freePort()) });
+    const { childEnv } = t;
     const system = await startSystem(childEnv, {}, { readyWithinMs: 240_000 });
     const named = /the rest proxied to web \(internal ports (\d+)\)/.exec(system.output());
     if (!named) throw new Error(`npm start did not name its web port:\n${system.output()}`);
     const environment = t;
     return {
-      info: { url: system.url, webPort: Number(named[1]), seckillPort, childEnv },
+      info: { url: system.url, webPort: Number(named[1]), childEnv },
       system,
       async stop() {
         await system.stop();
