@@ -5,7 +5,7 @@ import { buildIfNeeded } from "./build";
 import { checkCommitSubjects } from "./check-commits";
 
 /**
- * npm test: first the quick checks (type check, ESLint, Prettier, commit subjects, the alert rules
+ * npm test: first the quick checks (type check, ESLint, Prettier, the import rules, commit subjects, the alert rules
  * with promtool, unit tests), every one of them; if one fails, the slow suites are not run
  * (`--keep-going` runs them anyway; `--checks-only` stops after the checks). Then the build,
  * integration tests (real Redis + MariaDB + worker processes), the security suite (attacks over

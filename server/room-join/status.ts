@@ -5,7 +5,8 @@ import type { Ticket } from "../room/ticket";
 
 /**
  * How often a room with listeners is looked at: the process's sold-out flag four times a second,
- * so a sell-out reaches every stream well within a second; the reading behind it is read from
+ * so a sell-out reaches every stream about a second after it (room-stream.int.test.ts holds it to
+ * two on a busy machine); the reading behind it is read from
  * Redis at most once a second (room-reading.ts).
  */
 const LOOK_EVERY_MS = 250;
