@@ -1,6 +1,7 @@
 import type { Browser, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { money } from "../app/_components/money";
+import { ADMIN_MESSAGES } from "../app/_i18n/admin-messages";
 import { E2E_ALIPAY_SALE, E2E_WECHATPAY_SALE, e2eFakeUrl, type E2eFakeProvider } from "./e2e-env";
 import { buy, chooseProvider, saleCard, signInAsAdmin, signUpNewShopper, snap } from "./shop";
 
@@ -65,7 +66,9 @@ async function refundInConsole(browser: Browser, orderId: number, provider: E2eF
     await expect(payment).toContainText(/our trade no\s*[0-9a-f]{32}/);
     // The payment's details open from its "…" button, in a popover of their own.
     const details = async () => {
-      const toggle = payment.getByRole("button", { name: `More about the ${provider} payment` });
+      const toggle = payment.getByRole("button", {
+        name: ADMIN_MESSAGES.en.orders.paymentDetails(ADMIN_MESSAGES.en.providerName[provider]!),
+      });
       const popover = admin.locator(".ant-popover:not(.ant-popover-hidden)");
       await toggle.click();
       await expect(popover).toBeVisible();

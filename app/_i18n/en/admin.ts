@@ -141,6 +141,7 @@ export const en = {
     REFUNDING: "Refunding",
     REFUNDED: "Refunded",
   } as Record<string, string>,
+  providerName: { alipay: "Alipay", wechatpay: "WeChat Pay", sandbox: "Sandbox" } as Record<string, string>,
   paymentStatus: {
     CREATED: "Started",
     SUCCEEDED: "Succeeded",

@@ -128,6 +128,7 @@ export const zh: AdminMessages = {
     keep: "保留订单",
   },
   orderStatus: ORDER_STATUS_ZH,
+  providerName: { alipay: "支付宝", wechatpay: "微信支付", sandbox: "沙箱支付" },
   paymentStatus: {
     CREATED: "已发起",
     SUCCEEDED: "支付成功",

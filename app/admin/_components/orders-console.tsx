@@ -337,13 +337,14 @@ export function OrdersConsole() {
  */
 function Payments({ payments, m, lang }: { payments: AdminPayment[]; m: AdminMessages; lang: Lang }) {
   const t = m.orders;
+  const providerName = (provider: string) => m.providerName[provider] ?? provider;
   if (payments.length === 0) return <span className="muted">—</span>;
   return (
     <ul className={styles.payments}>
       {payments.map((p) => (
         <li key={p.provider} data-testid={`admin-payment-${p.provider}`}>
           <span className={styles.oneLine}>
-            <strong>{p.provider}</strong>{" "}
+            <strong>{providerName(p.provider)}</strong>{" "}
             <Tag color={PAYMENT_STATUS_COLOR[p.status]} data-testid="admin-payment-status" data-status={p.status}>
               {m.paymentStatus[p.status] ?? p.status}
             </Tag>
@@ -401,7 +402,7 @@ function Payments({ payments, m, lang }: { payments: AdminPayment[]; m: AdminMes
                 </dl>
               }
             >
-              <Button size="small" type="link" aria-label={t.paymentDetails(p.provider)}>
+              <Button size="small" type="link" aria-label={t.paymentDetails(providerName(p.provider))}>
                 …
               </Button>
             </Popover>
