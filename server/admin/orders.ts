@@ -5,6 +5,7 @@ import { AppError } from "../platform/errors";
 import { shipOrder } from "../orders/ship";
 import { refundPaidOrder, type OrderRefund, type RefundRetryServices } from "../payments/refunds";
 import { DEFAULT_ORDER_PAGE_SIZE, type OrderSearch } from "./order-search";
+import { sentence } from "../platform/sentences/sentence";
 
 /** One payment attempt of an order, as the orders console shows it (refund state included). */
 export interface AdminPayment {
@@ -134,7 +135,10 @@ export async function refundOrders(
 ): Promise<OrderRefund[]> {
   const orderIds = [...new Set(request.orderIds)];
   if (orderIds.length < 1 || orderIds.length > MAX_REFUND_BATCH)
-    throw new AppError("BAD_REQUEST", `Choose between 1 and ${MAX_REFUND_BATCH} orders to refund.`);
+    throw new AppError(
+      "BAD_REQUEST",
+      sentence((s) => s.admin.refundBatch(MAX_REFUND_BATCH)),
+    );
   const results: OrderRefund[] = [];
   const failures: unknown[] = [];
   for (const orderId of orderIds) {

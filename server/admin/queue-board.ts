@@ -23,11 +23,6 @@ const RETRYABLE_QUEUES: ReadonlySet<string> = new Set([QUEUE.createOrder, QUEUE.
 const RETRY_ALL_FAILED = /^\/api\/queues\/([^/]+)\/retry\/failed$/;
 const RETRY_ONE = /^\/api\/queues\/([^/]+)\/[^/]+\/retry$/;
 
-export const READ_ONLY_MESSAGE =
-  "The queue board only shows jobs and retries failed create-order, payment-notify and refund-payment jobs. Adding, editing, promoting, " +
-  "cleaning or emptying jobs would bypass the sale's own rules (orders that never passed Redis, pay deadlines cut short); " +
-  "use the admin console's actions instead.";
-
 /**
  * Pure: whether the board may run this request (`path` below QUEUE_BOARD_PATH). Reading is always
  * fine; of bull-board's actions only retrying failed jobs of RETRYABLE_QUEUES is. Everything else
@@ -159,7 +154,11 @@ export function createQueueBoard(services: Pick<Services, "queues">): Hono {
     .use(async (c, next) => {
       const path = new URL(c.req.url).pathname.slice(QUEUE_BOARD_PATH.length) || "/";
       if (!isAllowedBoardRequest(c.req.method, path)) {
-        return c.json({ error: { message: READ_ONLY_MESSAGE, code: "METHOD_NOT_SUPPORTED" } }, 405, { allow: "GET, HEAD" });
+        return c.json(
+          { error: { message: SENTENCES[langOf(c.req.raw.headers)].admin.queueBoardReadOnly, code: "METHOD_NOT_SUPPORTED" } },
+          405,
+          { allow: "GET, HEAD" },
+        );
       }
       await next();
       if (c.res.headers.get("content-type")?.startsWith("text/html")) {

@@ -76,6 +76,7 @@ describe("adjustSaleStock", () => {
     expect((refusal as AppError).message).toBe(
       `Cannot lower sale ${saleId}'s stock by 2: only 1 unit(s) are unsold; the rest are already sold or reserved.`,
     );
+    expect((refusal as AppError).text.zh).toBe(`无法将秒杀 ${saleId} 的库存减少 2 件：只有 1 件未售出，其余已售出或已被预留。`);
     const ledger = await readSaleLedger(t.services, saleId);
     expect(ledger).toMatchObject({ totalStock: 5, redisStock: 1, dbStock: 3 });
 

@@ -7,6 +7,7 @@ import { bucketKeys } from "../sale-redis/keys";
 import { broadcastSoldOut } from "../seckill/sold-out";
 import { bucketDeltas } from "../sale-redis/buckets";
 import { unitsLeftInRedis } from "../sale-redis/sale-buckets";
+import { sentence } from "../platform/sentences/sentence";
 
 export interface StockAdjustment {
   saleId: number;
@@ -63,10 +64,11 @@ async function applyInMySql(connection: PoolConnection, saleId: number, total: n
 }
 
 function refuseLowering(saleId: number, delta: number, unsold: number, bucket: number | null): AppError {
-  const where = bucket === null ? "" : ` in its stock bucket ${bucket}, which must give up its share of the change`;
   return new AppError(
     "CONFLICT",
-    `Cannot lower sale ${saleId}'s stock by ${-delta}: only ${unsold} unit(s) are unsold${where}; the rest are already sold or reserved.`,
+    sentence((s) =>
+      bucket === null ? s.admin.cannotLowerStock(saleId, -delta, unsold) : s.admin.cannotLowerStockInBucket(saleId, -delta, unsold, bucket),
+    ),
   );
 }
 
@@ -172,14 +174,18 @@ export async function adjustSaleStock(
 ): Promise<StockAdjustment> {
   const { saleId } = input;
   const sale = await services.db.sale.findUnique({ where: { id: saleId }, select: { stockBuckets: true } });
-  if (!sale) throw new AppError("NOT_FOUND", `Sale ${saleId} does not exist.`);
+  if (!sale)
+    throw new AppError(
+      "NOT_FOUND",
+      sentence((s) => s.common.saleDoesNotExist(saleId)),
+    );
   const locked = await withStockChangeLock(services.sql, saleId, options.lockWaitMs ?? STOCK_CHANGE_LOCK_WAIT_MS, (connection) =>
     changeHoldingLock(services, connection, { ...input, buckets: sale.stockBuckets }, options),
   );
   if (!locked.held) {
     throw new AppError(
       "CONFLICT",
-      `Sale ${saleId}'s stock is being changed or loaded into Redis right now (another stock change, a warm-up or the reconciler); try again in a moment.`,
+      sentence((s) => s.admin.stockBusy(saleId)),
     );
   }
   return locked.value;
@@ -214,7 +220,7 @@ async function changeHoldingLock(
       );
       throw new AppError(
         "PRECONDITION_FAILED",
-        `Sale ${saleId}'s Redis state is being rebuilt (a re-warm from MySQL is due), so its reserved units cannot be told from its unsold ones; nothing was changed. Lower it again once the sale is warm.`,
+        sentence((s) => s.admin.stockRebuilding(saleId)),
       );
     }
     await options.betweenHalves?.();
@@ -255,7 +261,7 @@ async function changeHoldingLock(
   } catch (error) {
     throw new AppError(
       "SERVICE_UNAVAILABLE",
-      `Sale ${saleId}'s stock was raised to ${mysql.totalStock} in MySQL, but Redis did not answer; the reconciler adds the new units to Redis at its next quiet round.`,
+      sentence((s) => s.admin.stockRaisedRedisSilent(saleId, mysql.totalStock)),
       { cause: error },
     );
   }
@@ -267,13 +273,16 @@ async function changeHoldingLock(
 }
 
 function changedUnderneath(saleId: number): AppError {
-  return new AppError("CONFLICT", `Sale ${saleId}'s Redis stock was reloaded while this change started; nothing was changed. Try again.`);
+  return new AppError(
+    "CONFLICT",
+    sentence((s) => s.admin.stockReloaded(saleId)),
+  );
 }
 
 function outcomeUnknown(saleId: number, error: CommitOutcomeUnknown): AppError {
   return new AppError(
     "SERVICE_UNAVAILABLE",
-    `MySQL did not confirm sale ${saleId}'s stock change; it may or may not have been made. Redis offers no more than MySQL has either way, and the reconciler brings the two in step: check the sale's stock in a moment.`,
+    sentence((s) => s.admin.stockOutcomeUnknown(saleId)),
     { cause: error },
   );
 }

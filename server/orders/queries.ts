@@ -2,6 +2,7 @@ import type { Services } from "../platform/services";
 import { AppError } from "../platform/errors";
 import type { CancelReason, OrderStatus, PaymentStatus } from "../generated/prisma/enums";
 import { allows } from "./state-machine";
+import { sentence } from "../platform/sentences/sentence";
 
 /** An order as its shopper sees it ("My orders"). */
 export interface OrderView {
@@ -100,7 +101,11 @@ export function toOrderView(row: OrderRow, now: Date): OrderView {
   };
 }
 
-const notFound = (orderId: number) => new AppError("NOT_FOUND", `No order #${orderId} for this account.`);
+const notFound = (orderId: number) =>
+  new AppError(
+    "NOT_FOUND",
+    sentence((s) => s.orders.noSuchOrder(orderId)),
+  );
 
 /** The shopper's own orders, newest first. */
 export async function listOrders(services: Pick<Services, "db">, userId: number, now = new Date()): Promise<OrderView[]> {

@@ -37,4 +37,14 @@ describe("the server's code outside its catalogs", () => {
     );
     expect(inline).toEqual([]);
   });
+
+  // A refusal a person reads goes out in their language: an AppError made from a bare string would
+  // answer a Chinese reader in English.
+  it("makes no AppError from an English-only string", () => {
+    const bare = /new AppError\(\s*"[A-Z_]+",\s*["`']/g;
+    const found = files.flatMap((file) =>
+      [...readFileSync(file, "utf8").matchAll(bare)].map((match) => `${path.relative(root, file)}: ${match[0]}`),
+    );
+    expect(found).toEqual([]);
+  });
 });

@@ -30,6 +30,7 @@ export const INPUT_SENTENCES = {
   userIdsEmpty: sentence((s) => s.input.userIdsEmpty),
   userIdsTooMany: sentence((s) => s.input.userIdsTooMany(MAX_BLACKLIST_BATCH)),
   verificationToken: sentence((s) => s.input.verificationToken),
+  standingChange: sentence((s) => s.input.standingChange),
 } satisfies Record<string, Localized>;
 
 const CHINESE_BY_ENGLISH = new Map<string, string>(Object.values(INPUT_SENTENCES).map((sentence) => [sentence.en, sentence.zh]));

@@ -68,6 +68,7 @@ export const en = {
     userIdsEmpty: "Choose at least one account",
     userIdsTooMany: (max: number) => `At most ${max} accounts at once`,
     verificationToken: "token is malformed: open the whole link from the email",
+    standingChange: "Change at least one of blacklisted, realNameVerified, memberLevel, realNameId",
   },
 
   /** The sale form's field messages (server/admin/sale-form.ts), shown beside the field. */
@@ -237,6 +238,31 @@ export const en = {
   },
 
   /** The stock ledger's problems (server/recovery/invariants.ts), as the console shows them. */
+  /** The console's refusals: roles, refunds in bulk, stock changes, the queue board. */
+  admin: {
+    ownRole: "You cannot change your own role; ask another admin.",
+    noSuchUser: (userId: number) => `User ${userId} does not exist.`,
+    refundBatch: (max: number) => `Choose between 1 and ${max} orders to refund.`,
+    queueBoardReadOnly:
+      "The queue board only shows jobs and retries failed create-order, payment-notify and refund-payment jobs. Adding, editing, promoting, " +
+      "cleaning or emptying jobs would bypass the sale's own rules (orders that never passed Redis, pay deadlines cut short); " +
+      "use the admin console's actions instead.",
+    cannotLowerStock: (saleId: number, by: number, unsold: number) =>
+      `Cannot lower sale ${saleId}'s stock by ${by}: only ${unsold} unit(s) are unsold; the rest are already sold or reserved.`,
+    cannotLowerStockInBucket: (saleId: number, by: number, unsold: number, bucket: number) =>
+      `Cannot lower sale ${saleId}'s stock by ${by}: only ${unsold} unit(s) are unsold in its stock bucket ${bucket}, which must give up its share of the change; the rest are already sold or reserved.`,
+    stockBusy: (saleId: number) =>
+      `Sale ${saleId}'s stock is being changed or loaded into Redis right now (another stock change, a warm-up or the reconciler); try again in a moment.`,
+    stockRebuilding: (saleId: number) =>
+      `Sale ${saleId}'s Redis state is being rebuilt (a re-warm from MySQL is due), so its reserved units cannot be told from its unsold ones; nothing was changed. Lower it again once the sale is warm.`,
+    stockRaisedRedisSilent: (saleId: number, totalStock: number) =>
+      `Sale ${saleId}'s stock was raised to ${totalStock} in MySQL, but Redis did not answer; the reconciler adds the new units to Redis at its next quiet round.`,
+    stockReloaded: (saleId: number) =>
+      `Sale ${saleId}'s Redis stock was reloaded while this change started; nothing was changed. Try again.`,
+    stockOutcomeUnknown: (saleId: number) =>
+      `MySQL did not confirm sale ${saleId}'s stock change; it may or may not have been made. Redis offers no more than MySQL has either way, and the reconciler brings the two in step: check the sale's stock in a moment.`,
+  },
+
   ledger: {
     units: (units: number) => (units === 1 ? "1 unit" : `${units} units`),
     inBucket: (bucket: number) => `Bucket ${bucket}: `,

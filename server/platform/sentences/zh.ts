@@ -58,6 +58,7 @@ export const zh: Sentences = {
     userIdsEmpty: "请至少选择一个账号",
     userIdsTooMany: (max) => `一次最多 ${max} 个账号`,
     verificationToken: "token 格式不正确：请打开邮件中的完整链接",
+    standingChange: "请至少修改 blacklisted、realNameVerified、memberLevel、realNameId 中的一项",
   },
 
   saleForm: {
@@ -204,6 +205,25 @@ export const zh: Sentences = {
     cancelledUnpaid: (orderId) => `订单 #${orderId} 未付款即已取消，无需退款。`,
     shipped: (orderId) => `订单 #${orderId} 已发货；只有已支付且未发货的订单可以退款。`,
     notRefundable: (orderId, status) => `订单 #${orderId} ${status}，无法退款。`,
+  },
+
+  admin: {
+    ownRole: "不能修改自己的角色，请让另一位管理员操作。",
+    noSuchUser: (userId) => `用户 ${userId} 不存在。`,
+    refundBatch: (max) => `请选择 1 到 ${max} 个订单退款。`,
+    queueBoardReadOnly:
+      "队列面板只能查看任务，并重试失败的建单、支付通知和退款任务。添加、编辑、提前执行、清理或清空任务会绕过活动自身的规则（未经过 Redis 的订单、被缩短的支付期限），请改用管理后台中的操作。",
+    cannotLowerStock: (saleId, by, unsold) => `无法将秒杀 ${saleId} 的库存减少 ${by} 件：只有 ${unsold} 件未售出，其余已售出或已被预留。`,
+    cannotLowerStockInBucket: (saleId, by, unsold, bucket) =>
+      `无法将秒杀 ${saleId} 的库存减少 ${by} 件：库存分桶 ${bucket} 需要分担这次减少，但其中只有 ${unsold} 件未售出，其余已售出或已被预留。`,
+    stockBusy: (saleId) => `秒杀 ${saleId} 的库存正在被修改或加载到 Redis（另一次库存调整、预热或对账程序），请稍后重试。`,
+    stockRebuilding: (saleId) =>
+      `秒杀 ${saleId} 的 Redis 状态正在重建（需要从 MySQL 重新预热），暂时无法区分已预留和未售出的库存，这次没有做任何修改。请在活动预热完成后再减少库存。`,
+    stockRaisedRedisSilent: (saleId, totalStock) =>
+      `秒杀 ${saleId} 的库存已在 MySQL 中增加到 ${totalStock} 件，但 Redis 没有响应；对账程序会在下一次空闲轮次把新增库存加入 Redis。`,
+    stockReloaded: (saleId) => `这次修改开始时，秒杀 ${saleId} 的 Redis 库存被重新加载，这次没有做任何修改。请重试。`,
+    stockOutcomeUnknown: (saleId) =>
+      `MySQL 没有确认秒杀 ${saleId} 的库存修改，它可能已完成也可能没有。无论哪种情况，Redis 提供的库存都不会多于 MySQL，对账程序会让两者一致：请稍后查看该活动的库存。`,
   },
 
   ledger: {

@@ -71,7 +71,7 @@ export const adminRouter = createTRPCRouter({
           (v) =>
             v.blacklisted !== undefined || v.realNameVerified !== undefined || v.memberLevel !== undefined || v.realNameId !== undefined,
           {
-            message: "Change at least one of blacklisted, realNameVerified, memberLevel, realNameId",
+            message: INPUT_SENTENCES.standingChange.en,
           },
         ),
     )
