@@ -208,6 +208,8 @@ export const en = {
     /** A provider as a sentence names it: its configured name in English, its brand in Chinese. */
     provider: { alipay: "alipay", wechatpay: "wechatpay", sandbox: "sandbox" },
     notSetUp: "Payments are not set up on this shop.",
+    signInToPay: "Sign in to pay for this order.",
+    requestTooLarge: "This payment request is too large to be genuine.",
     providerNotTaken: (asked: string, choices: string) => `This shop does not take payments through ${asked}; choose ${choices}.`,
     or: " or ",
     providerUnreachable: (provider: string) =>

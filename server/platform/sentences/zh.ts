@@ -181,6 +181,8 @@ export const zh: Sentences = {
   payments: {
     provider: { alipay: "支付宝", wechatpay: "微信支付", sandbox: "沙箱支付" },
     notSetUp: "本店尚未开通在线支付。",
+    signInToPay: "请先登录，再为这笔订单付款。",
+    requestTooLarge: "这笔支付请求过大，不像是真实的请求。",
     providerNotTaken: (asked, choices) => `本店不支持${asked}，请选择${choices}。`,
     or: "或",
     providerUnreachable: (provider) => `暂时无法连接${provider}，未做任何更改。请稍后重试。`,

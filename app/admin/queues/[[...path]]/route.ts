@@ -2,6 +2,7 @@ import type { Hono } from "hono";
 import { getServices } from "@/server/composition";
 import { callerOf } from "@/server/gateway/revocation";
 import { browserRequestRefusal } from "@/server/gateway/browser-guard";
+import { langOf } from "@/server/platform/i18n";
 import { boardAccessRefusal, createQueueBoard } from "@/server/admin/queue-board";
 
 export const dynamic = "force-dynamic";
@@ -15,7 +16,7 @@ let board: Hono | undefined;
 async function handler(request: Request): Promise<Response> {
   const services = await getServices();
   const refusal = browserRequestRefusal(request, services.env.PUBLIC_BASE_URL);
-  if (refusal) return Response.json({ error: { message: refusal.message, code: refusal.code } }, { status: refusal.status });
+  if (refusal) return Response.json({ error: { message: refusal.text[langOf(request.headers)], code: refusal.code } }, { status: refusal.status });
   const { session } = await callerOf(services, request.headers);
   const refused = boardAccessRefusal(session, request);
   if (refused) return refused;

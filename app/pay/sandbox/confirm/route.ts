@@ -1,16 +1,17 @@
 import { AppError, httpStatusOf } from "@/server/platform/errors";
 import { readTextWithin } from "@/server/lib/bounded-body";
-import { CROSS_SITE_MESSAGE, fromThisSite } from "@/server/gateway/browser-guard";
+import { CROSS_SITE_TEXT, fromThisSite } from "@/server/gateway/browser-guard";
 import { callerOf } from "@/server/gateway/revocation";
 import { confirmSandboxCheckout } from "@/server/payments/sandbox-gateway";
 import { getServices } from "@/server/composition";
-import { langOf, type Localized } from "@/server/platform/i18n";
+import { langOf } from "@/server/platform/i18n";
+import { sentence } from "@/server/platform/sentences/sentence";
 
 /** The cashier's form: the signed checkout's few fields. */
 const MAX_FORM_BYTES = 16 * 1024;
 
-const SIGN_IN_TO_PAY: Localized = { en: "Sign in to pay for this order.", zh: "请先登录，再为这笔订单付款。" };
-const TOO_LARGE: Localized = { en: "This payment request is too large to be genuine.", zh: "这笔支付请求过大，不像是真实的请求。" };
+const SIGN_IN_TO_PAY = sentence((s) => s.payments.signInToPay);
+const TOO_LARGE = sentence((s) => s.payments.requestTooLarge);
 
 const text = (status: number, message: string) =>
   new Response(message, { status, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } });
@@ -22,7 +23,7 @@ const text = (status: number, message: string) =>
 export async function POST(req: Request) {
   const services = await getServices();
   // A form post carries the session cookie: only this site's own cashier page may send it.
-  if (!fromThisSite(req.headers, services.env.PUBLIC_BASE_URL)) return text(403, CROSS_SITE_MESSAGE);
+  if (!fromThisSite(req.headers, services.env.PUBLIC_BASE_URL)) return text(403, CROSS_SITE_TEXT[langOf(req.headers)]);
   const lang = langOf(req.headers);
   const { session } = await callerOf(services, req.headers);
   if (!session) return text(401, SIGN_IN_TO_PAY[lang]);
