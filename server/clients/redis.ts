@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { redactedUrl } from "./redacted-url";
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from "ioredis";
 import { coalesceWrites } from "./coalesce-writes";
-import { loadLua, type GeneratedIncludes } from "./lua-include";
+import { loadLua } from "./lua-include";
 
 /** One Redis server, or a Cluster client that sends each command to the node owning its key's slot. */
 export type RedisConnection = Redis | Cluster;
@@ -122,18 +122,18 @@ export function scriptCommand(file: string): { name: string; numberOfKeys: numbe
 
 /**
  * Registers Lua scripts, given as file paths named `<action>-<numKeys>.lua` like BullMQ's, once
- * on the connection with `defineCommand`, each under its action's name in camelCase, its
- * `--- @include` lines expanded (lua-include.ts): ioredis then sends EVALSHA, falling back to EVAL
- * after a script flush, `generated` includes taken as given. `Commands` is the caller's typing of them.
+ * on the connection with `defineCommand`, each under its action's name in camelCase, its text as
+ * `load` makes it (by default its `--- @include` lines expanded, lua-include.ts): ioredis then sends
+ * EVALSHA, falling back to EVAL after a script flush. `Commands` is the caller's typing of them.
  */
 export function defineScripts<Commands>(
   redis: RedisConnection,
   files: readonly string[],
-  generated: GeneratedIncludes = {},
+  load: (file: string) => string = loadLua,
 ): RedisConnection & Commands {
   for (const file of files) {
     const { name, numberOfKeys } = scriptCommand(file);
-    redis.defineCommand(name, { numberOfKeys, lua: loadLua(file, generated) });
+    redis.defineCommand(name, { numberOfKeys, lua: load(file) });
   }
   return redis as RedisConnection & Commands;
 }

@@ -3,7 +3,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { scriptCommand } from "../clients/redis";
 import { GENERATED_INCLUDES, loadScript, scriptPaths } from "./redis-scripts";
-import { REPLY_CODES } from "../sale-redis/reply-codes";
+import { REPLY_CODES, withReplyCodes } from "../sale-redis/reply-codes";
+import { loadLua } from "../clients/lua-include";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const rel = (file: string) => path.relative(root, file);
@@ -78,8 +79,9 @@ describe("the Lua scripts", () => {
 });
 
 describe("the reply codes (server/sale-redis/reply-codes.ts)", () => {
-  const loaded = scripts.map((file) => ({ file: rel(file), lua: code(loadScript(file)) }));
-  const answering = loaded.filter(({ lua }) => lua.includes("local REPLY = {"));
+  // As written, includes expanded: the names, before loading makes them numbers.
+  const expanded = scripts.map((file) => ({ file: rel(file), lua: code(loadLua(file, GENERATED_INCLUDES)) }));
+  const answering = expanded.filter(({ lua }) => /\bREPLY\./.test(lua));
 
   it("reach the scripts that answer with them", () => {
     expect(answering.map(({ file }) => path.basename(file)).sort()).toEqual([
@@ -98,6 +100,12 @@ describe("the reply codes (server/sale-redis/reply-codes.ts)", () => {
     expect(lua).not.toMatch(/return\s+-?\d+\s*,/);
     const named = [...lua.matchAll(/\bREPLY\.([A-Z_]+)/g)].map((match) => match[1]!);
     expect(named.filter((name) => !Object.hasOwn(REPLY_CODES, name))).toEqual([]);
+  });
+
+  it("are numbers once a script is loaded, and a name that is no code fails the load", () => {
+    expect(scripts.filter((file) => /\bREPLY\./.test(loadScript(file))).map(rel)).toEqual([]);
+    expect(withReplyCodes("return { REPLY.SOLD_OUT, REPLY.OK }")).toBe(`return { ${REPLY_CODES.SOLD_OUT}, ${REPLY_CODES.OK} }`);
+    expect(() => withReplyCodes("return REPLY.SOLDOUT")).toThrow(/REPLY\.SOLDOUT is no reply code/);
   });
 
   it("are distinct", () => {

@@ -2,14 +2,14 @@ import path from "node:path";
 import { createRedis, defineScripts, type RedisConnection, type RedisTarget, type ScriptCommandName } from "../clients/redis";
 import type { RedisOptions } from "ioredis";
 import { loadLua } from "../clients/lua-include";
-import { luaReplyCodes } from "../sale-redis/reply-codes";
+import { luaEligibilityRefusals, withReplyCodes } from "../sale-redis/reply-codes";
 
 /**
  * The Lua scripts, as files beside the code that calls them, by folder under server/: each
  * `<action>-<numKeys>.lua` like BullMQ's, run as `redis.<action in camelCase>` (`issue-token-5.lua`
  * is `redis.issueToken`). Lua they share lives in `includes/` folders, pulled in with
- * `--- @include "<file>"`; the reply codes come from TypeScript, as the generated include
- * "@generated/reply-codes.lua" (GENERATED_INCLUDES). Resolved from the project root: web, worker,
+ * `--- @include "<file>"`; the reply codes come from TypeScript: `REPLY.<name>` becomes its number
+ * at load, and the eligibility refusals are the generated include "@generated/eligibility-refusals.lua". Resolved from the project root: web, worker,
  * scripts and tests all run from there.
  */
 export const SCRIPT_FILES = {
@@ -33,11 +33,11 @@ export const SCRIPT_FILES = {
 } as const;
 
 /** Lua made from TypeScript, by the name the scripts include it as. */
-export const GENERATED_INCLUDES = { "@generated/reply-codes.lua": luaReplyCodes() };
+export const GENERATED_INCLUDES = { "@generated/eligibility-refusals.lua": luaEligibilityRefusals() };
 
-/** A script's text as Redis runs it: its includes expanded, the generated ones too. */
+/** A script's text as Redis runs it: its includes expanded, the generated ones too, and its reply codes numbers. */
 export function loadScript(file: string): string {
-  return loadLua(file, GENERATED_INCLUDES);
+  return withReplyCodes(loadLua(file, GENERATED_INCLUDES));
 }
 
 /** Every script's path, relative to the project root. */
@@ -144,6 +144,6 @@ export function createAppRedis(target: RedisTarget, options: RedisOptions = {}):
   return defineScripts<SeckillCommands>(
     createRedis(target, options),
     scriptPaths().map((file) => path.join(process.cwd(), file)),
-    GENERATED_INCLUDES,
+    loadScript,
   );
 }

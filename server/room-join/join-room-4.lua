@@ -32,7 +32,7 @@
 
   The clock is Redis's own (TIME). All keys share the room's hash tag {room:<id>}.
 ]]
---- @include "@generated/reply-codes.lua"
+--- @include "@generated/eligibility-refusals.lua"
 --- @include "../includes/now-ms.lua"
 
 local meta = redis.call('HMGET', KEYS[1], 'opensAt', 'endsAt', 'rate', 'order', 'frontier', 'frontierAt', 'joined', 'drawn', 'challenge', 'epoch', 'eligibility')

@@ -1,8 +1,8 @@
 import { ELIGIBILITY } from "./eligibility";
 
 /**
- * The purchase scripts' reply codes, the one list of them: the Lua gets them as the table
- * `REPLY` (luaReplyCodes, included as "@generated/reply-codes.lua" when the scripts are loaded),
+ * The purchase scripts' reply codes, the one list of them: the Lua names them `REPLY.<name>`,
+ * each replaced by its number when the scripts are loaded (withReplyCodes),
  * the parsers read them from here, and the names are the statuses metrics count and the UI words.
  * Scripts: issue-token-5.lua, reserve-unit-7.lua, reserve-unit-with-ticket-7.lua, take-stock-2.lua,
  * join-room-4.lua and the includes they share.
@@ -61,20 +61,29 @@ export function codeNames<Name extends ReplyName>(names: readonly Name[]): Reado
 }
 
 /**
- * The Lua the scripts include as "@generated/reply-codes.lua": `REPLY.<name>` for every code,
- * and `REFUSAL_BY_ELIGIBILITY[code]`, the reply refusing a stored eligibility code (nil: eligible).
+ * The Lua the scripts include as "@generated/eligibility-refusals.lua": `REFUSAL_BY_ELIGIBILITY[code]`,
+ * the reply refusing a stored eligibility code (nil: eligible).
  */
-export function luaReplyCodes(): string {
-  const entries = (Object.entries(REPLY_CODES) as [ReplyName, number][]).map(([name, code]) => `  ${name} = ${code},`);
-  const eligibility = INELIGIBLE.map((name) => `  [${ELIGIBILITY[name]}] = REPLY.${name},`);
+export function luaEligibilityRefusals(): string {
+  const eligibility = INELIGIBLE.map((name) => `  [${ELIGIBILITY[name]}] = ${REPLY_CODES[name]}, -- ${name}`);
   return [
     "-- Generated from server/sale-redis/reply-codes.ts when the scripts are loaded: edit it there.",
-    "local REPLY = {",
-    ...entries,
-    "}",
     "local REFUSAL_BY_ELIGIBILITY = {",
     ...eligibility,
     "}",
     "",
   ].join("\n");
+}
+
+const REPLY_NAME = /\bREPLY\.([A-Za-z_]+)/g;
+
+/**
+ * A script's `REPLY.<name>` as its number, put in when the script loads rather than looked up in a
+ * table the script would build on every run. A name not in REPLY_CODES fails the load.
+ */
+export function withReplyCodes(lua: string): string {
+  return lua.replace(REPLY_NAME, (_match, name: string) => {
+    if (!Object.hasOwn(REPLY_CODES, name)) throw new Error(`REPLY.${name} is no reply code (server/sale-redis/reply-codes.ts)`);
+    return String(REPLY_CODES[name as ReplyName]);
+  });
 }

@@ -5,7 +5,7 @@ import { ELIGIBILITY } from "../sale-redis/eligibility";
 import { saleKeys } from "../sale-redis/keys";
 import { issueTokenKeyList } from "./issue-token-script";
 import { reserveUnitKeyList } from "./reserve-unit-script";
-import { luaReplyCodes, REPLY_CODES } from "../sale-redis/reply-codes";
+import { luaEligibilityRefusals, REPLY_CODES, withReplyCodes } from "../sale-redis/reply-codes";
 
 /** issue-token-5.lua and reserve-unit-7.lua against the real Redis: every return code and what it writes. */
 
@@ -62,10 +62,13 @@ afterAll(async () => {
 });
 beforeEach(() => arrange());
 
-describe("the generated reply codes", () => {
-  it("are, as Redis's Lua reads them, the TypeScript codes, and refuse each stored eligibility code by its name", async () => {
+describe("the reply codes as Redis's Lua reads them", () => {
+  it("are the TypeScript codes, and refuse each stored eligibility code by its name", async () => {
+    const names = Object.keys(REPLY_CODES);
     const read = (await redis.eval(
-      `${luaReplyCodes()}return cjson.encode({ REPLY = REPLY, REFUSAL_BY_ELIGIBILITY = REFUSAL_BY_ELIGIBILITY })`,
+      withReplyCodes(
+        `${luaEligibilityRefusals()}return cjson.encode({ REPLY = { ${names.map((name) => `${name} = REPLY.${name}`).join(", ")} }, REFUSAL_BY_ELIGIBILITY = REFUSAL_BY_ELIGIBILITY })`,
+      ),
       0,
     )) as string;
     const { REPLY, REFUSAL_BY_ELIGIBILITY } = JSON.parse(read) as { REPLY: Record<string, number>; REFUSAL_BY_ELIGIBILITY: number[] };

@@ -15,7 +15,6 @@
 
   The two keys share the bucket's hash tag, so the script runs unchanged on Redis Cluster.
 ]]
---- @include "@generated/reply-codes.lua"
 --- @include "../includes/now-ms.lua"
 
 local stock = tonumber(redis.call('GET', KEYS[1]))

@@ -29,7 +29,7 @@
                  (0 eligible, 1 blacklisted, 2 real name required, 3 member level too low,
                  4 contact not verified, 5 account too new)
 ]]
---- @include "@generated/reply-codes.lua"
+--- @include "@generated/eligibility-refusals.lua"
 --- @include "../../includes/now-ms.lua"
 
 local function checkPurchase(stockKey, metaKey, usersKey, eligibilityKey, userId)

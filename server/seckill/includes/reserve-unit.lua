@@ -17,7 +17,6 @@
     pending  zset: reservationId -> reserved-at (epoch ms), the half message
     holds    zset: reservationId -> held-at (epoch ms)
 ]]
---- @include "@generated/reply-codes.lua"
 
 local function backlogFull(pendingKey, maxBacklog)
   return maxBacklog > 0 and redis.call('ZCARD', pendingKey) >= maxBacklog
