@@ -16,7 +16,8 @@ let board: Hono | undefined;
 async function handler(request: Request): Promise<Response> {
   const services = await getServices();
   const refusal = browserRequestRefusal(request, services.env.PUBLIC_BASE_URL);
-  if (refusal) return Response.json({ error: { message: refusal.text[langOf(request.headers)], code: refusal.code } }, { status: refusal.status });
+  if (refusal)
+    return Response.json({ error: { message: refusal.text[langOf(request.headers)], code: refusal.code } }, { status: refusal.status });
   const { session } = await callerOf(services, request.headers);
   const refused = boardAccessRefusal(session, request);
   if (refused) return refused;
