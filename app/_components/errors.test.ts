@@ -36,6 +36,11 @@ describe("errorText", () => {
     expect(errorText({ message: "We are very busy", data: { httpStatus: 503 } }, t)).toBe(t.tryAgain);
   });
 
+  it("says try again for a gateway's 502 or 504, whose body may be an HTML page", () => {
+    for (const status of [502, 504])
+      expect(errorText({ message: "Unexpected token '<'", meta: { response: new Response("<html>", { status }) } }, t)).toBe(t.tryAgain);
+  });
+
   it("says the server's own sentence for a 401: it knows whether the session ended or never was", () => {
     const ended = { message: "您的登录已失效，请重新登录。", data: { httpStatus: 401, code: "UNAUTHORIZED" } };
     expect(errorText(ended, MESSAGES.zh)).toBe("您的登录已失效，请重新登录。");

@@ -16,7 +16,8 @@ interface CallError {
 export function errorText(error: CallError, t: Messages): string {
   const status = statusOf(error);
   if (status === 429) return t.tooManyRequests;
-  if (status === 503) return t.tryAgain;
+  // A gateway's 502/504 (nginx, an ingress, a cloud balancer) may be an HTML page: its status says enough.
+  if (status === 502 || status === 503 || status === 504) return t.tryAgain;
   if (status === 401) return isTrpcAnswer(error) ? error.message : t.signInFirst;
   return error.message;
 }

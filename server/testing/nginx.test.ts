@@ -128,4 +128,31 @@ describe("nginx's own refusals", () => {
       await nginx.stop();
     }
   });
+
+  it("an upstream that is down is a 502 tRPC error in the caller's language, not nginx's HTML page", async () => {
+    const nginx = await startNginx({ webPorts: [await freePort()], seckillPorts: [await freePort()] });
+    try {
+      const call = (path: string, headers: Record<string, string> = {}) => fetch(`${nginx.url}${path}`, { headers });
+      for (const path of ["/api/trpc/clock.now", "/api/seckill/seckill.token", "/"]) {
+        const answer = await call(path);
+        expect(answer.status).toBe(502);
+        expect(answer.headers.get("content-type")).toBe("application/json");
+        expect(await answer.json()).toEqual({
+          error: {
+            json: {
+              message: "The shop could not be reached. Try again shortly.",
+              code: -32603,
+              data: { code: "BAD_GATEWAY", httpStatus: 502 },
+            },
+          },
+        });
+      }
+      const chinese = (await (await call("/api/trpc/clock.now", { "accept-language": "zh-CN" })).json()) as {
+        error: { json: { message: string } };
+      };
+      expect(chinese.error.json.message).toBe("暂时无法连接商店，请稍后再试。");
+    } finally {
+      await nginx.stop();
+    }
+  });
 });
