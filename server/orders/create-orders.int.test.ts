@@ -301,4 +301,54 @@ describe("graceful shutdown", () => {
     expect(await services.redis.zcard(saleKeys(services.env.REDIS_NAMESPACE, saleId).pending)).toBe(0);
     expect(invariantViolations(await readSaleLedger(services, saleId))).toEqual([]);
   });
+
+  it("past WORKER_DRAIN_TIMEOUT_MS it exits 0 without the batch it cannot commit, and another worker sells it", async () => {
+    const { services } = t;
+    const { saleId } = await newSale(10);
+    const buyers = await createShoppers(services, 2, { emailPrefix: "drain-timeout" });
+    await warmUpSale(services, saleId);
+    const pendingKey = saleKeys(services.env.REDIS_NAMESPACE, saleId).pending;
+    // The stock row held, as a long release holds it: the worker's batch inserts, then waits.
+    const holder = await services.sql.getConnection();
+    try {
+      await holder.beginTransaction();
+      await holder.query("SELECT count FROM stock WHERE sale_id = ? FOR UPDATE", [saleId]);
+      const worker = await startWorker(t.childEnv, { WORKER_DRAIN_TIMEOUT_MS: "1000" });
+      await Promise.all(buyers.map((b) => buyAsShopper(services, { userId: b.id, saleId })));
+      await services.orderEnqueuer.drain();
+      await waitFor(
+        async () => {
+          const [row] = (await holder.query(
+            "SELECT COUNT(*) AS n FROM information_schema.INNODB_TRX x JOIN information_schema.PROCESSLIST p ON p.ID = x.trx_mysql_thread_id WHERE x.trx_state = 'LOCK WAIT' AND p.DB = DATABASE()",
+          )) as { n: bigint }[];
+          return Number(row!.n) > 0;
+        },
+        15_000,
+        "the worker's batch to wait for the stock row lock",
+      );
+      const signalledAt = Date.now();
+      expect(await worker.stop("SIGTERM")).toBe(0);
+      // The drain timeout and the 5 s its connections get to close, well before the batch's lock
+      // wait (InnoDB's 50 s) would have ended.
+      expect(Date.now() - signalledAt).toBeLessThan(20_000);
+      await worker.outputClosed;
+      expect(worker.output()).toContain("worker stopping with jobs still in hand");
+    } finally {
+      await holder.rollback().catch(() => undefined);
+      await holder.release();
+    }
+    expect(await services.db.order.count({ where: { saleId } })).toBe(0);
+    expect(await services.redis.zcard(pendingKey)).toBe(2);
+
+    // The jobs' lock lapses (WORKER_LOCK_MS): another worker takes them and sells each unit once.
+    const survivor = await startWorker(t.childEnv);
+    try {
+      await waitFor(async () => (await services.redis.zcard(pendingKey)) === 0, 30_000, "another worker to sell the batch");
+    } finally {
+      await survivor.stop();
+    }
+    expect(await services.db.order.count({ where: { saleId } })).toBe(2);
+    expect((await services.db.stock.findUniqueOrThrow({ where: { saleId } })).count).toBe(8);
+    expect(invariantViolations(await readSaleLedger(services, saleId))).toEqual([]);
+  });
 });
