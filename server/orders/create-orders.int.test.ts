@@ -13,7 +13,7 @@ import { readPublishedReconciliations, reconcileLiveSales } from "../recovery/re
 import { changeStock, prismaStockStore, type StockStore } from "../stock/ledger";
 import { createOrderProcessor } from "../jobs/create-order";
 import { createOrders } from "./create-orders";
-import mariadb from "mariadb";
+import mariadb, { type PoolConnection } from "mariadb";
 import { parseDatabaseUrl } from "../clients/db";
 import { STOCK_SHORTAGE } from "./settle-reservations";
 
@@ -27,6 +27,14 @@ afterAll(() => t?.cleanup());
 
 async function newSale(stock: number) {
   return createLiveSale(t.services, { productName: "Batch test", priceCents: 1234, originalPriceCents: 2000, stock });
+}
+
+/** Whether another connection of this test's database waits for the stock row's lock (a batch's `FOR UPDATE`). */
+async function batchWaitsForStockRow(connection: PoolConnection): Promise<boolean> {
+  const [row] = (await connection.query(
+    "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND INFO LIKE '%FROM stock WHERE sale_id%FOR UPDATE%' AND ID <> CONNECTION_ID()",
+  )) as { n: bigint }[];
+  return Number(row!.n) > 0;
 }
 
 describe("createOrders (group commit)", () => {
@@ -92,16 +100,7 @@ describe("createOrders (group commit)", () => {
       await releaser.beginTransaction();
       await releaser.query("SELECT count FROM stock WHERE sale_id = ? FOR UPDATE", [saleId]);
       const committing = createOrders(t.services.sql, jobs, { payTimeoutSeconds: 60 });
-      await waitFor(
-        async () => {
-          const [row] = (await releaser.query(
-            "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND INFO LIKE '%FROM stock WHERE sale_id%FOR UPDATE%' AND ID <> CONNECTION_ID()",
-          )) as { n: bigint }[];
-          return Number(row!.n) > 0;
-        },
-        5000,
-        "the batch to wait for the stock row lock",
-      );
+      await waitFor(() => batchWaitsForStockRow(releaser), 5000, "the batch to wait for the stock row lock");
       await releaser.query("INSERT INTO released_reservations (reservation_id, sale_id, user_id, reason) VALUES (?, ?, ?, 'JOB_LOST')", [
         jobs[1]!.reservationId,
         saleId,
@@ -316,16 +315,7 @@ describe("graceful shutdown", () => {
       const worker = await startWorker(t.childEnv, { WORKER_DRAIN_TIMEOUT_MS: "1000" });
       await Promise.all(buyers.map((b) => buyAsShopper(services, { userId: b.id, saleId })));
       await services.orderEnqueuer.drain();
-      await waitFor(
-        async () => {
-          const [row] = (await holder.query(
-            "SELECT COUNT(*) AS n FROM information_schema.INNODB_TRX x JOIN information_schema.PROCESSLIST p ON p.ID = x.trx_mysql_thread_id WHERE x.trx_state = 'LOCK WAIT' AND p.DB = DATABASE()",
-          )) as { n: bigint }[];
-          return Number(row!.n) > 0;
-        },
-        15_000,
-        "the worker's batch to wait for the stock row lock",
-      );
+      await waitFor(() => batchWaitsForStockRow(holder), 15_000, "the worker's batch to wait for the stock row lock");
       const signalledAt = Date.now();
       expect(await worker.stop("SIGTERM")).toBe(0);
       // The drain timeout and the 5 s its connections get to close, well before the batch's lock
