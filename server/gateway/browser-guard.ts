@@ -27,7 +27,6 @@ export interface BrowserRefusal {
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 export const CROSS_SITE_TEXT: Localized = sentence((s) => s.gateway.crossSite);
-/** English only: the sandbox cashier's confirm route still answers with it (app/pay/sandbox/confirm). */
 export const JSON_ONLY_TEXT: Localized = sentence((s) => s.gateway.jsonOnly);
 
 const JSON_ONLY_REFUSAL: BrowserRefusal = { status: 415, code: "UNSUPPORTED_MEDIA_TYPE", message: JSON_ONLY_TEXT.en, text: JSON_ONLY_TEXT };

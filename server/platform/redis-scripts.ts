@@ -9,8 +9,8 @@ import { luaEligibilityRefusals, withReplyCodes } from "../sale-redis/reply-code
  * `<action>-<numKeys>.lua` like BullMQ's, run as `redis.<action in camelCase>` (`issue-token-5.lua`
  * is `redis.issueToken`). Lua they share lives in `includes/` folders, pulled in with
  * `--- @include "<file>"`; the reply codes come from TypeScript: `REPLY.<name>` becomes its number
- * at load, and the eligibility refusals are the generated include "@generated/eligibility-refusals.lua". Resolved from the project root: web, worker,
- * scripts and tests all run from there.
+ * at load, and the eligibility refusals are the generated include "@generated/eligibility-refusals.lua".
+ * Resolved from the project root: web, worker, scripts and tests all run from there.
  */
 export const SCRIPT_FILES = {
   seckill: [

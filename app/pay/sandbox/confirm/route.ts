@@ -23,8 +23,8 @@ const text = (status: number, message: string) =>
 export async function POST(req: Request) {
   const services = await getServices();
   // A form post carries the session cookie: only this site's own cashier page may send it.
-  if (!fromThisSite(req.headers, services.env.PUBLIC_BASE_URL)) return text(403, CROSS_SITE_TEXT[langOf(req.headers)]);
   const lang = langOf(req.headers);
+  if (!fromThisSite(req.headers, services.env.PUBLIC_BASE_URL)) return text(403, CROSS_SITE_TEXT[lang]);
   const { session } = await callerOf(services, req.headers);
   if (!session) return text(401, SIGN_IN_TO_PAY[lang]);
   const form = await readTextWithin(req, MAX_FORM_BYTES);
