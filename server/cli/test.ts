@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { buildIfNeeded } from "./build";
@@ -34,6 +34,28 @@ function run(command: string, args: string[], env: Record<string, string> = {}):
   return result.status ?? 1;
 }
 
+/** Like run, beside other commands: its output is held and printed in one piece when it ends. */
+function runCaptured(command: string, args: string[]): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const chunks: Buffer[] = [];
+    child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => chunks.push(chunk));
+    let finished = false;
+    const finish = (status: number) => {
+      if (finished) return;
+      finished = true;
+      process.stdout.write(`\n$ ${command} ${args.join(" ")}\n${Buffer.concat(chunks).toString()}`);
+      resolve(status);
+    };
+    child.on("error", (error) => {
+      chunks.push(Buffer.from(`${error.message}\n`));
+      finish(1);
+    });
+    child.on("close", (status) => finish(status ?? 1));
+  });
+}
+
 function readJson<T>(file: string): T | null {
   return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as T) : null;
 }
@@ -54,41 +76,44 @@ function vitestProject(project: string): Tally {
   };
 }
 
-// The quick checks, a few minutes together: all of them run, so one run shows every finding.
-for (const [suite, command, commandArgs] of [
-  ["typecheck", bin("tsc"), ["--noEmit", "-p", "."]],
-  ["lint", bin("eslint"), ["--max-warnings", "0", "."]],
-  ["format", bin("prettier"), ["--check", "--log-level", "warn", "."]],
-  // The import rules (.dependency-cruiser.cjs): no circle, no folder importing a layer above it.
-  ["dependencies", "npm", ["run", "--silent", "lint:deps"]],
-] as const) {
-  const status = run(command, [...commandArgs]);
-  if (status !== 0 && suite === "format") console.log("not formatted: npx prettier --write . formats them");
-  tallies.push({ suite, passed: status === 0 ? 1 : 0, failed: status === 0 ? 0 : 1, skipped: 0 });
-}
+// The quick checks, side by side (each output printed whole once it ends): all of them run, so
+// one run shows every finding.
 {
-  const outcome = checkCommitSubjects();
-  tallies.push({
-    suite: "commits",
-    passed: outcome === "passed" ? 1 : 0,
-    failed: outcome === "failed" ? 1 : 0,
-    skipped: outcome === "skipped" ? 1 : 0,
-  });
-}
-
-// The alert rules and the scrape configuration: syntax, then the rules' unit tests (promtool, from
-// Debian's `prometheus` package; .ci/run installs it).
-{
+  const commitsOutcome = checkCommitSubjects();
   const folder = path.join("deploy", "observability");
-  const steps = [
+  const promtoolSteps = [
     ["check", "rules", path.join(folder, "alerts.yml")],
     ["check", "config", path.join(folder, "prometheus.yml")],
     ["test", "rules", path.join(folder, "alerts.test.yml")],
   ];
-  const statuses = steps.map((args) => run("promtool", args));
-  if (statuses.some((status) => status !== 0)) console.log("promtool failed or is missing (apt-get install prometheus)");
-  const passed = statuses.filter((status) => status === 0).length;
-  tallies.push({ suite: "alert rules", passed, failed: steps.length - passed, skipped: 0 });
+  const [typecheck, lint, format, dependencies, ...promtool] = await Promise.all([
+    runCaptured(bin("tsc"), ["--noEmit", "-p", "."]),
+    runCaptured(bin("eslint"), ["--max-warnings", "0", "."]),
+    runCaptured(bin("prettier"), ["--check", "--log-level", "warn", "."]),
+    // The import rules (.dependency-cruiser.cjs): no circle, no folder importing a layer above it.
+    runCaptured("npm", ["run", "--silent", "lint:deps"]),
+    // The alert rules and the scrape configuration: syntax, then the rules' unit tests (promtool,
+    // from Debian's `prometheus` package; .ci/run installs it).
+    ...promtoolSteps.map((args) => runCaptured("promtool", args)),
+  ]);
+  for (const [suite, status] of [
+    ["typecheck", typecheck],
+    ["lint", lint],
+    ["format", format],
+    ["dependencies", dependencies],
+  ] as const) {
+    if (status !== 0 && suite === "format") console.log("not formatted: npx prettier --write . formats them");
+    tallies.push({ suite, passed: status === 0 ? 1 : 0, failed: status === 0 ? 0 : 1, skipped: 0 });
+  }
+  tallies.push({
+    suite: "commits",
+    passed: commitsOutcome === "passed" ? 1 : 0,
+    failed: commitsOutcome === "failed" ? 1 : 0,
+    skipped: commitsOutcome === "skipped" ? 1 : 0,
+  });
+  if (promtool.some((status) => status !== 0)) console.log("promtool failed or is missing (apt-get install prometheus)");
+  const passed = promtool.filter((status) => status === 0).length;
+  tallies.push({ suite: "alert rules", passed, failed: promtool.length - passed, skipped: 0 });
 }
 
 tallies.push(vitestProject("unit"));
