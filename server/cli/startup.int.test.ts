@@ -110,10 +110,12 @@ async function inspect(services: Services) {
 }
 
 const EVERY_KIND: ProcessKind[] = ["web", "web", "web", "seckill", "seckill", "worker", "worker", "worker"];
+/** Each round a new race for the locks; a lock removed loses it in the first round. */
+const ROUNDS = 2;
 
 describe("processes starting at the same moment on an empty database", () => {
-  it("become healthy, apply each migration once, make one admin and one demo sale, warm it once, log no error (5 times)", async () => {
-    for (let round = 1; round <= 5; round++) {
+  it(`become healthy, apply each migration once, make one admin and one demo sale, warm it once, log no error (${ROUNDS} times)`, async () => {
+    for (let round = 1; round <= ROUNDS; round++) {
       const env = emptyEnvironment(`startup_${round}`);
       const began = Date.now();
       const processes = await startAll(EVERY_KIND, env);
