@@ -24,7 +24,7 @@ export default defineConfig({
           include: ["server/**/*.int.test.ts", "worker/**/*.int.test.ts", "prisma/**/*.int.test.ts", "bench/**/*.int.test.ts"],
           // Each file owns a database and a Redis namespace, so files may run side by side;
           // two at a time suits a 2-core machine. Each file builds its own services, so files
-          // share worker processes and their loaded modules (importing anew cost about 2 s a file).
+          // share worker processes and their loaded modules instead of importing them anew.
           maxWorkers: 2,
           isolate: false,
           sequence: { groupOrder: 1 },

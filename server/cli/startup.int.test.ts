@@ -110,7 +110,7 @@ async function inspect(services: Services) {
 }
 
 const EVERY_KIND: ProcessKind[] = ["web", "web", "web", "seckill", "seckill", "worker", "worker", "worker"];
-/** Each round a new race for the locks; a lock removed loses it in the first round. */
+/** Each round a new race for the locks; without the migration lock or the demo sale's guard, round 1 fails. */
 const ROUNDS = 2;
 
 describe("processes starting at the same moment on an empty database", () => {
