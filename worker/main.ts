@@ -25,6 +25,10 @@ const PRUNE_NOTIFICATIONS_EVERY_MS = 3600_000;
  * answer, and delivers the sandbox payment provider's notifications. Runs apart from the web server.
  */
 async function main() {
+  // Taken from the first line: a stop before the workers exist has no job in hand, so it exits
+  // at once (as a container's PID 1, a signal with no handler would be ignored until SIGKILL).
+  let shutdown = (_signal: string): Promise<void> => process.exit(0);
+  for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => void shutdown(signal));
   const config = env();
   const log = createLogger("worker");
   // Before the queues and workers: they take BullMQ's telemetry only while tracing is on.
@@ -80,43 +84,13 @@ async function main() {
     start(QUEUE.pruneNotifications, () => processPruneNotifications(services), 1),
     start(QUEUE.refundPayment, (job) => processRefundPayment(services, job), LIFECYCLE_CONCURRENCY),
   ];
-  await Promise.all(workers.map((worker) => worker.waitUntilReady()));
-  // Upsert: every worker process declares the same schedulers, and there stays one of each.
-  // Declared again every round too: a Redis that lost its data lost them with it.
-  const declareSchedulers = () =>
-    Promise.all([
-      services.queues.sweepOrders.upsertJobScheduler(
-        SWEEP_SCHEDULER_ID,
-        { every: config.ORDER_SWEEP_INTERVAL_SECONDS * 1000 },
-        { name: "sweep" },
-      ),
-      services.queues.reconcile.upsertJobScheduler(RECONCILE_SCHEDULER_ID, { every: config.RECONCILE_INTERVAL_MS }, { name: "reconcile" }),
-      services.queues.pruneNotifications.upsertJobScheduler(
-        PRUNE_NOTIFICATIONS_SCHEDULER_ID,
-        { every: PRUNE_NOTIFICATIONS_EVERY_MS },
-        { name: "prune" },
-      ),
-    ]);
-  await declareSchedulers();
-  const redeclare = setInterval(
-    () => void declareSchedulers().catch((error: unknown) => log.warn({ err: error }, "could not declare the job schedulers")),
-    Math.max(config.RECONCILE_INTERVAL_MS, 5000),
-  );
-  log.info(
-    {
-      concurrency: config.WORKER_CONCURRENCY,
-      batch: config.ORDER_BATCH_SIZE,
-      redis: describeRedis(config),
-      queueRedis: describeRedis(queueRedis(config)),
-    },
-    "worker ready",
-  );
-
+  let redeclare: NodeJS.Timeout | undefined = undefined;
   let stopping = false;
-  const shutdown = async (signal: string) => {
+  // From here a stop finishes the jobs in hand: the workers may take one at any moment.
+  shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    clearInterval(redeclare);
+    if (redeclare) clearInterval(redeclare);
     metricsServer?.close();
     log.info({ signal, withinMs: config.WORKER_DRAIN_TIMEOUT_MS }, "worker shutting down: finishing jobs in hand");
     // close() stops taking jobs and waits for those in progress, whose batches drain() flushes.
@@ -142,8 +116,38 @@ async function main() {
     log.info("worker stopped");
     process.exit(0);
   };
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
-  process.on("SIGINT", () => void shutdown("SIGINT"));
+  await Promise.all(workers.map((worker) => worker.waitUntilReady()));
+  // Upsert: every worker process declares the same schedulers, and there stays one of each.
+  // Declared again every round too: a Redis that lost its data lost them with it.
+  const declareSchedulers = () =>
+    Promise.all([
+      services.queues.sweepOrders.upsertJobScheduler(
+        SWEEP_SCHEDULER_ID,
+        { every: config.ORDER_SWEEP_INTERVAL_SECONDS * 1000 },
+        { name: "sweep" },
+      ),
+      services.queues.reconcile.upsertJobScheduler(RECONCILE_SCHEDULER_ID, { every: config.RECONCILE_INTERVAL_MS }, { name: "reconcile" }),
+      services.queues.pruneNotifications.upsertJobScheduler(
+        PRUNE_NOTIFICATIONS_SCHEDULER_ID,
+        { every: PRUNE_NOTIFICATIONS_EVERY_MS },
+        { name: "prune" },
+      ),
+    ]);
+  await declareSchedulers();
+  if (stopping) return;
+  redeclare = setInterval(
+    () => void declareSchedulers().catch((error: unknown) => log.warn({ err: error }, "could not declare the job schedulers")),
+    Math.max(config.RECONCILE_INTERVAL_MS, 5000),
+  );
+  log.info(
+    {
+      concurrency: config.WORKER_CONCURRENCY,
+      batch: config.ORDER_BATCH_SIZE,
+      redis: describeRedis(config),
+      queueRedis: describeRedis(queueRedis(config)),
+    },
+    "worker ready",
+  );
 }
 
 main().catch((error: unknown) => {

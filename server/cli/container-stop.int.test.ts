@@ -9,6 +9,7 @@ import {
   buyAsShopper,
   createLiveSale,
   createTestEnvironment,
+  spawnPrepared,
   startPrepared,
   waitFor,
   type ProcessKind,
@@ -55,6 +56,24 @@ describe("a container's command, run as its PID 1, stops cleanly on SIGTERM", ()
     await server.outputClosed;
     expect(server.output()).toContain(`"${kind === "web" ? "web" : "seckill service"} shutting down`);
     expect(server.output()).toContain(stoppedLine);
+  });
+
+  it("worker: a stop while its modules load ends it at once with 0, never left for SIGKILL", async () => {
+    const { child } = await spawnPrepared("worker", { ...t.childEnv, DEMO_SALE: "0" }, {}, { asContainer: containerCommand("worker") });
+    try {
+      // Signalled the moment the preparation hands over to the worker's modules, before they have loaded.
+      await new Promise<void>((resolve, reject) => {
+        child.process.stdout!.on("data", (chunk: Buffer) => {
+          if (String(chunk).includes("[start] loading the worker")) resolve();
+        });
+        void child.exited.then(() => reject(new Error(`exited before loading the worker:\n${child.output()}`)));
+      });
+      const stillRunning = new Promise((resolve) => setTimeout(resolve, 15_000, "still running 15 s after SIGTERM"));
+      expect(await Promise.race([child.stop("SIGTERM"), stillRunning]), child.output()).toBe(0);
+      expect(child.output()).not.toContain("worker ready");
+    } finally {
+      await child.stop("SIGKILL");
+    }
   });
 
   it("worker: the batch in its hands is committed, no reservation left pending, exit 0", async () => {

@@ -193,9 +193,11 @@ else if (webCount > 0) {
 }
 if (only === "worker" && workerCount === 1) {
   // `npm run worker`: this process becomes the worker, one Node per worker pod and no second
-  // start-up; its own handlers take SIGTERM from here on.
-  preparationOver();
+  // start-up. A stop while its modules load still ends the preparation; the worker registers its
+  // own handlers as it loads, and they alone take SIGTERM once it has.
+  log("loading the worker");
   await import(pathToFileURL(path.join(process.cwd(), WORKER_ENTRY)).href);
+  preparationOver();
 } else {
   // Several workers on one machine: each its own metrics port, counting up from WORKER_METRICS_PORT.
   const metricsPort = (i: number) => (config.WORKER_METRICS_PORT === 0 ? 0 : config.WORKER_METRICS_PORT + i - 1);

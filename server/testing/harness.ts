@@ -293,14 +293,7 @@ export async function startPrepared(
   extra: Record<string, string> = {},
   options: { asContainer?: string[] } = {},
 ): Promise<ChildHandle & { kind: ProcessKind; url?: string }> {
-  if (kind === "web" && !buildIsFresh())
-    throw new Error("The web app is not built or is out of date: run `npm run build` first (npm test does).");
-  const port = kind === "worker" ? undefined : await freePort();
-  const ports: Record<string, string> = port === undefined ? {} : kind === "web" ? { PORT: String(port) } : { SECKILL_PORT: String(port) };
-  const env = { ...process.env, ...childEnv, NEXT_TELEMETRY_DISABLED: "1", LOG_LEVEL: "info", ...extra, ...ports };
-  const child = options.asContainer
-    ? spawnAsContainer(options.asContainer, env)
-    : spawnChild(process.execPath, ["--import", "tsx", "server/cli/start.ts", "--only", kind], env);
+  const { child, port } = await spawnPrepared(kind, childEnv, extra, options);
   const url = port === undefined ? undefined : `http://127.0.0.1:${port}`;
   try {
     if (url) await untilHealthy(child, url, `npm run ${kind}`, 120_000);
@@ -322,6 +315,24 @@ export async function startPrepared(
     throw new Error(`${String(error)}\n--- its output ---\n${child.output()}`, { cause: error });
   }
   return { ...child, kind, url };
+}
+
+/** startPrepared's process, spawned and not waited for: `port` is the one it was given, if any. */
+export async function spawnPrepared(
+  kind: ProcessKind,
+  childEnv: Record<string, string>,
+  extra: Record<string, string> = {},
+  options: { asContainer?: string[] } = {},
+): Promise<{ child: ChildHandle; port: number | undefined }> {
+  if (kind === "web" && !buildIsFresh())
+    throw new Error("The web app is not built or is out of date: run `npm run build` first (npm test does).");
+  const port = kind === "worker" ? undefined : await freePort();
+  const ports: Record<string, string> = port === undefined ? {} : kind === "web" ? { PORT: String(port) } : { SECKILL_PORT: String(port) };
+  const env = { ...process.env, ...childEnv, NEXT_TELEMETRY_DISABLED: "1", LOG_LEVEL: "info", ...extra, ...ports };
+  const child = options.asContainer
+    ? spawnAsContainer(options.asContainer, env)
+    : spawnChild(process.execPath, ["--import", "tsx", "server/cli/start.ts", "--only", kind], env);
+  return { child, port };
 }
 
 /** Waits for a server process's /api/health to answer 200, failing at once if the process dies. */
