@@ -116,7 +116,6 @@ async function main() {
     log.info("worker stopped");
     process.exit(0);
   };
-  await Promise.all(workers.map((worker) => worker.waitUntilReady()));
   // Upsert: every worker process declares the same schedulers, and there stays one of each.
   // Declared again every round too: a Redis that lost its data lost them with it.
   const declareSchedulers = () =>
@@ -133,7 +132,14 @@ async function main() {
         { name: "prune" },
       ),
     ]);
-  await declareSchedulers();
+  try {
+    await Promise.all(workers.map((worker) => worker.waitUntilReady()));
+    await declareSchedulers();
+  } catch (error) {
+    // A stop meanwhile closes what these use: its shutdown, not this, says how the process ends.
+    if (stopping) return;
+    throw error;
+  }
   if (stopping) return;
   redeclare = setInterval(
     () => void declareSchedulers().catch((error: unknown) => log.warn({ err: error }, "could not declare the job schedulers")),
