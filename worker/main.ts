@@ -90,7 +90,7 @@ async function main() {
   shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    if (redeclare) clearInterval(redeclare);
+    clearInterval(redeclare);
     metricsServer?.close();
     log.info({ signal, withinMs: config.WORKER_DRAIN_TIMEOUT_MS }, "worker shutting down: finishing jobs in hand");
     // close() stops taking jobs and waits for those in progress, whose batches drain() flushes.

@@ -63,8 +63,9 @@ describe("a container's command, run as its PID 1, stops cleanly on SIGTERM", ()
     try {
       // Signalled the moment the preparation hands over to the worker's modules, before they have loaded.
       await new Promise<void>((resolve, reject) => {
-        child.process.stdout!.on("data", (chunk: Buffer) => {
-          if (String(chunk).includes("[start] loading the worker")) resolve();
+        // output() holds whole lines, read from the same chunk just before this listener runs.
+        child.process.stdout!.on("data", () => {
+          if (child.output().includes("[start] loading the worker")) resolve();
         });
         void child.exited.then(() => reject(new Error(`exited before loading the worker:\n${child.output()}`)));
       });

@@ -63,13 +63,16 @@ function readJson<T>(file: string): T | null {
 const bin = (name: string) => path.join("node_modules", ".bin", name);
 const tallies: Tally[] = [];
 
+/** Where a vitest project's JSON report is written, and read back for its tally. */
+const vitestReport = (project: string) => path.join(reports, `${project}.json`);
+
 const vitestArgs = (project: string) => [
   "run",
   "--project",
   project,
   "--reporter=default",
   "--reporter=json",
-  `--outputFile.json=${path.join(reports, `${project}.json`)}`,
+  `--outputFile.json=${vitestReport(project)}`,
 ];
 
 /** One vitest project run to its end, then tallied (vitestTally). */
@@ -77,8 +80,9 @@ const vitestProject = (project: string): Tally => vitestTally(project, run(bin("
 
 /** A vitest project's run, tallied from its JSON report (a crash before any report counts as a failure). */
 function vitestTally(project: string, status: number): Tally {
-  const file = path.join(reports, `${project}.json`);
-  const json = readJson<{ numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number }>(file);
+  const json = readJson<{ numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number }>(
+    vitestReport(project),
+  );
   return {
     suite: project,
     passed: json?.numPassedTests ?? 0,
